@@ -1,0 +1,30 @@
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import type { ExitCode } from '../util/errors.js';
+
+/**
+ * One CLI command: yargs wiring plus a typed async run() that returns the exit code.
+ * run() parses nothing itself, calls core functions and renders; it throws EvalkitError
+ * for usage and input errors, and src/cli/main.ts is the only place that sets the exit code.
+ * Heavy core modules are imported inside run() so that `evalkit --help` stays fast.
+ */
+export interface EvalkitCommand<A = Record<string, unknown>> {
+  command: string | readonly string[];
+  describe: string;
+  builder: (y: Argv) => Argv<A>;
+  run: (argv: ArgumentsCamelCase<A>) => Promise<ExitCode>;
+}
+
+export function defineCommand<A>(cmd: EvalkitCommand<A>): EvalkitCommand<A> {
+  return cmd;
+}
+
+export function toYargs<A>(cmd: EvalkitCommand<A>, onExit: (code: ExitCode) => void): CommandModule<object, A> {
+  return {
+    command: cmd.command as string | readonly string[],
+    describe: cmd.describe,
+    builder: cmd.builder as unknown as CommandModule<object, A>['builder'],
+    handler: async (argv) => {
+      onExit(await cmd.run(argv));
+    },
+  };
+}

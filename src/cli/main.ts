@@ -1,0 +1,62 @@
+import yargs from 'yargs';
+import type { Argv } from 'yargs';
+import { createRequire } from 'node:module';
+import { EvalkitError, UsageError, type ExitCode } from '../util/errors.js';
+import { redact } from '../util/secrets.js';
+import { toYargs } from './command.js';
+import { err } from './io.js';
+import { commands } from './commands.js';
+
+const require = createRequire(import.meta.url);
+const pkg = require('../../package.json') as { version: string };
+
+/** Flags that were renamed: using the old name fails with a message naming the new one. */
+const RENAMED_FLAGS: Record<string, string> = {};
+
+function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
+  let parser = yargs(args)
+    .scriptName('evalkit')
+    .usage('$0 <command> [options]\n\nMigrate processor configs, validate expected outputs, upload evaluation sets and report evaluation runs.')
+    .version(pkg.version)
+    .alias('v', 'version')
+    .help()
+    .alias('h', 'help')
+    .strict()
+    .demandCommand(1, 'name a command; run `evalkit --help` to list them')
+    .recommendCommands()
+    .completion('completion', 'print a bash/zsh completion script')
+    .epilogue(
+      'Exit codes: 0 success, 1 findings (check failed, invalid items, gate failed), 2 usage or input error.\n' +
+        'Environment: EVALKIT_BASE_URL, EVALKIT_API_TOKEN, EVALKIT_API_VERSION (see README).',
+    )
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .fail((msg, e) => {
+      if (e) throw e;
+      throw new UsageError(msg ?? 'invalid usage');
+    })
+    .middleware((argv) => {
+      for (const [old, now] of Object.entries(RENAMED_FLAGS)) {
+        if (old in argv) throw new UsageError(`--${old} was renamed to --${now}`);
+      }
+    }, true);
+  for (const cmd of commands) parser = parser.command(toYargs(cmd, onExit));
+  return parser;
+}
+
+/** Runs the CLI and returns the exit code; never calls process.exit. */
+export async function main(args: string[]): Promise<ExitCode> {
+  let exitCode: ExitCode = 0;
+  try {
+    await buildParser(args, (c) => (exitCode = c)).parseAsync();
+    return exitCode;
+  } catch (e) {
+    if (e instanceof EvalkitError) {
+      err(`evalkit: ${e.describe()}`);
+      if (e instanceof UsageError) err('Run with --help for usage and examples.');
+      return e.exitCode;
+    }
+    const msg = e instanceof Error ? (process.env.EVALKIT_DEBUG ? (e.stack ?? e.message) : e.message) : String(e);
+    err(`evalkit: unexpected error: ${redact(msg)}\n  hint: rerun with EVALKIT_DEBUG=1 for details; if it persists, report it`);
+    return 2;
+  }
+}

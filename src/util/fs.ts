@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Write a file atomically: a temp file in the same folder, fsync, rename, fsync the folder.
+ * Readers see the old content or the new content, never a torn file; a failure leaves the
+ * old file as it was and removes the temp file.
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+  const dir = path.dirname(file);
+  await fsp.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.evalkit-tmp-${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  let mode = opts.mode;
+  if (mode === undefined) {
+    try {
+      mode = (await fsp.stat(file)).mode & 0o777;
+    } catch {
+      mode = 0o644;
+    }
+  }
+  const handle = await fsp.open(tmp, 'wx', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (e) {
+    await handle.close().catch(() => undefined);
+    await fsp.rm(tmp, { force: true });
+    throw e;
+  }
+  await handle.close();
+  try {
+    await fsp.rename(tmp, file);
+  } catch (e) {
+    await fsp.rm(tmp, { force: true });
+    throw e;
+  }
+  await fsyncDir(dir);
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  let h: fsp.FileHandle | undefined;
+  try {
+    h = await fsp.open(dir, 'r');
+    await h.sync();
+  } catch {
+    // Some platforms cannot fsync a directory; the rename is still atomic.
+  } finally {
+    await h?.close().catch(() => undefined);
+  }
+}

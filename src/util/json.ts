@@ -1,0 +1,101 @@
+import { parse as parseTolerant, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { InputError } from './errors.js';
+
+/** RFC 6901: escape one reference token. */
+export function escapePointerToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Build a JSON pointer from path segments: ['a', 0, 'b/c'] -> '/a/0/b~1c'. */
+export function toPointer(segments: ReadonlyArray<string | number>): string {
+  return segments.map((s) => '/' + escapePointerToken(s)).join('');
+}
+
+/** Split a JSON pointer into its unescaped tokens. */
+export function fromPointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  if (!pointer.startsWith('/')) throw new InputError(`invalid JSON pointer "${pointer}": must start with "/"`);
+  return pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** 1-based line and column of a character offset in a text. */
+export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/**
+ * JSON.parse with an error that names the file, line and column. `lineOffset` shifts the
+ * reported line (used for JSONL, where each line is parsed on its own).
+ */
+export function parseJson(text: string, file: string, lineOffset = 0): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return JSON.parse(body);
+  } catch (e) {
+    // V8's messages do not always carry a position; a strict second pass finds the first error.
+    const errors: ParseError[] = [];
+    parseTolerant(body, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    const first = errors[0];
+    const { line, column } = lineColumnAt(body, first ? first.offset : body.length);
+    const reason = first ? describeParseError(printParseErrorCode(first.error)) : e instanceof Error ? e.message : String(e);
+    throw new InputError(`invalid JSON: ${reason}`, {
+      location: { file, line: line + lineOffset, column },
+      hint: 'fix the JSON syntax at that position',
+    });
+  }
+}
+
+function describeParseError(code: string): string {
+  // 'PropertyNameExpected' -> 'property name expected'
+  return code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+/** Recursively sort object keys, for stable machine output. Arrays keep their order. */
+export function sortKeysDeep<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(sortKeysDeep) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value as Record<string, unknown>).sort()) {
+      out[k] = sortKeysDeep((value as Record<string, unknown>)[k]);
+    }
+    return out as T;
+  }
+  return value;
+}
+
+/** Stable JSON: sorted keys, 2-space indent, trailing newline. */
+export function stableStringify(value: unknown): string {
+  return JSON.stringify(sortKeysDeep(value), null, 2) + '\n';
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Indentation and trailing newline of a JSON text, so a rewrite can keep the file's style. */
+export interface JsonStyle {
+  indent: string | number;
+  trailingNewline: boolean;
+  eol: '\n' | '\r\n';
+}
+
+export function detectJsonStyle(text: string): JsonStyle {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const m = /\n([ \t]+)["}\]0-9tfn-]/.exec(text);
+  const indent = m ? (m[1].startsWith('\t') ? '\t' : m[1].length) : /\n/.test(text.trim()) ? 2 : 0;
+  return { indent, trailingNewline: /\n$/.test(text), eol };
+}
+
+export function stringifyWithStyle(value: unknown, style: JsonStyle): string {
+  let out = JSON.stringify(value, null, style.indent === 0 ? undefined : style.indent);
+  if (style.eol === '\r\n') out = out.replace(/\n/g, '\r\n');
+  return style.trailingNewline ? out + style.eol : out;
+}

@@ -1,0 +1,69 @@
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../src/util/errors.js';
+import { writeFileAtomic } from '../src/util/fs.js';
+import { detectJsonStyle, fromPointer, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
+import { redact } from '../src/util/secrets.js';
+
+describe('json pointer', () => {
+  it.each([
+    [['a', 0, 'b/c', 'd~e'], '/a/0/b~1c/d~0e'],
+    [[], ''],
+  ])('%j <-> %s', (segments, pointer) => {
+    expect(toPointer(segments)).toBe(pointer);
+    expect(fromPointer(pointer)).toEqual(segments.map(String));
+  });
+});
+
+describe('parseJson', () => {
+  it('names file, line and column of a syntax error', () => {
+    let caught: unknown;
+    try {
+      parseJson('{\n  "a": 1,\n  "b": }\n', 'x.json');
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(InputError);
+    const e = caught as InputError;
+    expect(e.location.file).toBe('x.json');
+    expect(e.location.line).toBe(3);
+    expect(e.location.column).toBe(8);
+    expect(e.describe()).toMatch(/^x\.json:3:8: invalid JSON/);
+  });
+
+  it('accepts a BOM', () => {
+    expect(parseJson('\ufeff{"a":1}', 'x')).toEqual({ a: 1 });
+  });
+});
+
+describe('json style', () => {
+  it.each([
+    ['{\n    "a": 1\n}\n', 4, true],
+    ['{\n\t"a": 1\n}', '\t', false],
+    ['{"a":1}', 0, false],
+  ])('detects %j', (text, indent, nl) => {
+    const style = detectJsonStyle(text);
+    expect(style.indent).toBe(indent);
+    expect(style.trailingNewline).toBe(nl);
+    expect(stringifyWithStyle(JSON.parse(text), style)).toBe(text);
+  });
+});
+
+describe('writeFileAtomic', () => {
+  it('replaces the file and leaves no temp file behind', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-'));
+    const f = path.join(dir, 'a.json');
+    await writeFileAtomic(f, 'one');
+    await writeFileAtomic(f, 'two');
+    expect(readFileSync(f, 'utf8')).toBe('two');
+    expect(readdirSync(dir)).toEqual(['a.json']);
+  });
+});
+
+describe('redact', () => {
+  it('removes secrets from text', () => {
+    expect(redact('token sk_live_abcdef in message', ['sk_live_abcdef'])).toBe('token *** in message');
+  });
+});
