@@ -1,7 +1,8 @@
 import type { EvalkitCommand } from './command.js';
+import migrate from './migrate.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command has its own argv type
 export type AnyCommand = EvalkitCommand<any>;
 
 /** Every command of the CLI, in the order `--help` lists them. One line per command module. */
-export const commands: AnyCommand[] = [];
+export const commands: AnyCommand[] = [migrate];

@@ -1,0 +1,170 @@
+import type { Argv } from 'yargs';
+import { formatLocation, UsageError, type ExitCode } from '../util/errors.js';
+import type { FileResult } from '../config/files.js';
+import { MAPPING } from '../config/mapping.js';
+import { LAYOUTS, NEW_LAYOUT, PROCESSOR_TYPES, type Layout, type ProcessorType } from '../config/types.js';
+import { defineCommand } from './command.js';
+import { err, formatOption, out, outJson } from './io.js';
+
+interface MigrateArgs {
+  paths: string[];
+  to: Layout;
+  from?: Layout;
+  type?: ProcessorType;
+  write: boolean;
+  outDir?: string;
+  check: boolean;
+  allowLossy: boolean;
+  format: 'text' | 'json';
+}
+
+const mappingHelp =
+  'Key changes (2024-11-14 -> 2025-04-21):\n' +
+  MAPPING.map((r) => `  ${r.type.padEnd(9)}${r.old.padEnd(29)}-> ${r.new ? r.new.join('.') : '(no replacement: lossy)'}`).join('\n') +
+  '\n  SPLITTER outputs: subDocumentClassifications -> splits\n' +
+  'advancedOptions members without an old name are lossy going down. Exit codes: 0 ok, 1 --check found files to migrate, 2 input errors (nothing is written for a file that fails).';
+
+export default defineCommand<MigrateArgs>({
+  command: 'migrate [paths..]',
+  describe: 'convert saved processor configs (and splitter outputs) between the 2024-11-14 and 2025-04-21 layouts',
+  builder: (y) =>
+    (y as Argv<object>)
+      // The default is also how `-` arrives: yargs turns a lone `-` in a variadic positional into the default.
+      .positional('paths', { type: 'string', array: true, default: ['-'], describe: '.json/.jsonl files or folders (searched recursively); - (the default) reads stdin and writes the result to stdout' })
+      .option('to', { choices: LAYOUTS, default: NEW_LAYOUT, describe: 'target layout' })
+      .option('from', { choices: LAYOUTS, describe: 'source layout; overrides detection (configs are treated as being in it)' })
+      .option('type', {
+        choices: PROCESSOR_TYPES,
+        coerce: (s: string) => (typeof s === 'string' ? s.toUpperCase() : s) as ProcessorType,
+        describe: 'processor type for configs whose type is given neither by the config nor by its envelope',
+      })
+      .option('write', { type: 'boolean', default: false, describe: 'rewrite changed files in place (atomically, keeping formatting and key order)' })
+      .option('out-dir', { type: 'string', describe: 'write migrated copies of all files under this folder, mirroring their paths' })
+      .option('check', { type: 'boolean', default: false, describe: 'write nothing; exit 1 when any file needs migration (for CI)' })
+      .option('allow-lossy', { type: 'boolean', default: false, describe: 'drop keys that have no counterpart in the target layout, listing them with their values' })
+      .option('format', formatOption)
+      .example('$0 migrate configs/', 'dry run: what would change, per file, as an RFC 6902 patch')
+      .example('$0 migrate configs/ --write', 'rewrite the files in place')
+      .example('$0 migrate configs/ --out-dir migrated/', 'write migrated copies under migrated/')
+      .example('$0 migrate configs/ --check', 'CI: exit 1 while any file still needs migration')
+      .example('$0 migrate processor.json --to 2024-11-14 --allow-lossy', 'migrate down, dropping options that have no old name')
+      .example('cat config.json | $0 migrate - --type CLASSIFY > new.json', 'stdin to stdout')
+      .epilogue(mappingHelp) as unknown as Argv<MigrateArgs>,
+  async run(argv) {
+    const paths = argv.paths.map(String);
+    if (paths.length === 0 || (paths.length === 1 && paths[0] === '-' && process.stdin.isTTY)) {
+      throw new UsageError('name the files or folders to migrate, or pipe a document to stdin', { hint: 'for example: evalkit migrate configs/' });
+    }
+    if (argv.write && argv.outDir !== undefined) throw new UsageError('--write and --out-dir cannot be combined', { hint: '--write rewrites files in place; --out-dir writes copies elsewhere' });
+    if (argv.check && (argv.write || argv.outDir !== undefined)) throw new UsageError('--check writes nothing; it cannot be combined with --write or --out-dir');
+    const stdin = paths.includes('-');
+    if (stdin && paths.length > 1) throw new UsageError('- (stdin) cannot be combined with other paths');
+    if (stdin && (argv.write || argv.outDir !== undefined)) throw new UsageError('- (stdin) writes its result to stdout; --write and --out-dir do not apply');
+    const mode = argv.check ? 'check' : argv.write ? 'write' : argv.outDir !== undefined ? 'out-dir' : 'dry-run';
+    const core = await import('../config/index.js');
+    const common = { to: argv.to, from: argv.from, type: argv.type, allowLossy: argv.allowLossy, validate: true };
+    const results: FileResult[] = [];
+
+    if (stdin) {
+      const text = await readStdin();
+      let r = core.migrateText(text, '-', { ...common, patch: argv.format === 'json' });
+      if (r.status === 'error' && r.errors[0]?.message.startsWith('invalid JSON') && text.trim().includes('\n')) {
+        const asLines = core.migrateText(text, '-', { ...common, patch: argv.format === 'json', jsonl: true });
+        if (asLines.status !== 'error' || !asLines.errors[0]?.message.startsWith('invalid JSON')) r = asLines;
+      }
+      const { text: next, ...result } = r;
+      // The document exactly as migrated: no newline added.
+      if (result.status !== 'error' && mode !== 'check') process.stdout.write(next ?? text);
+      results.push(result);
+      // Nothing is "dry" about stdin: the result is on stdout.
+      report(results, argv, mode === 'check' ? 'check' : 'write', err);
+      return exitCode(results, mode);
+    }
+
+    const { jobs, missing } = await core.collectFiles(paths, { outDir: argv.outDir });
+    for (const m of missing) m.to = argv.to;
+    const text = argv.format === 'text';
+    const print = text ? out : () => undefined;
+    for (const m of missing) {
+      results.push(m);
+      if (text) printResult(m, mode, print);
+    }
+    // Results are printed in file order as soon as the files before them are done.
+    const done: Array<FileResult | undefined> = new Array(jobs.length);
+    let next = 0;
+    await core.migrateFiles(jobs, { ...common, mode, outDir: argv.outDir, patch: argv.format === 'json' || mode === 'dry-run' || mode === 'check' }, (r, i) => {
+      done[i] = r;
+      while (next < jobs.length && done[next]) {
+        const ready = done[next]!;
+        done[next++] = undefined;
+        results.push(ready);
+        if (text) printResult(ready, mode, print);
+      }
+    });
+    report(results, argv, mode, out, !text);
+    return exitCode(results, mode);
+  },
+});
+
+type Mode = 'dry-run' | 'check' | 'write' | 'out-dir';
+
+function exitCode(results: readonly FileResult[], mode: Mode): ExitCode {
+  if (results.some((r) => r.status === 'error')) return 2;
+  if (mode === 'check' && results.some((r) => r.status === 'migrated')) return 1;
+  return 0;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function describeTypes(r: FileResult): string {
+  const configs = r.items.filter((i) => i.kind === 'config');
+  const outputs = r.items.filter((i) => i.kind === 'output');
+  const types = [...new Set(configs.map((i) => i.type ?? 'type not needed'))];
+  const parts: string[] = [];
+  if (types.length) parts.push(types.join(', '));
+  if (configs.length > 1) parts.push(`${configs.length} configs`);
+  if (outputs.length) parts.push(`${outputs.length} splitter output${outputs.length > 1 ? 's' : ''}`);
+  return parts.length ? ` (${parts.join('; ')})` : '';
+}
+
+function where(x: { pointer: string; line?: number }): string {
+  return `${x.line !== undefined ? `line ${x.line} ` : ''}at ${x.pointer || '/'}`;
+}
+
+/** Human text for one file: errors to stderr, everything else to stdout. */
+function printResult(r: FileResult, mode: Mode, print: (s: string) => void): void {
+  if (r.status === 'error') {
+    for (const e of r.errors) err(`evalkit: ${formatLocation(e.location)}: ${e.message}${e.hint ? `\n  hint: ${e.hint}` : ''}`);
+    return;
+  }
+  const lines: string[] = [];
+  if (r.status === 'migrated') {
+    const verb = mode === 'dry-run' || mode === 'check' ? 'would migrate' : 'migrated';
+    lines.push(`${r.path}: ${verb} ${r.from ?? '?'} -> ${r.to}${describeTypes(r)}${mode === 'out-dir' && r.written ? ` -> ${r.written}` : ''}`);
+    if (mode === 'dry-run' || mode === 'check') {
+      lines.push('  patch: [', ...r.patch.map((op, i) => `    ${JSON.stringify(op)}${i < r.patch.length - 1 ? ',' : ''}`), '  ]');
+    }
+  } else if (r.warnings.length || r.dropped.length) lines.push(`${r.path}: unchanged${describeTypes(r)}`);
+  for (const d of r.dropped) lines.push(`  dropped ${where(d)}: ${JSON.stringify(d.value)}`);
+  for (const w of r.warnings) lines.push(`  warning ${where(w)}: ${w.message}`);
+  if (lines.length) print(lines.join('\n'));
+}
+
+function report(results: readonly FileResult[], argv: MigrateArgs, mode: Mode, print: (s: string) => void, json = argv.format === 'json'): void {
+  const tally = { migrated: 0, unchanged: 0, error: 0 };
+  for (const r of results) tally[r.status]++;
+  if (json) {
+    const files = results.map((r) => ({ ...r, patch: mode === 'write' || mode === 'out-dir' || r.status !== 'error' ? r.patch : [] }));
+    if (print === err) err(JSON.stringify({ mode, to: argv.to, tally, files }));
+    else outJson({ mode, to: argv.to, tally, files });
+    return;
+  }
+  if (print === err) for (const r of results) printResult(r, 'write', err);
+  const suffix =
+    mode === 'dry-run' ? ' (dry run: nothing written; --write rewrites in place, --out-dir DIR writes copies)' : mode === 'check' && tally.migrated ? ` (check: ${tally.migrated} need${tally.migrated === 1 ? 's' : ''} migration)` : '';
+  print(`${tally.migrated} migrated, ${tally.unchanged} unchanged, ${tally.error} error${tally.error === 1 ? '' : 's'}${suffix}`);
+}

@@ -1,0 +1,233 @@
+import type { Operation } from 'fast-json-patch';
+import { EvalkitError, InputError } from '../util/errors.js';
+import { isPlainObject, toPointer } from '../util/json.js';
+import { detectLayout, resolveType, type Segment, type Site } from './detect.js';
+import { applyPlan, planConfig, setOwn, type Plan } from './plan.js';
+import { makePatch } from './patch.js';
+import { planOutput, renameKey } from './splitter.js';
+import type { TextChange } from './text.js';
+import { LAYOUTS, PROCESSOR_TYPES, isLayout, isProcessorType } from './types.js';
+import type { Dropped, Finding, Layout, MigrateOptions, MigrateResult, ProcessorType } from './types.js';
+import { validateConfig } from './validate.js';
+import { findSpots, type Spot } from './walk.js';
+
+/** What migration found at one place of a document. */
+export interface SpotReport {
+  pointer: string;
+  kind: 'config' | 'output';
+  type: ProcessorType | null;
+  from: Layout | null;
+  changed: boolean;
+}
+
+export interface TreeOptions extends MigrateOptions {
+  /** Validate every config found against the target layout's schema (findings become warnings). */
+  validate?: boolean;
+}
+
+/** Migration of a whole document: every config and splitter output in it. */
+export interface TreeResult {
+  doc: unknown;
+  changed: boolean;
+  spots: SpotReport[];
+  textChanges: TextChange[];
+  warnings: Finding[];
+  dropped: Dropped[];
+  /** Input errors, one per config or output that could not be migrated. */
+  errors: EvalkitError[];
+}
+
+export interface Where {
+  file?: string;
+  /** JSONL line of the record. */
+  line?: number;
+}
+
+export function checkOptions(opts: MigrateOptions): void {
+  const bad = (what: string, v: unknown, allowed: readonly string[]) =>
+    new InputError(`unknown ${what} ${JSON.stringify(v)}`, { hint: `use ${allowed.join(' or ')}` });
+  if (!isLayout(opts.to)) throw bad('layout', opts.to, LAYOUTS);
+  if (opts.from !== undefined && !isLayout(opts.from)) throw bad('layout', opts.from, LAYOUTS);
+  if (opts.type !== undefined && !isProcessorType(opts.type)) throw bad('processor type', opts.type, PROCESSOR_TYPES);
+}
+
+interface ConfigOutcome {
+  next: Record<string, unknown>;
+  plan: Plan | null;
+  type: ProcessorType | null;
+  from: Layout | null;
+  warnings: Finding[];
+  dropped: Dropped[];
+}
+
+/** One config: type, layout, plan. Throws InputError for what cannot be migrated. */
+function migrateOneConfig(config: Record<string, unknown>, envelope: Spot['envelope'], opts: MigrateOptions, site: Site): ConfigOutcome {
+  const warnings: Finding[] = [];
+  const type = resolveType(config, site, envelope, opts.type, warnings);
+  if (type === null) return { next: config, plan: null, type, from: null, warnings, dropped: [] };
+  let from: Layout | null;
+  if (opts.from) {
+    let detected: Layout | null = null;
+    try {
+      detected = detectLayout(config, type, site);
+    } catch {
+      // Mixed: --from says which keys count.
+    }
+    if (detected && detected !== opts.from) {
+      warnings.push({ pointer: toPointer(site.path), message: `looks like ${detected}; treated as ${opts.from} (--from)` });
+    }
+    from = opts.from;
+  } else from = detectLayout(config, type, site);
+  if (from === null) return { next: config, plan: null, type, from, warnings, dropped: [] };
+  const r = planConfig(config, type, from, opts.to, opts.allowLossy === true, site);
+  warnings.push(...r.warnings);
+  return { next: r.plan ? applyPlan(config, r.plan.members) : config, plan: r.plan, type, from, warnings, dropped: r.dropped };
+}
+
+function getAt(doc: unknown, path: readonly Segment[]): unknown {
+  let cur = doc;
+  for (const k of path) cur = Object.hasOwn(cur as object, k) ? (cur as Record<string | number, unknown>)[k] : undefined;
+  return cur;
+}
+
+/** Copy-on-write replacement of values at paths; untouched subtrees are shared. */
+function replaceAt(doc: unknown, reps: ReadonlyArray<{ path: readonly Segment[]; value: unknown }>): unknown {
+  if (reps.length === 0) return doc;
+  const whole = reps.find((r) => r.path.length === 0);
+  if (whole) return whole.value;
+  const clone = (v: unknown): Record<string | number, unknown> => (Array.isArray(v) ? [...v] : { ...(v as object) }) as Record<string | number, unknown>;
+  const root = clone(doc);
+  const fresh = new Set<unknown>([root]);
+  for (const { path, value } of reps) {
+    let cur = root;
+    for (const k of path.slice(0, -1)) {
+      let child = cur[k];
+      if (!fresh.has(child)) {
+        child = clone(child);
+        setOwn(cur, k, child);
+        fresh.add(child);
+      }
+      cur = child as Record<string | number, unknown>;
+    }
+    setOwn(cur, path[path.length - 1], value);
+  }
+  return root;
+}
+
+function withLine<T extends object>(v: T, line: number | undefined): T {
+  return line === undefined ? v : { ...v, line };
+}
+
+/**
+ * Migrates every config and splitter output of a parsed document. Never throws for input
+ * problems: they are collected in `errors`, and then nothing in the document should be written.
+ */
+export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}): TreeResult {
+  const spots: SpotReport[] = [];
+  const textChanges: TextChange[] = [];
+  const warnings: Finding[] = [];
+  const dropped: Dropped[] = [];
+  const errors: EvalkitError[] = [];
+  const reps: Array<{ path: readonly Segment[]; value: unknown }> = [];
+  for (const spot of findSpots(doc)) {
+    const site: Site = { ...where, path: spot.path };
+    const pointer = toPointer(spot.path);
+    const value = getAt(doc, spot.path) as Record<string, unknown>;
+    try {
+      if (spot.kind === 'config') {
+        const r = migrateOneConfig(value, spot.envelope, opts, site);
+        warnings.push(...r.warnings.map((w) => withLine(w, where.line)));
+        dropped.push(...r.dropped.map((d) => withLine(d, where.line)));
+        if (r.plan) {
+          reps.push({ path: spot.path, value: r.next });
+          textChanges.push({ path: spot.path, members: r.plan.members, renameOnly: r.plan.renameOnly });
+        }
+        if (opts.validate && r.type) {
+          for (const f of validateConfig(r.next, opts.to, r.type)) {
+            warnings.push(withLine({ pointer: pointer + f.pointer, message: `${opts.to} schema: ${f.message}` }, where.line));
+          }
+        }
+        spots.push({ pointer, kind: 'config', type: r.type, from: r.from, changed: r.plan !== null });
+      } else {
+        const type = isProcessorType(spot.envelope?.value) ? spot.envelope.value : (opts.type ?? null);
+        if (type !== null && type !== 'SPLITTER') continue;
+        const plan = planOutput(value, opts.to, opts.from, site);
+        if (plan.rename) {
+          reps.push({ path: spot.path, value: renameKey(value, ...plan.rename) });
+          textChanges.push({ path: spot.path, rename: plan.rename });
+        }
+        spots.push({ pointer, kind: 'output', type: 'SPLITTER', from: plan.from, changed: plan.rename !== null });
+      }
+    } catch (e) {
+      if (!(e instanceof EvalkitError)) throw e;
+      errors.push(e);
+    }
+  }
+  const next = errors.length ? doc : replaceAt(doc, reps);
+  return { doc: next, changed: errors.length === 0 && reps.length > 0, spots, textChanges, warnings, dropped, errors };
+}
+
+/** The source layout to report for a document: that of what changed, else the one all agree on. */
+export function summarizeFrom(spots: readonly SpotReport[]): Layout | null {
+  const changed = new Set(spots.filter((s) => s.changed).map((s) => s.from));
+  if (changed.size === 1) return [...changed][0];
+  const all = new Set(spots.map((s) => s.from).filter((f) => f !== null));
+  return all.size === 1 ? [...all][0] : null;
+}
+
+/**
+ * Migrates one bare processor config to the `to` layout. Pure: the input is not changed and the
+ * result shares nothing with it. Throws InputError for a mixed layout, keys with no counterpart
+ * in the target (unless allowLossy), an unknown type, or a type that the keys do not settle.
+ */
+export function migrateConfig(doc: unknown, opts: MigrateOptions): MigrateResult {
+  checkOptions(opts);
+  if (!isPlainObject(doc)) throw new InputError('a processor config must be a JSON object', { location: { pointer: '' } });
+  const r = migrateOneConfig(doc, undefined, opts, { path: [] });
+  const next = r.plan ? structuredClone(r.next) : structuredClone(doc);
+  return {
+    doc: next,
+    from: r.from,
+    to: opts.to,
+    type: r.type,
+    changed: r.plan !== null,
+    patch: r.plan ? makePatch(doc, r.next) : [],
+    warnings: r.warnings,
+    dropped: structuredClone(r.dropped),
+  };
+}
+
+/** The result of migrating a whole document (envelopes, arrays, API responses). */
+export interface DocumentResult {
+  doc: unknown;
+  changed: boolean;
+  from: Layout | null;
+  to: Layout;
+  /** Every config and splitter output found, with its pointer, type and layout. */
+  items: SpotReport[];
+  patch: Operation[];
+  warnings: Finding[];
+  dropped: Dropped[];
+}
+
+/**
+ * Migrates every config and splitter output in a document: a bare config, a processor
+ * (`config`, `draftVersion.config`), a processor version, a processor run (config and outputs),
+ * request bodies, evaluation set items, API responses and arrays of these. Throws the first
+ * InputError; pass `validate` to add schema findings to `warnings`.
+ */
+export function migrateDocument(doc: unknown, opts: TreeOptions): DocumentResult {
+  checkOptions(opts);
+  const r = migrateTree(doc, opts);
+  if (r.errors.length) throw r.errors[0];
+  return {
+    doc: structuredClone(r.doc),
+    changed: r.changed,
+    from: summarizeFrom(r.spots),
+    to: opts.to,
+    items: r.spots,
+    patch: makePatch(doc, r.doc),
+    warnings: r.warnings,
+    dropped: structuredClone(r.dropped),
+  };
+}

@@ -1,0 +1,299 @@
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import type { Operation } from 'fast-json-patch';
+import { EvalkitError, InternalError, type Location } from '../util/errors.js';
+import { parseJson } from '../util/json.js';
+import { migrateTree, summarizeFrom, type SpotReport, type TreeOptions } from './document.js';
+import { deepEqual, makePatch } from './patch.js';
+import { applyTextChanges, type TextChange } from './text.js';
+import type { Dropped, Finding, Layout } from './types.js';
+import { AtomicWriter } from './write.js';
+
+export type FileStatus = 'migrated' | 'unchanged' | 'error';
+
+export interface FileError {
+  message: string;
+  location: Location;
+  hint?: string;
+}
+
+/** The outcome for one file (or stdin). */
+export interface FileResult {
+  path: string;
+  status: FileStatus;
+  from: Layout | null;
+  to: Layout;
+  /** Every config and splitter output found. */
+  items: SpotReport[];
+  /** RFC 6902 operations from the file to its migrated form (JSONL: the file as an array of records). */
+  patch: Operation[];
+  warnings: Finding[];
+  dropped: Dropped[];
+  errors: FileError[];
+  /** Where the result was written (--write: the file itself; --out-dir: the copy). */
+  written?: string;
+}
+
+export interface TextOptions extends TreeOptions {
+  /** Compute the patch (costs a diff per changed document). */
+  patch?: boolean;
+  /** Parse as JSON Lines. */
+  jsonl?: boolean;
+  /** Warn when a document holds no config or splitter output. */
+  warnIfEmpty?: boolean;
+}
+
+export interface TextResult extends FileResult {
+  /** The migrated text; null when unchanged or failed. */
+  text: string | null;
+}
+
+export function isJsonlName(file: string): boolean {
+  return /\.(jsonl|ndjson)$/i.test(file);
+}
+
+function toFileError(e: unknown, file: string): FileError {
+  if (e instanceof EvalkitError) return { message: e.message, location: { file, ...e.location }, ...(e.hint ? { hint: e.hint } : {}) };
+  throw e;
+}
+
+/**
+ * Migrates the text of one file. Pure. The migrated text keeps everything the migration does
+ * not change byte for byte (see text.ts), and is checked to parse to the migrated document.
+ */
+export function migrateText(text: string, file: string, opts: TextOptions): TextResult {
+  const base = { path: file, to: opts.to, patch: [] as Operation[], warnings: [] as Finding[], dropped: [] as Dropped[], errors: [] as FileError[], items: [] as SpotReport[] };
+  const records: Array<{ text: string; eol: string; doc?: unknown; line?: number }> = [];
+  try {
+    if (opts.jsonl) {
+      const lines = text.split('\n');
+      lines.forEach((raw, i) => {
+        const cr = raw.endsWith('\r');
+        const body = cr ? raw.slice(0, -1) : raw;
+        const eol = i < lines.length - 1 ? (cr ? '\r\n' : '\n') : cr ? '\r' : '';
+        records.push(body.trim() === '' ? { text: body, eol } : { text: body, eol, doc: parseJson(body, file, i), line: i + 1 });
+      });
+    } else records.push({ text, eol: '', doc: parseJson(text, file) });
+  } catch (e) {
+    return { ...base, status: 'error', from: null, errors: [toFileError(e, file)], text: null };
+  }
+  let changed = false;
+  let index = 0;
+  const out: string[] = [];
+  for (const rec of records) {
+    if (rec.doc === undefined) {
+      out.push(rec.text + rec.eol);
+      continue;
+    }
+    const prefix = opts.jsonl ? `/${index++}` : '';
+    const r = migrateTree(rec.doc, opts, { file, line: rec.line });
+    base.items.push(...r.spots.map((s) => ({ ...s, pointer: prefix + s.pointer })));
+    base.warnings.push(...r.warnings);
+    base.dropped.push(...r.dropped);
+    base.errors.push(...r.errors.map((e) => toFileError(e, file)));
+    if (!r.changed || r.errors.length) {
+      out.push(rec.text + rec.eol);
+      continue;
+    }
+    changed = true;
+    const next = applyTextChanges(rec.text, r.textChanges as TextChange[]);
+    if (!sameDocument(JSON.parse(stripBom(next)), r.doc)) {
+      throw new InternalError(`${file}${rec.line ? `:${rec.line}` : ''}: the rewritten text does not match the migrated document`);
+    }
+    out.push(next + rec.eol);
+    if (opts.patch) base.patch.push(...makePatch(rec.doc, r.doc).map((op) => prefixOp(op, prefix)));
+  }
+  if (opts.warnIfEmpty && base.items.length === 0 && base.errors.length === 0) {
+    base.warnings.push({ pointer: '', message: 'no processor config or splitter output found' });
+  }
+  const from = summarizeFrom(base.items);
+  if (base.errors.length) return { ...base, patch: [], status: 'error', from, text: null };
+  return { ...base, status: changed ? 'migrated' : 'unchanged', from, text: changed ? out.join('') : null };
+}
+
+function stripBom(s: string): string {
+  return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
+}
+
+/** Equal values and equal key order (what the rewritten file must hold). */
+function sameDocument(a: unknown, b: unknown): boolean {
+  if (!deepEqual(a, b)) return false;
+  if (a === null || typeof a !== 'object') return true;
+  if (Array.isArray(a)) return a.every((v, i) => sameDocument(v, (b as unknown[])[i]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b as object);
+  return ka.every((k, i) => k === kb[i] && sameDocument((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+function prefixOp(op: Operation, prefix: string): Operation {
+  if (!prefix) return op;
+  const out = { ...op, path: prefix + op.path } as Operation & { from?: string };
+  if ('from' in op && typeof op.from === 'string') out.from = prefix + op.from;
+  return out;
+}
+
+/** One file to migrate: the name shown, where it is, and where its --out-dir copy goes. */
+export interface FileJob {
+  path: string;
+  abs: string;
+  /** Path relative to the root it was found under (the named folder, or the file's folder). */
+  rel: string;
+  /** Named on the command line (not found by walking a folder). */
+  explicit: boolean;
+}
+
+const SKIP_DIRS = new Set(['node_modules']);
+
+/**
+ * Files to migrate from paths: files as named, folders walked recursively for .json and .jsonl
+ * (skipping node_modules, hidden entries, symbolic links and the --out-dir folder), sorted.
+ * Paths that do not exist come back as errors.
+ */
+export async function collectFiles(paths: readonly string[], opts: { outDir?: string } = {}): Promise<{ jobs: FileJob[]; missing: FileResult[] }> {
+  const jobs: FileJob[] = [];
+  const missing: FileResult[] = [];
+  const seen = new Set<string>();
+  const outDir = opts.outDir ? path.resolve(opts.outDir) : undefined;
+  const add = (job: FileJob) => {
+    if (seen.has(job.abs)) return;
+    seen.add(job.abs);
+    jobs.push(job);
+  };
+  for (const p of paths) {
+    const abs = path.resolve(p);
+    let stat;
+    try {
+      stat = await fsp.stat(abs);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      missing.push(failed(p, code === 'ENOENT' ? 'no such file or folder' : `cannot read: ${code ?? String(e)}`, 'check the path'));
+      continue;
+    }
+    if (!stat.isDirectory()) {
+      add({ path: p, abs, rel: path.basename(abs), explicit: true });
+      continue;
+    }
+    const walk = async (dir: string): Promise<void> => {
+      if (outDir && dir === outDir) return;
+      const entries = (await fsp.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const ent of entries) {
+        if (ent.name.startsWith('.')) continue;
+        const full = path.join(dir, ent.name);
+        if (ent.isDirectory() && !SKIP_DIRS.has(ent.name)) await walk(full);
+        else if (ent.isFile() && /\.(json|jsonl)$/i.test(ent.name)) {
+          const rel = path.relative(abs, full);
+          add({ path: path.join(p, rel), abs: full, rel, explicit: false });
+        }
+      }
+    };
+    await walk(abs);
+  }
+  return { jobs, missing };
+}
+
+function failed(file: string, message: string, hint?: string): FileResult {
+  return {
+    path: file,
+    status: 'error',
+    from: null,
+    to: '2025-04-21',
+    items: [],
+    patch: [],
+    warnings: [],
+    dropped: [],
+    errors: [{ message, location: { file }, ...(hint ? { hint } : {}) }],
+  };
+}
+
+export interface MigrateFilesOptions extends TreeOptions {
+  /** dry-run and check write nothing; write rewrites in place; out-dir writes copies. */
+  mode: 'dry-run' | 'check' | 'write' | 'out-dir';
+  outDir?: string;
+  patch?: boolean;
+  /** Files in flight at once (reading, migrating, writing). */
+  concurrency?: number;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Migrates files, calling onResult as each finishes (in any order; `index` is the job's index).
+ * A file that fails is never written; one failure does not stop the others. Writes are atomic.
+ */
+export async function migrateFiles(
+  jobs: readonly FileJob[],
+  opts: MigrateFilesOptions,
+  onResult: (result: FileResult, index: number) => void,
+): Promise<void> {
+  const limit = pLimit(opts.concurrency ?? 16);
+  const writer = new AtomicWriter();
+  const outDir = opts.outDir ? path.resolve(opts.outDir) : undefined;
+  // Decided up front, in job order, so which file wins a clash does not depend on timing.
+  const dests = new Map<number, string | FileResult>();
+  if (opts.mode === 'out-dir' && outDir) {
+    const owner = new Map<string, string>();
+    jobs.forEach((job, i) => {
+      const dest = path.join(outDir, job.rel);
+      const other = owner.get(dest);
+      if (other !== undefined) dests.set(i, failed(job.path, `--out-dir copy ${dest} would overwrite the copy of ${other}`, 'migrate the folders in separate runs, or to different --out-dir folders'));
+      else if (dest === job.abs) dests.set(i, failed(job.path, '--out-dir would overwrite the file itself', 'use --write to rewrite files in place'));
+      else {
+        owner.set(dest, job.path);
+        dests.set(i, dest);
+      }
+    });
+  }
+  await Promise.all(
+    jobs.map((job, index) =>
+      limit(async () => {
+        let result: FileResult;
+        try {
+          const dest = dests.get(index);
+          result = typeof dest === 'object' ? dest : await migrateOneFile(job, opts, dest, writer);
+        } catch (e) {
+          if (!(e instanceof EvalkitError)) throw e;
+          result = failed(job.path, e.message, e.hint);
+        }
+        result.to = opts.to;
+        onResult(result, index);
+      }),
+    ),
+  );
+  await writer.flush();
+}
+
+async function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | undefined, writer: AtomicWriter): Promise<FileResult> {
+  let bytes: Buffer;
+  let text: string;
+  try {
+    bytes = await fsp.readFile(job.abs);
+  } catch (e) {
+    return failed(job.path, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return failed(job.path, 'not valid UTF-8', 'save the file as UTF-8');
+  }
+  const r = migrateText(text, job.path, { ...opts, jsonl: isJsonlName(job.abs), warnIfEmpty: job.explicit });
+  const { text: next, ...result } = r;
+  if (result.status === 'error') return result;
+  if (opts.mode === 'write' && next !== null) {
+    const real = await fsp.realpath(job.abs);
+    await writeOrFail(() => writer.write(real, next, { keepMode: true }), real, result, job.path);
+  } else if (opts.mode === 'out-dir' && dest !== undefined) {
+    await writeOrFail(() => writer.write(dest, next ?? bytes), dest, result, job.path);
+  }
+  return result;
+}
+
+async function writeOrFail(write: () => Promise<void>, file: string, result: FileResult, shown: string): Promise<void> {
+  try {
+    await write();
+    result.written = file;
+  } catch (e) {
+    result.status = 'error';
+    result.errors.push({ message: `cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, location: { file: shown } });
+  }
+}

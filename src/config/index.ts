@@ -1,0 +1,30 @@
+/**
+ * Processor config layouts (2024-11-14 and 2025-04-21): detection, migration in both
+ * directions, splitter output conversion and schema validation.
+ */
+export { migrateConfig, migrateDocument, migrateTree, summarizeFrom } from './document.js';
+export type { DocumentResult, SpotReport, TreeOptions, TreeResult } from './document.js';
+export { convertSplitterOutput } from './splitter.js';
+export { validateConfig } from './validate.js';
+export { MAPPING, SPLITTER_OUTPUT_KEY } from './mapping.js';
+export type { MappingRow } from './mapping.js';
+export { collectFiles, migrateFiles, migrateText, isJsonlName } from './files.js';
+export type { FileJob, FileResult, FileStatus, FileError, MigrateFilesOptions, TextOptions, TextResult } from './files.js';
+export { LAYOUTS, NEW_LAYOUT, OLD_LAYOUT, PROCESSOR_TYPES, isLayout, isProcessorType } from './types.js';
+export type { Dropped, Finding, Layout, MigrateOptions, MigrateResult, ProcessorType } from './types.js';
+export type { ProcessorConfig20241114, ExtractConfig20241114, ClassifyConfig20241114, SplitterConfig20241114 } from './generated/config-2024-11-14.js';
+export type {
+  ProcessorConfig20250421,
+  ExtractConfig20250421,
+  ClassifyConfig20250421,
+  SplitterConfig20250421,
+  ExtractAdvancedOptions,
+  ClassifyAdvancedOptions,
+  SplitterAdvancedOptions,
+  ChunkingOptions,
+  PageRange,
+  ExtractionField,
+  ExtractionFieldEnumValue,
+  ExtractionSchema,
+  Classification,
+} from './generated/config-2025-04-21.js';

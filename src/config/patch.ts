@@ -1,0 +1,62 @@
+import jsonpatch, { type Operation } from 'fast-json-patch';
+import { fromPointer, isPlainObject } from '../util/json.js';
+
+/**
+ * RFC 6902 operations that turn `before` into `after` (fast-json-patch's compare), with each
+ * remove + add of the same value under object members folded into one `move`, so a renamed
+ * key reads as a rename instead of a copy of its whole value.
+ */
+export function makePatch(before: unknown, after: unknown): Operation[] {
+  if (before === after) return [];
+  if (!isContainer(before) || !isContainer(after)) return [{ op: 'replace', path: '', value: after }];
+  const ops = jsonpatch.compare(before, after);
+  const removes = new Map<number, unknown>();
+  ops.forEach((op, i) => {
+    if (op.op === 'remove' && parentIsObject(before, op.path)) removes.set(i, valueAt(before, op.path));
+  });
+  if (removes.size === 0) return ops;
+  const dropped = new Set<number>();
+  const out: Operation[] = [];
+  ops.forEach((op) => {
+    if (op.op === 'add' && parentIsObject(after, op.path)) {
+      for (const [j, value] of removes) {
+        if (dropped.has(j) || !deepEqual(value, op.value)) continue;
+        dropped.add(j);
+        out.push({ op: 'move', from: (ops[j] as { path: string }).path, path: op.path });
+        return;
+      }
+    }
+    out.push(op);
+  });
+  const folded = new Set([...dropped].map((j) => ops[j]));
+  return out.filter((op) => !folded.has(op));
+}
+
+function isContainer(v: unknown): v is object {
+  return v !== null && typeof v === 'object';
+}
+
+function walk(doc: unknown, tokens: readonly string[]): unknown {
+  let cur = doc;
+  for (const t of tokens) cur = isContainer(cur) ? (cur as Record<string, unknown>)[t] : undefined;
+  return cur;
+}
+
+function valueAt(doc: unknown, pointer: string): unknown {
+  return walk(doc, fromPointer(pointer));
+}
+
+function parentIsObject(doc: unknown, pointer: string): boolean {
+  const tokens = fromPointer(pointer);
+  return tokens.length > 0 && isPlainObject(walk(doc, tokens.slice(0, -1)));
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}

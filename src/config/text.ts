@@ -1,0 +1,259 @@
+/**
+ * Migrated text from the original text, changing only what migration changes: a renamed key
+ * is rewritten in place, a restructured config object is re-laid out in its own style
+ * (indentation, EOL, spacing) with every value copied verbatim. Numbers, escapes, compact
+ * arrays and everything outside the changed objects stay byte for byte.
+ *
+ * The input text is already known to be valid JSON (JSON.parse accepted it), so the scanner
+ * below trusts the structure and only finds offsets.
+ */
+import type { Segment } from './detect.js';
+import type { Member } from './plan.js';
+
+export interface Prop {
+  key: string;
+  keyStart: number;
+  keyEnd: number;
+  valueStart: number;
+  valueEnd: number;
+}
+
+interface ObjectSpan {
+  start: number;
+  end: number;
+  props: Prop[];
+}
+
+export type TextChange =
+  | { path: readonly Segment[]; members: readonly Member[]; renameOnly: boolean }
+  | { path: readonly Segment[]; rename: readonly [string, string] };
+
+const SPACE = 32;
+const TAB = 9;
+const LF = 10;
+const CR = 13;
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const LBRACE = 123;
+const RBRACE = 125;
+const LBRACKET = 91;
+const RBRACKET = 93;
+
+function skipWs(t: string, i: number): number {
+  for (;;) {
+    const c = t.charCodeAt(i);
+    if (c === SPACE || c === LF || c === CR || c === TAB) i++;
+    else return i;
+  }
+}
+
+function skipString(t: string, i: number): number {
+  let j = i + 1;
+  for (;;) {
+    const q = t.indexOf('"', j);
+    if (q < 0) throw new Error('unterminated string');
+    let b = q - 1;
+    while (t.charCodeAt(b) === BACKSLASH) b--;
+    if ((q - 1 - b) % 2 === 0) return q + 1;
+    j = q + 1;
+  }
+}
+
+function skipValue(t: string, i: number): number {
+  const c = t.charCodeAt(i);
+  if (c === QUOTE) return skipString(t, i);
+  if (c === LBRACE || c === LBRACKET) {
+    let depth = 0;
+    let j = i;
+    while (j < t.length) {
+      const d = t.charCodeAt(j);
+      if (d === QUOTE) {
+        j = skipString(t, j);
+        continue;
+      }
+      if (d === LBRACE || d === LBRACKET) depth++;
+      else if (d === RBRACE || d === RBRACKET) {
+        depth--;
+        if (depth === 0) return j + 1;
+      }
+      j++;
+    }
+    throw new Error('unterminated container');
+  }
+  let j = i;
+  while (j < t.length) {
+    const d = t.charCodeAt(j);
+    if (d === COMMA || d === RBRACE || d === RBRACKET || d === SPACE || d === LF || d === CR || d === TAB) break;
+    j++;
+  }
+  return j;
+}
+
+function readObject(t: string, start: number): ObjectSpan {
+  const props: Prop[] = [];
+  let i = skipWs(t, start + 1);
+  if (t.charCodeAt(i) === RBRACE) return { start, end: i + 1, props };
+  for (;;) {
+    const keyStart = i;
+    const keyEnd = skipString(t, i);
+    const raw = t.slice(keyStart + 1, keyEnd - 1);
+    const key = raw.includes('\\') ? (JSON.parse(t.slice(keyStart, keyEnd)) as string) : raw;
+    i = skipWs(t, keyEnd);
+    i = skipWs(t, i + 1); // past ':'
+    const valueStart = i;
+    const valueEnd = skipValue(t, i);
+    props.push({ key, keyStart, keyEnd, valueStart, valueEnd });
+    i = skipWs(t, valueEnd);
+    if (t.charCodeAt(i) === RBRACE) return { start, end: i + 1, props };
+    i = skipWs(t, i + 1); // past ','
+  }
+}
+
+function readArray(t: string, start: number): Array<[number, number]> {
+  const items: Array<[number, number]> = [];
+  let i = skipWs(t, start + 1);
+  if (t.charCodeAt(i) === RBRACKET) return items;
+  for (;;) {
+    const end = skipValue(t, i);
+    items.push([i, end]);
+    i = skipWs(t, end);
+    if (t.charCodeAt(i) === RBRACKET) return items;
+    i = skipWs(t, i + 1);
+  }
+}
+
+/** Offset of the value at `path`. Duplicate keys resolve to the last one, as JSON.parse does. */
+function find(t: string, root: number, path: readonly Segment[]): number {
+  let pos = root;
+  for (const seg of path) {
+    if (t.charCodeAt(pos) === LBRACKET) pos = readArray(t, pos)[seg as number][0];
+    else {
+      const props = readObject(t, pos).props;
+      let hit: Prop | undefined;
+      for (const p of props) if (p.key === String(seg)) hit = p;
+      if (!hit) throw new Error(`no member ${String(seg)}`);
+      pos = hit.valueStart;
+    }
+  }
+  return pos;
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Apply migration changes to a JSON text (one document or one JSONL line). */
+export function applyTextChanges(text: string, changes: readonly TextChange[]): string {
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const root = skipWs(text, bom);
+  const edits: Edit[] = [];
+  for (const change of changes) {
+    const span = readObject(text, find(text, root, change.path));
+    if ('rename' in change) {
+      const [from, to] = change.rename;
+      const prop = lastProp(span.props, from);
+      edits.push({ start: prop.keyStart, end: prop.keyEnd, text: JSON.stringify(to) });
+    } else if (change.renameOnly && new Set(span.props.map((p) => p.key)).size === span.props.length) {
+      for (const m of change.members) {
+        if (!('from' in m) || m.key === m.from[0]) continue;
+        const p = lastProp(span.props, m.from[0]);
+        edits.push({ start: p.keyStart, end: p.keyEnd, text: JSON.stringify(m.key) });
+      }
+    } else {
+      edits.push({ start: span.start, end: span.end, text: renderObject(text, span, change.members) });
+    }
+  }
+  edits.sort((a, b) => b.start - a.start);
+  let out = text;
+  for (const e of edits) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  return out;
+}
+
+function lastProp(props: readonly Prop[], key: string): Prop {
+  let hit: Prop | undefined;
+  for (const p of props) if (p.key === key) hit = p;
+  if (!hit) throw new Error(`no member ${key}`);
+  return hit;
+}
+
+interface Style {
+  multiLine: boolean;
+  nl: string;
+  /** Indentation of the members' lines. */
+  indent: string;
+  /** Indentation of the closing brace's line. */
+  closing: string;
+  /** One level of indentation. */
+  unit: string;
+  colon: string;
+  /** Between members of a one-line object (after the comma). */
+  gap: string;
+  /** Inside the braces of a one-line object. */
+  pad: [string, string];
+}
+
+function styleOf(t: string, span: ObjectSpan): Style {
+  const first = span.props[0];
+  const last = span.props[span.props.length - 1];
+  const lead = t.slice(span.start + 1, first.keyStart);
+  const trail = t.slice(last.valueEnd, span.end - 1);
+  const colon = t.slice(first.keyEnd, first.valueStart);
+  const second = span.props[1];
+  const between = second ? t.slice(first.valueEnd, second.keyStart) : colon.endsWith(' ') ? ', ' : ',';
+  const multiLine = lead.includes('\n');
+  const nl = lead.includes('\r\n') ? '\r\n' : '\n';
+  const indent = multiLine ? lead.slice(lead.lastIndexOf('\n') + 1) : '';
+  const closing = trail.includes('\n') ? trail.slice(trail.lastIndexOf('\n') + 1) : '';
+  const unit = indent.startsWith(closing) && indent.length > closing.length ? indent.slice(closing.length) : '  ';
+  return {
+    multiLine,
+    nl,
+    indent,
+    closing,
+    unit,
+    colon,
+    gap: between.replace(/^\s*,/, ''),
+    pad: [multiLine ? '' : lead, multiLine ? '' : trail],
+  };
+}
+
+/** Re-lays out a config object from its plan; values are copied from the source text. */
+function renderObject(t: string, span: ObjectSpan, members: readonly Member[]): string {
+  const style = styleOf(t, span);
+  const byKey = new Map<string, Prop>();
+  for (const p of span.props) byKey.set(p.key, p);
+  const nested = new Map<string, ObjectSpan>();
+  const source = (path: readonly string[]): { keyText: string; valueText: string } => {
+    const top = byKey.get(path[0])!;
+    if (path.length === 1) return { keyText: t.slice(top.keyStart, top.keyEnd), valueText: t.slice(top.valueStart, top.valueEnd) };
+    let inner = nested.get(path[0]);
+    if (!inner) nested.set(path[0], (inner = readObject(t, top.valueStart)));
+    const p = lastProp(inner.props, path[1]);
+    return { keyText: t.slice(p.keyStart, p.keyEnd), valueText: t.slice(p.valueStart, p.valueEnd) };
+  };
+  const render = (list: readonly Member[], depth: number): string => {
+    const indent = style.indent + style.unit.repeat(depth);
+    const closing = depth === 0 ? style.closing : style.indent + style.unit.repeat(depth - 1);
+    const parts = list.map((m) => {
+      if ('members' in m) return `${JSON.stringify(m.key)}${style.colon}${render(m.members, depth + 1)}`;
+      const { keyText, valueText } = source(m.from);
+      const keyOut = m.key === m.from[m.from.length - 1] ? keyText : JSON.stringify(m.key);
+      return `${keyOut}${style.colon}${reindent(valueText, depth - (m.from.length - 1), style)}`;
+    });
+    if (parts.length === 0) return '{}';
+    if (!style.multiLine) return `{${style.pad[0]}${parts.join(`,${style.gap}`)}${style.pad[1]}}`;
+    return `{${style.nl}${indent}${parts.join(`,${style.nl}${indent}`)}${style.nl}${closing}}`;
+  };
+  return render(members, 0);
+}
+
+/** Shift a multi-line value by `delta` levels when it moves into or out of advancedOptions. */
+function reindent(value: string, delta: number, style: Style): string {
+  if (delta === 0 || !style.multiLine || !value.includes('\n')) return value;
+  if (delta > 0) return value.replace(/\n/g, '\n' + style.unit.repeat(delta));
+  const strip = style.unit.repeat(-delta);
+  return value.split('\n').map((line, i) => (i > 0 && line.startsWith(strip) ? line.slice(strip.length) : line)).join('\n');
+}

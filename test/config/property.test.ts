@@ -1,0 +1,134 @@
+/**
+ * Properties of migration over generated configs: down(up(x)) is x (values and key order) for
+ * configs without lossy keys, up(down(y)) is y for configs whose options all have old names,
+ * migrating twice changes nothing the second time, the patch turns input into output, and at
+ * the text level a file comes back byte for byte whatever its indentation and line endings.
+ */
+import fc from 'fast-check';
+import jsonpatch from 'fast-json-patch';
+import { describe, expect, it } from 'vitest';
+import { MAPPING, migrateConfig, migrateText } from '../../src/config/index.js';
+import type { ProcessorType } from '../../src/config/index.js';
+
+const TYPES: ProcessorType[] = ['EXTRACT', 'CLASSIFY', 'SPLITTER'];
+const KNOWN = new Set(['type', 'schema', 'fields', 'baseProcessor', 'baseVersion', 'advancedOptions', ...MAPPING.flatMap((r) => [r.old, ...(r.new ?? [])])]);
+
+const unknownKey = fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !KNOWN.has(k));
+/** Values as JSON text can hold them (no -0). */
+const value = fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
+const text = fc.string({ maxLength: 20 });
+
+/** Members every layout shares, plus the old-layout keys of the type (lossy ones left out). */
+function oldMembers(type: ProcessorType): Record<string, fc.Arbitrary<unknown>> {
+  const members: Record<string, fc.Arbitrary<unknown>> = { baseVersion: text };
+  if (type === 'EXTRACT') members.schema = fc.dictionary(unknownKey, value, { maxKeys: 3 });
+  for (const r of MAPPING) if (r.type === type && r.new) members[r.old] = r.old === 'includeBoundingBoxCitations' ? fc.boolean() : fc.oneof(text, fc.array(value, { maxLength: 3 }));
+  return members;
+}
+
+/** A config as a list of entries in random order, so key order is part of what is checked. */
+function configOf(type: ProcessorType, withType: boolean): fc.Arbitrary<Record<string, unknown>> {
+  const known = Object.entries(oldMembers(type)).map(([k, arb]) => fc.option(arb.map((v) => [k, v] as [string, unknown]), { nil: undefined }));
+  return fc
+    .tuple(fc.tuple(...known), fc.uniqueArray(fc.tuple(unknownKey, value), { maxLength: 4, selector: ([k]) => k }))
+    .chain(([picked, extra]) => fc.shuffledSubarray([...picked.filter((e) => e !== undefined), ...extra], { minLength: picked.filter((e) => e !== undefined).length + extra.length }))
+    .map((entries) => Object.fromEntries(withType ? [['type', type], ...entries] : entries));
+}
+
+const oldConfig = fc.constantFrom(...TYPES).chain((type) => fc.tuple(fc.constant(type), configOf(type, true)));
+
+/** Same values and same key order everywhere. */
+const same = (a: unknown, b: unknown) => expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+
+describe('migration properties', () => {
+  it('down(up(x)) equals x, key order included', () => {
+    fc.assert(
+      fc.property(oldConfig, ([, x]) => {
+        const up = migrateConfig(x, { to: '2025-04-21' });
+        const down = migrateConfig(up.doc, { to: '2024-11-14' });
+        same(down.doc, x);
+        expect(down.changed).toBe(up.changed);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('up(down(y)) equals y for configs whose options all have an old name', () => {
+    fc.assert(
+      fc.property(oldConfig, ([, x]) => {
+        const y = migrateConfig(x, { to: '2025-04-21' }).doc;
+        same(migrateConfig(migrateConfig(y, { to: '2024-11-14' }).doc, { to: '2025-04-21' }).doc, y);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('migrating twice changes nothing the second time, in both directions', () => {
+    fc.assert(
+      fc.property(oldConfig, fc.constantFrom('2024-11-14' as const, '2025-04-21' as const), ([, x], to) => {
+        const once = migrateConfig(x, { to });
+        const twice = migrateConfig(once.doc, { to });
+        expect(twice.changed).toBe(false);
+        expect(twice.patch).toEqual([]);
+        same(twice.doc, once.doc);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the patch turns the input into the output', () => {
+    fc.assert(
+      fc.property(oldConfig, ([, x]) => {
+        const r = migrateConfig(x, { to: '2025-04-21' });
+        expect(jsonpatch.applyPatch(structuredClone(x), r.patch, true, false).newDocument).toEqual(r.doc);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the type given from outside gives the same result as the type in the config', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...TYPES).chain((t) => fc.tuple(fc.constant(t), configOf(t, false))), ([type, x]) => {
+        const r = migrateConfig(x, { to: '2025-04-21', type });
+        const withType = migrateConfig({ type, ...x }, { to: '2025-04-21' });
+        same({ type, ...(r.doc as object) }, withType.doc);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  const style = fc.record({
+    indent: fc.constantFrom(0, 2, 4, '\t'),
+    crlf: fc.boolean(),
+    newline: fc.boolean(),
+    envelope: fc.constantFrom('bare', 'processor', 'array'),
+  });
+
+  it('text: up then down gives the file back byte for byte, and the text parses to the migrated document', () => {
+    fc.assert(
+      fc.property(oldConfig, style, ([type, x], s) => {
+        const doc = s.envelope === 'bare' ? x : s.envelope === 'array' ? [x, { note: 'not a config' }] : { object: 'document_processor', type, draftVersion: { config: x } };
+        let original = JSON.stringify(doc, null, s.indent || undefined);
+        if (s.crlf) original = original.replace(/\n/g, '\r\n');
+        if (s.newline) original += s.crlf ? '\r\n' : '\n';
+        const up = migrateText(original, 'x.json', { to: '2025-04-21' });
+        expect(up.errors).toEqual([]);
+        const upText = up.text ?? original;
+        same(JSON.parse(upText), migrateTextDoc(doc));
+        if (s.crlf) expect(upText.replace(/\r\n/g, '')).not.toContain('\n');
+        const down = migrateText(upText, 'x.json', { to: '2024-11-14' });
+        expect(down.errors).toEqual([]);
+        expect(down.text ?? upText).toBe(original);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+/** The migrated document by way of migrateConfig, for comparison with the text path. */
+function migrateTextDoc(doc: unknown): unknown {
+  if (Array.isArray(doc)) return [migrateConfig(doc[0], { to: '2025-04-21' }).doc, doc[1]];
+  const d = doc as { draftVersion?: { config: unknown }; type?: ProcessorType };
+  if (d.draftVersion) return { ...d, draftVersion: { config: migrateConfig(d.draftVersion.config, { to: '2025-04-21', type: d.type }).doc } };
+  return migrateConfig(doc, { to: '2025-04-21' }).doc;
+}

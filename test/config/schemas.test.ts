@@ -1,0 +1,33 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MAPPING, migrateConfig, validateConfig } from '../../src/config/index.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const GENERATED = ['src/config/generated/config-2024-11-14.ts', 'src/config/generated/config-2025-04-21.ts'];
+
+describe('config schemas', () => {
+  it('the generated TS types are up to date with schemas/ (run npm run gen:types)', () => {
+    const r = spawnSync(process.execPath, ['scripts/gen-types.mjs', '--check', ...GENERATED], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it.each(['invoice-extract.json', 'document-classify.json', 'packet-splitter.json'])('datasets/configs/%s is valid in the old layout, migrates losslessly and is valid after', (name) => {
+    const config = JSON.parse(readFileSync(path.join(ROOT, 'datasets/configs', name), 'utf8')) as Record<string, unknown>;
+    expect(validateConfig(config, '2024-11-14')).toEqual([]);
+    const r = migrateConfig(config, { to: '2025-04-21' });
+    expect(r).toMatchObject({ from: '2024-11-14', changed: true, dropped: [] });
+    expect(validateConfig(r.doc, '2025-04-21')).toEqual([]);
+  });
+
+  it('the README mapping table lists every row of the mapping', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    for (const row of MAPPING) {
+      const line = readme.split('\n').find((l) => l.startsWith(`| ${row.type} | \`${row.old}\``));
+      expect(line, `${row.type} ${row.old}`).toBeDefined();
+      expect(line).toContain(row.new ? `\`${row.new.join('.')}\`` : 'no replacement');
+    }
+  });
+});
