@@ -3,5 +3,11 @@
  */
 export { EvalkitError, InputError, UsageError, InternalError } from './util/errors.js';
 export type { ExitCode, Location } from './util/errors.js';
+export { createClient, clientFromEnv, ApiError, isApiError, paginate, collect } from './api/index.js';
+export type { Client, ClientOptions, RequestOptions, RetryInfo, WaitOptions, Page, WorkflowRun, ProcessorRun, ProcessorRunStatus, Processor, ProcessorVersion, EvaluationSet, EvaluationSetItem, File as ServiceFile, BatchProcessorRun, BatchMetrics, ProcessorConfig, Output } from './api/index.js';
 export { migrateConfig, migrateDocument, convertSplitterOutput, validateConfig, migrateText, migrateFiles, collectFiles, MAPPING as CONFIG_KEY_MAPPING } from './config/index.js';
 export type { Layout, ProcessorType, MigrateOptions, MigrateResult, DocumentResult, Finding as ConfigFinding, Dropped as DroppedKey, FileResult as MigrateFileResult, MigrateFilesOptions, ProcessorConfig20241114, ProcessorConfig20250421, ExtractConfig20250421, ClassifyConfig20250421, SplitterConfig20250421 } from './config/index.js';
+export { startSandbox } from './sandbox/index.js';
+export type { SandboxOptions, SandboxHandle, SandboxEvent } from './sandbox/index.js';
+export { deriveExpectedSchema, validateExpected, createExpectedValidator, fixExpected, expectedSchemaToTypeScript, RULES as EXPECTED_RULES, parseCurrency, parseNumber, parseDate, parseBoolean, parseEnum, isIsoDate, isCurrencyCode, ISO_4217_CODES } from './expected/index.js';
+export type { Finding as ExpectedFinding, RuleId as ExpectedRuleId, Severity as ExpectedSeverity, ValidationResult as ExpectedValidationResult, ValidateOptions as ValidateExpectedOptions, DeriveOptions as DeriveExpectedSchemaOptions, FixResult as FixExpectedResult, Coerced, Currency, DateOrder } from './expected/index.js';

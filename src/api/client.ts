@@ -1,0 +1,542 @@
+/**
+ * The service client: one typed function per endpoint, grouped by resource.
+ *
+ *   const client = clientFromEnv();
+ *   const run = await client.processorRuns.create({ processorId, rawText: 'Invoice 42 ...' });
+ *   const done = await client.processorRuns.waitFor(run.id, { timeoutMs: 120_000 });
+ *
+ * Every function takes an optional last argument `{signal, timeoutMs, maxRetries}`.
+ */
+import { z } from 'zod';
+import { UsageError } from '../util/errors.js';
+import { createTransport, realClock, type Clock, type FetchLike, type RequestOptions, type RetryInfo, type Transport } from './http.js';
+import {
+  TERMINAL_RUN_STATUSES,
+  envelopes,
+  fileSchema,
+  type BatchProcessorRun,
+  type BatchProcessorRunStatus,
+  type BatchRunOptions,
+  type EvaluationSet,
+  type EvaluationSetItem,
+  type File,
+  type Output,
+  type Page,
+  type Processor,
+  type ProcessorRun,
+  type ProcessorRunStatus,
+  type ProcessorType,
+  type ProcessorVersion,
+  type ReleaseType,
+  type WorkflowRun,
+} from './model.js';
+import { paginate, type PaginateOptions } from './paging.js';
+import { pollUntil, type WaitOptions } from './poll.js';
+
+export const DEFAULT_API_VERSION = '2025-04-21';
+export const DEFAULT_VERSION_HEADER = 'x-service-api-version';
+
+export interface ClientOptions {
+  /** For example https://api.example.com or http://127.0.0.1:8787 (the sandbox). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer`; never stored on the client object or put in errors. */
+  token?: string;
+  /** YYYY-MM-DD; default 2025-04-21. An empty string sends no version header. */
+  apiVersion?: string;
+  /** Default x-service-api-version; some deployments use another name. */
+  versionHeader?: string;
+  /** Retries after the first attempt for network errors, timeouts, 408, 429 and 5xx; default 3. */
+  maxRetries?: number;
+  /** Per attempt; default 120 s. 0 disables. */
+  timeoutMs?: number;
+  /** First backoff step, default 500 ms; backoff is capped at retryMaxDelayMs (default 30 s). */
+  retryBaseMs?: number;
+  retryMaxDelayMs?: number;
+  /** Longest Retry-After the client waits for; default 120 s. */
+  maxRetryAfterMs?: number;
+  fetch?: FetchLike;
+  userAgent?: string;
+  /** Called before each retry (progress display). Carries no headers. */
+  onRetry?: (info: RetryInfo) => void;
+  /** Test hooks: time source and sleeper, random numbers for the jitter. */
+  clock?: Clock;
+  random?: () => number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request inputs
+
+type Json = Record<string, unknown>;
+
+export interface PageParams {
+  nextPageToken?: string;
+  maxPageSize?: number;
+}
+
+export interface CreateProcessorInput {
+  name: string;
+  type: ProcessorType;
+  /** Unsupplied members take the service's defaults. */
+  config?: Json;
+  cloneProcessorId?: string;
+  jsonSchemaEnabled?: boolean;
+}
+
+export interface UpdateProcessorInput {
+  name?: string;
+  config?: Json;
+}
+
+export interface PublishProcessorInput {
+  releaseType: ReleaseType;
+  description?: string;
+  /** Published instead of the draft's config when given. */
+  config?: Json;
+}
+
+export interface ListProcessorsParams extends PageParams {
+  type?: ProcessorType;
+  sortBy?: string;
+  sortDir?: 'asc' | 'desc';
+}
+
+/** Exactly one source: a URL, base64 content, or an uploaded file's id. */
+export type RunFileInput =
+  | { fileName: string; fileUrl: string }
+  | { fileName: string; fileBase64: string }
+  | { fileId: string; fileName?: string };
+
+export interface CreateProcessorRunInput {
+  processorId: string;
+  file?: RunFileInput;
+  rawText?: string;
+  /** latest (default), draft, or a published number such as 1.0. */
+  version?: string;
+  /** 1-100, default 50; lower is served first under rate limiting. */
+  priority?: number;
+  metadata?: Json;
+  /** Overrides the processor config for this run. */
+  config?: Json;
+  sync?: boolean;
+}
+
+export interface ListProcessorRunsParams extends PageParams {
+  status?: ProcessorRunStatus;
+  processorId?: string;
+  processorType?: ProcessorType;
+  source?: string;
+  sourceId?: string;
+  /** Runs of one batch (evaluation) run. */
+  batchProcessorRunId?: string;
+  fileNameContains?: string;
+  sortBy?: string;
+  sortDir?: 'asc' | 'desc';
+}
+
+export interface UploadFileInput {
+  name: string;
+  data: Blob | Uint8Array | string;
+  /** Guessed from the name's extension when absent. */
+  contentType?: string;
+}
+
+export interface GetFileFlags {
+  rawText?: boolean;
+  markdown?: boolean;
+  html?: boolean;
+}
+
+export interface ListFilesParams extends PageParams {
+  nameContains?: string;
+}
+
+export interface CreateEvaluationSetInput {
+  name: string;
+  description?: string;
+  processorId: string;
+}
+
+export interface ListEvaluationSetsParams extends PageParams {
+  processorId?: string;
+}
+
+export interface CreateEvaluationSetItemInput {
+  evaluationSetId: string;
+  fileId: string;
+  expectedOutput: Output;
+}
+
+export interface BulkCreateEvaluationSetItemsInput {
+  evaluationSetId: string;
+  items: Array<{ fileId: string; expectedOutput: Output }>;
+}
+
+/** Sandbox extension: the real 2025-04-21 service has no public endpoint that starts an evaluation run. */
+export interface CreateBatchProcessorRunInput {
+  evaluationSetId: string;
+  version?: string;
+  options?: BatchRunOptions;
+}
+
+export interface ListBatchProcessorRunsParams extends PageParams {
+  processorId?: string;
+  sourceId?: string;
+  status?: BatchProcessorRunStatus;
+}
+
+export interface WorkflowInput {
+  file?: { fileName: string; fileUrl: string } | { fileId: string };
+  rawText?: string;
+  metadata?: Json;
+}
+
+export interface RunWorkflowsBatchInput {
+  workflowId: string;
+  version?: string;
+  /** 1 to 1000 inputs. */
+  inputs: WorkflowInput[];
+}
+
+export interface ListWorkflowRunsParams extends PageParams {
+  batchId?: string;
+}
+
+export interface UpdateWorkflowRunInput {
+  name?: string;
+  /** Merged into the run's metadata; on the same key the new value wins. */
+  metadata?: Json;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** GET /files/:id: the spec leaves open whether the file comes wrapped in `{success, file}`. */
+const fileGetSchema = z.union([envelopes.file, fileSchema]);
+
+const CONTENT_TYPES: Record<string, string> = {
+  pdf: 'application/pdf',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  tif: 'image/tiff',
+  tiff: 'image/tiff',
+  csv: 'text/csv',
+  txt: 'text/plain',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  json: 'application/json',
+};
+
+export function guessContentType(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return (dot >= 0 && CONTENT_TYPES[name.slice(dot + 1).toLowerCase()]) || 'application/octet-stream';
+}
+
+/** Encodes one path segment; an empty id would silently address the list route instead. */
+function seg(id: string, what: string): string {
+  if (typeof id !== 'string' || id === '') throw new UsageError(`${what} must be a non-empty string`);
+  return encodeURIComponent(id);
+}
+
+function page<T>(items: T[], nextPageToken: string | null | undefined): Page<T> {
+  return { items, nextPageToken: nextPageToken ?? null };
+}
+
+function normalizeBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError('the service base URL is not a valid URL', { hint: 'set EVALKIT_BASE_URL (or --base-url) to an http(s) URL such as http://127.0.0.1:8787' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`the service base URL must use http or https, not ${url.protocol}`, { hint: 'set EVALKIT_BASE_URL (or --base-url) to an http(s) URL' });
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+export function createClient(opts: ClientOptions) {
+  const apiVersion = opts.apiVersion ?? DEFAULT_API_VERSION;
+  if (apiVersion !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(apiVersion)) {
+    throw new UsageError(`API version "${apiVersion}" is not a date (YYYY-MM-DD)`, { hint: `set EVALKIT_API_VERSION to a release date such as ${DEFAULT_API_VERSION}` });
+  }
+  const versionHeader = (opts.versionHeader ?? DEFAULT_VERSION_HEADER).toLowerCase();
+  if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(versionHeader)) {
+    throw new UsageError(`"${versionHeader}" is not a valid HTTP header name`, { hint: 'set EVALKIT_VERSION_HEADER to a header name such as x-service-api-version' });
+  }
+  const clock = opts.clock ?? realClock;
+  const random = opts.random ?? Math.random;
+  const t: Transport = createTransport({
+    baseUrl: normalizeBaseUrl(opts.baseUrl),
+    token: opts.token,
+    apiVersion,
+    versionHeader,
+    maxRetries: opts.maxRetries ?? 3,
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    retryBaseMs: opts.retryBaseMs ?? 500,
+    retryMaxDelayMs: opts.retryMaxDelayMs ?? 30_000,
+    maxRetryAfterMs: opts.maxRetryAfterMs ?? 120_000,
+    userAgent: opts.userAgent ?? `evalkit (node ${process.version})`,
+    fetch: opts.fetch ?? ((url, init) => fetch(url, init)),
+    clock,
+    random,
+    onRetry: opts.onRetry,
+  });
+  const request = t.request;
+
+  const processors = {
+    /** POST /processors */
+    async create(input: CreateProcessorInput, o?: RequestOptions): Promise<Processor> {
+      return (await request({ method: 'POST', path: '/processors', body: input, schema: envelopes.processor }, o)).processor;
+    },
+    /** POST /processors/:id: changes the draft; the answer includes `draftVersion`. */
+    async update(id: string, input: UpdateProcessorInput, o?: RequestOptions): Promise<Processor> {
+      return (await request({ method: 'POST', path: `/processors/${seg(id, 'processor id')}`, body: input, schema: envelopes.processor }, o)).processor;
+    },
+    /** POST /processors/:id/publish */
+    async publish(id: string, input: PublishProcessorInput, o?: RequestOptions): Promise<ProcessorVersion> {
+      const path = `/processors/${seg(id, 'processor id')}/publish`;
+      return (await request({ method: 'POST', path, body: input, schema: envelopes.processorVersionPublished }, o)).processorVersion;
+    },
+    /** GET /processors (one page). */
+    async list(params: ListProcessorsParams = {}, o?: RequestOptions): Promise<Page<Processor>> {
+      const r = await request({ method: 'GET', path: '/processors', query: { ...params }, schema: envelopes.processorList }, o);
+      return page(r.processors, r.nextPageToken);
+    },
+    listAll(params: Omit<ListProcessorsParams, 'nextPageToken'> = {}, o?: RequestOptions & PaginateOptions): AsyncGenerator<Processor, void, undefined> {
+      return paginate((nextPageToken) => processors.list({ ...params, nextPageToken }, o), o);
+    },
+    /** GET /processors/:id/versions: the draft included. */
+    async listVersions(id: string, params: PageParams = {}, o?: RequestOptions): Promise<Page<ProcessorVersion>> {
+      const path = `/processors/${seg(id, 'processor id')}/versions`;
+      const r = await request({ method: 'GET', path, query: { ...params }, schema: envelopes.processorVersionList }, o);
+      return page(r.versions, r.nextPageToken);
+    },
+    /** GET /processors/:processorId/versions/:versionId */
+    async getVersion(processorId: string, versionId: string, o?: RequestOptions): Promise<ProcessorVersion> {
+      const path = `/processors/${seg(processorId, 'processor id')}/versions/${seg(versionId, 'processor version id')}`;
+      return (await request({ method: 'GET', path, schema: envelopes.processorVersion }, o)).version;
+    },
+  };
+
+  const processorRuns = {
+    /** POST /processor_runs: the run starts PROCESSING with output null. */
+    async create(input: CreateProcessorRunInput, o?: RequestOptions): Promise<ProcessorRun> {
+      return (await request({ method: 'POST', path: '/processor_runs', body: input, schema: envelopes.processorRun }, o)).processorRun;
+    },
+    /** GET /processor_runs/:id */
+    async get(id: string, o?: RequestOptions): Promise<ProcessorRun> {
+      return (await request({ method: 'GET', path: `/processor_runs/${seg(id, 'processor run id')}`, schema: envelopes.processorRun }, o)).processorRun;
+    },
+    /** GET /processor_runs (one page). */
+    async list(params: ListProcessorRunsParams = {}, o?: RequestOptions): Promise<Page<ProcessorRun>> {
+      const r = await request({ method: 'GET', path: '/processor_runs', query: { ...params }, schema: envelopes.processorRunList }, o);
+      return page(r.processorRuns, r.nextPageToken);
+    },
+    listAll(params: Omit<ListProcessorRunsParams, 'nextPageToken'> = {}, o?: RequestOptions & PaginateOptions): AsyncGenerator<ProcessorRun, void, undefined> {
+      return paginate((nextPageToken) => processorRuns.list({ ...params, nextPageToken }, o), o);
+    },
+    /**
+     * Polls until the run is PROCESSED, FAILED or CANCELLED and returns it (a failed run is
+     * returned, not thrown: read `status` and `failureMessage`). Throws ApiError kind 'timeout'
+     * when `timeoutMs` (default 10 min) passes first.
+     */
+    waitFor(id: string, w: WaitOptions<ProcessorRun> & { requestTimeoutMs?: number } = {}): Promise<ProcessorRun> {
+      const path = `/processor_runs/${seg(id, 'processor run id')}`;
+      return pollUntil(
+        {
+          get: () => processorRuns.get(id, { signal: w.signal, timeoutMs: w.requestTimeoutMs }),
+          done: (r) => TERMINAL_RUN_STATUSES.has(r.status),
+          describe: (r) => `processor run ${id} is still ${r.status}`,
+          method: 'GET', path, clock, random,
+        },
+        w,
+      );
+    },
+  };
+
+  const files = {
+    /** POST /files/upload (multipart, form field `file`). */
+    async upload(input: UploadFileInput, o?: RequestOptions): Promise<File> {
+      const type = input.contentType ?? guessContentType(input.name);
+      const blob = input.data instanceof Blob ? input.data : new Blob([input.data], { type });
+      const form = new FormData();
+      form.append('file', blob, input.name);
+      return (await request({ method: 'POST', path: '/files/upload', form, schema: envelopes.file }, o)).file;
+    },
+    /** GET /files/:id with optional rawText, markdown and html contents. */
+    async get(id: string, flags: GetFileFlags = {}, o?: RequestOptions): Promise<File> {
+      const query = flags.rawText || flags.markdown || flags.html
+        ? { rawText: flags.rawText || undefined, markdown: flags.markdown || undefined, html: flags.html || undefined }
+        : undefined;
+      const r = await request({ method: 'GET', path: `/files/${seg(id, 'file id')}`, query, schema: fileGetSchema }, o);
+      // A bare File has object 'file'; the envelope has success and file.
+      return (r.object === 'file' ? r : (r as z.infer<typeof envelopes.file>).file) as File;
+    },
+    /** GET /files (one page). */
+    async list(params: ListFilesParams = {}, o?: RequestOptions): Promise<Page<File>> {
+      const r = await request({ method: 'GET', path: '/files', query: { ...params }, schema: envelopes.fileList }, o);
+      return page(r.files, r.nextPageToken);
+    },
+    listAll(params: Omit<ListFilesParams, 'nextPageToken'> = {}, o?: RequestOptions & PaginateOptions): AsyncGenerator<File, void, undefined> {
+      return paginate((nextPageToken) => files.list({ ...params, nextPageToken }, o), o);
+    },
+    /** DELETE /files/:id */
+    async delete(id: string, o?: RequestOptions): Promise<void> {
+      await request({ method: 'DELETE', path: `/files/${seg(id, 'file id')}`, schema: envelopes.deleted }, o);
+    },
+  };
+
+  const evaluationSets = {
+    /** POST /evaluation_sets */
+    async create(input: CreateEvaluationSetInput, o?: RequestOptions): Promise<EvaluationSet> {
+      return (await request({ method: 'POST', path: '/evaluation_sets', body: input, schema: envelopes.evaluationSet }, o)).evaluationSet;
+    },
+    /** GET /evaluation_sets/:id */
+    async get(id: string, o?: RequestOptions): Promise<EvaluationSet> {
+      return (await request({ method: 'GET', path: `/evaluation_sets/${seg(id, 'evaluation set id')}`, schema: envelopes.evaluationSet }, o)).evaluationSet;
+    },
+    /** GET /evaluation_sets (one page). */
+    async list(params: ListEvaluationSetsParams = {}, o?: RequestOptions): Promise<Page<EvaluationSet>> {
+      const r = await request({ method: 'GET', path: '/evaluation_sets', query: { ...params }, schema: envelopes.evaluationSetList }, o);
+      return page(r.evaluationSets, r.nextPageToken);
+    },
+    listAll(params: Omit<ListEvaluationSetsParams, 'nextPageToken'> = {}, o?: RequestOptions & PaginateOptions): AsyncGenerator<EvaluationSet, void, undefined> {
+      return paginate((nextPageToken) => evaluationSets.list({ ...params, nextPageToken }, o), o);
+    },
+    /** GET /evaluation_sets/:id/items (one page). */
+    async listItems(id: string, params: PageParams = {}, o?: RequestOptions): Promise<Page<EvaluationSetItem>> {
+      const path = `/evaluation_sets/${seg(id, 'evaluation set id')}/items`;
+      const r = await request({ method: 'GET', path, query: { ...params }, schema: envelopes.evaluationSetItemList }, o);
+      return page(r.evaluationSetItems, r.nextPageToken);
+    },
+    listAllItems(id: string, params: Omit<PageParams, 'nextPageToken'> = {}, o?: RequestOptions & PaginateOptions): AsyncGenerator<EvaluationSetItem, void, undefined> {
+      return paginate((nextPageToken) => evaluationSets.listItems(id, { ...params, nextPageToken }, o), o);
+    },
+  };
+
+  const evaluationSetItems = {
+    /** POST /evaluation_set_items */
+    async create(input: CreateEvaluationSetItemInput, o?: RequestOptions): Promise<EvaluationSetItem> {
+      return (await request({ method: 'POST', path: '/evaluation_set_items', body: input, schema: envelopes.evaluationSetItem }, o)).evaluationSetItem;
+    },
+    /** POST /evaluation_set_items/bulk */
+    async bulkCreate(input: BulkCreateEvaluationSetItemsInput, o?: RequestOptions): Promise<EvaluationSetItem[]> {
+      return (await request({ method: 'POST', path: '/evaluation_set_items/bulk', body: input, schema: envelopes.evaluationSetItemList }, o)).evaluationSetItems;
+    },
+    /** POST /evaluation_set_items/:id: replaces expectedOutput. */
+    async update(id: string, input: { expectedOutput: Output }, o?: RequestOptions): Promise<EvaluationSetItem> {
+      const path = `/evaluation_set_items/${seg(id, 'evaluation set item id')}`;
+      return (await request({ method: 'POST', path, body: input, schema: envelopes.evaluationSetItem }, o)).evaluationSetItem;
+    },
+    /** DELETE /evaluation_set_items/:id */
+    async delete(id: string, o?: RequestOptions): Promise<void> {
+      await request({ method: 'DELETE', path: `/evaluation_set_items/${seg(id, 'evaluation set item id')}`, schema: envelopes.deleted }, o);
+    },
+  };
+
+  const batchProcessorRuns = {
+    /** GET /batch_processor_runs/:id (also evaluation runs). */
+    async get(id: string, o?: RequestOptions): Promise<BatchProcessorRun> {
+      const path = `/batch_processor_runs/${seg(id, 'batch processor run id')}`;
+      return (await request({ method: 'GET', path, schema: envelopes.batchProcessorRun }, o)).batchProcessorRun;
+    },
+    /** GET /batch_processor_runs (one page); the sandbox implements it, the spec does not show it. */
+    async list(params: ListBatchProcessorRunsParams = {}, o?: RequestOptions): Promise<Page<BatchProcessorRun>> {
+      const r = await request({ method: 'GET', path: '/batch_processor_runs', query: { ...params }, schema: envelopes.batchProcessorRunList }, o);
+      return page(r.batchProcessorRuns, r.nextPageToken);
+    },
+    /** POST /batch_processor_runs: a sandbox extension that starts an evaluation run. */
+    async create(input: CreateBatchProcessorRunInput, o?: RequestOptions): Promise<BatchProcessorRun> {
+      return (await request({ method: 'POST', path: '/batch_processor_runs', body: input, schema: envelopes.batchProcessorRun }, o)).batchProcessorRun;
+    },
+    /** Polls until PROCESSED or FAILED; same options and timeout error as processorRuns.waitFor. */
+    waitFor(id: string, w: WaitOptions<BatchProcessorRun> & { requestTimeoutMs?: number } = {}): Promise<BatchProcessorRun> {
+      const path = `/batch_processor_runs/${seg(id, 'batch processor run id')}`;
+      return pollUntil(
+        {
+          get: () => batchProcessorRuns.get(id, { signal: w.signal, timeoutMs: w.requestTimeoutMs }),
+          done: (r) => r.status === 'PROCESSED' || r.status === 'FAILED',
+          describe: (r) => `batch processor run ${id} is still ${r.status}`,
+          method: 'GET', path, clock, random,
+        },
+        w,
+      );
+    },
+  };
+
+  /** Workflow endpoints (4.1-4.5); shapes the spec leaves open pass through unchecked. */
+  const workflowRuns = {
+    /** POST /workflow_runs: the request body is not specified, so it is passed as given. */
+    async create(input: Json, o?: RequestOptions): Promise<WorkflowRun[]> {
+      return (await request({ method: 'POST', path: '/workflow_runs', body: input, schema: envelopes.workflowRunCreate }, o)).workflowRuns;
+    },
+    /** POST /workflow_runs/batch: returns the batch id; runs are queued. */
+    async batch(input: RunWorkflowsBatchInput, o?: RequestOptions): Promise<string> {
+      return (await request({ method: 'POST', path: '/workflow_runs/batch', body: input, schema: envelopes.workflowBatch }, o)).batchId;
+    },
+    /** GET /workflow_runs (one page), for example all runs of a batch. */
+    async list(params: ListWorkflowRunsParams = {}, o?: RequestOptions): Promise<Page<WorkflowRun>> {
+      const r = await request({ method: 'GET', path: '/workflow_runs', query: { ...params }, schema: envelopes.workflowRunList }, o);
+      return page(r.workflowRuns, r.nextPageToken);
+    },
+    listAll(params: Omit<ListWorkflowRunsParams, 'nextPageToken'> = {}, o?: RequestOptions & PaginateOptions): AsyncGenerator<WorkflowRun, void, undefined> {
+      return paginate((nextPageToken) => workflowRuns.list({ ...params, nextPageToken }, o), o);
+    },
+    /** GET /workflow_runs/:id */
+    async get(id: string, o?: RequestOptions): Promise<WorkflowRun> {
+      return (await request({ method: 'GET', path: `/workflow_runs/${seg(id, 'workflow run id')}`, schema: envelopes.workflowRun }, o)).workflowRun;
+    },
+    /** POST /workflow_runs/:id: metadata is merged into the run's. */
+    async update(id: string, input: UpdateWorkflowRunInput, o?: RequestOptions): Promise<WorkflowRun> {
+      return (await request({ method: 'POST', path: `/workflow_runs/${seg(id, 'workflow run id')}`, body: input, schema: envelopes.workflowRun }, o)).workflowRun;
+    },
+  };
+
+  return {
+    processors,
+    processorRuns,
+    files,
+    evaluationSets,
+    evaluationSetItems,
+    batchProcessorRuns,
+    workflowRuns,
+    /** Any other endpoint: the same auth, retries, gate and response parsing. */
+    request,
+    paginate,
+    /** Resolved options, without the token. */
+    options: t.options,
+  };
+}
+
+export type Client = ReturnType<typeof createClient>;
+
+/**
+ * A client configured from the environment: EVALKIT_BASE_URL, EVALKIT_API_TOKEN,
+ * EVALKIT_API_VERSION, EVALKIT_VERSION_HEADER. `overrides` win over the environment
+ * (flags such as --base-url).
+ */
+export function clientFromEnv(overrides: Partial<ClientOptions> = {}, env: NodeJS.ProcessEnv = process.env): Client {
+  const baseUrl = overrides.baseUrl ?? nonEmpty(env.EVALKIT_BASE_URL);
+  if (baseUrl === undefined) {
+    throw new UsageError('no service base URL', { hint: 'set EVALKIT_BASE_URL (for example http://127.0.0.1:8787 for `evalkit sandbox`) or pass --base-url' });
+  }
+  const token = overrides.token ?? nonEmpty(env.EVALKIT_API_TOKEN);
+  if (token === undefined) {
+    throw new UsageError('no API token', { hint: 'set EVALKIT_API_TOKEN to your API token (`evalkit sandbox` prints a dev token at start)' });
+  }
+  const apiVersion = overrides.apiVersion ?? nonEmpty(env.EVALKIT_API_VERSION);
+  if (apiVersion !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(apiVersion)) {
+    throw new UsageError(`EVALKIT_API_VERSION "${apiVersion}" is not a date (YYYY-MM-DD)`, { hint: `set EVALKIT_API_VERSION to a release date such as ${DEFAULT_API_VERSION}, or unset it` });
+  }
+  return createClient({
+    ...overrides,
+    baseUrl,
+    token,
+    apiVersion,
+    versionHeader: overrides.versionHeader ?? nonEmpty(env.EVALKIT_VERSION_HEADER),
+  });
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}

@@ -1,0 +1,213 @@
+import type { z } from 'zod';
+import { EvalkitError } from '../util/errors.js';
+import { toPointer } from '../util/json.js';
+
+/**
+ * What went wrong with one API call:
+ * - `http`: the service answered with a non-2xx status;
+ * - `network`: no answer (connection refused or reset, DNS...);
+ * - `timeout`: no answer within the per-call timeout, or a run did not finish within waitFor's timeout;
+ * - `aborted`: the caller's AbortSignal fired;
+ * - `invalid-response`: a 2xx answer that is not JSON or does not match the resource model.
+ */
+export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'invalid-response';
+
+export interface ApiErrorInit {
+  kind: ApiErrorKind;
+  method: string;
+  /** Path and query relative to the base URL; never the base URL (it may carry credentials). */
+  path: string;
+  status?: number | null;
+  serviceError?: string;
+  retryable?: boolean;
+  attempts?: number;
+  hint?: string;
+  cause?: unknown;
+  /** Only for invalid-response: one line per zod issue. */
+  issues?: string[];
+}
+
+/**
+ * The one error class of the client. It never holds request headers, so the token cannot
+ * leak through `message`, `hint`, `cause` or a JSON dump of the error.
+ */
+export class ApiError extends EvalkitError {
+  readonly kind: ApiErrorKind;
+  /** HTTP status, or null when there was no answer. */
+  readonly status: number | null;
+  /** The service's `error` text (part 7), when it sent one. */
+  readonly serviceError: string | undefined;
+  readonly method: string;
+  readonly path: string;
+  /** True for network errors, timeouts, 408, 429 and 5xx: trying again later may succeed. */
+  readonly retryable: boolean;
+  /** How many attempts were made (1 = no retry). */
+  readonly attempts: number;
+  readonly issues: string[];
+
+  constructor(message: string, init: ApiErrorInit) {
+    super(message, { exitCode: 2, hint: init.hint, cause: init.cause });
+    this.kind = init.kind;
+    this.status = init.status ?? null;
+    this.serviceError = init.serviceError;
+    this.method = init.method;
+    this.path = init.path;
+    this.retryable = init.retryable ?? false;
+    this.attempts = init.attempts ?? 1;
+    this.issues = init.issues ?? [];
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      kind: this.kind,
+      message: this.message,
+      status: this.status,
+      serviceError: this.serviceError,
+      method: this.method,
+      path: this.path,
+      retryable: this.retryable,
+      attempts: this.attempts,
+      hint: this.hint,
+    };
+  }
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError;
+}
+
+/** 408, 429 and 5xx may succeed later; every other status will not. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'bad request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not found',
+  408: 'request timeout',
+  409: 'conflict',
+  413: 'request body too large',
+  429: 'rate limited',
+  500: 'internal server error',
+  502: 'bad gateway',
+  503: 'service unavailable',
+  504: 'gateway timeout',
+};
+
+/** What the user should check for a given status. */
+function hintFor(status: number, path: string, versionHeader: string): string | undefined {
+  switch (status) {
+    case 400:
+      return `fix the request the message names; if it mentions a version, set EVALKIT_API_VERSION (sent in ${versionHeader})`;
+    case 401:
+      return 'check that EVALKIT_API_TOKEN holds a valid, unexpired token for this EVALKIT_BASE_URL';
+    case 403:
+      return 'the token is valid but may not use this resource: check that the token (and its workspace) has access to the processor or workflow';
+    case 404:
+      return `check the id(s) in ${path.split('?')[0]}: the resource does not exist for this token and EVALKIT_BASE_URL`;
+    case 408:
+    case 429:
+      return 'the service asked to slow down; retry later, lower the concurrency or raise the retry limit';
+    default:
+      return status >= 500 ? 'the service failed; retry later' : undefined;
+  }
+}
+
+/** Builds the error for a non-2xx answer. `secrets` are removed from the service's text. */
+export function httpError(opts: {
+  method: string;
+  path: string;
+  status: number;
+  bodyText: string;
+  attempts: number;
+  versionHeader: string;
+  secrets: readonly string[];
+}): ApiError {
+  const { method, path, status } = opts;
+  const serviceError = scrub(extractServiceError(opts.bodyText), opts.secrets);
+  const label = STATUS_TEXT[status] ?? 'error';
+  const retried = opts.attempts > 1 ? ` (after ${opts.attempts} attempts)` : '';
+  const message = `${method} ${path}: ${status} ${label}${serviceError ? `: ${serviceError}` : ''}${retried}`;
+  return new ApiError(message, {
+    kind: 'http',
+    method,
+    path,
+    status,
+    serviceError,
+    retryable: isRetryableStatus(status),
+    attempts: opts.attempts,
+    hint: hintFor(status, path, opts.versionHeader),
+  });
+}
+
+/** `{success: false, error}` per part 7; anything else: the start of the text. */
+function extractServiceError(text: string): string | undefined {
+  if (text === '') return undefined;
+  try {
+    const body: unknown = JSON.parse(text);
+    if (body !== null && typeof body === 'object') {
+      const e = (body as { error?: unknown; message?: unknown }).error ?? (body as { message?: unknown }).message;
+      if (typeof e === 'string') return e;
+      if (e !== undefined) return JSON.stringify(e).slice(0, 300);
+    }
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 300)}...` : line;
+}
+
+/** Removes secrets (the token) from text that came from elsewhere, for example a service that echoes headers. */
+export function scrub<T extends string | undefined>(text: T, secrets: readonly string[]): T {
+  if (text === undefined) return text;
+  let out: string = text;
+  for (const s of secrets) if (s.length > 0 && out.includes(s)) out = out.split(s).join('***');
+  return out as T;
+}
+
+/** One readable line per zod issue: `/processorRun/status: Invalid option ...`. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[], limit = 5): string[] {
+  const flat = flattenUnions(issues, []);
+  const lines = flat.slice(0, limit).map((i) => `${toPointer(i.path) || '/'}: ${i.message}`);
+  if (flat.length > limit) lines.push(`... and ${flat.length - limit} more`);
+  return lines;
+}
+
+/** "Invalid input" at a union says nothing; report the issues of the branch that came closest. */
+function flattenUnions(issues: readonly z.core.$ZodIssue[], prefix: Array<string | number>): Array<{ path: Array<string | number>; message: string }> {
+  const out: Array<{ path: Array<string | number>; message: string }> = [];
+  for (const i of issues) {
+    const path = [...prefix, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+    if (i.code === 'invalid_union' && i.errors.length > 0) {
+      const closest = i.errors.reduce((a, b) => (b.length < a.length ? b : a));
+      out.push(...flattenUnions(closest, path));
+    } else out.push({ path, message: i.message });
+  }
+  return out;
+}
+
+export function invalidResponseError(opts: {
+  method: string;
+  path: string;
+  status: number;
+  what: string;
+  issues?: string[];
+  apiVersion: string;
+  cause?: unknown;
+}): ApiError {
+  const issues = opts.issues ?? [];
+  const detail = issues.length > 0 ? `: ${issues.join('; ')}` : '';
+  return new ApiError(`${opts.method} ${opts.path}: ${opts.what}${detail}`, {
+    kind: 'invalid-response',
+    method: opts.method,
+    path: opts.path,
+    status: opts.status,
+    retryable: false,
+    issues,
+    cause: opts.cause,
+    hint: `the service answered in a shape evalkit does not expect; check EVALKIT_BASE_URL points at the service and EVALKIT_API_VERSION (${opts.apiVersion}) is a version evalkit supports`,
+  });
+}

@@ -1,0 +1,37 @@
+/**
+ * The service client and resource model. Everything other modules need from src/api.
+ */
+export { createClient, clientFromEnv, guessContentType, DEFAULT_API_VERSION, DEFAULT_VERSION_HEADER } from './client.js';
+export type {
+  Client,
+  ClientOptions,
+  PageParams,
+  CreateProcessorInput,
+  UpdateProcessorInput,
+  PublishProcessorInput,
+  ListProcessorsParams,
+  RunFileInput,
+  CreateProcessorRunInput,
+  ListProcessorRunsParams,
+  UploadFileInput,
+  GetFileFlags,
+  ListFilesParams,
+  CreateEvaluationSetInput,
+  ListEvaluationSetsParams,
+  CreateEvaluationSetItemInput,
+  BulkCreateEvaluationSetItemsInput,
+  CreateBatchProcessorRunInput,
+  ListBatchProcessorRunsParams,
+  WorkflowInput,
+  RunWorkflowsBatchInput,
+  ListWorkflowRunsParams,
+  UpdateWorkflowRunInput,
+} from './client.js';
+export { ApiError, isApiError, isRetryableStatus } from './errors.js';
+export type { ApiErrorKind } from './errors.js';
+export { parseRetryAfter, backoffDelay, realClock } from './http.js';
+export type { Clock, FetchLike, RequestOptions, RequestSpec, RetryInfo } from './http.js';
+export { paginate, collect } from './paging.js';
+export type { PageFetcher, PaginateOptions } from './paging.js';
+export type { WaitOptions } from './poll.js';
+export * from './model.js';

@@ -1,0 +1,87 @@
+import type { Argv } from 'yargs';
+import { UsageError } from '../util/errors.js';
+import { defineCommand } from './command.js';
+import { err, formatOption, out, outJson } from './io.js';
+
+interface SandboxArgs {
+  port: number;
+  host: string;
+  dataDir?: string;
+  tokens?: string;
+  rateLimit?: number;
+  latencyMs?: number;
+  failRate?: number;
+  engine: string;
+  engineConcurrency: number;
+  engineDelayMs: number;
+  format: 'text' | 'json';
+}
+
+export default defineCommand<SandboxArgs>({
+  command: 'sandbox',
+  describe: 'run a local server that implements the service API (processors, runs, files, evaluation sets, batch runs)',
+  builder: (y) =>
+    (y as Argv<object>)
+      .option('port', { type: 'number', default: 8787, describe: 'port to listen on (0: any free port)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
+      .option('data-dir', { type: 'string', describe: 'keep state in DIR/sandbox.db across restarts (in memory without it)' })
+      .option('tokens', { type: 'string', describe: 'JSON file of tokens: {"tokens": [{"token", "createdAt", "processors"?, "workflows"?, "apiVersion"?}]}; without it a dev token is printed' })
+      .option('rate-limit', { type: 'number', describe: 'requests per second per token; above it 429 with Retry-After' })
+      .option('latency-ms', { type: 'number', describe: 'delay added to every response' })
+      .option('fail-rate', { type: 'number', describe: 'probability 0-1 of an injected 500 per request (resilience tests)' })
+      .option('engine', { type: 'string', default: 'simulate', describe: 'simulate[:SEED,ERROR_RATE[,FAILURE_RATE]] (outputs from expected outputs with seeded errors) or replay:FILE.jsonl (recorded outputs)' })
+      .option('engine-concurrency', { type: 'number', default: 4, describe: 'runs processed at once; beyond it lower priority numbers go first' })
+      .option('engine-delay-ms', { type: 'number', default: 200, describe: 'processing time of one run (+-25%)' })
+      .option('format', formatOption)
+      .example('$0 sandbox', 'in-memory sandbox on http://127.0.0.1:8787; prints the dev token')
+      .example('$0 sandbox --data-dir .sandbox --port 9000', 'keep processors, files and runs across restarts')
+      .example('$0 sandbox --engine simulate:7,0.2', 'seed 7, 20% of fields wrong: reproducible, non-trivial evaluation metrics')
+      .example('$0 sandbox --engine replay:recorded.jsonl', 'answer runs with recorded outputs (by file name or sha256, and version)')
+      .example('$0 sandbox --rate-limit 5 --fail-rate 0.1 --latency-ms 50', 'exercise a client\'s retries and backoff')
+      .epilogue('Stops cleanly on Ctrl-C (SIGINT) or SIGTERM. Point the CLI at it with EVALKIT_BASE_URL and EVALKIT_API_TOKEN. See README "evalkit sandbox".') as unknown as Argv<SandboxArgs>,
+  async run(argv) {
+    for (const [name, v] of [['--rate-limit', argv.rateLimit], ['--latency-ms', argv.latencyMs], ['--port', argv.port], ['--engine-delay-ms', argv.engineDelayMs]] as const) {
+      if (v !== undefined && (!Number.isFinite(v) || v < 0)) throw new UsageError(`${name} must be a number >= 0`);
+    }
+    if (argv.failRate !== undefined && !(argv.failRate >= 0 && argv.failRate <= 1)) throw new UsageError('--fail-rate must be a number from 0 to 1');
+    if (!Number.isInteger(argv.engineConcurrency) || argv.engineConcurrency < 1) throw new UsageError('--engine-concurrency must be an integer >= 1');
+    const { startSandbox } = await import('../sandbox/index.js');
+    const sb = await startSandbox({
+      port: argv.port,
+      host: argv.host,
+      dataDir: argv.dataDir,
+      tokens: argv.tokens,
+      rateLimit: argv.rateLimit,
+      latencyMs: argv.latencyMs,
+      failRate: argv.failRate,
+      engine: argv.engine,
+      engineConcurrency: argv.engineConcurrency,
+      engineDelayMs: argv.engineDelayMs,
+      log: (line) => err(line),
+    });
+    // Handlers first: whoever reads the banner may signal at once.
+    const stopped = new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    if (argv.format === 'json') {
+      outJson({ url: sb.url, engine: sb.engine, dataDir: argv.dataDir ?? null, ...(sb.devToken ? { token: sb.token } : {}) });
+    } else {
+      out(`evalkit sandbox listening on ${sb.url} (engine ${sb.engine}, ${argv.dataDir ? `data in ${argv.dataDir}` : 'in memory'})`);
+      if (sb.devToken) {
+        out(`dev token: ${sb.token}`);
+        out(`  export EVALKIT_BASE_URL=${sb.url} EVALKIT_API_TOKEN=${sb.token}`);
+      } else out(`tokens from ${argv.tokens}`);
+      out('Send "x-service-api-version: 2025-04-21" (required for tokens created on or after 2025-04-21). Ctrl-C stops.');
+    }
+    await stopped;
+    await sb.close();
+    err('evalkit sandbox: stopped');
+    return 0;
+  },
+});

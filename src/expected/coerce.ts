@@ -1,0 +1,269 @@
+/**
+ * Pure parsers that turn what people type (in a JSON file or a CSV cell) into the values an
+ * expectedOutput holds. Each returns `{ok: true, value}` only when the reading is certain; an
+ * ambiguous text (`03/04/2024`, `1,234` as a number) fails with `ambiguous: true` and a reason
+ * that names the option that settles it. Shared by `evalkit validate --fix` and the dataset upload.
+ */
+import { isCurrencyCode, SHARED_SYMBOLS, UNAMBIGUOUS_SYMBOLS } from './currencies.js';
+
+export type Coerced<T> = { ok: true; value: T } | { ok: false; reason: string; ambiguous?: boolean };
+
+export type DateOrder = 'dmy' | 'mdy';
+
+export interface Currency {
+  amount: number;
+  iso_4217_currency_code: string;
+}
+
+export interface NumberOptions {
+  /** true: `,` is the decimal mark; false: `.` is; undefined: infer, failing when ambiguous. */
+  decimalComma?: boolean;
+}
+
+export interface CurrencyOptions extends NumberOptions {
+  /** ISO 4217 code used when the text names no currency (and for a shared symbol such as `$`). */
+  defaultCurrency?: string;
+}
+
+export interface DateOptions {
+  /** Order of day and month in numeric dates such as 03/04/2024. */
+  dateOrder?: DateOrder;
+}
+
+const ok = <T>(value: T): Coerced<T> => ({ ok: true, value });
+const fail = <T>(reason: string, ambiguous = false): Coerced<T> => (ambiguous ? { ok: false, reason, ambiguous } : { ok: false, reason });
+
+const SPACE_GROUP = /[ \u00a0\u2009\u202f'\u2019]/;
+
+/**
+ * A number written with thousands separators and a decimal mark in either convention:
+ * `1,234.56`, `1.234,56`, `1 234,56`, `1'234.56`, `(12.50)` (negative), `-3`, `1e3`.
+ */
+export function parseNumber(text: string, opts: NumberOptions = {}): Coerced<number> {
+  let s = text.trim().replace(/\u2212/g, '-');
+  if (s === '') return fail('empty text is not a number');
+  let negative = false;
+  const paren = /^\((.*)\)$/.exec(s);
+  if (paren) {
+    negative = true;
+    s = paren[1].trim();
+  }
+  if (s.startsWith('-') || s.startsWith('+')) {
+    negative = negative !== s.startsWith('-');
+    s = s.slice(1).trim();
+  }
+  if (/^(\d+\.?\d*|\.\d+)e[+-]?\d+$/i.test(s)) return ok(signed(Number(s), negative));
+  if (SPACE_GROUP.test(s)) {
+    const m = /^(\d{1,3}(?:[ \u00a0\u2009\u202f'\u2019]\d{3})+)([.,]\d+)?$/.exec(s);
+    if (!m) return fail(`"${text}" is not a number`);
+    return ok(signed(Number(m[1].replace(/\D/g, '') + (m[2] ? '.' + m[2].slice(1) : '')), negative));
+  }
+  if (!/^[\d.,]+$/.test(s) || !/\d/.test(s)) return fail(`"${text}" is not a number`);
+
+  let decimal: '.' | ',' | null;
+  const dots = count(s, '.');
+  const commas = count(s, ',');
+  if (opts.decimalComma === true) decimal = ',';
+  else if (opts.decimalComma === false) decimal = '.';
+  else if (dots && commas) decimal = s.lastIndexOf('.') > s.lastIndexOf(',') ? '.' : ',';
+  else if (dots) decimal = dots > 1 ? null : '.';
+  else if (commas > 1) decimal = null;
+  else if (commas === 1) {
+    const [int, frac] = s.split(',');
+    if (frac.length === 3 && int !== '0' && int !== '') {
+      return fail(`"${text}" could be ${int}${frac} or ${int}.${frac}; say which decimal mark the data uses`, true);
+    }
+    decimal = ',';
+  } else decimal = null;
+
+  const group = decimal === ',' ? '.' : decimal === '.' ? ',' : dots ? '.' : ',';
+  const parts = decimal ? s.split(decimal) : [s];
+  if (parts.length > 2) return fail(`"${text}" has more than one decimal mark`);
+  const [intPart, fracPart] = parts;
+  if (fracPart !== undefined && !/^\d+$/.test(fracPart)) return fail(`"${text}" is not a number`);
+  let digits: string;
+  if (intPart === '') {
+    if (fracPart === undefined) return fail(`"${text}" is not a number`);
+    digits = '0';
+  } else if (intPart.includes(group)) {
+    if (!new RegExp(`^\\d{1,3}(\\${group}\\d{3})+$`).test(intPart)) return fail(`"${text}" has misplaced thousands separators`);
+    digits = intPart.split(group).join('');
+  } else if (/^\d+$/.test(intPart)) digits = intPart;
+  else return fail(`"${text}" is not a number`);
+  return ok(signed(Number(fracPart === undefined ? digits : `${digits}.${fracPart}`), negative));
+}
+
+function signed(n: number, negative: boolean): number {
+  return negative && n !== 0 ? -n : n;
+}
+
+function count(s: string, ch: string): number {
+  let n = 0;
+  for (const c of s) if (c === ch) n++;
+  return n;
+}
+
+const TRUE_WORDS = new Set(['true', 'yes', 'y', '1', 't']);
+const FALSE_WORDS = new Set(['false', 'no', 'n', '0', 'f']);
+
+/** true/false/yes/no/y/n/t/f/1/0, any case. */
+export function parseBoolean(text: string): Coerced<boolean> {
+  const s = text.trim().toLowerCase();
+  if (TRUE_WORDS.has(s)) return ok(true);
+  if (FALSE_WORDS.has(s)) return ok(false);
+  return fail(`"${text}" is not a boolean (use true/false, yes/no, 1/0)`);
+}
+
+const DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function isLeapYear(y: number): boolean {
+  return y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+}
+
+function validYmd(y: number, m: number, d: number): boolean {
+  return m >= 1 && m <= 12 && d >= 1 && d <= (m === 2 && !isLeapYear(y) ? 28 : DAYS_IN_MONTH[m]);
+}
+
+const ISO_DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
+
+/** `YYYY-MM-DD` naming a real calendar day (the same test as ajv-formats' full `date`). */
+export function isIsoDate(text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  const m = ISO_DATE.exec(text);
+  return m !== null && validYmd(+m[1], +m[2], +m[3]);
+}
+
+function iso(y: number, m: number, d: number, text: string): Coerced<string> {
+  if (!validYmd(y, m, d)) return fail(`"${text}" is not a calendar date`);
+  return ok(`${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`);
+}
+
+const MONTHS: Record<string, number> = {};
+['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'].forEach((name, i) => {
+  MONTHS[name] = i + 1;
+  MONTHS[name.slice(0, 3)] = i + 1;
+});
+MONTHS.sept = 9;
+
+const WEEKDAY_PREFIX = /^(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+/i;
+const SEP = '[\\s\\-./,]+';
+const ORD = '(?:st|nd|rd|th)?';
+
+/**
+ * A date to ISO `YYYY-MM-DD`. Certain forms: ISO (with or without a time), Y/M/D, YYYYMMDD,
+ * month names (`15 March 2024`, `Mar 15, 2024`), and D/M/Y or M/D/Y when one part exceeds 12
+ * or both are equal. `03/04/2024` needs `dateOrder`; two-digit years are refused.
+ */
+export function parseDate(text: string, opts: DateOptions = {}): Coerced<string> {
+  const s = text.trim().replace(WEEKDAY_PREFIX, '');
+  let m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(s);
+  if (m) return iso(+m[1], +m[2], +m[3], text);
+  m = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$/.exec(s);
+  if (m) return iso(+m[1], +m[2], +m[3], text);
+  m = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
+  if (m) return iso(+m[1], +m[2], +m[3], text);
+  m = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{2}|\d{4})$/.exec(s);
+  if (m) {
+    if (m[3].length === 2) return fail(`"${text}" has a two-digit year; write the full year`, true);
+    const a = +m[1];
+    const b = +m[2];
+    const y = +m[3];
+    let order: DateOrder | undefined;
+    if (a === b) order = 'dmy';
+    else if (a > 12 && b <= 12) order = 'dmy';
+    else if (b > 12 && a <= 12) order = 'mdy';
+    else if (a <= 12 && b <= 12) order = opts.dateOrder;
+    if (!order) {
+      if (a > 12 && b > 12) return fail(`"${text}" is not a calendar date`);
+      return fail(`"${text}" could be day-month or month-day; say which order the data uses (dmy or mdy)`, true);
+    }
+    return order === 'dmy' ? iso(y, b, a, text) : iso(y, a, b, text);
+  }
+  m = new RegExp(`^(\\d{1,2})${ORD}${SEP}([a-z]+)\\.?${SEP}(\\d{4})$`, 'i').exec(s);
+  if (m && MONTHS[m[2].toLowerCase()]) return iso(+m[3], MONTHS[m[2].toLowerCase()], +m[1], text);
+  m = new RegExp(`^([a-z]+)\\.?${SEP}(\\d{1,2})${ORD}${SEP}(\\d{4})$`, 'i').exec(s);
+  if (m && MONTHS[m[1].toLowerCase()]) return iso(+m[3], MONTHS[m[1].toLowerCase()], +m[2], text);
+  m = new RegExp(`^(\\d{4})${SEP}([a-z]+)\\.?${SEP}(\\d{1,2})$`, 'i').exec(s);
+  if (m && MONTHS[m[2].toLowerCase()]) return iso(+m[1], MONTHS[m[2].toLowerCase()], +m[3], text);
+  return fail(`"${text}" is not a date evalkit can read`);
+}
+
+const SYMBOLS_LONGEST_FIRST = [...Object.keys(UNAMBIGUOUS_SYMBOLS), ...Object.keys(SHARED_SYMBOLS)].sort((a, b) => b.length - a.length);
+
+function codeOfMarker(marker: string, defaultCurrency: string | undefined): string | undefined {
+  const upper = marker.toUpperCase();
+  if (/^[A-Z]{3}$/.test(upper) && isCurrencyCode(upper)) return upper;
+  if (UNAMBIGUOUS_SYMBOLS[marker]) return UNAMBIGUOUS_SYMBOLS[marker];
+  const shared = SHARED_SYMBOLS[marker];
+  if (shared) return defaultCurrency && shared.users.includes(defaultCurrency) ? defaultCurrency : shared.fallback;
+  return undefined;
+}
+
+/** Split a leading or trailing currency code or symbol off an amount text. */
+function splitMarker(s: string): { marker?: string; rest: string; extra?: string } {
+  const code = /^([A-Za-z]{3})\s*(.*)$/.exec(s);
+  if (code && isCurrencyCode(code[1].toUpperCase())) return { marker: code[1], rest: code[2] };
+  const tail = /^(.*?)\s*([A-Za-z]{3})$/.exec(s);
+  if (tail && isCurrencyCode(tail[2].toUpperCase())) return { marker: tail[2], rest: tail[1] };
+  for (const sym of SYMBOLS_LONGEST_FIRST) {
+    if (s.startsWith(sym)) return { marker: sym, rest: s.slice(sym.length).trim() };
+    if (s.endsWith(sym)) return { marker: sym, rest: s.slice(0, -sym.length).trim() };
+  }
+  return { rest: s };
+}
+
+/**
+ * A money text to a currency object: `$1,234.56`, `USD 1234.56`, `EUR 12,50`, `1.234,56 EUR`,
+ * `€12`, `-$5`, `($5.00)`. Without a code or symbol in the text the default currency is used;
+ * without one of those either, it fails.
+ */
+export function parseCurrency(text: string, opts: CurrencyOptions = {}): Coerced<Currency> {
+  let s = text.trim().replace(/\u2212/g, '-');
+  let negative = false;
+  const paren = /^\((.*)\)$/.exec(s);
+  if (paren) {
+    negative = true;
+    s = paren[1].trim();
+  }
+  if (s.startsWith('-')) {
+    negative = !negative;
+    s = s.slice(1).trim();
+  }
+  const first = splitMarker(s);
+  let marker = first.marker;
+  let rest = first.rest;
+  if (marker !== undefined) {
+    if (rest.startsWith('-')) {
+      negative = !negative;
+      rest = rest.slice(1).trim();
+    }
+    const second = splitMarker(rest);
+    if (second.marker !== undefined) {
+      const a = codeOfMarker(marker, opts.defaultCurrency);
+      const b = codeOfMarker(second.marker, opts.defaultCurrency);
+      // "$12 USD" names one currency twice; "$12 EUR" contradicts itself.
+      if (a !== b && !(SHARED_SYMBOLS[marker] && b && SHARED_SYMBOLS[marker].users.includes(b))) {
+        return fail(`"${text}" names two currencies`);
+      }
+      marker = second.marker;
+      rest = second.rest;
+    }
+  }
+  const amount = parseNumber(rest, opts);
+  if (!amount.ok) return amount.ambiguous ? fail(amount.reason, true) : fail(`"${text}" is not an amount of money`);
+  const code = marker !== undefined ? codeOfMarker(marker, opts.defaultCurrency) : opts.defaultCurrency;
+  if (!code) return fail(`"${text}" names no currency; give a default currency code`, true);
+  if (!isCurrencyCode(code)) return fail(`"${code}" is not an ISO 4217 currency code`);
+  return ok({ amount: signed(amount.value, negative), iso_4217_currency_code: code });
+}
+
+/** One of an enum's values: exact, else the only value equal ignoring case and outer spaces. */
+export function parseEnum<V extends string | number | boolean | null>(text: string, values: readonly V[]): Coerced<V> {
+  const exact = values.find((v) => v === text);
+  if (exact !== undefined) return ok(exact);
+  const wanted = text.trim().toLowerCase();
+  const matches = values.filter((v) => typeof v === 'string' && v.trim().toLowerCase() === wanted);
+  if (matches.length === 1) return ok(matches[0]);
+  if (matches.length > 1) return fail(`"${text}" matches several values: ${matches.map((v) => JSON.stringify(v)).join(', ')}`, true);
+  return fail(`"${text}" is not one of ${values.map((v) => JSON.stringify(v)).join(', ')}`);
+}

@@ -1,0 +1,189 @@
+/**
+ * The expected-output model of a processor config: what an expectedOutput may hold, independent
+ * of how the config spells it (JSON `schema`, deprecated `fields` array, old or new layout).
+ * Both the JSON Schema (schema.ts) and the rich findings (check.ts) are derived from it, so the
+ * two cannot disagree.
+ */
+import { InputError } from '../util/errors.js';
+import { isPlainObject, toPointer } from '../util/json.js';
+
+export type FieldType = 'string' | 'number' | 'currency' | 'boolean' | 'date' | 'array' | 'enum' | 'object' | 'signature';
+export const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'currency', 'boolean', 'date', 'array', 'enum', 'object', 'signature'];
+
+export type EnumValue = string | number | boolean;
+
+/** Every node also accepts null ("nothing expected"). */
+export type Node =
+  | { kind: 'string' }
+  | { kind: 'number'; integer?: boolean }
+  | { kind: 'boolean' }
+  | { kind: 'date' }
+  | { kind: 'currency' }
+  | { kind: 'enum'; values: EnumValue[] }
+  | { kind: 'array'; items: Node }
+  | { kind: 'object'; properties: Record<string, Node>; signature?: boolean }
+  | { kind: 'any' };
+
+export interface Classification {
+  id: string;
+  type: string;
+}
+
+/** A field of a deprecated fields-array config, for the legacy expected form. */
+export interface LegacyField {
+  id: string;
+  name: string;
+  type: FieldType;
+}
+
+export type ExpectedModel =
+  | { type: 'EXTRACT'; form: 'schema' | 'fields'; fields: Record<string, Node>; legacy?: LegacyField[] }
+  | { type: 'CLASSIFY'; classifications: Classification[] }
+  | { type: 'SPLITTER'; classifications: Classification[] };
+
+export const SIGNATURE_NODE: Node = {
+  kind: 'object',
+  signature: true,
+  properties: { printed_name: { kind: 'string' }, signature_date: { kind: 'date' }, is_signed: { kind: 'boolean' }, title_or_role: { kind: 'string' } },
+};
+const SIGNATURE_KEYS = Object.keys((SIGNATURE_NODE as { properties: object }).properties).sort().join(',');
+const CURRENCY_KEYS = 'amount,iso_4217_currency_code';
+
+/** A config in the 2025-04-21 layout (any layout is normalised to it first) with its type. */
+export function buildModel(config: Record<string, unknown>, type: 'EXTRACT' | 'CLASSIFY' | 'SPLITTER'): ExpectedModel {
+  if (type === 'CLASSIFY') return { type, classifications: classificationsOf(config, 'classifications') };
+  if (type === 'SPLITTER') return { type, classifications: classificationsOf(config, 'splitClassifications') };
+  if (config.schema !== undefined) {
+    if (!isPlainObject(config.schema)) throw configError('"schema" must be a JSON Schema object', ['schema']);
+    const root = config.schema;
+    const top = nodeFromJsonSchema(root, root, ['schema'], new Set());
+    if (top.kind !== 'object') throw configError('the extraction schema must describe an object with "properties"', ['schema']);
+    return { type, form: 'schema', fields: top.properties };
+  }
+  if (Array.isArray(config.fields)) {
+    const legacy: LegacyField[] = [];
+    const fields = fieldsToProperties(config.fields, ['fields'], legacy);
+    return { type, form: 'fields', fields, legacy };
+  }
+  throw configError('an EXTRACT config needs a "schema" or a "fields" array', []);
+}
+
+function configError(message: string, path: Array<string | number>, hint = 'fix the processor config'): InputError {
+  return new InputError(`config: ${message}`, { location: { pointer: toPointer(path) }, hint });
+}
+
+function classificationsOf(config: Record<string, unknown>, key: string): Classification[] {
+  const list = config[key];
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw configError(`"${key}" must be an array`, [key]);
+  return list.map((c, i) => {
+    if (!isPlainObject(c) || typeof c.id !== 'string') throw configError(`each classification needs a string "id"`, [key, i]);
+    return { id: c.id, type: typeof c.type === 'string' ? c.type : c.id };
+  });
+}
+
+function fieldsToProperties(list: unknown[], path: Array<string | number>, legacy?: LegacyField[]): Record<string, Node> {
+  const props: Record<string, Node> = {};
+  list.forEach((f, i) => {
+    const at = [...path, i];
+    if (!isPlainObject(f) || typeof f.id !== 'string' || f.id === '') throw configError('each field needs a non-empty string "id"', at);
+    if (Object.prototype.hasOwnProperty.call(props, f.id)) throw configError(`field id "${f.id}" is used twice`, [...at, 'id']);
+    props[f.id] = fieldNode(f, at);
+    legacy?.push({ id: f.id, name: typeof f.name === 'string' && f.name !== '' ? f.name : f.id, type: f.type as FieldType });
+  });
+  return props;
+}
+
+function fieldNode(f: Record<string, unknown>, at: Array<string | number>): Node {
+  switch (f.type) {
+    case 'string':
+    case 'boolean':
+    case 'date':
+    case 'currency':
+      return { kind: f.type };
+    case 'number':
+      return { kind: 'number' };
+    case 'signature':
+      return SIGNATURE_NODE;
+    case 'enum': {
+      if (!Array.isArray(f.enum)) throw configError(`enum field "${String(f.id)}" needs an "enum" array`, [...at, 'enum']);
+      return { kind: 'enum', values: f.enum.map((e) => (isPlainObject(e) ? e.value : e)).filter(isEnumValue) };
+    }
+    case 'object':
+      if (!Array.isArray(f.schema)) return { kind: 'any' };
+      return { kind: 'object', properties: fieldsToProperties(f.schema, [...at, 'schema']) };
+    case 'array': {
+      if (!Array.isArray(f.schema)) return { kind: 'array', items: { kind: 'any' } };
+      // The sub-fields describe one row of the array (a line item).
+      return { kind: 'array', items: { kind: 'object', properties: fieldsToProperties(f.schema, [...at, 'schema']) } };
+    }
+    default:
+      throw configError(`field "${String(f.id)}" has unknown type ${JSON.stringify(f.type)}`, [...at, 'type'], `use one of ${FIELD_TYPES.join(', ')}`);
+  }
+}
+
+function isEnumValue(v: unknown): v is EnumValue {
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+}
+
+type Json = Record<string, unknown>;
+
+/** Resolve a local `$ref` such as `#/$defs/address` inside the config's schema. */
+function resolveRef(ref: string, root: Json, path: Array<string | number>): Json {
+  if (!ref.startsWith('#')) throw configError(`only local $ref are supported, got "${ref}"`, path);
+  let cur: unknown = root;
+  for (const tok of ref.slice(1).split('/').filter(Boolean)) {
+    const key = decodeURIComponent(tok).replace(/~1/g, '/').replace(/~0/g, '~');
+    cur = isPlainObject(cur) ? cur[key] : undefined;
+  }
+  if (!isPlainObject(cur)) throw configError(`$ref "${ref}" does not resolve`, path);
+  return cur;
+}
+
+function nodeFromJsonSchema(s: unknown, root: Json, path: Array<string | number>, refs: Set<string>): Node {
+  if (!isPlainObject(s)) return { kind: 'any' };
+  if (typeof s.$ref === 'string') {
+    // A recursive schema cannot be unrolled; below the first repetition anything is accepted.
+    if (refs.has(s.$ref)) return { kind: 'any' };
+    return nodeFromJsonSchema(resolveRef(s.$ref, root, [...path, '$ref']), root, path, new Set([...refs, s.$ref]));
+  }
+  const ext = s['extend:type'];
+  if (ext === 'currency') return { kind: 'currency' };
+  if (ext === 'signature') return SIGNATURE_NODE;
+  if (ext === 'date') return { kind: 'date' };
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const alts = s[key];
+    if (Array.isArray(alts)) {
+      const nonNull = alts.filter((a) => !(isPlainObject(a) && a.type === 'null'));
+      if (nonNull.length === 1) return nodeFromJsonSchema(nonNull[0], root, [...path, key, alts.indexOf(nonNull[0])], refs);
+      return { kind: 'any' };
+    }
+  }
+  if (Array.isArray(s.enum)) return { kind: 'enum', values: s.enum.filter(isEnumValue) };
+  if (s.const !== undefined && isEnumValue(s.const)) return { kind: 'enum', values: [s.const] };
+  const types = (Array.isArray(s.type) ? s.type : s.type === undefined ? [] : [s.type]).filter((t) => t !== 'null');
+  const t = types.length === 1 ? types[0] : types.length === 0 ? (isPlainObject(s.properties) ? 'object' : s.items !== undefined ? 'array' : undefined) : 'mixed';
+  switch (t) {
+    case 'string':
+      return s.format === 'date' ? { kind: 'date' } : { kind: 'string' };
+    case 'number':
+      return { kind: 'number' };
+    case 'integer':
+      return { kind: 'number', integer: true };
+    case 'boolean':
+      return { kind: 'boolean' };
+    case 'array':
+      return { kind: 'array', items: nodeFromJsonSchema(s.items, root, [...path, 'items'], refs) };
+    case 'object': {
+      if (!isPlainObject(s.properties) || Object.keys(s.properties).length === 0) return { kind: 'any' };
+      const keys = Object.keys(s.properties).sort().join(',');
+      if (keys === CURRENCY_KEYS) return { kind: 'currency' };
+      if (keys === SIGNATURE_KEYS) return SIGNATURE_NODE;
+      const properties: Record<string, Node> = {};
+      for (const [k, v] of Object.entries(s.properties)) properties[k] = nodeFromJsonSchema(v, root, [...path, 'properties', k], refs);
+      return { kind: 'object', properties };
+    }
+    default:
+      return { kind: 'any' };
+  }
+}

@@ -1,0 +1,24 @@
+import type { Core } from './core.js';
+import type { Engine } from './engine/index.js';
+import type { Scheduler } from './engine/scheduler.js';
+import type { EventBus } from './events.js';
+import type { Store } from './store.js';
+
+/** What every route shares: built once in startSandbox. */
+export interface Ctx {
+  store: Store;
+  /** Set once `ready` resolves (loaded after the server listens, so start stays fast). */
+  core: Core;
+  ready: Promise<void>;
+  coreLoaded: boolean;
+  engine: Engine;
+  scheduler: Scheduler;
+  events: EventBus;
+  /** http://host:port, known once the server listens. */
+  baseUrl: string;
+  /** Signs presigned file URLs; kept in the store so URLs survive a restart. */
+  secret: string;
+  maxBodyBytes: number;
+  /** Validity of presigned file URLs. */
+  presignTtlSeconds: number;
+}

@@ -1,0 +1,106 @@
+/**
+ * One run through the engine: wait the run's processing time, gather its input and truth, ask
+ * the engine, then write the result (and, for the last run of a batch, the batch's metrics) in
+ * one transaction. A run whose input is gone fails with a reason instead of hanging.
+ */
+import { createHash } from 'node:crypto';
+import type { Ctx } from '../context.js';
+import { HUB, type Json, type ProcessorType } from '../core.js';
+import { nowIso } from '../ids.js';
+import { computeMetrics, type EvaluatedRun } from '../metrics.js';
+import type { Job } from '../runs.js';
+import type { BatchRow, FileRow, ItemRow, RunRow } from '../store.js';
+import type { EngineInput, EngineResult } from './types.js';
+
+export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Promise<void> {
+  return async (id, started) => {
+    const c = ctx();
+    if (!(await c.scheduler.sleep(c.scheduler.runDelay()))) return;
+    if (!c.coreLoaded) await c.ready;
+    const row = c.store.byId<RunRow>('processor_runs', id);
+    if (!row || row.status !== 'PROCESSING') return;
+    const doc = JSON.parse(row.doc) as Json;
+    const result = runEngine(c, row, doc);
+    if (c.scheduler.isClosed) return;
+    const now = nowIso();
+    const label = result.label;
+    doc.metadata = { ...(doc.metadata as Json | null), evalkitSandbox: label };
+    doc.updatedAt = now;
+    if (result.ok) {
+      const output = row.processor_type === 'SPLITTER' ? c.core.splitterOutput(result.output, HUB) : result.output;
+      doc.status = 'PROCESSED';
+      doc.output = output;
+      doc.initialOutput = output;
+    } else {
+      doc.status = 'FAILED';
+      doc.failureReason = result.reason;
+      doc.failureMessage = result.message;
+    }
+    const runTimeMs = Math.round(performance.now() - started);
+    const batch = c.store.finishRun(id, doc.status as string, JSON.stringify(doc), runTimeMs, now, (b) => finishBatch(c, b));
+    c.events.emit({ type: result.ok ? 'processor_run.processed' : 'processor_run.failed', runId: id });
+    if (batch) c.events.emit({ type: batch.status === 'PROCESSED' ? 'batch_processor_run.processed' : 'batch_processor_run.failed', batchProcessorRunId: batch.id });
+  };
+}
+
+function runEngine(c: Ctx, row: RunRow, doc: Json): EngineResult {
+  const job = JSON.parse(row.job) as Job;
+  let text: string;
+  let pages: string[];
+  let sha256: string;
+  let fileName: string | null = null;
+  if (job.input.kind === 'text') {
+    text = job.input.text;
+    pages = [text];
+    sha256 = createHash('sha256').update(text).digest('hex');
+  } else {
+    const file = c.store.st('SELECT id, name, sha256, raw_text, pages FROM files WHERE id = ?').get(job.input.fileId) as Pick<FileRow, 'id' | 'name' | 'sha256' | 'raw_text' | 'pages'> | undefined;
+    if (!file) return { ok: false, reason: 'FILE_NOT_FOUND', message: `file ${job.input.fileId} was deleted before the run was processed`, label: { engine: c.engine.spec } };
+    text = file.raw_text;
+    pages = JSON.parse(file.pages) as string[];
+    sha256 = file.sha256;
+    fileName = file.name;
+  }
+  let item: ItemRow | undefined;
+  if (job.evaluationSetItemId) item = c.store.byId<ItemRow>('evaluation_set_items', job.evaluationSetItemId);
+  else if (job.input.kind === 'file') item = c.store.itemForFile(job.input.fileId, row.processor_id);
+  const input: EngineInput = {
+    runId: row.id,
+    processorId: row.processor_id,
+    processorType: row.processor_type as ProcessorType,
+    versionLabel: job.versionLabel,
+    versionId: row.processor_version_id,
+    config: doc.config as Json,
+    text,
+    pages,
+    fileName,
+    sha256,
+    expected: item ? (JSON.parse(item.expected) as Json) : undefined,
+    truthKey: item?.id ?? sha256,
+  };
+  try {
+    return c.engine.run(input);
+  } catch {
+    return { ok: false, reason: 'ENGINE_ERROR', message: 'the sandbox engine could not process this run', label: { engine: c.engine.spec } };
+  }
+}
+
+function finishBatch(c: Ctx, b: BatchRow): { status: string; metrics: string } {
+  const runs = c.store.runsOfBatch(b.id);
+  const itemStmt = c.store.st('SELECT expected FROM evaluation_set_items WHERE id = ?');
+  const evaluated: EvaluatedRun[] = runs.map((r) => {
+    const doc = JSON.parse(r.doc) as Json;
+    const item = r.item_id ? (itemStmt.get(r.item_id) as { expected: string } | undefined) : undefined;
+    return {
+      status: r.status,
+      expected: item ? (JSON.parse(item.expected) as Json) : undefined,
+      output: (doc.output as Json | null) ?? null,
+      runTimeMs: r.run_time_ms,
+      numPages: r.num_pages,
+    };
+  });
+  const opts = JSON.parse(b.options) as { fuzzyMatchFields?: string[]; excludeFields?: string[] };
+  const metrics = computeMetrics(runs[0]?.processor_type as ProcessorType, evaluated, opts);
+  const allFailed = runs.length > 0 && runs.every((r) => r.status === 'FAILED');
+  return { status: allFailed ? 'FAILED' : 'PROCESSED', metrics: JSON.stringify(metrics) };
+}

@@ -1,0 +1,196 @@
+/**
+ * `startSandbox()`: the local server that implements the service API, in-process.
+ *
+ *   const sb = await startSandbox({ port: 0 });
+ *   // sb.url, sb.token; ... await sb.close();
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from '../util/errors.js';
+import { devToken, TokenRegistry, toRecords, type TokenRecord, type TokenSpec } from './auth.js';
+import type { Ctx } from './context.js';
+import { loadCore, type Core } from './core.js';
+import { parseEngine, type Engine } from './engine/index.js';
+import { makeWorker } from './engine/process.js';
+import { Scheduler } from './engine/scheduler.js';
+import { EventBus, type SandboxEvent } from './events.js';
+import { advanceClockTo } from './ids.js';
+import { Router } from './router.js';
+import { batchRoutes } from './routes/batchProcessorRuns.js';
+import { evaluationRoutes } from './routes/evaluation.js';
+import { fileRoutes } from './routes/files.js';
+import { processorRunRoutes } from './routes/processorRuns.js';
+import { processorRoutes } from './routes/processors.js';
+import { createSandboxServer } from './server.js';
+import { Store } from './store.js';
+import { DEFAULT_VERSION_HEADER } from './versioning.js';
+
+export type { SandboxEvent } from './events.js';
+export type { TokenSpec } from './auth.js';
+export { API_VERSIONS } from './versioning.js';
+
+export interface SandboxOptions {
+  /** Default 8787 in the CLI; 0 picks a free port (tests). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Persist state in `<dataDir>/sandbox.db`; in memory without it. */
+  dataDir?: string;
+  /** A tokens file path, or the tokens themselves. Without it, one dev token is made (and kept in dataDir). */
+  tokens?: string | TokenSpec[];
+  /** Value of the dev token (when `tokens` is not given). */
+  devToken?: string;
+  /** Requests per second per token; 0/undefined = unlimited. */
+  rateLimit?: number;
+  /** Added before every response. */
+  latencyMs?: number;
+  /** Probability (0-1) of an injected 500 per request. */
+  failRate?: number;
+  /** Seed of the injected failures (random by default). */
+  failSeed?: number;
+  /** `simulate[:seed,error-rate[,failure-rate]]` (default `simulate`) or `replay:FILE`, or an Engine. */
+  engine?: string | Engine;
+  /** Runs processed at the same time (default 4). */
+  engineConcurrency?: number;
+  /** Processing time of one run in ms, +-25% (default 200). */
+  engineDelayMs?: number;
+  /** Cap of request bodies in bytes (default 32 MiB); larger bodies get 413. */
+  maxBodyBytes?: number;
+  /** Name of the version header (default x-service-api-version). */
+  versionHeader?: string;
+  /** Receives unexpected server errors (with stacks); never sent to clients. */
+  log?: (line: string) => void;
+}
+
+export interface SandboxHandle {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  port: number;
+  /** The dev token, or the first token of the tokens file. */
+  token: string;
+  /** True when `token` is the generated dev token (the CLI prints only that one). */
+  devToken: boolean;
+  /** The engine spec in use, e.g. `simulate:42,0.1`. */
+  engine: string;
+  /** Stops accepting requests and closes the store; runs in progress resume on the next start. */
+  close(): Promise<void>;
+  /** Resolves when no run is queued or processing (test helper). */
+  idle(): Promise<void>;
+  /** Stop / restart taking runs from the queue (test helper for priority ordering). */
+  pauseEngine(): void;
+  resumeEngine(): void;
+  /** In-process events (runs processed, versions published...). Returns an unsubscribe function. */
+  onEvent(fn: (e: SandboxEvent) => void): () => void;
+}
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+function num(name: string, v: number | undefined, min: number, max: number, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw new UsageError(`${name} must be a number from ${min} to ${max} (got ${String(v)})`);
+  return v;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  const port = num('port', options.port, 0, 65535, DEFAULT_PORT);
+  if (!Number.isInteger(port)) throw new UsageError('port must be an integer');
+  const rateLimit = num('rate limit', options.rateLimit, 0, 1e6, 0);
+  const latencyMs = num('latency', options.latencyMs, 0, 600_000, 0);
+  const failRate = num('fail rate', options.failRate, 0, 1, 0);
+  const concurrency = Math.floor(num('engine concurrency', options.engineConcurrency, 1, 1000, 4));
+  const delayMs = num('engine delay', options.engineDelayMs, 0, 600_000, 200);
+  const maxBodyBytes = num('max body bytes', options.maxBodyBytes, 1024, 2 ** 31, DEFAULT_MAX_BODY_BYTES);
+  const engine = typeof options.engine === 'object' ? options.engine : parseEngine(options.engine);
+  let tokens: TokenRecord[] | undefined;
+  if (typeof options.tokens === 'string') tokens = (await import('./tokensFile.js')).loadTokensFile(options.tokens);
+  else if (Array.isArray(options.tokens)) tokens = toRecords(options.tokens);
+
+  const store = new Store(options.dataDir);
+  try {
+    advanceClockTo(store.latestTimestamp());
+    let secret = store.getMeta('secret');
+    if (!secret) store.setMeta('secret', (secret = randomBytes(32).toString('hex')));
+    let isDev = false;
+    if (!tokens) {
+      const value = options.devToken ?? store.getMeta('dev_token');
+      const dev = devToken(value);
+      const created = store.getMeta('dev_token_created');
+      if (value && created && !options.devToken) dev.createdAt = created;
+      store.setMeta('dev_token', dev.token);
+      store.setMeta('dev_token_created', dev.createdAt);
+      tokens = [dev];
+      isDev = true;
+    }
+    const events = new EventBus();
+    const ctx: Ctx = {
+      store,
+      core: undefined as unknown as Core,
+      coreLoaded: false,
+      ready: Promise.resolve(),
+      engine,
+      events,
+      scheduler: undefined as unknown as Scheduler,
+      baseUrl: '',
+      secret,
+      maxBodyBytes,
+      presignTtlSeconds: 3600,
+    };
+    // src/config and src/expected (ajv schemas) load while the server starts listening.
+    ctx.ready = loadCore().then((core) => {
+      ctx.core = core;
+      ctx.coreLoaded = true;
+    });
+    ctx.scheduler = new Scheduler(concurrency, delayMs, makeWorker(() => ctx));
+    const router = new Router().add(...processorRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...batchRoutes);
+    const server = createSandboxServer(ctx, {
+      router,
+      registry: new TokenRegistry(tokens),
+      versionHeader: (options.versionHeader ?? DEFAULT_VERSION_HEADER).toLowerCase(),
+      rateLimit,
+      latencyMs,
+      failRate,
+      failSeed: options.failSeed,
+      log: options.log,
+    });
+    const host = options.host ?? DEFAULT_HOST;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) =>
+        reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${port} on ${host} is already in use`, { hint: 'pick another --port, or 0 for any free port' }) : e),
+      );
+      server.listen(port, host, () => resolve());
+    });
+    const addr = server.address() as AddressInfo;
+    const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    ctx.baseUrl = `http://${shownHost === '[::]' ? '[::1]' : shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${addr.port}`;
+
+    // Runs that were in progress when the last sandbox stopped (or was killed) start again.
+    for (const r of store.processingRuns()) ctx.scheduler.enqueue(r.id, r.priority);
+
+    let closed: Promise<void> | undefined;
+    return {
+      url: ctx.baseUrl,
+      port: addr.port,
+      token: tokens[0].token,
+      devToken: isDev,
+      engine: engine.spec,
+      idle: () => ctx.scheduler.idle(),
+      pauseEngine: () => ctx.scheduler.pause(),
+      resumeEngine: () => ctx.scheduler.resume(),
+      onEvent: (fn) => events.on(fn),
+      close: () =>
+        (closed ??= new Promise<void>((resolve) => {
+          ctx.scheduler.close();
+          server.close(() => {
+            store.close();
+            resolve();
+          });
+          server.closeAllConnections();
+        })),
+    };
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Evaluation sets and items (spec 4.12, 4.13, service-facts.md). expectedOutput is checked
+ * against the processor's draft config (the newest intent of the config: items for a field
+ * added to the draft can be created before the next publish), with src/expected's rules.
+ */
+import type { Ctx } from '../context.js';
+import { HUB, type Json } from '../core.js';
+import { badRequest, checkId, notFound, objectBody, optString, reqId, reqString, type Req } from '../http.js';
+import { assertProcessorAccess } from '../auth.js';
+import { newId, nowIso } from '../ids.js';
+import { pageOf, pageParams } from '../paging.js';
+import { draftConfig, loadProcessor } from '../resolve.js';
+import type { Route } from '../router.js';
+import { itemJson, setJson } from '../serialize.js';
+import type { ItemRow, ProcessorRow, SetRow, Where } from '../store.js';
+import { isPlainObject } from '../../util/json.js';
+
+export const MAX_BULK_ITEMS = 1000;
+
+function createSet(req: Req, ctx: Ctx): Json {
+  const body = objectBody(req.body);
+  const name = reqString(body, 'name');
+  const description = optString(body, 'description');
+  const p = loadProcessor(ctx, req, reqId(body, 'processorId'));
+  const now = nowIso();
+  const row: SetRow = { seq: 0, id: newId('evaluationSet'), name, description: description ?? null, processor_id: p.id, created_at: now, updated_at: now };
+  ctx.store.insertSet(row);
+  return { success: true, evaluationSet: setJson(row) };
+}
+
+/** 404 for an unknown set, 403 when the token may not use the set's processor. */
+export function loadSet(ctx: Ctx, req: Req, id: string, what = 'evaluation set'): { set: SetRow; processor: ProcessorRow } {
+  checkId(id, what === 'evaluation set' ? 'evaluation set id' : what);
+  const set = ctx.store.byId<SetRow>('evaluation_sets', id);
+  if (!set) throw notFound(`${what} ${id} not found`);
+  assertProcessorAccess(req.token, set.processor_id);
+  const processor = ctx.store.byId<ProcessorRow>('processors', set.processor_id);
+  if (!processor) throw notFound(`processor ${set.processor_id} of evaluation set ${id} no longer exists`);
+  return { set, processor };
+}
+
+function getSet(req: Req, ctx: Ctx): Json {
+  return { success: true, evaluationSet: setJson(loadSet(ctx, req, req.params.id).set) };
+}
+
+function listSets(req: Req, ctx: Ctx): Json {
+  const page = pageParams(req.query, { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' }, 'createdAt', 'desc');
+  const where: Where[] = [];
+  const processorId = req.query.get('processorId');
+  if (processorId) where.push(['processor_id = ?', checkId(processorId, 'query parameter processorId')]);
+  if (req.token.processors !== '*') where.push(['processor_id IN (SELECT value FROM json_each(?))', JSON.stringify([...req.token.processors])]);
+  const rows = ctx.store.list<SetRow>('evaluation_sets', { where, sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1 });
+  const { rows: items, nextPageToken } = pageOf(rows, page, (r) => r[page.sortCol as keyof SetRow] as string);
+  return { success: true, evaluationSets: items.map(setJson), nextPageToken };
+}
+
+function listItems(req: Req, ctx: Ctx): Json {
+  const { set, processor } = loadSet(ctx, req, req.params.id);
+  const page = pageParams(req.query, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'asc');
+  const rows = ctx.store.list<ItemRow>('evaluation_set_items', {
+    where: [['evaluation_set_id = ?', set.id]], sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1,
+  });
+  const { rows: items, nextPageToken } = pageOf(rows, page, (r) => r[page.sortCol as keyof ItemRow] as string);
+  return { success: true, evaluationSetItems: items.map((i) => itemJson(ctx, i, req.layout, processor.type)), nextPageToken };
+}
+
+/**
+ * An expectedOutput from a request, in the 2025-04-21 layout, or a 400 naming each error
+ * finding with its JSON pointer into the request body and its rule.
+ */
+function checkExpected(ctx: Ctx, processor: ProcessorRow, config: Json, value: unknown, at: string): Json {
+  if (value === undefined || value === null) throw badRequest(`${at.slice(1).replace(/\//g, '.')} is required`);
+  if (!isPlainObject(value)) throw badRequest(`${at.slice(1).replace(/\//g, '.')} must be an object`);
+  const doc = processor.type === 'SPLITTER' ? ctx.core.splitterOutput(value, HUB) : value;
+  const errors = ctx.core.validateExpected(config, doc).filter((f) => f.severity === 'error');
+  if (errors.length) {
+    const shown = errors.slice(0, 5).map((f) => `${at}${f.pointer}: ${f.message} (rule ${f.rule})`);
+    const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
+    throw badRequest(`expectedOutput does not match the config of processor ${processor.id}: ${shown.join('; ')}${more}`);
+  }
+  return doc;
+}
+
+function fileOf(ctx: Ctx, fileId: string, what: string): void {
+  if (!ctx.store.st('SELECT 1 FROM files WHERE id = ?').get(fileId)) throw badRequest(`${what} ${fileId} does not exist (upload it with POST /files/upload first)`);
+}
+
+function createItem(req: Req, ctx: Ctx): Json {
+  const body = objectBody(req.body);
+  const setId = reqId(body, 'evaluationSetId');
+  const fileId = reqId(body, 'fileId');
+  if (body.expectedOutput === undefined) throw badRequest('expectedOutput is required');
+  const { set, processor } = loadSet(ctx, req, setId, 'evaluationSetId');
+  fileOf(ctx, fileId, 'fileId');
+  const expected = checkExpected(ctx, processor, draftConfig(ctx, processor), body.expectedOutput, '/expectedOutput');
+  const now = nowIso();
+  const row: ItemRow = { seq: 0, id: newId('evaluationSetItem'), evaluation_set_id: set.id, file_id: fileId, expected: JSON.stringify(expected), created_at: now, updated_at: now };
+  ctx.store.insertItems([row]);
+  return { success: true, evaluationSetItem: itemJson(ctx, row, req.layout, processor.type) };
+}
+
+/** All or nothing: one invalid item rejects the request and nothing is created. */
+function bulkCreate(req: Req, ctx: Ctx): Json {
+  const body = objectBody(req.body);
+  const setId = reqId(body, 'evaluationSetId');
+  const list = body.items;
+  if (!Array.isArray(list)) throw badRequest('items is required: an array of {fileId, expectedOutput}');
+  if (list.length < 1 || list.length > MAX_BULK_ITEMS) throw badRequest(`items must hold from 1 to ${MAX_BULK_ITEMS} elements (got ${list.length})`);
+  const { set, processor } = loadSet(ctx, req, setId, 'evaluationSetId');
+  const config = draftConfig(ctx, processor);
+  const now = nowIso();
+  const rows: ItemRow[] = list.map((raw, i) => {
+    const item = objectBody(raw, `items[${i}]`);
+    const fileId = reqId(item, 'fileId', `items[${i}].`);
+    fileOf(ctx, fileId, `items[${i}].fileId`);
+    const expected = checkExpected(ctx, processor, config, item.expectedOutput, `/items/${i}/expectedOutput`);
+    return { seq: 0, id: newId('evaluationSetItem'), evaluation_set_id: set.id, file_id: fileId, expected: JSON.stringify(expected), created_at: now, updated_at: now };
+  });
+  ctx.store.insertItems(rows);
+  return { success: true, evaluationSetItems: rows.map((r) => itemJson(ctx, r, req.layout, processor.type)) };
+}
+
+function loadItem(ctx: Ctx, req: Req): { item: ItemRow; processor: ProcessorRow } {
+  const id = checkId(req.params.id, 'evaluation set item id');
+  const item = ctx.store.byId<ItemRow>('evaluation_set_items', id);
+  if (!item) throw notFound(`evaluation set item ${id} not found`);
+  const { processor } = loadSet(ctx, req, item.evaluation_set_id);
+  return { item, processor };
+}
+
+function getItem(req: Req, ctx: Ctx): Json {
+  const { item, processor } = loadItem(ctx, req);
+  return { success: true, evaluationSetItem: itemJson(ctx, item, req.layout, processor.type) };
+}
+
+function updateItem(req: Req, ctx: Ctx): Json {
+  const { item, processor } = loadItem(ctx, req);
+  const body = objectBody(req.body);
+  if (body.expectedOutput === undefined) throw badRequest('expectedOutput is required');
+  const expected = checkExpected(ctx, processor, draftConfig(ctx, processor), body.expectedOutput, '/expectedOutput');
+  const now = nowIso();
+  ctx.store.updateItem(item.id, JSON.stringify(expected), now);
+  return { success: true, evaluationSetItem: itemJson(ctx, { ...item, expected: JSON.stringify(expected), updated_at: now }, req.layout, processor.type) };
+}
+
+function deleteItem(req: Req, ctx: Ctx): Json {
+  const { item } = loadItem(ctx, req);
+  ctx.store.deleteById('evaluation_set_items', item.id);
+  return { success: true, id: item.id, deleted: true };
+}
+
+export const evaluationRoutes: Route[] = [
+  { method: 'POST', pattern: '/evaluation_sets', body: 'json', handler: createSet },
+  { method: 'GET', pattern: '/evaluation_sets', handler: listSets },
+  { method: 'GET', pattern: '/evaluation_sets/:id', handler: getSet },
+  { method: 'GET', pattern: '/evaluation_sets/:id/items', handler: listItems },
+  { method: 'POST', pattern: '/evaluation_set_items', body: 'json', handler: createItem },
+  { method: 'POST', pattern: '/evaluation_set_items/bulk', body: 'json', handler: bulkCreate },
+  { method: 'GET', pattern: '/evaluation_set_items/:id', handler: getItem },
+  { method: 'POST', pattern: '/evaluation_set_items/:id', body: 'json', handler: updateItem },
+  { method: 'DELETE', pattern: '/evaluation_set_items/:id', handler: deleteItem },
+];

@@ -1,0 +1,71 @@
+/** Building processor runs (direct runs and the runs of an evaluation run share this). */
+import type { Json, ProcessorType } from './core.js';
+import { newId } from './ids.js';
+import { fileRef } from './serialize.js';
+import type { FileRow, ProcessorRow, RunRow, VersionRow } from './store.js';
+
+/** What the engine needs to process a run; stored beside the run, never served. */
+export interface Job {
+  input: { kind: 'text'; text: string } | { kind: 'file'; fileId: string };
+  versionLabel: string;
+  evaluationSetItemId?: string;
+}
+
+export interface NewRun {
+  processor: ProcessorRow;
+  version: VersionRow;
+  /** Config in effect (2025-04-21): the version's or the request's override. */
+  config: Json;
+  input: { kind: 'text'; text: string } | { kind: 'file'; file: Pick<FileRow, 'id' | 'name' | 'type' | 'num_pages'> };
+  priority: number;
+  metadata: Json;
+  source: string;
+  sourceId: string | null;
+  batchId: string | null;
+  itemId: string | null;
+  now: string;
+}
+
+export function buildRun(n: NewRun): RunRow {
+  const id = newId('run');
+  const file = n.input.kind === 'file' ? n.input.file : undefined;
+  const doc: Json = {
+    object: 'document_processor_run',
+    id,
+    status: 'PROCESSING',
+    output: null,
+    initialOutput: null,
+    reviewedOutput: null,
+    failureReason: null,
+    failureMessage: null,
+    processorId: n.processor.id,
+    processorVersionId: n.version.id,
+    processorVersion: n.version.version,
+    processorName: n.processor.name,
+    metadata: n.metadata,
+    reviewed: false,
+    edited: false,
+    edits: null,
+    type: n.processor.type as ProcessorType,
+    config: n.config,
+    files: file ? [fileRef(file)] : [],
+    priority: n.priority,
+    source: n.source,
+    sourceId: n.sourceId,
+    batchProcessorRunId: n.batchId,
+    ...(n.itemId ? { evaluationSetItemId: n.itemId } : {}),
+    createdAt: n.now,
+    updatedAt: n.now,
+  };
+  const job: Job = {
+    input: n.input.kind === 'text' ? { kind: 'text', text: n.input.text } : { kind: 'file', fileId: n.input.file.id },
+    versionLabel: n.version.version,
+    ...(n.itemId ? { evaluationSetItemId: n.itemId } : {}),
+  };
+  return {
+    seq: 0, id, processor_id: n.processor.id, processor_type: n.processor.type, processor_version_id: n.version.id, status: 'PROCESSING',
+    priority: n.priority, source: n.source, source_id: n.sourceId, batch_id: n.batchId, item_id: n.itemId, file_id: file?.id ?? null,
+    file_name: file?.name ?? null, created_at: n.now, updated_at: n.now, run_time_ms: null, num_pages: file?.num_pages ?? 1,
+    doc: JSON.stringify(doc), job: JSON.stringify(job),
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * The HTTP layer: node:http, one pipeline per request:
+ *
+ *   latency -> path (optional /v1 prefix) -> public route? -> rate limit (429) -> injected
+ *   failure (500) -> token (401) -> API version (400) -> route (404/405) -> body (413/400)
+ *   -> handler -> `{success: true, ...}` or `{success: false, error}`
+ *
+ * Injected failures happen before any work, so a retried request never runs twice.
+ * Unexpected errors answer 500 without details; the stack goes to the `log` callback only.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { TokenRecord, TokenRegistry } from './auth.js';
+import type { Ctx } from './context.js';
+import { layoutOf, resolveVersion, type ApiVersion } from './versioning.js';
+import { BinaryBody, HttpError, RawJson, type HandlerResult, type Req } from './http.js';
+import type { Router } from './router.js';
+import { mulberry32, type Rng } from './engine/rng.js';
+import { parseJson } from '../util/json.js';
+import { EvalkitError } from '../util/errors.js';
+
+export interface ServerOptions {
+  router: Router;
+  registry: TokenRegistry;
+  versionHeader: string;
+  /** Requests per second per token (or per client address without a token); 0 = off. */
+  rateLimit: number;
+  latencyMs: number;
+  /** Probability of an injected 500 per request. */
+  failRate: number;
+  failSeed?: number;
+  log?: (line: string) => void;
+}
+
+/** Per key token bucket: `rate` requests per second, bursts up to `rate`. */
+class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  constructor(private readonly rate: number) {}
+
+  /** 0 when allowed, else the seconds to wait (for Retry-After). */
+  take(key: string): number {
+    const now = performance.now();
+    let b = this.buckets.get(key);
+    if (!b) {
+      if (this.buckets.size > 10_000) this.buckets.clear();
+      b = { tokens: this.rate, at: now };
+      this.buckets.set(key, b);
+    }
+    b.tokens = Math.min(this.rate, b.tokens + ((now - b.at) / 1000) * this.rate);
+    b.at = now;
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / this.rate));
+  }
+}
+
+const PUBLIC_TOKEN: TokenRecord = { token: '', name: 'public', createdAt: '1970-01-01', processors: new Set(), workflows: new Set() };
+
+export function createSandboxServer(ctx: Ctx, opts: ServerOptions): Server {
+  const limiter = opts.rateLimit > 0 ? new RateLimiter(opts.rateLimit) : undefined;
+  const rng: Rng = mulberry32(opts.failSeed ?? Math.floor(Math.random() * 2 ** 32));
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    handle(ctx, opts, limiter, rng, req, res).catch((e: unknown) => {
+      opts.log?.(`sandbox: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      if (!res.headersSent) sendJson(res, 500, '{"success":false,"error":"internal sandbox error"}');
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  return server;
+}
+
+async function handle(ctx: Ctx, opts: ServerOptions, limiter: RateLimiter | undefined, rng: Rng, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let version: ApiVersion | undefined;
+  try {
+    if (opts.latencyMs > 0) await new Promise((r) => setTimeout(r, opts.latencyMs));
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    let path = q < 0 ? url : url.slice(0, q);
+    if (path === '/v1' || path.startsWith('/v1/')) path = path.slice(3) || '/';
+    const segments = splitPath(path);
+    const method = req.method ?? 'GET';
+    if (segments.length === 1 && segments[0] === 'healthz' && method === 'GET') {
+      sendJson(res, 200, '{"success":true,"status":"ok"}');
+      return;
+    }
+    const match = opts.router.match(method, segments);
+    const isPublic = match !== undefined && 'route' in match && match.route.public === true;
+    let token = PUBLIC_TOKEN;
+    if (!isPublic) {
+      if (limiter) {
+        const auth = req.headers.authorization;
+        const wait = limiter.take(auth ?? `addr:${req.socket.remoteAddress ?? ''}`);
+        if (wait > 0) throw new HttpError(429, `rate limit exceeded: at most ${formatRate(opts.rateLimit)} requests per second; retry after ${wait} s`, { 'retry-after': String(wait) });
+      }
+      if (opts.failRate > 0 && rng() < opts.failRate) throw new HttpError(500, 'injected failure (evalkit sandbox --fail-rate); retry the request');
+      token = opts.registry.authenticate(req.headers.authorization);
+      version = resolveVersion(req.headers, token, opts.versionHeader);
+    }
+    if (!match) throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+    if ('allowed' in match) throw new HttpError(405, `method ${method} is not allowed on ${path}; use ${match.allowed.join(' or ')}`, { allow: match.allowed.join(', ') });
+    const route = match.route;
+    const r: Req = {
+      method,
+      path,
+      params: match.params,
+      query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)),
+      headers: req.headers,
+      token,
+      version: version ?? '2025-04-21',
+      layout: layoutOf(version ?? '2025-04-21'),
+      body: undefined,
+      rawBody: undefined,
+      raw: req,
+    };
+    if (route.body === 'json' || route.body === 'raw') {
+      const buf = await readBody(req, ctx.maxBodyBytes);
+      if (route.body === 'raw') r.rawBody = buf;
+      else r.body = parseBody(req, buf);
+    }
+    if (!ctx.coreLoaded) await ctx.ready;
+    reply(res, await route.handler(r, ctx), version && [opts.versionHeader, version]);
+  } catch (e) {
+    if (!(e instanceof HttpError)) throw e;
+    const headers: Record<string, string> = { ...e.headers };
+    if (e.status === 413) headers.connection = 'close';
+    sendJson(res, e.status, JSON.stringify({ success: false, error: e.message }), version && [opts.versionHeader, version], headers);
+    if (e.status === 413) req.resume();
+  }
+}
+
+function formatRate(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2);
+}
+
+/** Path segments, percent-decoded; 400 for a malformed escape. */
+function splitPath(path: string): string[] {
+  const out: string[] = [];
+  for (const s of path.split('/')) {
+    if (s === '') continue;
+    if (s.includes('%')) {
+      try {
+        out.push(decodeURIComponent(s));
+      } catch {
+        throw new HttpError(400, 'malformed percent-encoding in the request path');
+      }
+    } else out.push(s);
+  }
+  return out;
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > max) return Promise.reject(tooLarge(max));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (c: Buffer) => {
+      if (failed) return;
+      size += c.length;
+      if (size > max) {
+        failed = true;
+        reject(tooLarge(max));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => !failed && resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', (e) => !failed && reject(e));
+  });
+}
+
+function tooLarge(max: number): HttpError {
+  return new HttpError(413, `request body is larger than the sandbox's limit of ${max} bytes`);
+}
+
+function parseBody(req: IncomingMessage, buf: Buffer): unknown {
+  const ct = req.headers['content-type'];
+  if (ct && !/^application\/([\w.+-]+\+)?json\b/i.test(ct)) throw new HttpError(400, `Content-Type must be application/json (got ${ct.split(';')[0]})`);
+  if (buf.length === 0) return {};
+  const text = buf.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    // A second, tolerant pass finds the first error's line and column (util/json.ts).
+    try {
+      parseJson(text, 'request body');
+    } catch (e) {
+      if (e instanceof EvalkitError) {
+        const { line, column } = e.location;
+        throw new HttpError(400, `invalid JSON in request body at line ${line}, column ${column}: ${e.message.replace(/^invalid JSON: /, '')}`);
+      }
+    }
+    throw new HttpError(400, 'invalid JSON in request body');
+  }
+}
+
+/** The version in effect, echoed under the configured header name. */
+type Echo = readonly [header: string, version: ApiVersion] | undefined;
+
+function reply(res: ServerResponse, result: HandlerResult, version: Echo): void {
+  if (result instanceof RawJson) sendJson(res, result.status, result.text, version);
+  else if (result instanceof BinaryBody) {
+    res.writeHead(200, {
+      'content-type': result.mime,
+      'content-length': result.bytes.length,
+      'content-disposition': `attachment; filename="${result.name.replace(/["\\\r\n]/g, '_')}"`,
+    });
+    res.end(result.bytes);
+  } else if ('status' in result && 'body' in result && typeof result.status === 'number') sendJson(res, result.status, JSON.stringify(result.body), version);
+  else sendJson(res, 200, JSON.stringify(result), version);
+}
+
+function sendJson(res: ServerResponse, status: number, text: string, version?: Echo, extra?: Record<string, string>): void {
+  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) };
+  if (version) headers[version[0]] = version[1];
+  if (extra) Object.assign(headers, extra);
+  res.writeHead(status, headers);
+  res.end(text);
+}

@@ -1,0 +1,83 @@
+// The client against the real sandbox: every resource the sandbox serves must parse with the
+// resource model, and every endpoint function must reach the route the sandbox implements.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { ApiError, collect, createClient, type Client } from '../../src/api/index.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+
+let sb: SandboxHandle;
+let client: Client;
+
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0, engineDelayMs: 1 });
+  client = createClient({ baseUrl: sb.url, token: sb.token, maxRetries: 0 });
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+const config = { type: 'EXTRACT', schema: { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } } };
+
+test('processors, files, evaluation sets, items and an evaluation run, end to end', async () => {
+  const p = await client.processors.create({ name: 'contract', type: 'EXTRACT', config });
+  const updated = await client.processors.update(p.id, { name: 'contract v2' });
+  expect(updated.draftVersion?.version).toBe('draft');
+  const v1 = await client.processors.publish(p.id, { releaseType: 'major', description: 'first' });
+  expect(v1.version).toBe('1.0');
+  expect((await client.processors.getVersion(p.id, v1.id)).id).toBe(v1.id);
+  const listed = await collect(client.processors.listAll({ maxPageSize: 1 }));
+  expect(listed.map((x) => x.id)).toContain(p.id);
+  expect((await client.processors.listVersions(p.id)).items.map((x) => x.version).sort()).toEqual(['1.0', 'draft']);
+
+  const files = await Promise.all(
+    ['a', 'b', 'c'].map((n) => client.files.upload({ name: `${n}.txt`, data: `Invoice INV-${n} total 12.50` })),
+  );
+  const withText = await client.files.get(files[0].id, { rawText: true });
+  expect(withText.contents?.rawText).toContain('INV-a');
+  expect((await client.files.list({ nameContains: 'b.txt' })).items.map((f) => f.id)).toEqual([files[1].id]);
+
+  const set = await client.evaluationSets.create({ name: 'contract set', processorId: p.id });
+  expect((await client.evaluationSets.get(set.id)).name).toBe('contract set');
+  expect((await client.evaluationSets.list({ processorId: p.id })).items).toHaveLength(1);
+  const expectedOutput = { value: { invoice_number: 'INV-a', total: 12.5 } };
+  const bulk = await client.evaluationSetItems.bulkCreate({
+    evaluationSetId: set.id,
+    items: files.slice(0, 2).map((f) => ({ fileId: f.id, expectedOutput })),
+  });
+  const one = await client.evaluationSetItems.create({ evaluationSetId: set.id, fileId: files[2].id, expectedOutput });
+  await client.evaluationSetItems.update(one.id, { expectedOutput: { value: { invoice_number: 'INV-c', total: 1 } } });
+  const items = await collect(client.evaluationSets.listAllItems(set.id, { maxPageSize: 1 }));
+  expect(items.map((i) => i.id).sort()).toEqual([...bulk.map((i) => i.id), one.id].sort());
+
+  const batch = await client.batchProcessorRuns.create({ evaluationSetId: set.id, options: { excludeFields: ['total'] } });
+  expect(batch).toMatchObject({ source: 'EVAL_SET', sourceId: set.id, runCount: 3 });
+  const done = await client.batchProcessorRuns.waitFor(batch.id, { intervalMs: 20, timeoutMs: 20_000 });
+  expect(done.status).toBe('PROCESSED');
+  expect(done.metrics?.numFiles).toBe(3);
+  const runs = await collect(client.processorRuns.listAll({ batchProcessorRunId: batch.id }));
+  expect(runs).toHaveLength(3);
+  expect((await client.batchProcessorRuns.list({ sourceId: set.id })).items.map((b) => b.id)).toEqual([batch.id]);
+
+  await client.evaluationSetItems.delete(one.id);
+  await client.files.delete(files[2].id);
+});
+
+test('a direct run goes from PROCESSING to PROCESSED through waitFor', async () => {
+  const p = await client.processors.create({ name: 'direct', type: 'EXTRACT', config });
+  const run = await client.processorRuns.create({ processorId: p.id, version: 'draft', rawText: 'Invoice INV-9 total 3' });
+  expect(run).toMatchObject({ status: 'PROCESSING', output: null });
+  const done = await client.processorRuns.waitFor(run.id, { intervalMs: 20, timeoutMs: 20_000 });
+  expect(done.status).toBe('PROCESSED');
+  expect(done.output).not.toBeNull();
+});
+
+test.each([
+  ['an unknown token', (c: { url: string }) => createClient({ baseUrl: c.url, token: 'not-a-token', maxRetries: 0 }), 401],
+  ['an unknown run id', () => client, 404],
+])('%s gives an ApiError with the status and a hint', async (_name, make, status) => {
+  const err = (await make(sb).processorRuns.get('dpr_doesnotexist').catch((e: unknown) => e)) as ApiError;
+  expect(err).toBeInstanceOf(ApiError);
+  expect(err.status).toBe(status);
+  expect(err.retryable).toBe(false);
+  expect(err.hint).toBeTruthy();
+  expect(err.message).not.toContain(sb.token);
+});

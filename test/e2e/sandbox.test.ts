@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, test } from 'vitest';
+import { BIN, runCli } from '../helpers/cli.js';
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  token?: string;
+  stdout: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tmp(): string {
+  const d = mkdtempSync(path.join(os.tmpdir(), 'evalkit-e2e-sandbox-'));
+  dirs.push(d);
+  return d;
+}
+
+/** Starts the built `evalkit sandbox` and resolves once it prints its URL. */
+function launch(args: string[]): Promise<Running> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  let errText = '';
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (errText += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      if (url && out.includes('Ctrl-C')) resolve({ child, url, token: /dev token: (\S+)/.exec(out)?.[1], stdout: () => out, exit });
+    });
+    void exit.then(({ code }) => reject(new Error(`sandbox exited early (${code}): ${errText}`)));
+  });
+}
+
+describe('evalkit sandbox (built binary)', () => {
+  test('prints the URL and dev token, serves requests, stops cleanly on SIGTERM and SIGINT', async () => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const s = await launch([]);
+      expect(s.token).toMatch(/^sk_sandbox_/);
+      const r = await fetch(`${s.url}/processors`, { headers: { authorization: `Bearer ${s.token}`, 'x-service-api-version': '2025-04-21' } });
+      expect(r.status).toBe(200);
+      s.child.kill(signal);
+      expect(await s.exit).toEqual({ code: 0, signal: null });
+    }
+  });
+
+  test('with --tokens the token is not printed; file tokens work', async () => {
+    const dir = tmp();
+    const file = path.join(dir, 'tokens.json');
+    writeFileSync(file, JSON.stringify({ tokens: [{ token: 'sk_file_token_1234', createdAt: '2024-05-01' }] }));
+    const s = await launch(['--tokens', file]);
+    expect(s.token).toBeUndefined();
+    expect(s.stdout()).not.toContain('sk_file_token_1234');
+    const r = await fetch(`${s.url}/processors`, { headers: { authorization: 'Bearer sk_file_token_1234' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-service-api-version')).toBe('2024-12-23');
+    s.child.kill('SIGTERM');
+    expect((await s.exit).code).toBe(0);
+  });
+
+  test.each([
+    [['--fail-rate', '2'], /--fail-rate must be a number from 0 to 1/],
+    [['--engine', 'bogus'], /unknown engine "bogus"/],
+    [['--engine-concurrency', '0'], /--engine-concurrency must be an integer >= 1/],
+    [['--tokens', '/nonexistent/tokens.json'], /cannot read tokens file/],
+  ])('exit 2 for %j', async (args, msg) => {
+    const r = await runCli(['sandbox', '--port', '0', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(msg);
+  });
+
+  test('an invalid tokens file names the JSON pointer', async () => {
+    const dir = tmp();
+    const file = path.join(dir, 'tokens.json');
+    writeFileSync(file, JSON.stringify({ tokens: [{ token: 'short', createdAt: '2025-01-01' }] }));
+    const r = await runCli(['sandbox', '--port', '0', '--tokens', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('at /tokens/0/token');
+  });
+
+  test('--help has examples', async () => {
+    const r = await runCli(['sandbox', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--engine');
+    expect(r.stdout).toContain('Examples:');
+  });
+
+  test('a kill -9 under load leaves a consistent store; a restart finishes the work', async () => {
+    const dir = tmp();
+    const s = await launch(['--data-dir', dir, '--engine-delay-ms', '20', '--engine-concurrency', '2']);
+    const h = { authorization: `Bearer ${s.token}`, 'x-service-api-version': '2025-04-21', 'content-type': 'application/json' };
+    const post = async (p: string, body: unknown): Promise<Record<string, Record<string, string>>> =>
+      (await (await fetch(s.url + p, { method: 'POST', headers: h, body: JSON.stringify(body) })).json()) as Record<string, Record<string, string>>;
+    const pid = (await post('/processors', { name: 'p', type: 'CLASSIFY', config: { classifications: [{ id: 'a', type: 'a', description: 'A' }, { id: 'b', type: 'b', description: 'B' }] } })).processor.id;
+    const fileId = (await post('/processor_runs', { processorId: pid, file: { fileName: 'x.txt', fileBase64: Buffer.from('x').toString('base64') } })).processorRun.files as unknown as Array<{ id: string }>;
+    const set = (await post('/evaluation_sets', { name: 's', processorId: pid })).evaluationSet.id;
+    await post('/evaluation_set_items/bulk', { evaluationSetId: set, items: Array.from({ length: 50 }, (_, i) => ({ fileId: fileId[0].id, expectedOutput: { id: i % 2 ? 'a' : 'b', type: i % 2 ? 'a' : 'b' } })) });
+    // Batches (50 runs each, one transaction) keep arriving while the process is killed.
+    const inflight: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 6; i++) inflight.push(post('/batch_processor_runs', { evaluationSetId: set }).catch(() => undefined));
+    await inflight[2];
+    s.child.kill('SIGKILL');
+    await s.exit;
+    await Promise.all(inflight);
+
+    const db = new Database(path.join(dir, 'sandbox.db'));
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      const batches = db.prepare('SELECT id, run_count, done_count FROM batch_processor_runs').all() as Array<{ id: string; run_count: number; done_count: number }>;
+      expect(batches.length).toBeGreaterThan(0);
+      for (const b of batches) {
+        const runs = db.prepare("SELECT count(*) AS n, sum(status IN ('PROCESSED', 'FAILED')) AS done FROM processor_runs WHERE batch_id = ?").get(b.id) as { n: number; done: number };
+        expect(runs.n).toBe(b.run_count);
+        expect(runs.done ?? 0).toBe(b.done_count);
+      }
+    } finally {
+      db.close();
+    }
+
+    const again = await launch(['--data-dir', dir, '--engine-delay-ms', '1', '--engine-concurrency', '8']);
+    expect(again.token).toBe(s.token);
+    const list = async (): Promise<Array<{ status: string }>> => {
+      const r = await fetch(`${again.url}/batch_processor_runs`, { headers: h });
+      return ((await r.json()) as { batchProcessorRuns: Array<{ status: string }> }).batchProcessorRuns;
+    };
+    let batches = await list();
+    for (let i = 0; i < 200 && batches.some((b) => b.status === 'PROCESSING'); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      batches = await list();
+    }
+    expect(batches.map((b) => b.status)).toEqual(batches.map(() => 'PROCESSED'));
+    again.child.kill('SIGTERM');
+    expect((await again.exit).code).toBe(0);
+  });
+});

@@ -1,0 +1,196 @@
+// `evalkit validate` and `evalkit schema` through the built binary (npx tsc -p tsconfig.build.json first).
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/api/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+
+const FIX = path.join(ROOT, 'test/fixtures/expected');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A temp copy of a fixture folder (the tests change files in place). */
+function copy(scenario: string): string {
+  const d = mkdtempSync(path.join(os.tmpdir(), 'evalkit-validate-'));
+  dirs.push(d);
+  cpSync(path.join(FIX, scenario), d, { recursive: true });
+  return d;
+}
+
+const read = (f: string) => readFileSync(f, 'utf8');
+
+describe('evalkit validate', () => {
+  it('exits 0 on valid items and ends with a tally', async () => {
+    const d = copy('classify');
+    const r = await runCli(['validate', 'items.json', '--config', 'config.json'], { cwd: d });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe('1 file, 2 documents: 2 valid, 0 invalid; 0 errors, 0 warnings');
+  });
+
+  it('exits 1 and names file, line, pointer, rule, expected and actual', async () => {
+    const d = copy('extract-fix');
+    const r = await runCli(['validate', 'items.jsonl', '--config', 'config.json'], { cwd: d });
+    expect(r.code).toBe(1);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('items.jsonl');
+    expect(r.stdout).toContain('  line 2 /expectedOutput: error value-wrapper: expected the results under "value"');
+    expect(r.stdout).toContain('  line 2 /expectedOutput/total: error currency-shape: expected a currency object {amount, iso_4217_currency_code}, got string "EUR 1.234,50" (fixable with --fix)');
+    expect(r.stdout).toContain('  line 4 /expectedOutput/value/invoice_date: error date-format: expected a date "YYYY-MM-DD", got string "03/04/2024" (ambiguous: pass --date-order dmy or mdy to fix)');
+    expect(r.stdout).toContain('  line 4 /expectedOutput/value/po: error unknown-field: "po" is not a field of the config');
+    expect(lines[lines.length - 2]).toBe('1 file, 3 documents: 1 valid, 2 invalid; 9 errors, 0 warnings (6 fixable with --fix)');
+  });
+
+  it('--fix rewrites the file with the certain fixes, then reports what remains', async () => {
+    const d = copy('extract-fix');
+    const r = await runCli(['validate', 'items.jsonl', '--config', 'config.json', '--fix', '--currency', 'eur', '--date-order', 'dmy'], { cwd: d });
+    expect(r.code).toBe(1);
+    expect(read(path.join(d, 'items.jsonl'))).toBe(read(path.join(d, 'items.fixed.jsonl')));
+    expect(r.stdout).toContain('  line 4 /expectedOutput/value/po: error unknown-field');
+    expect(r.stdout).toContain('  fixed 8 findings -> items.jsonl');
+    expect(r.stdout.trim().split('\n').pop()).toBe('1 file, 3 documents: 2 valid, 1 invalid; 1 error, 0 warnings; 8 fixed');
+    // Fixing again changes nothing.
+    const again = await runCli(['validate', 'items.jsonl', '--config', 'config.json', '--fix', '--currency', 'EUR', '--date-order', 'dmy'], { cwd: d });
+    expect(again.code).toBe(1);
+    expect(read(path.join(d, 'items.jsonl'))).toBe(read(path.join(d, 'items.fixed.jsonl')));
+  });
+
+  it('--fix --out-dir writes fixed copies and leaves the inputs alone', async () => {
+    const d = copy('splitter');
+    const before = read(path.join(d, 'expected.json'));
+    const r = await runCli(['validate', 'expected.json', '--config', 'version.json', '--fix', '--out-dir', 'out', '--format', 'json'], { cwd: d });
+    expect(r.code).toBe(1);
+    expect(read(path.join(d, 'expected.json'))).toBe(before);
+    expect(read(path.join(d, 'out/expected.json'))).toBe(read(path.join(d, 'expected.fixed.json')));
+    const j = JSON.parse(r.stdout);
+    expect(j.config).toEqual({ origin: 'version.json', type: 'SPLITTER' });
+    expect(j.files[0].fixed.map((f: { rule: string }) => f.rule).sort()).toEqual(['legacy-splits-key', 'type-mismatch']);
+    expect(j.files[0].findings).toEqual([
+      {
+        file: 'expected.json',
+        message: 'expected splits that share no page, got pages 2-3 overlapping /splits/0 (pages 1-2)',
+        pointer: '/splits/1',
+        rule: 'split-overlap',
+        severity: 'error',
+      },
+    ]);
+    expect(j.summary).toMatchObject({ documents: 1, errors: 1, fixed: 2, invalid: 1, inputErrors: 0 });
+  });
+
+  it('--format json rebases pointers and fixes onto the file', async () => {
+    const d = copy('legacy-fields');
+    const r = await runCli(['validate', 'expected.json', '--config', 'config.json', '--format', 'json'], { cwd: d });
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.stdout);
+    const rules = j.files[0].findings.map((f: { rule: string; pointer: string }) => `${f.rule} ${f.pointer}`);
+    expect(rules).toEqual(['legacy-field /total', 'legacy-field /total/type', 'currency-shape /total/value']);
+    expect(j.files[0].findings[2].fix).toEqual([{ op: 'replace', path: '/total/value', value: { amount: 12, iso_4217_currency_code: 'USD' } }]);
+    const fixed = await runCli(['validate', 'expected.json', '--config', 'config.json', '--fix'], { cwd: d });
+    expect(fixed.code).toBe(0);
+    expect(JSON.parse(read(path.join(d, 'expected.json')))).toEqual({
+      'Invoice Number': { id: 'invoice_number', value: 'INV-1', confidence: 1 },
+      Total: { id: 'total', value: { amount: 12, iso_4217_currency_code: 'USD' }, type: 'currency' },
+    });
+  });
+
+  it('--strict turns absent fields into errors', async () => {
+    const d = copy('extract-fix');
+    writeFileSync(path.join(d, 'one.json'), JSON.stringify({ value: { invoice_number: 'A', invoice_date: null, total: null, paid: null, vendor: { name: 'x' } } }));
+    const loose = await runCli(['validate', 'one.json', '--config', 'config.json'], { cwd: d });
+    expect(loose.code).toBe(0);
+    expect(loose.stdout).toContain('/value/line_items: warning missing-field');
+    const strict = await runCli(['validate', 'one.json', '--config', 'config.json', '--strict'], { cwd: d });
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain('/value/line_items: error missing-field');
+  });
+
+  it('reads folders, and reports an unreadable file with exit 2 while checking the others', async () => {
+    const d = copy('classify');
+    writeFileSync(path.join(d, 'broken.json'), '{\n  "id": "invoice",\n  "type": \n}\n');
+    const r = await runCli(['validate', '.', '--config', 'config.json', '--type', 'CLASSIFY'], { cwd: d });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('evalkit: broken.json:4:1: invalid JSON');
+    // config.json itself is not an expected output: its findings are listed, then the tally.
+    expect(r.stdout.trim().split('\n').pop()).toMatch(/^3 files, \d+ documents: .*; 1 file not readable$/);
+  });
+
+  it.each([
+    [['validate', 'x.json'], /--config FILE or --processor ID/],
+    [['validate', 'x.json', '--config', 'c.json', '--processor', 'dp_1'], /mutually exclusive/],
+    [['validate', 'x.json', '--config', 'c.json', '--currency', 'XYZ'], /--currency "XYZ" is not an ISO 4217 code/],
+    [['validate', 'x.json', '--config', 'c.json', '--out-dir', 'o'], /--out-dir needs --fix/],
+    [['validate', 'x.json', '--config', 'c.json', '--version', '1.0'], /--version needs --processor/],
+    [['validate', 'x.json', '--config', 'missing.json'], /missing\.json: cannot read the config: ENOENT/],
+  ])('%j exits 2 with a clear message', async (args, message) => {
+    const r = await runCli(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('names the config file and pointer of a config it cannot use', async () => {
+    const d = copy('classify');
+    writeFileSync(path.join(d, 'bad.json'), JSON.stringify({ type: 'EXTRACT', fields: [{ id: 'a', type: 'money' }] }));
+    const r = await runCli(['validate', 'items.json', '--config', 'bad.json'], { cwd: d });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('bad.json at /fields/0/type: config: field "a" has unknown type "money"');
+  });
+
+  it('reads stdin', async () => {
+    const r = await runCli(['validate', '-', '--config', path.join(FIX, 'classify/config.json')], { input: '{"id":"invoice","type":"Invoice"}' });
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('evalkit validate --processor', () => {
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  let processorId: string;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, engineDelayMs: 1 });
+    const client = createClient({ baseUrl: sandbox.url, token: sandbox.token });
+    const config = JSON.parse(read(path.join(FIX, 'classify/config.json')));
+    const p = await client.processors.create({ name: 'classifier', type: 'CLASSIFY' });
+    await client.processors.update(p.id, { config: { type: 'CLASSIFY', classifications: config.fields } });
+    processorId = p.id;
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+
+  it('validates against the processor fetched through the client', async () => {
+    const env = { EVALKIT_BASE_URL: sandbox.url, EVALKIT_API_TOKEN: sandbox.token };
+    const ok = await runCli(['validate', path.join(FIX, 'classify/items.json'), '--processor', processorId, '--version', 'draft', '--format', 'json'], { env });
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).config).toEqual({ origin: `${processorId}@draft`, type: 'CLASSIFY' });
+    const bad = await runCli(['validate', '-', '--processor', processorId], { env, input: '{"id":"memo","type":"Memo"}' });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain('unknown-classification');
+    expect(bad.stdout + bad.stderr).not.toContain(sandbox.token);
+  });
+});
+
+describe('evalkit schema', () => {
+  it('prints the same JSON Schema for a config in either layout', async () => {
+    const d = copy('classify');
+    const old = await runCli(['schema', '--config', 'config.json'], { cwd: d });
+    expect(old.code).toBe(0);
+    const cfg = JSON.parse(read(path.join(d, 'config.json')));
+    writeFileSync(path.join(d, 'new.json'), JSON.stringify({ type: 'CLASSIFY', classifications: cfg.fields, classificationRules: 'x' }));
+    const neu = await runCli(['schema', '--config', 'new.json'], { cwd: d });
+    expect(neu.stdout).toBe(old.stdout);
+    const s = JSON.parse(old.stdout);
+    expect(s.properties.id.enum).toEqual(['invoice', 'receipt']);
+  });
+
+  it('--types prints a TypeScript type', async () => {
+    const r = await runCli(['schema', '--config', path.join(FIX, 'extract-fix/config.json'), '--types', '--name', 'InvoiceOutput']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('export interface InvoiceOutput {');
+    expect(r.stdout).toContain('total?: Currency;');
+    expect(r.stdout).toMatch(/line_items\?:/);
+  });
+});

@@ -1,0 +1,262 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkExpected } from '../../src/expected/check.js';
+import { normalizeConfig } from '../../src/expected/config.js';
+import { createExpectedValidator, deriveExpectedSchema, expectedSchemaToTypeScript, fixExpected, validateExpected } from '../../src/expected/index.js';
+import { buildModel, type ExpectedModel, type Node } from '../../src/expected/model.js';
+import { schemaFromModel } from '../../src/expected/schema.js';
+import { newAjv } from '../../src/expected/validate.js';
+import { InputError } from '../../src/util/errors.js';
+import { CLASSIFY_NEW, CLASSIFY_OLD, EXTRACT_FIELDS, EXTRACT_NEW, EXTRACT_OLD, SPLITTER_NEW, SPLITTER_OLD, validInvoice } from './configs.js';
+
+type S = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- schema trees in assertions
+
+describe('deriveExpectedSchema', () => {
+  it.each([
+    ['EXTRACT', EXTRACT_NEW, EXTRACT_OLD],
+    ['CLASSIFY', CLASSIFY_NEW, CLASSIFY_OLD],
+    ['SPLITTER', SPLITTER_NEW, SPLITTER_OLD],
+  ])('%s: both layouts give the same schema', (_t, neu, old) => {
+    expect(deriveExpectedSchema(old)).toEqual(deriveExpectedSchema(neu));
+  });
+
+  it('EXTRACT: results under value, every field nullable, currency and signature as definitions', () => {
+    const s = deriveExpectedSchema(EXTRACT_NEW) as S;
+    expect(s.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    expect(s.required).toEqual(['value']);
+    expect(s.additionalProperties).toBe(false);
+    const v = s.properties.value;
+    expect(Object.keys(v.properties)).toEqual(['invoice_number', 'invoice_date', 'total', 'tax', 'paid', 'page_count', 'status', 'vendor', 'signature', 'line_items', 'notes']);
+    expect(v.required).toBeUndefined();
+    expect(v.properties.invoice_date).toEqual({ type: ['string', 'null'], format: 'date' });
+    expect(v.properties.page_count).toEqual({ type: ['integer', 'null'] });
+    expect(v.properties.status).toEqual({ enum: ['open', 'paid', 'void', null] });
+    expect(v.properties.total).toEqual({ $ref: '#/definitions/Currency' });
+    expect(v.properties.tax).toEqual({ $ref: '#/definitions/Currency' });
+    expect(v.properties.signature).toEqual({ $ref: '#/definitions/Signature' });
+    expect(v.properties.vendor.properties.address.properties.city).toEqual({ type: ['string', 'null'] });
+    expect(v.properties.line_items.items.properties.amount).toEqual({ $ref: '#/definitions/Currency' });
+    expect(v.properties.notes).toEqual({ type: ['string', 'null'] });
+    expect(s.definitions.Currency.properties.iso_4217_currency_code.enum).toContain('EUR');
+    expect(s.properties.metadata.type).toBe('object');
+  });
+
+  it('strict: every field required', () => {
+    const s = deriveExpectedSchema(EXTRACT_NEW, { strict: true }) as S;
+    expect(s.properties.value.required).toHaveLength(11);
+    expect(s.properties.value.properties.vendor.required).toEqual(['name', 'address']);
+  });
+
+  it('EXTRACT fields array: the value form or the legacy form', () => {
+    const s = deriveExpectedSchema(EXTRACT_FIELDS) as S;
+    expect(s.anyOf).toEqual([{ $ref: '#/definitions/ValueForm' }, { $ref: '#/definitions/LegacyForm' }]);
+    expect(s.definitions.LegacyForm.properties['Invoice Number'].properties.id).toEqual({ const: 'invoice_number' });
+    expect(s.definitions.ValueForm.properties.value.properties.line_items.items.properties.amount).toEqual({ $ref: '#/definitions/Currency' });
+  });
+
+  it('CLASSIFY: id and type from the config, as a pair', () => {
+    const s = deriveExpectedSchema(CLASSIFY_OLD) as S;
+    expect(s.properties.id.enum).toEqual(['invoice', 'receipt', 'other']);
+    expect(s.required).toEqual(['id', 'type']);
+    expect(s.anyOf).toHaveLength(3);
+  });
+
+  it('SPLITTER: splits with positive integer pages', () => {
+    const s = deriveExpectedSchema(SPLITTER_OLD) as S;
+    expect(s.required).toEqual(['splits']);
+    expect(s.definitions.Split.properties.startPage).toEqual({ type: 'integer', minimum: 1 });
+    expect(s.definitions.Split.required).toEqual(['id', 'classificationId', 'type', 'startPage', 'endPage']);
+  });
+
+  it('compiles with a standard ajv (draft-07, ajv-formats)', async () => {
+    const { Ajv } = await import('ajv');
+    const addFormats = (await import('ajv-formats')).default;
+    for (const c of [EXTRACT_NEW, EXTRACT_FIELDS, CLASSIFY_NEW, SPLITTER_NEW]) {
+      const ajv = new Ajv({ allowUnionTypes: true });
+      addFormats.default(ajv);
+      const validate = ajv.compile(deriveExpectedSchema(c));
+      expect(typeof validate).toBe('function');
+    }
+    const ajv = new Ajv({ allowUnionTypes: true });
+    addFormats.default(ajv);
+    expect(ajv.validate(deriveExpectedSchema(EXTRACT_NEW), validInvoice())).toBe(true);
+  });
+
+  it.each([
+    ['an unknown field type', { type: 'EXTRACT', fields: [{ id: 'a', type: 'money' }] }, '/fields/0/type'],
+    ['a duplicate field id', { type: 'EXTRACT', fields: [{ id: 'a', type: 'string' }, { id: 'a', type: 'number' }] }, '/fields/1/id'],
+    ['an enum field without values', { type: 'EXTRACT', fields: [{ id: 'a', type: 'enum' }] }, '/fields/0/enum'],
+    ['a dangling $ref', { type: 'EXTRACT', schema: { type: 'object', properties: { a: { $ref: '#/$defs/x' } } } }, '/schema/properties/a/$ref'],
+    ['neither schema nor fields', { type: 'EXTRACT' }, ''],
+    ['an unknown processor type', { type: 'SUMMARIZE' }, '/type'],
+  ])('refuses a config with %s, naming the pointer', (_n, config, pointer) => {
+    let caught: unknown;
+    try {
+      deriveExpectedSchema(config);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(InputError);
+    expect((caught as InputError).location.pointer).toBe(pointer);
+  });
+
+  it('infers the type when the config does not say', () => {
+    const { type: _t, ...untyped } = CLASSIFY_OLD;
+    expect(deriveExpectedSchema(untyped)).toEqual(deriveExpectedSchema(CLASSIFY_NEW));
+    const { type: _e, ...fields } = EXTRACT_FIELDS;
+    expect(deriveExpectedSchema(fields)).toEqual(deriveExpectedSchema(EXTRACT_FIELDS));
+  });
+
+  it('accepts a recursive schema, accepting anything below the repetition', () => {
+    const config = { type: 'EXTRACT', schema: { type: 'object', properties: { part: { $ref: '#/$defs/part' } }, $defs: { part: { type: 'object', properties: { name: { type: 'string' }, sub: { $ref: '#/$defs/part' } } } } } };
+    expect(validateExpected(config, { value: { part: { name: 'a', sub: { anything: 1 } } } }).valid).toBe(true);
+    expect(validateExpected(config, { value: { part: { name: 1, sub: null } } }).findings.map((f) => f.pointer)).toEqual(['/value/part/name']);
+  });
+});
+
+describe('generated TypeScript types', () => {
+  it('types the expected output of a config', async () => {
+    const ts = await expectedSchemaToTypeScript(deriveExpectedSchema(EXTRACT_NEW), 'InvoiceOutput');
+    expect(ts).toContain('export interface InvoiceOutput {');
+    expect(ts).toMatch(/invoice_date\?: string \| null;/);
+    expect(ts).toMatch(/total\?: Currency;/);
+    expect(ts).toMatch(/export type Currency = \{\s+amount: number \| null;/);
+    expect(ts).toContain('status?: "open" | "paid" | "void" | null;');
+  });
+
+  it('types a classification as a union of the configured ids', async () => {
+    const ts = await expectedSchemaToTypeScript(deriveExpectedSchema(CLASSIFY_NEW));
+    expect(ts).toContain('id: "invoice" | "receipt" | "other";');
+  });
+});
+
+// ------------------------------------------------------------------------------------------
+// The fast path returns "valid" whenever the compiled schema passes, so the schema and the
+// walker must agree: strict schema passes <=> no finding at all; default schema passes <=> no
+// error. Documents are generated near the model (valid values, nulls, junk, wrappers, absences).
+
+function junk(): fc.Arbitrary<unknown> {
+  return fc.oneof(
+    fc.string({ maxLength: 6 }),
+    fc.constantFrom('1,234.50', '$12', 'EUR 3,5', 'yes', '03/15/2024', '2024-02-30', 'OPEN', 'usd', '€'),
+    fc.integer({ min: -3, max: 3000 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant({}),
+    fc.constant([]),
+  );
+}
+
+const w = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
+
+function valueArb(node: Node, depth = 0): fc.Arbitrary<unknown> {
+  const valid = validArb(node, depth);
+  return fc.oneof(w(30, valid), w(2, fc.constant(null)), w(1, junk()), w(1, valid.map((v) => ({ value: v }))));
+}
+
+function validArb(node: Node, depth: number): fc.Arbitrary<unknown> {
+  switch (node.kind) {
+    case 'string':
+      return fc.string({ maxLength: 5 });
+    case 'number':
+      return node.integer ? fc.integer() : fc.double({ noNaN: true, noDefaultInfinity: true });
+    case 'boolean':
+      return fc.boolean();
+    case 'date':
+      return fc.oneof(w(10, fc.constantFrom('2024-02-29', '1999-12-31')), w(1, fc.constantFrom('2024-1-1', '2023-02-29')));
+    case 'currency':
+      return fc.oneof(
+        w(10, fc.record({ amount: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null)), iso_4217_currency_code: fc.constantFrom('USD', 'EUR', null) })),
+        w(1, fc.record({ amount: fc.constantFrom(1, '12', null), iso_4217_currency_code: fc.constantFrom('usd', 'XYZ', 'EUR'), currency: fc.constant('USD') }, { requiredKeys: [] })),
+      );
+    case 'enum':
+      return fc.oneof(w(10, fc.constantFrom(...node.values)), w(1, fc.constantFrom('nope', node.values[0]?.toString().toUpperCase() ?? 'X')));
+    case 'array':
+      return depth > 2 ? fc.constant([]) : fc.array(valueArb(node.items, depth + 1), { maxLength: 3 });
+    case 'object':
+      return objectArb(node.properties, depth + 1);
+    case 'any':
+      return fc.anything({ maxDepth: 1 });
+  }
+}
+
+const ABSENT = Symbol('absent');
+
+function objectArb(props: Record<string, Node>, depth: number): fc.Arbitrary<Record<string, unknown>> {
+  const shape: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const [k, n] of Object.entries(props)) shape[k] = fc.oneof(w(40, depth > 3 ? fc.constant(null) : valueArb(n, depth)), w(1, fc.constant(ABSENT)));
+  shape.unknown_key = fc.oneof(w(40, fc.constant(ABSENT)), w(1, fc.constant(1)));
+  return fc.record(shape).map((rec) => Object.fromEntries(Object.entries(rec).filter(([, v]) => v !== ABSENT)));
+}
+
+function docArb(model: ExpectedModel): fc.Arbitrary<unknown> {
+  if (model.type === 'EXTRACT') {
+    const value = objectArb(model.fields, 0);
+    return fc.oneof(
+      { weight: 5, arbitrary: fc.record({ value, metadata: fc.constantFrom({}, { a: {} }, { a: 1 }, []) }, { requiredKeys: ['value'] }) },
+      { weight: 1, arbitrary: value },
+      { weight: 1, arbitrary: value.map((v) => ({ value: { value: v } })) },
+    );
+  }
+  const pair = fc.constantFrom(...model.classifications.map((c) => [c.id, c.type]), ['invoice', 'Receipt'], ['bogus', 'Invoice'], [undefined, 'Invoice']);
+  if (model.type === 'CLASSIFY') {
+    return fc.tuple(pair, fc.oneof(fc.constant(undefined), fc.double({ min: -1, max: 2, noNaN: true }), fc.constant('0.5'))).map(([[id, type], confidence]) => {
+      const d: Record<string, unknown> = {};
+      if (id !== undefined) d.id = id;
+      d.type = type;
+      if (confidence !== undefined) d.confidence = confidence;
+      return d;
+    });
+  }
+  throw new Error('SPLITTER documents always take the slow path');
+}
+
+describe('compiled schema and rich findings agree (property)', () => {
+  it.each([
+    ['EXTRACT schema', EXTRACT_NEW],
+    ['EXTRACT fields', EXTRACT_FIELDS],
+    ['CLASSIFY', CLASSIFY_NEW],
+  ])('%s', (_n, config) => {
+    const n = normalizeConfig(config);
+    const model = buildModel(n.config, n.type);
+    const strictSchema = newAjv().compile(schemaFromModel(model, { requireAll: true }));
+    const looseSchema = newAjv().compile(schemaFromModel(model));
+    const validate = createExpectedValidator(config);
+    let passed = 0;
+    fc.assert(
+      fc.property(docArb(model), (doc) => {
+        const findings = checkExpected(model, doc, {});
+        expect(strictSchema(doc)).toBe(findings.length === 0);
+        expect(looseSchema(doc)).toBe(!findings.some((f) => f.severity === 'error'));
+        expect(validate(doc).findings.some((f) => f.rule === 'schema-violation')).toBe(false);
+        if (findings.length === 0) passed++;
+      }),
+      { numRuns: 400 },
+    );
+    // The generator must reach both sides, or the property proves nothing.
+    expect(passed).toBeGreaterThan(0);
+  });
+});
+
+describe('fixes reach a fixed point (property)', () => {
+  it.each([
+    ['EXTRACT schema', EXTRACT_NEW],
+    ['EXTRACT fields', EXTRACT_FIELDS],
+    ['CLASSIFY', CLASSIFY_NEW],
+  ])('%s: after --fix no error offers a fix, and fixing again changes nothing', (_n, config) => {
+    const n = normalizeConfig(config);
+    const model = buildModel(n.config, n.type);
+    const opts = { currency: 'EUR', dateOrder: 'dmy' as const, strict: true };
+    fc.assert(
+      fc.property(docArb(model), (doc) => {
+        const once = fixExpected(config, doc, opts);
+        expect(once.findings.filter((f) => f.severity === 'error' && f.fix)).toEqual([]);
+        expect(once.findings.filter((f) => f.severity === 'error').length).toBeLessThanOrEqual(validateExpected(config, doc, opts).findings.filter((f) => f.severity === 'error').length);
+        const twice = fixExpected(config, once.doc, opts);
+        expect(twice.fixed).toEqual([]);
+        expect(twice.doc).toEqual(once.doc);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { INVOICE_CONFIG, createProcessor, start, uploadText } from './helpers.js';
+
+type Json = Record<string, unknown>;
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-sandbox-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+test('state survives a restart with --data-dir; the dev token is kept; unfinished runs resume', async () => {
+  const a = await start({ dataDir: dir });
+  const pid = await createProcessor(a, 'EXTRACT', INVOICE_CONFIG, 'kept');
+  await a.call('POST', `/processors/${pid}/publish`, { body: { releaseType: 'major' } });
+  const fileId = await uploadText(a, 'kept.txt', 'Invoice number: K-1');
+  const set = (await a.call<{ evaluationSet: { id: string } }>('POST', '/evaluation_sets', { body: { name: 's', processorId: pid } })).body.evaluationSet.id;
+  await a.call('POST', '/evaluation_set_items', { body: { evaluationSetId: set, fileId, expectedOutput: { value: { invoice_number: 'K-1' } } } });
+  a.sb.pauseEngine();
+  const run = (await a.call<{ processorRun: { id: string } }>('POST', '/processor_runs', { body: { processorId: pid, file: { fileId } } })).body.processorRun.id;
+  const batch = (await a.call<{ batchProcessorRun: { id: string } }>('POST', '/batch_processor_runs', { body: { evaluationSetId: set } })).body.batchProcessorRun.id;
+  const token = a.token;
+  await a.close();
+  expect(existsSync(path.join(dir, 'sandbox.db'))).toBe(true);
+
+  const b = await start({ dataDir: dir });
+  try {
+    expect(b.token).toBe(token);
+    const versions = await b.call<{ versions: Json[] }>('GET', `/processors/${pid}/versions`);
+    expect(versions.body.versions.map((v) => v.version)).toEqual(['draft', '1.0']);
+    const f = await b.call<{ file: Json }>('GET', `/files/${fileId}?rawText=true`);
+    expect(f.body.file.contents).toEqual({ rawText: 'Invoice number: K-1' });
+    expect((await b.call<{ evaluationSetItems: Json[] }>('GET', `/evaluation_sets/${set}/items`)).body.evaluationSetItems).toHaveLength(1);
+    await b.sb.idle();
+    expect((await b.call<{ processorRun: Json }>('GET', `/processor_runs/${run}`)).body.processorRun.status).toBe('PROCESSED');
+    expect((await b.call<{ batchProcessorRun: Json }>('GET', `/batch_processor_runs/${batch}`)).body.batchProcessorRun).toMatchObject({ status: 'PROCESSED', runCount: 1 });
+    // Timestamps keep increasing across the restart.
+    const p2 = await createProcessor(b, 'EXTRACT', INVOICE_CONFIG, 'later');
+    const list = await b.call<{ processors: Json[] }>('GET', '/processors?sortDir=asc');
+    expect(list.body.processors.map((p) => p.id)).toEqual([pid, p2]);
+  } finally {
+    await b.close();
+  }
+});
+
+test('one sandbox per data dir', async () => {
+  const a = await start({ dataDir: dir });
+  try {
+    await createProcessor(a, 'EXTRACT');
+    await expect(start({ dataDir: dir })).rejects.toThrow(/data dir is in use by another sandbox/);
+  } finally {
+    await a.close();
+  }
+});
+
+test('without --data-dir nothing is kept', async () => {
+  const a = await start();
+  await createProcessor(a, 'EXTRACT');
+  await a.close();
+  const b = await start();
+  try {
+    expect((await b.call<{ processors: Json[] }>('GET', '/processors')).body.processors).toEqual([]);
+  } finally {
+    await b.close();
+  }
+});
