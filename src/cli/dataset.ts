@@ -1,0 +1,343 @@
+/**
+ * `evalkit dataset <command>`: evaluation set data. Subcommands: upload.
+ *
+ * A group's subcommands cannot reach main's exit-code callback, so a subcommand that ends with
+ * a non-zero code throws an EvalkitError carrying it: main prints its one-line summary (what
+ * went wrong and what to do) to stderr and returns the code.
+ */
+import { createInterface } from 'node:readline/promises';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import type { SingleBar } from 'cli-progress';
+import type { FetchLike } from '../api/index.js';
+import type { ExistingItem, RowFinding, Tally, UploadProgress, UploadResult } from '../dataset/index.js';
+import { EvalkitError, InputError, UsageError, type ExitCode } from '../util/errors.js';
+import { defineCommand, type EvalkitCommand } from './command.js';
+import { err, formatOption, out, outJson } from './io.js';
+
+interface UploadArgs {
+  csv: string;
+  evaluationSet?: string;
+  createSet?: string;
+  processor?: string;
+  description?: string;
+  config?: string;
+  version?: string;
+  type?: 'EXTRACT' | 'CLASSIFY' | 'SPLITTER';
+  map?: string;
+  delimiter?: string;
+  currency?: string;
+  decimalComma: boolean;
+  dateOrder?: 'dmy' | 'mdy';
+  strict: boolean;
+  skipInvalid: boolean;
+  allowOutside: boolean;
+  dryRun: boolean;
+  prune: boolean;
+  yes: boolean;
+  journal?: string;
+  concurrency: number;
+  chunkSize: number;
+  maxRps?: number;
+  progress?: boolean;
+  format: 'text' | 'json';
+}
+
+/** Carries a subcommand's exit code through main (see the file comment). */
+class ExitWith extends EvalkitError {
+  constructor(code: ExitCode, message: string, hint?: string) {
+    super(message, { exitCode: code, hint });
+  }
+}
+
+function sub<A>(cmd: EvalkitCommand<A>): CommandModule<object, A> {
+  return {
+    command: cmd.command as string,
+    describe: cmd.describe,
+    builder: cmd.builder as unknown as CommandModule<object, A>['builder'],
+    handler: async (argv: ArgumentsCamelCase<A>) => {
+      await cmd.run(argv);
+    },
+  };
+}
+
+const upload = defineCommand<UploadArgs>({
+  command: 'upload <csv>',
+  describe: 'create or update evaluation set items from a CSV: typed, validated before any write, resumable',
+  builder: (y) =>
+    y
+      .version(false)
+      .positional('csv', { type: 'string', demandOption: true, describe: 'the CSV: one row per document; file paths are relative to it' })
+      .option('evaluation-set', { alias: 'e', type: 'string', describe: 'target: an existing evaluation set id' })
+      .option('create-set', { type: 'string', describe: 'target: the set of this name under --processor (created if the processor has none)' })
+      .option('processor', { type: 'string', describe: 'with --create-set: the processor id' })
+      .option('description', { type: 'string', describe: 'with --create-set: the new set\'s description' })
+      .option('config', { type: 'string', describe: 'processor config file (either layout) instead of the service\'s; enough for an offline --dry-run' })
+      .option('version', { type: 'string', describe: 'processor version whose config checks the rows: draft (default, as the service checks items), latest, 1.0, dpv_...' })
+      .option('type', { choices: ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const, describe: 'processor type, when the config does not say' })
+      .option('map', { type: 'string', describe: 'JSON file renaming columns: {"CSV header": "field.path" | "file" | "class" | null (ignore)}' })
+      .option('delimiter', { type: 'string', describe: 'cell delimiter (default: detected among comma, semicolon, tab)' })
+      .option('currency', { type: 'string', describe: 'ISO 4217 code for amounts that name no currency (and for a bare $ or ¥)' })
+      .option('decimal-comma', { type: 'boolean', default: false, describe: '"," is the decimal mark in numbers and amounts (1.234,56)' })
+      .option('date-order', { choices: ['dmy', 'mdy'] as const, describe: 'order of day and month in ambiguous dates such as 03/04/2024' })
+      .option('strict', { type: 'boolean', default: false, describe: 'every configured field must have a value column' })
+      .option('skip-invalid', { type: 'boolean', default: false, describe: 'upload the valid rows even when some are invalid (exit 1; rejects file still written)' })
+      .option('allow-outside', { type: 'boolean', default: false, describe: 'allow file paths that leave the CSV\'s folder' })
+      .option('dry-run', { type: 'boolean', default: false, describe: 'validate and print the plan (create / update / unchanged / delete) without writing' })
+      .option('prune', { type: 'boolean', default: false, describe: 'delete the set\'s items that are not in the CSV (asks on a terminal)' })
+      .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'with --prune: delete without asking' })
+      .option('journal', { type: 'string', describe: 'journal file (default <csv>.journal.ndjson next to the CSV)' })
+      .option('concurrency', { type: 'number', default: 8, describe: 'requests in flight at once' })
+      .option('chunk-size', { type: 'number', default: 100, describe: 'items per bulk create (1 to 1000)' })
+      .option('max-rps', { type: 'number', describe: 'send at most this many requests per second (meet a known rate limit without 429 pauses)' })
+      .option('progress', { type: 'boolean', describe: 'progress on stderr (default: a bar on a terminal, a line every 5 s otherwise; --no-progress: none)' })
+      .option('format', formatOption)
+      .conflicts('evaluation-set', 'create-set')
+      .example('$0 dataset upload data.csv --evaluation-set ev_123', 'sync the set with the CSV (create new rows, update edited ones)')
+      .example('$0 dataset upload data.csv --create-set "invoices v1" --processor dp_123', 'into a new set of that name')
+      .example('$0 dataset upload data.csv -e ev_123 --dry-run', 'validate and show the plan, write nothing')
+      .example('$0 dataset upload data.csv --config invoice.json --create-set x --processor dp_1 --dry-run', 'offline check against a config file')
+      .example('$0 dataset upload data.csv -e ev_123 --prune --yes --format json', 'also delete items no longer in the CSV; machine-readable tally')
+      .example('$0 dataset upload data.csv -e ev_123 --currency EUR --decimal-comma --date-order dmy', 'European spreadsheets') as unknown as Argv<UploadArgs>,
+  run: async (argv) => {
+    const code = await runUpload(argv);
+    return code;
+  },
+});
+
+async function readMap(file: string): Promise<Record<string, string | null>> {
+  const { promises: fsp } = await import('node:fs');
+  const { parseJson } = await import('../util/json.js');
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read the column map (${(e as NodeJS.ErrnoException).code ?? String(e)})`, { location: { file }, hint: 'check the --map path' });
+  }
+  const value = parseJson(text, file);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InputError('the column map must be a JSON object {"CSV header": "field.path"}', { location: { file, pointer: '' } });
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (v !== null && typeof v !== 'string') {
+      throw new InputError(`the target of "${k}" must be a string (a field path or file, fileId, class, splits, expectedOutput) or null`, { location: { file, pointer: `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}` } });
+    }
+  }
+  return value as Record<string, string | null>;
+}
+
+function fmtMs(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+function progressReporter(enabled: boolean): { update: (p: UploadProgress) => void; stop: () => void } {
+  if (!enabled) return { update: () => undefined, stop: () => undefined };
+  const started = performance.now();
+  if (process.stderr.isTTY) {
+    let bar: SingleBar | undefined;
+    let loading: Promise<void> | undefined;
+    let last: UploadProgress | undefined;
+    const render = (p: UploadProgress): void => {
+      if (!bar) return;
+      const secs = (performance.now() - started) / 1000;
+      const rate = secs > 0 ? (p.done / secs).toFixed(1) : '0';
+      if (p.phase === 'write') {
+        bar.setTotal(p.total ?? p.done);
+        bar.update(p.done, { phase: 'upload', rate, failed: p.failed, files: p.filesUploaded });
+      } else bar.update(0, { phase: p.phase === 'validate' ? `validate ${p.done} rows` : `list ${p.done} items`, rate, failed: 0, files: 0 });
+    };
+    return {
+      update: (p) => {
+        last = p;
+        loading ??= import('cli-progress').then(({ default: cp }) => {
+          bar = new cp.SingleBar({
+            format: '{phase} [{bar}] {value}/{total} items | {rate}/s | ETA {eta_formatted} | {files} files, {failed} failed',
+            stream: process.stderr,
+            hideCursor: true,
+            clearOnComplete: true,
+            etaBuffer: 50,
+          });
+          bar.start(0, 0, { phase: 'validate', rate: '0', failed: 0, files: 0 });
+          if (last) render(last);
+        });
+        render(p);
+      },
+      stop: () => bar?.stop(),
+    };
+  }
+  // Not a terminal (CI): one plain line every few seconds.
+  let lastAt = performance.now();
+  return {
+    update: (p) => {
+      const now = performance.now();
+      if (now - lastAt < 5000) return;
+      lastAt = now;
+      const secs = (now - started) / 1000;
+      if (p.phase === 'write') {
+        err(`upload: ${p.done}/${p.total ?? '?'} items (${(p.done / secs).toFixed(1)}/s), ${p.created} created, ${p.updated} updated, ${p.deleted} deleted, ${p.failed} failed, ${p.filesUploaded} files uploaded`);
+      } else err(`${p.phase}: ${p.done} ${p.phase === 'validate' ? 'rows read' : 'items listed'}`);
+    },
+    stop: () => undefined,
+  };
+}
+
+async function confirmPrune(orphans: readonly ExistingItem[], setId: string | undefined): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const shown = orphans.slice(0, 5).map((o) => o.id).join(', ') + (orphans.length > 5 ? `, ... (${orphans.length - 5} more)` : '');
+    const answer = await rl.question(`Delete ${orphans.length} item${orphans.length === 1 ? '' : 's'} of ${setId ?? 'the set'} that the CSV does not hold (${shown})? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+function tallyLine(t: Tally): string {
+  return `${t.created} created, ${t.updated} updated, ${t.unchanged} unchanged, ${t.deleted} deleted, ${t.failed} failed in ${fmtMs(t.elapsedMs)} (${t.itemsPerSecond} items/s)`;
+}
+
+function render(r: UploadResult, csv: string, formatFinding: (file: string, f: RowFinding) => string): void {
+  const errors = r.findings.filter((f) => f.severity === 'error');
+  const warnings = r.findings.filter((f) => f.severity === 'warning');
+  for (const f of errors) out(formatFinding(csv, f));
+  const shownWarnings = warnings.slice(0, 20);
+  for (const f of shownWarnings) out(formatFinding(csv, f));
+  if (warnings.length > shownWarnings.length) out(`... and ${warnings.length - shownWarnings.length} more warnings (--format json lists them all)`);
+  if (r.rejectsFile) out(`rejected rows written to ${r.rejectsFile}`);
+  if (r.status === 'invalid') return;
+  const target = r.set?.id ? `set ${r.set.id}${r.set.name ? ` "${r.set.name}"` : ''}` : r.set?.name ? `new set "${r.set.name}"` : 'the set';
+  if (r.plan && r.status === 'planned') {
+    const p = r.plan;
+    out(`plan for ${target}: ${p.create} create, ${p.update} update, ${p.unchanged} unchanged, ${p.delete} delete${p.keep ? ` (${p.keep} items not in the CSV kept; --prune deletes them)` : ''}`);
+    for (const kind of ['create', 'update', 'skip'] as const) {
+      const rows = (p.rows ?? []).filter((x) => x.action === kind);
+      const shown = rows.slice(0, 20);
+      for (const x of shown) out(`  ${kind === 'skip' ? 'unchanged' : kind} line ${x.line}${x.item ? ` (${x.item})` : ''}`);
+      if (rows.length > shown.length) out(`  ... and ${rows.length - shown.length} more to ${kind === 'skip' ? 'leave unchanged' : kind} (--format json lists every row)`);
+    }
+    for (const id of (p.deletes ?? []).slice(0, 20)) out(`  delete ${id}`);
+    if ((p.deletes?.length ?? 0) > 20) out(`  ... and ${p.deletes!.length - 20} more to delete`);
+    out('dry run: nothing was written');
+    return;
+  }
+  for (const f of r.failures.slice(0, 50)) out(`failed ${f.operation}${f.line !== undefined ? ` line ${f.line}` : ''}${f.item ? ` ${f.item}` : ''}: ${f.error}`);
+  if (r.failures.length > 50) out(`... and ${r.failures.length - 50} more failures (--format json lists them all)`);
+  if (r.tally) {
+    const t = r.tally;
+    const files = t.filesUploaded || t.filesReused ? `; ${t.filesUploaded} files uploaded${t.filesReused ? `, ${t.filesReused} found already uploaded` : ''}` : '';
+    out(`${target}${r.set?.created ? ' (created)' : ''}: ${tallyLine(t)}${files}`);
+  }
+}
+
+async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode> {
+  const dataset = await import('../dataset/index.js');
+  const expected = await import('../expected/index.js');
+  if (!argv.evaluationSet && !argv.createSet) throw new UsageError('name the target set', { hint: 'pass --evaluation-set ID, or --create-set NAME --processor ID' });
+  if (argv.createSet !== undefined && !argv.processor) throw new UsageError('--create-set needs --processor', { hint: 'pass the id of the processor the new set evaluates' });
+  if (argv.processor !== undefined && argv.createSet === undefined) throw new UsageError('--processor goes with --create-set', { hint: 'an existing set (--evaluation-set) already names its processor' });
+  if (argv.yes && !argv.prune) throw new UsageError('--yes only confirms --prune', { hint: 'add --prune to delete items no longer in the CSV, or drop --yes' });
+  if (!Number.isInteger(argv.concurrency) || argv.concurrency < 1 || argv.concurrency > 256) throw new UsageError('--concurrency must be an integer from 1 to 256');
+  if (!Number.isInteger(argv.chunkSize) || argv.chunkSize < 1 || argv.chunkSize > 1000) throw new UsageError('--chunk-size must be an integer from 1 to 1000');
+  if (argv.maxRps !== undefined && !(argv.maxRps > 0)) throw new UsageError('--max-rps must be a positive number');
+  let currency: string | undefined;
+  if (argv.currency !== undefined) {
+    currency = argv.currency.trim().toUpperCase();
+    if (!expected.isCurrencyCode(currency)) throw new UsageError(`--currency "${argv.currency}" is not an ISO 4217 code`, { hint: 'use a code such as USD, EUR or GBP' });
+  }
+  const delimiter = argv.delimiter !== undefined ? dataset.parseDelimiterOption(argv.delimiter) : undefined;
+  const map = argv.map !== undefined ? await readMap(argv.map) : undefined;
+  const config = argv.config !== undefined ? await dataset.readDatasetConfig(argv.config, argv.type) : undefined;
+  const hasService = Boolean(process.env.EVALKIT_BASE_URL?.trim());
+  const { clientFromEnv } = await import('../api/index.js');
+  const connect = hasService || !argv.dryRun ? (fetch: FetchLike) => clientFromEnv({ fetch }) : undefined;
+
+  const showProgress = argv.progress ?? true;
+  const progress = progressReporter(showProgress && !argv.dryRun);
+  const ac = new AbortController();
+  const onSigint = (): void => {
+    err('evalkit: stopping after the requests in flight (Ctrl-C again to quit at once); re-run the same command to finish');
+    ac.abort(new Error('interrupted'));
+    process.removeListener('SIGINT', onSigint);
+  };
+  process.on('SIGINT', onSigint);
+  let result: UploadResult;
+  try {
+    result = await dataset.uploadDataset({
+      csv: argv.csv,
+      delimiter,
+      map,
+      coerce: { currency, decimalComma: argv.decimalComma || undefined, dateOrder: argv.dateOrder },
+      strict: argv.strict,
+      skipInvalid: argv.skipInvalid,
+      allowOutside: argv.allowOutside,
+      evaluationSetId: argv.evaluationSet,
+      createSet: argv.createSet !== undefined ? { name: argv.createSet, processorId: argv.processor!, description: argv.description } : undefined,
+      config,
+      processorVersion: argv.version,
+      connect,
+      maxRps: argv.maxRps,
+      dryRun: argv.dryRun,
+      prune: argv.prune,
+      confirmPrune: async (orphans) => {
+        if (argv.yes) return true;
+        if (!process.stdin.isTTY || !process.stderr.isTTY) {
+          throw new UsageError(`--prune would delete ${orphans.length} item${orphans.length === 1 ? '' : 's'} that the CSV does not hold; nothing was written`, { hint: 'add --yes to confirm without a terminal, or check the plan with --dry-run --prune' });
+        }
+        progress.stop();
+        return confirmPrune(orphans, argv.evaluationSet);
+      },
+      journal: argv.journal,
+      concurrency: argv.concurrency,
+      chunkSize: argv.chunkSize,
+      onProgress: progress.update,
+      onNotice: (m) => err(`evalkit: ${m}`),
+      signal: ac.signal,
+    });
+  } finally {
+    progress.stop();
+    process.removeListener('SIGINT', onSigint);
+  }
+
+  if (argv.format === 'json') outJson(result);
+  else render(result, argv.csv, dataset.formatFinding);
+
+  const errors = result.findings.filter((f) => f.severity === 'error').length;
+  switch (result.status) {
+    case 'invalid': {
+      const where = result.rejectsFile ? ` and ${result.rejectsFile}` : '';
+      if (result.rows.invalid === 0) throw new ExitWith(2, `the CSV's columns do not fit the processor config (${errors} problem${errors === 1 ? '' : 's'}); nothing was written`, 'fix the header (or pass --map FILE) as the findings above say');
+      throw new ExitWith(2, `${result.rows.invalid} of ${result.rows.total} rows are invalid (${errors} finding${errors === 1 ? '' : 's'}); nothing was written`,
+        `fix the rows (see the findings above${where}), or pass --skip-invalid to upload the ${result.rows.valid} valid rows`);
+    }
+    case 'cancelled':
+      throw new ExitWith(2, 'cancelled: nothing was deleted or written');
+    case 'interrupted':
+      throw new ExitWith(1, 'interrupted before the upload finished', 're-run the same command to finish; it creates nothing twice');
+    default:
+      break;
+  }
+  if (result.tally && result.tally.failed > 0) {
+    throw new ExitWith(1, `${result.tally.failed} operation${result.tally.failed === 1 ? '' : 's'} failed`, 're-run the same command to finish; it creates nothing twice');
+  }
+  if (result.rows.invalid > 0) {
+    throw new ExitWith(1, `${result.rows.invalid} invalid row${result.rows.invalid === 1 ? ' was' : 's were'} left out${result.rejectsFile ? ` (see ${result.rejectsFile})` : ''}`, 'fix them and run the upload again');
+  }
+  return 0;
+}
+
+interface GroupArgs {
+  command?: string;
+}
+
+export default defineCommand<GroupArgs>({
+  command: 'dataset <command>',
+  describe: 'evaluation set data: upload a CSV as evaluation set items',
+  builder: (y) =>
+    y
+      .command(sub(upload))
+      .demandCommand(1, 'name a dataset command: upload')
+      .example('$0 dataset upload data.csv --evaluation-set ev_123', 'sync a set with a CSV') as unknown as Argv<GroupArgs>,
+  // yargs runs the subcommand's handler; this one only runs for an unknown subcommand.
+  run: async (argv) => {
+    throw new UsageError(`unknown dataset command "${String(argv.command)}"`, { hint: 'run evalkit dataset --help' });
+  },
+});

@@ -1,0 +1,113 @@
+/**
+ * CLASSIFY and SPLITTER cells: a class column naming a classification by id or type, and a
+ * splits column holding JSON or the compact form `invoice:1-3;receipt:4-5`.
+ */
+import type { Classification } from '../expected/model.js';
+import type { CellProblem, CellResult } from './cells.js';
+
+/** `Bank Statement`, `bank-statement` and `bank_statement` are one name. */
+function loose(name: string): string {
+  return name.trim().toLowerCase().replace(/[\s_-]+/g, '_');
+}
+
+/**
+ * Exact id, exact type, else the single classification whose id or type is equal ignoring case
+ * and with spaces, hyphens and underscores alike.
+ */
+export function matchClassification(text: string, list: readonly Classification[]): Classification | undefined {
+  const exactId = list.find((c) => c.id === text);
+  if (exactId) return exactId;
+  const exactType = list.filter((c) => c.type === text);
+  if (exactType.length === 1) return exactType[0];
+  const t = loose(text);
+  const hits = list.filter((c) => loose(c.id) === t || loose(c.type) === t);
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
+function listOf(list: readonly Classification[]): string {
+  const names = list.map((c) => (c.id === c.type ? c.id : `${c.id} (${c.type})`));
+  return names.length > 10 ? `${names.slice(0, 10).join(', ')}, ...` : names.join(', ') || '(none configured)';
+}
+
+function problem(rule: string, message: string, hint?: string, at: Array<string | number> = []): CellProblem {
+  return { at, rule, message, hint };
+}
+
+/** A class cell -> `{id, type}` (the CLASSIFY expected form). */
+export function classCell(text: string, list: readonly Classification[]): CellResult {
+  if (text.trim() === '') return { ok: false, problems: [problem('class-empty', 'the class cell is empty', 'name the classification id or type of the document')] };
+  const c = matchClassification(text, list);
+  if (!c) {
+    return { ok: false, problems: [problem('unknown-classification', `"${text}" is not a classification of the config`, `use one of: ${listOf(list)}`)] };
+  }
+  return { ok: true, value: { id: c.id, type: c.type }, problems: [] };
+}
+
+export interface Split {
+  id: string;
+  classificationId: string;
+  type: string;
+  startPage: number;
+  endPage: number;
+  [member: string]: unknown;
+}
+
+const COMPACT_ENTRY = /^(.+?)\s*:\s*(\d+)\s*(?:-\s*(\d+))?$/;
+
+/** `invoice:1-3;receipt:4-5` (a single page as `receipt:4`). */
+export function parseCompactSplits(text: string, list: readonly Classification[]): CellResult {
+  const problems: CellProblem[] = [];
+  const splits: Split[] = [];
+  const entries = text.split(/[;\n]/).map((e) => e.trim()).filter((e) => e !== '');
+  entries.forEach((entry, i) => {
+    const m = COMPACT_ENTRY.exec(entry);
+    if (!m) {
+      problems.push(problem('splits-syntax', `"${entry}" is not name:start-end`, 'write splits as invoice:1-3;receipt:4-5, or as a JSON array', [i]));
+      return;
+    }
+    const c = matchClassification(m[1], list);
+    if (!c) {
+      problems.push(problem('unknown-classification', `"${m[1]}" is not a split classification of the config`, `use one of: ${listOf(list)}`, [i]));
+      return;
+    }
+    const start = Number(m[2]);
+    const end = m[3] === undefined ? start : Number(m[3]);
+    splits.push({ id: `split_${i + 1}`, classificationId: c.id, type: c.type, startPage: start, endPage: end });
+  });
+  if (entries.length === 0) problems.push(problem('splits-syntax', 'the splits cell is empty', 'write splits as invoice:1-3;receipt:4-5'));
+  return problems.length ? { ok: false, problems } : { ok: true, value: { splits }, problems };
+}
+
+/** JSON splits: an array, `{splits: [...]}` or the old `{subDocumentClassifications: [...]}`; ids and the missing half of id/type filled in. */
+export function completeJsonSplits(value: unknown, list: readonly Classification[]): unknown {
+  let arr: unknown = value;
+  let rest: Record<string, unknown> = {};
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const { splits, subDocumentClassifications, ...others } = value as Record<string, unknown>;
+    arr = splits ?? subDocumentClassifications;
+    rest = others;
+    if (!Array.isArray(arr)) return value;
+  }
+  if (!Array.isArray(arr)) return value;
+  const splits = arr.map((s, i) => {
+    if (s === null || typeof s !== 'object' || Array.isArray(s)) return s;
+    const out: Record<string, unknown> = { ...(s as Record<string, unknown>) };
+    if (out.id === undefined) out.id = `split_${i + 1}`;
+    if (out.classificationId === undefined && typeof out.type === 'string') out.classificationId = matchClassification(out.type, list)?.id ?? out.type;
+    if (out.type === undefined && typeof out.classificationId === 'string') out.type = matchClassification(out.classificationId, list)?.type ?? out.classificationId;
+    return out;
+  });
+  return { ...rest, splits };
+}
+
+export function splitsCell(text: string, list: readonly Classification[]): CellResult {
+  const t = text.trim();
+  if (t.startsWith('[') || t.startsWith('{')) {
+    try {
+      return { ok: true, value: completeJsonSplits(JSON.parse(t), list), problems: [] };
+    } catch (e) {
+      return { ok: false, problems: [problem('json-syntax', `the splits cell is not valid JSON: ${e instanceof Error ? e.message : String(e)}`, 'write a JSON array of splits, or the compact form invoice:1-3;receipt:4-5')] };
+    }
+  }
+  return parseCompactSplits(t, list);
+}

@@ -1,0 +1,67 @@
+/**
+ * What the service already holds: the set's items with their identities, the files evalkit
+ * uploaded before (found by the content tag in their names), and the evaluation set itself.
+ */
+import pLimit from 'p-limit';
+import { isApiError, type Client, type EvaluationSet } from '../api/index.js';
+import { fileIdIdentity, identityOfUploadName } from './files.js';
+import { digestOf, type ExistingItem } from './plan.js';
+
+export const LIST_PAGE_SIZE = 1000;
+
+/** Identity <-> fileId knowledge shared by the whole upload. */
+export class FileIndex {
+  /** Identity (sha256:...) -> an uploaded file with that content. */
+  readonly byIdentity = new Map<string, string>();
+  /** fileId -> identity, for files whose content we know. */
+  readonly byFileId = new Map<string, string>();
+
+  learn(identity: string, fileId: string): void {
+    if (!this.byIdentity.has(identity)) this.byIdentity.set(identity, fileId);
+    this.byFileId.set(fileId, identity);
+  }
+}
+
+/**
+ * Every item of the set with its identity: `file:<id>` when a row names that fileId, else the
+ * content identity of a file evalkit uploaded (from the journal, or read from the file's name),
+ * else `file:<id>` (an item the CSV cannot match).
+ */
+export async function listExisting(client: Client, setId: string, index: FileIndex, rowFileIds: ReadonlySet<string>, opts: { concurrency: number; signal?: AbortSignal; onListed?: (n: number) => void }): Promise<ExistingItem[]> {
+  const raw: Array<{ id: string; fileId: string; digest: string }> = [];
+  for await (const it of client.evaluationSets.listAllItems(setId, { maxPageSize: LIST_PAGE_SIZE }, { signal: opts.signal })) {
+    raw.push({ id: it.id, fileId: it.fileId, digest: digestOf(it.expectedOutput) });
+    opts.onListed?.(raw.length);
+  }
+  const unknown = [...new Set(raw.map((r) => r.fileId))].filter((f) => !rowFileIds.has(f) && !index.byFileId.has(f));
+  if (unknown.length > 0) {
+    const limit = pLimit(opts.concurrency);
+    await Promise.all(unknown.map((fileId) => limit(async () => {
+      try {
+        const f = await client.files.get(fileId, {}, { signal: opts.signal });
+        const identity = identityOfUploadName(f.name);
+        if (identity) index.learn(identity, fileId);
+      } catch (e) {
+        if (!(isApiError(e) && e.status === 404)) throw e;
+      }
+    })));
+  }
+  return raw.map((r) => ({
+    id: r.id,
+    identity: rowFileIds.has(r.fileId) ? fileIdIdentity(r.fileId) : (index.byFileId.get(r.fileId) ?? fileIdIdentity(r.fileId)),
+    digest: r.digest,
+  }));
+}
+
+/** An evalkit-named upload of this content, if the service has one. */
+export async function findUploaded(client: Client, tag: string, signal?: AbortSignal): Promise<string | undefined> {
+  const page = await client.files.list({ nameContains: tag, maxPageSize: 10 }, { signal });
+  return page.items.find((f) => f.name.includes(tag))?.id;
+}
+
+export async function findSetByName(client: Client, processorId: string, name: string, signal?: AbortSignal): Promise<EvaluationSet | undefined> {
+  for await (const s of client.evaluationSets.listAll({ processorId }, { signal })) {
+    if (s.name === name) return s;
+  }
+  return undefined;
+}

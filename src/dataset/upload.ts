@@ -1,0 +1,590 @@
+/**
+ * `evalkit dataset upload`: CSV -> evaluation set items, validated before any write, journaled,
+ * reconciled with the service, resumable.
+ *
+ *   1. prepare: shape and validate every row (pass 1); invalid rows -> rejects file; stop here
+ *      (nothing written) unless skipInvalid.
+ *   2. target: the set (found, or created by name), the journal's knowledge, the set's items.
+ *   3. plan: create / update / unchanged / orphan per row (plan.ts).
+ *   4. write (pass 2, streaming): files once per content, creates in bulk chunks, updates one
+ *      by one, all under one concurrency limit; creates whose outcome is unknown are settled by
+ *      asking the service again (never by a blind retry); then --prune deletes.
+ */
+import path from 'node:path';
+import { promises as fsp } from 'node:fs';
+import pLimit from 'p-limit';
+import { isApiError, type Client, type FetchLike } from '../api/index.js';
+import { fetchProcessorConfig, type ConfigSource } from '../expected/index.js';
+import { InputError, UsageError } from '../util/errors.js';
+import type { CoerceOptions } from './cells.js';
+import type { ColumnMap } from './columns.js';
+import { nameTag, uploadName, type LocalFile } from './files.js';
+import type { RowFinding } from './findings.js';
+import { guardFetch, isUncertain, type RequestStats } from './guard.js';
+import { journalPathFor, NO_JOURNAL, openJournal, readJournal, serviceKey, type JournalState, type JournalWriter } from './journal.js';
+import { digestOf, planSync, type ExistingItem, type RowAction } from './plan.js';
+import { prepareRows, type Prepared, type ValidRow } from './prepare.js';
+import { rejectsPathFor } from './rejects.js';
+import { FileIndex, findSetByName, findUploaded, listExisting } from './remote.js';
+import { contentIdentity } from './files.js';
+import { inCurrentLayout } from './config.js';
+
+export const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_CHUNK_SIZE = 100;
+const MAX_ROUNDS = 5;
+
+export interface UploadOptions {
+  csv: string;
+  delimiter?: string;
+  map?: ColumnMap;
+  coerce?: CoerceOptions;
+  strict?: boolean;
+  skipInvalid?: boolean;
+  allowOutside?: boolean;
+  /** Target: an existing set... */
+  evaluationSetId?: string;
+  /** ...or a set of this name under this processor (found, else created). */
+  createSet?: { name: string; processorId: string; description?: string };
+  /** The processor config (--config); fetched from the service when absent. */
+  config?: ConfigSource;
+  /** Version whose config validates the rows: draft (default, what the service checks items against), latest, 1.0, dpv_... */
+  processorVersion?: string;
+  /** Builds the client over the given fetch (which adds pacing and guards creates). Absent: offline, dry runs only. */
+  connect?: (fetch: FetchLike) => Client;
+  /** Inner fetch (tests); default the global fetch. */
+  fetch?: FetchLike;
+  /** Client-side pacing in requests per second. */
+  maxRps?: number;
+  dryRun?: boolean;
+  prune?: boolean;
+  /** Asked before deleting; false cancels the run before anything is written. */
+  confirmPrune?: (orphans: readonly ExistingItem[]) => Promise<boolean>;
+  /** Journal path; default `<csv>.journal.ndjson`; false: none. */
+  journal?: string | false;
+  /** Rejects file path; default `<csv>.rejects.csv`. */
+  rejectsFile?: string;
+  concurrency?: number;
+  chunkSize?: number;
+  onProgress?: (p: UploadProgress) => void;
+  /** One-line notes for the user (set reused, journal resumed...). */
+  onNotice?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface UploadProgress {
+  phase: 'validate' | 'reconcile' | 'write';
+  /** Rows read (validate), items listed (reconcile), operations finished (write). */
+  done: number;
+  total?: number;
+  created: number;
+  updated: number;
+  deleted: number;
+  failed: number;
+  filesUploaded: number;
+}
+
+export interface Tally {
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  failed: number;
+  /** Invalid rows left out with skipInvalid. */
+  skippedInvalid: number;
+  filesUploaded: number;
+  filesReused: number;
+  requests: number;
+  rateLimited: number;
+  elapsedMs: number;
+  /** Items written (created + updated + deleted) per second of the whole run. */
+  itemsPerSecond: number;
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  unchanged: number;
+  /** Items not in the CSV: deleted with prune. */
+  delete: number;
+  /** Items not in the CSV that stay (no prune). */
+  keep: number;
+  /** Per row (dry runs only). */
+  rows?: Array<{ line: number; action: RowAction['kind']; item?: string }>;
+  /** Items to delete (dry runs only). */
+  deletes?: string[];
+}
+
+export interface Failure {
+  operation: 'upload-file' | 'create' | 'update' | 'delete';
+  line?: number;
+  item?: string;
+  error: string;
+}
+
+export interface UploadResult {
+  csv: string;
+  dryRun: boolean;
+  /** invalid: stopped before writing; planned: dry run; done; cancelled: prune declined; interrupted: signal. */
+  status: 'invalid' | 'planned' | 'done' | 'cancelled' | 'interrupted';
+  processor: { id?: string; type: string; config: string };
+  set?: { id?: string; name?: string; created: boolean };
+  rows: { total: number; valid: number; invalid: number };
+  findings: RowFinding[];
+  rejectsFile?: string;
+  journal?: string;
+  plan?: PlanSummary;
+  tally?: Tally;
+  /** Where the time went: reading and validating, listing and planning, writing (with its request count). */
+  timings?: { validateMs: number; planMs: number; writeMs: number; writeRequests: number };
+  failures: Failure[];
+}
+
+/** What pass 2 needs to write one row. */
+interface WriteRow {
+  index: number;
+  line: number;
+  identity: string;
+  output: Record<string, unknown>;
+  local?: LocalFile;
+  fileId?: string;
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> {
+  const started = performance.now();
+  const csv = path.resolve(opts.csv);
+  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY));
+  const chunkSize = Math.max(1, Math.floor(opts.chunkSize ?? DEFAULT_CHUNK_SIZE));
+  const signal = opts.signal;
+  const guard = guardFetch(opts.fetch ?? ((url, init) => fetch(url, init)), { maxRps: opts.maxRps });
+  const client = opts.connect?.(guard.fetch);
+  if (!client && !opts.dryRun) throw new UsageError('an upload needs the service', { hint: 'set EVALKIT_BASE_URL and EVALKIT_API_TOKEN, or use --dry-run with --config for an offline plan' });
+  if (!opts.evaluationSetId && !opts.createSet) throw new UsageError('name the target: --evaluation-set ID, or --create-set NAME --processor ID');
+  const progress = (p: Omit<UploadProgress, 'created' | 'updated' | 'deleted' | 'failed' | 'filesUploaded'>, t?: Partial<UploadProgress>): void =>
+    opts.onProgress?.({ created: 0, updated: 0, deleted: 0, failed: 0, filesUploaded: 0, ...t, ...p });
+
+  // 1. The config and the target set (read only).
+  let set: { id: string; name: string; processorId: string } | undefined;
+  if (opts.evaluationSetId && client) {
+    const s = await client.evaluationSets.get(opts.evaluationSetId, { signal });
+    set = { id: s.id, name: s.name, processorId: s.processorId };
+  }
+  const processorId = opts.createSet?.processorId ?? set?.processorId;
+  let config = opts.config;
+  if (!config) {
+    if (!client || !processorId) throw new UsageError('no processor config', { hint: 'pass --config FILE, or set EVALKIT_BASE_URL and EVALKIT_API_TOKEN to read it from the service' });
+    config = await fetchProcessorConfig(client, processorId, opts.processorVersion ?? 'draft');
+  }
+  config = inCurrentLayout(config);
+
+  // 2. Every row, before anything is written.
+  const rejectsFile = opts.rejectsFile ?? rejectsPathFor(csv);
+  const prepared = await prepareRows(config, {
+    csv,
+    delimiter: opts.delimiter,
+    map: opts.map,
+    coerce: opts.coerce,
+    strict: opts.strict,
+    allowOutside: opts.allowOutside,
+    rejectsFile,
+    fileIdExists: client
+      ? async (id) => {
+          try {
+            await client.files.get(id, {}, { signal });
+            return true;
+          } catch (e) {
+            if (isApiError(e) && e.status === 404) return false;
+            throw e;
+          }
+        }
+      : undefined,
+    onRow: (n) => {
+      if (n % 500 === 0) progress({ phase: 'validate', done: n });
+    },
+  });
+  const validated = performance.now();
+  const result: UploadResult = {
+    csv: opts.csv,
+    dryRun: opts.dryRun === true,
+    status: 'done',
+    processor: { id: processorId, type: prepared.model.type, config: config.origin },
+    set: set ? { id: set.id, name: set.name, created: false } : opts.createSet ? { name: opts.createSet.name, created: false } : undefined,
+    rows: { total: prepared.total, valid: prepared.rows.length, invalid: prepared.invalid },
+    findings: prepared.findings,
+    rejectsFile: prepared.rejectsFile,
+    failures: [],
+  };
+  if (prepared.headerInvalid || (prepared.invalid > 0 && !opts.skipInvalid)) {
+    result.status = 'invalid';
+    return result;
+  }
+
+  // 3. What the service holds.
+  const service = client ? serviceKey(client.options.baseUrl) : 'offline';
+  const journalFile = opts.journal === false ? undefined : path.resolve(opts.journal ?? journalPathFor(csv));
+  const { state, existed } = journalFile ? await readJournal(journalFile, service) : { state: undefined, existed: false };
+  if (existed && state && state.files.size > 0 && !opts.dryRun) opts.onNotice?.(`journal ${path.relative(process.cwd(), journalFile!) || journalFile}: ${state.files.size} files already uploaded`);
+  const index = new FileIndex();
+  if (state) for (const [sha, fileId] of state.files) index.learn(contentIdentity(sha), fileId);
+
+  if (!set && opts.createSet && client) {
+    const key = `${opts.createSet.processorId}\0${opts.createSet.name}`;
+    const fromJournal = state?.sets.get(key);
+    const found = fromJournal ? await client.evaluationSets.get(fromJournal, { signal }).catch(() => undefined) : await findSetByName(client, opts.createSet.processorId, opts.createSet.name, signal);
+    if (found) {
+      set = { id: found.id, name: found.name, processorId: found.processorId };
+      result.set = { id: found.id, name: found.name, created: false };
+      if (!fromJournal) opts.onNotice?.(`processor ${found.processorId} already has a set named "${found.name}" (${found.id}); uploading into it`);
+    }
+  }
+
+  const rowFileIds = new Set<string>();
+  for (const r of prepared.rows) if (r.identity.startsWith('file:')) rowFileIds.add(r.identity.slice(5));
+  const existing = set && client
+    ? await listExisting(client, set.id, index, rowFileIds, { concurrency, signal, onListed: (n) => n % 1000 === 0 && progress({ phase: 'reconcile', done: n }) })
+    : [];
+  const plan = planSync(prepared.rows, existing);
+  const orphans = plan.orphans;
+  result.plan = {
+    create: plan.counts.create,
+    update: plan.counts.update,
+    unchanged: plan.counts.skip,
+    delete: opts.prune ? orphans.length : 0,
+    keep: opts.prune ? 0 : orphans.length,
+  };
+  if (opts.dryRun) {
+    result.status = 'planned';
+    result.plan.rows = prepared.rows.map((r, i) => {
+      const a = plan.actions[i];
+      return a.kind === 'create' ? { line: r.line, action: a.kind } : { line: r.line, action: a.kind, item: a.itemId };
+    });
+    if (opts.prune) result.plan.deletes = orphans.map((o) => o.id);
+    result.tally = tallyOf(started, guard.stats, { unchanged: plan.counts.skip, skippedInvalid: prepared.invalid });
+    return result;
+  }
+  if (opts.prune && orphans.length > 0 && opts.confirmPrune && !(await opts.confirmPrune(orphans))) {
+    result.status = 'cancelled';
+    return result;
+  }
+
+  // 4. Write.
+  const planned = performance.now();
+  const requestsBeforeWrite = guard.stats.requests;
+  const journal: JournalWriter = journalFile ? openJournal(journalFile) : NO_JOURNAL;
+  result.journal = journalFile;
+  journal.write({ k: 'run', at: new Date().toISOString(), service, csv: path.basename(csv), set: set?.id });
+  try {
+    if (!set) {
+      const cs = opts.createSet!;
+      journal.write({ k: 'set', op: 'start', name: cs.name, processorId: cs.processorId });
+      let created;
+      try {
+        created = await client!.evaluationSets.create({ name: cs.name, processorId: cs.processorId, description: cs.description }, { signal });
+      } catch (e) {
+        if (!isUncertain(e)) throw e;
+        created = await findSetByName(client!, cs.processorId, cs.name, signal);
+        if (!created) created = await client!.evaluationSets.create({ name: cs.name, processorId: cs.processorId, description: cs.description }, { signal });
+      }
+      journal.write({ k: 'set', op: 'done', name: cs.name, processorId: cs.processorId, id: created.id });
+      set = { id: created.id, name: created.name, processorId: created.processorId };
+      result.set = { id: created.id, name: created.name, created: true };
+    }
+    const writer = new Writer(client!, set.id, journal, state, index, prepared, plan.actions, { concurrency, chunkSize, signal, onProgress: opts.onProgress });
+    await writer.run(opts.prune ? orphans : []);
+    result.failures = writer.failures;
+    result.status = signal?.aborted ? 'interrupted' : 'done';
+    result.tally = tallyOf(started, guard.stats, { ...writer.counts, unchanged: plan.counts.skip, skippedInvalid: prepared.invalid });
+    result.timings = {
+      validateMs: Math.round(validated - started),
+      planMs: Math.round(planned - validated),
+      writeMs: Math.round(performance.now() - planned),
+      writeRequests: guard.stats.requests - requestsBeforeWrite,
+    };
+    journal.write({ k: 'end', at: new Date().toISOString(), tally: { ...result.tally } });
+  } finally {
+    journal.close();
+  }
+  return result;
+}
+
+function tallyOf(started: number, stats: RequestStats, t: Partial<Tally>): Tally {
+  const elapsedMs = Math.round(performance.now() - started);
+  const written = (t.created ?? 0) + (t.updated ?? 0) + (t.deleted ?? 0);
+  return {
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    deleted: 0,
+    failed: 0,
+    skippedInvalid: 0,
+    filesUploaded: 0,
+    filesReused: 0,
+    ...t,
+    requests: stats.requests,
+    rateLimited: stats.rateLimited,
+    elapsedMs,
+    itemsPerSecond: elapsedMs > 0 ? Math.round((written / elapsedMs) * 1000 * 10) / 10 : 0,
+  };
+}
+
+/** Pass 2 and the rounds after it. */
+class Writer {
+  readonly counts = { created: 0, updated: 0, deleted: 0, failed: 0, filesUploaded: 0, filesReused: 0 };
+  readonly failures: Failure[] = [];
+  private readonly limit;
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly files = new Map<string, Promise<string>>();
+  private uncertain: WriteRow[] = [];
+  private batch = 0;
+  private rowsInFlight = 0;
+  private done = 0;
+  private total: number;
+
+  constructor(
+    private readonly client: Client,
+    private readonly setId: string,
+    private readonly journal: JournalWriter,
+    private readonly state: JournalState | undefined,
+    private readonly index: FileIndex,
+    private readonly prepared: Prepared,
+    private readonly actions: RowAction[],
+    private readonly o: { concurrency: number; chunkSize: number; signal?: AbortSignal; onProgress?: (p: UploadProgress) => void },
+  ) {
+    this.limit = pLimit(o.concurrency);
+    this.total = actions.filter((a) => a.kind !== 'skip').length;
+  }
+
+  private get aborted(): boolean {
+    return this.o.signal?.aborted === true;
+  }
+
+  private tick(n: number): void {
+    this.done += n;
+    this.o.onProgress?.({ phase: 'write', done: this.done, total: this.total, created: this.counts.created, updated: this.counts.updated, deleted: this.counts.deleted, failed: this.counts.failed, filesUploaded: this.counts.filesUploaded });
+  }
+
+  private fail(f: Failure, n = 1): void {
+    this.failures.push(f);
+    this.counts.failed += n;
+    this.tick(n);
+  }
+
+  /**
+   * Tracks an operation on `rows` rows and waits while too many rows are in flight: enough to
+   * keep every slot busy, few enough that a long CSV is never held in memory.
+   */
+  private async spawn(p: Promise<void>, rows: number): Promise<void> {
+    this.inflight.add(p);
+    this.rowsInFlight += rows;
+    void p.finally(() => {
+      this.inflight.delete(p);
+      this.rowsInFlight -= rows;
+    });
+    const cap = Math.max(2 * this.o.chunkSize, Math.min(this.o.concurrency * this.o.chunkSize, 2000));
+    while (this.rowsInFlight >= cap && this.inflight.size > 0) await Promise.race(this.inflight);
+  }
+
+  private async drain(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.race(this.inflight);
+  }
+
+  async run(orphans: readonly ExistingItem[]): Promise<void> {
+    this.total += orphans.length;
+    await this.pass2();
+    for (let round = 1; this.uncertain.length > 0 && round <= MAX_ROUNDS && !this.aborted; round++) await this.settleUncertain();
+    for (const r of this.uncertain) this.fail({ operation: 'create', line: r.line, error: 'the service did not confirm the create; re-run to finish' });
+    this.uncertain = [];
+    for (const item of orphans) {
+      if (this.aborted) break;
+      await this.spawn(this.limit(() => this.remove(item)), 1);
+    }
+    await this.drain();
+  }
+
+  private async pass2(): Promise<void> {
+    const rows: ValidRow[] = this.prepared.rows;
+    let next = 0;
+    let chunk: WriteRow[] = [];
+    const flush = async (): Promise<void> => {
+      if (chunk.length === 0) return;
+      const c = chunk;
+      chunk = [];
+      await this.spawn(this.createChunk(c), c.length);
+    };
+    for await (const rec of this.prepared.source.records()) {
+      if (this.aborted) break;
+      if (next >= rows.length) break;
+      if (rec.line !== rows[next].line) continue;
+      const index = next++;
+      const action = this.actions[index];
+      if (action.kind === 'skip') continue;
+      const s = await this.prepared.shape(rec);
+      if (s.output === undefined || s.identity !== rows[index].identity || digestOf(s.output) !== rows[index].digest) {
+        throw new InputError('the CSV or a file it names changed during the upload', { location: { file: this.prepared.source.file, line: rec.line }, hint: 'run the upload again; it continues where it stopped' });
+      }
+      const row: WriteRow = { index, line: rec.line, identity: s.identity, output: s.output, local: s.local, fileId: s.fileId };
+      if (action.kind === 'update') await this.spawn(this.limit(() => this.update(action.itemId, row)), 1);
+      else {
+        // Start the upload now, so files flow while the chunk fills.
+        if (row.local) void this.fileFor(row.local, row.line).catch(() => undefined);
+        chunk.push(row);
+        if (chunk.length >= this.o.chunkSize) await flush();
+      }
+    }
+    await flush();
+    await this.drain();
+  }
+
+  /** The uploaded file for this content: known, in flight, found by name after a crash, or uploaded now. */
+  private fileFor(local: LocalFile, line: number): Promise<string> {
+    const identity = contentIdentity(local.sha256);
+    const known = this.index.byIdentity.get(identity);
+    if (known) return Promise.resolve(known);
+    let p = this.files.get(identity);
+    if (!p) {
+      p = this.uploadFile(local, line);
+      this.files.set(identity, p);
+    }
+    return p;
+  }
+
+  private async uploadFile(local: LocalFile, line: number): Promise<string> {
+    const identity = contentIdentity(local.sha256);
+    const rel = path.relative(path.dirname(this.prepared.source.file), local.abs);
+    const tag = nameTag(local.sha256);
+    let lookFirst = this.state?.pendingFiles.has(local.sha256) === true;
+    for (let attempt = 1; ; attempt++) {
+      if (lookFirst) {
+        const found = await this.limit(() => findUploaded(this.client, tag, this.o.signal));
+        if (found) {
+          this.journal.write({ k: 'file', op: 'done', sha256: local.sha256, fileId: found, reused: true });
+          this.index.learn(identity, found);
+          this.counts.filesReused++;
+          return found;
+        }
+      }
+      try {
+        const file = await this.limit(async () => {
+          // Read inside the slot: only files being sent are in memory.
+          const data = await fsp.readFile(local.abs);
+          this.journal.write({ k: 'file', op: 'start', sha256: local.sha256, path: rel });
+          return this.client.files.upload({ name: uploadName(rel, local.sha256), data }, { signal: this.o.signal });
+        });
+        this.journal.write({ k: 'file', op: 'done', sha256: local.sha256, fileId: file.id });
+        this.index.learn(identity, file.id);
+        this.counts.filesUploaded++;
+        return file.id;
+      } catch (e) {
+        const uncertain = isUncertain(e);
+        this.journal.write({ k: 'file', op: 'fail', sha256: local.sha256, error: message(e), uncertain });
+        if (!uncertain || attempt >= MAX_ROUNDS || this.aborted) {
+          throw new Error(`upload of ${rel} (line ${line}) failed: ${message(e)}`, { cause: e });
+        }
+        lookFirst = true;
+      }
+    }
+  }
+
+  private async resolveFileIds(rows: WriteRow[]): Promise<WriteRow[]> {
+    const ready: WriteRow[] = [];
+    await Promise.all(rows.map(async (r) => {
+      if (r.fileId !== undefined) {
+        ready.push(r);
+        return;
+      }
+      try {
+        r.fileId = await this.fileFor(r.local!, r.line);
+        ready.push(r);
+      } catch (e) {
+        this.fail({ operation: 'upload-file', line: r.line, error: message(e) });
+      }
+    }));
+    return ready.sort((a, b) => a.index - b.index);
+  }
+
+  private async createChunk(rows: WriteRow[]): Promise<void> {
+    const ready = await this.resolveFileIds(rows);
+    if (ready.length === 0 || this.aborted) return;
+    const batch = ++this.batch;
+    try {
+      const created = await this.limit(async () => {
+        this.journal.write({ k: 'create', op: 'start', set: this.setId, batch, lines: ready.map((r) => r.line), ids: ready.map((r) => r.identity) });
+        if (ready.length === 1) return [await this.client.evaluationSetItems.create({ evaluationSetId: this.setId, fileId: ready[0].fileId!, expectedOutput: ready[0].output }, { signal: this.o.signal })];
+        return this.client.evaluationSetItems.bulkCreate({ evaluationSetId: this.setId, items: ready.map((r) => ({ fileId: r.fileId!, expectedOutput: r.output })) }, { signal: this.o.signal });
+      });
+      this.journal.write({ k: 'create', op: 'done', set: this.setId, batch, items: created.map((c) => c.id) });
+      this.counts.created += created.length;
+      this.tick(created.length);
+    } catch (e) {
+      const uncertain = isUncertain(e);
+      this.journal.write({ k: 'create', op: 'fail', set: this.setId, batch, error: message(e), uncertain });
+      if (uncertain) this.uncertain.push(...ready);
+      else if (ready.length > 1 && isApiError(e) && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 429) {
+        // The bulk endpoint is all or nothing: one by one, so one bad row fails alone.
+        await Promise.all(ready.map((r) => this.createChunk([r])));
+      } else for (const r of ready) this.fail({ operation: 'create', line: r.line, error: message(e) });
+    }
+  }
+
+  /** Creates whose answer was lost: ask the service what exists now, create only the rest. */
+  private async settleUncertain(): Promise<void> {
+    const pending = this.uncertain;
+    this.uncertain = [];
+    const rowFileIds = new Set<string>();
+    for (const r of this.prepared.rows) if (r.identity.startsWith('file:')) rowFileIds.add(r.identity.slice(5));
+    const existing = await listExisting(this.client, this.setId, this.index, rowFileIds, { concurrency: this.o.concurrency, signal: this.o.signal });
+    const plan = planSync(this.prepared.rows, existing);
+    let chunk: WriteRow[] = [];
+    for (const r of pending) {
+      const a = plan.actions[r.index];
+      if (a.kind === 'skip') {
+        this.counts.created++;
+        this.tick(1);
+      } else if (a.kind === 'update') await this.spawn(this.limit(() => this.update(a.itemId, r)), 1);
+      else {
+        chunk.push(r);
+        if (chunk.length >= this.o.chunkSize) {
+          await this.spawn(this.createChunk(chunk), chunk.length);
+          chunk = [];
+        }
+      }
+    }
+    if (chunk.length) await this.spawn(this.createChunk(chunk), chunk.length);
+    await this.drain();
+  }
+
+  private async update(itemId: string, row: WriteRow): Promise<void> {
+    if (this.aborted) return;
+    this.journal.write({ k: 'update', op: 'start', set: this.setId, item: itemId, line: row.line });
+    try {
+      await this.client.evaluationSetItems.update(itemId, { expectedOutput: row.output }, { signal: this.o.signal });
+      this.journal.write({ k: 'update', op: 'done', set: this.setId, item: itemId, line: row.line });
+      this.counts.updated++;
+      this.tick(1);
+    } catch (e) {
+      this.journal.write({ k: 'update', op: 'fail', set: this.setId, item: itemId, line: row.line, error: message(e) });
+      this.fail({ operation: 'update', line: row.line, item: itemId, error: message(e) });
+    }
+  }
+
+  private async remove(item: ExistingItem): Promise<void> {
+    if (this.aborted) return;
+    this.journal.write({ k: 'delete', op: 'start', set: this.setId, item: item.id });
+    try {
+      await this.client.evaluationSetItems.delete(item.id, { signal: this.o.signal });
+    } catch (e) {
+      // Gone already (a retry after a lost answer, or someone else): the goal is met.
+      if (!(isApiError(e) && e.status === 404)) {
+        this.journal.write({ k: 'delete', op: 'fail', set: this.setId, item: item.id, error: message(e) });
+        this.fail({ operation: 'delete', item: item.id, error: message(e) });
+        return;
+      }
+    }
+    this.journal.write({ k: 'delete', op: 'done', set: this.setId, item: item.id });
+    this.counts.deleted++;
+    this.tick(1);
+  }
+}
