@@ -9,5 +9,9 @@ export { migrateConfig, migrateDocument, convertSplitterOutput, validateConfig, 
 export type { Layout, ProcessorType, MigrateOptions, MigrateResult, DocumentResult, Finding as ConfigFinding, Dropped as DroppedKey, FileResult as MigrateFileResult, MigrateFilesOptions, ProcessorConfig20241114, ProcessorConfig20250421, ExtractConfig20250421, ClassifyConfig20250421, SplitterConfig20250421 } from './config/index.js';
 export { startSandbox } from './sandbox/index.js';
 export type { SandboxOptions, SandboxHandle, SandboxEvent } from './sandbox/index.js';
+export { computeReport, loadExport, loadBaseline, parseExport, parseGates, renderJson, renderMarkdown, renderJunit, renderHtml } from './report/index.js';
+export type { Report, ComputeReportOptions, BaselineInput, GateSpec } from './report/index.js';
+export { evaluateExport, matchExactString, matchFuzzyString, matchNumber, matchCurrency, matchDate, similarity, wilson, mcnemarExact } from './metrics/index.js';
+export type { EvaluationExport, ExportItem } from './metrics/index.js';
 export { deriveExpectedSchema, validateExpected, createExpectedValidator, fixExpected, expectedSchemaToTypeScript, RULES as EXPECTED_RULES, parseCurrency, parseNumber, parseDate, parseBoolean, parseEnum, isIsoDate, isCurrencyCode, ISO_4217_CODES } from './expected/index.js';
 export type { Finding as ExpectedFinding, RuleId as ExpectedRuleId, Severity as ExpectedSeverity, ValidationResult as ExpectedValidationResult, ValidateOptions as ValidateExpectedOptions, DeriveOptions as DeriveExpectedSchemaOptions, FixResult as FixExpectedResult, Coerced, Currency, DateOrder } from './expected/index.js';

@@ -1,0 +1,157 @@
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import type { Argv } from 'yargs';
+import { UsageError } from '../util/errors.js';
+import { defineCommand } from './command.js';
+import { err, out } from './io.js';
+
+const FORMATS = ['json', 'md', 'html', 'junit'] as const;
+type ReportFormat = (typeof FORMATS)[number];
+const FILE_NAMES: Record<ReportFormat, string> = { json: 'report.json', md: 'report.md', html: 'report.html', junit: 'report.junit.xml' };
+
+interface ReportArgs {
+  from: string;
+  baseline?: string;
+  outDir?: string;
+  format: string[];
+  failUnder: string[];
+  gateOn: 'point' | 'lower';
+  failOnRegression: boolean;
+  fuzzyThreshold: number;
+  numberTolerance: number;
+  bootstrap: number;
+  seed: number;
+}
+
+export function parseFormats(list: readonly string[]): ReportFormat[] {
+  const set = new Set<ReportFormat>();
+  for (const item of list.flatMap((s) => s.split(','))) {
+    const f = item.trim().toLowerCase();
+    if (f === '') continue;
+    const norm = f === 'markdown' ? 'md' : f === 'xml' ? 'junit' : f;
+    if (!(FORMATS as readonly string[]).includes(norm)) {
+      throw new UsageError(`--format: unknown report format "${item}"`, { hint: `choose from ${FORMATS.join(', ')} (comma-separated; default all)` });
+    }
+    set.add(norm as ReportFormat);
+  }
+  return FORMATS.filter((f) => set.has(f));
+}
+
+/** reports/<export name>: the export's file name without .json/.jsonl/.ndjson. */
+export function defaultOutDir(from: string): string {
+  const name = path.basename(from).replace(/\.(jsonl|ndjson|json)$/i, '') || 'report';
+  return path.join('reports', name);
+}
+
+const f3 = (v: number | null | undefined): string => (v === null || v === undefined ? 'n/a' : v.toFixed(3));
+
+export default defineCommand<ReportArgs>({
+  command: 'report',
+  describe: 'compute metrics with confidence intervals from an evaluation export (no network), compare with a baseline, write json/md/html/junit reports and check gates',
+  builder: (y) =>
+    y
+      .option('from', { type: 'string', demandOption: true, describe: 'evaluation export (JSON, or JSONL with a header line) written by `evalkit eval run/export`' })
+      .option('baseline', { type: 'string', describe: 'earlier report.json or export to compare with (items paired by id)' })
+      .option('out-dir', { type: 'string', describe: 'folder for the reports (default reports/<export name>)' })
+      .option('format', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'reports to write: json, md, html, junit (comma-separated)' })
+      .option('fail-under', { type: 'string', array: true, default: [] as string[], describe: 'gate METRIC=THRESHOLD, e.g. micro.f1=0.9, field:total.recall=0.95, accuracy=0.8 (repeatable)' })
+      .option('gate-on', { choices: ['point', 'lower'] as const, default: 'point' as const, describe: 'gate on the point estimate or on the lower bound of the 95% interval' })
+      .option('fail-on-regression', { type: 'boolean', default: false, describe: 'fail when a metric regressed significantly against --baseline' })
+      .option('fuzzy-threshold', { type: 'number', default: 0.9, describe: 'normalised Levenshtein similarity at which fuzzy fields match' })
+      .option('number-tolerance', { type: 'number', default: 1e-6, describe: 'relative tolerance for numbers' })
+      .option('bootstrap', { type: 'number', default: 2000, describe: 'bootstrap resamples for F1 intervals and baseline deltas (0 turns it off)' })
+      .option('seed', { type: 'number', default: 1, describe: 'seed of the bootstrap; the same seed gives the same report' })
+      .example('$0 report --from exports/invoices.json', 'write reports/invoices/report.{json,md,html,junit.xml}')
+      .example('$0 report --from run.jsonl --baseline reports/main/report.json --fail-on-regression', 'fail only on significant regressions')
+      .example('$0 report --from run.json --fail-under micro.f1=0.9 --fail-under field:total.recall=0.95 --gate-on lower', 'gate on interval lower bounds')
+      .example('$0 report --from run.json --format md,junit --out-dir out/', 'only the Markdown and JUnit reports') as unknown as Argv<ReportArgs>,
+  async run(argv) {
+    const formats = parseFormats(argv.format);
+    if (formats.length === 0) throw new UsageError('--format: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
+    const { parseGates } = await import('../report/gates.js');
+    const gates = parseGates(argv.failUnder);
+    if (argv.failOnRegression && !argv.baseline) throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
+
+    const { loadExport, loadBaseline } = await import('../report/load.js');
+    const { computeReport } = await import('../report/build.js');
+    const exp = await loadExport(argv.from);
+    const baseline = argv.baseline ? await loadBaseline(argv.baseline) : undefined;
+    if (exp.items.length > 20_000 && argv.bootstrap > 0) err(`computing ${argv.bootstrap} bootstrap resamples over ${exp.items.length} documents...`);
+    const report = computeReport(exp, {
+      sourceFile: path.basename(argv.from),
+      baseline,
+      gates,
+      gateOn: argv.gateOn,
+      failOnRegression: argv.failOnRegression,
+      fuzzyThreshold: argv.fuzzyThreshold,
+      numberTolerance: argv.numberTolerance,
+      bootstrap: argv.bootstrap,
+      seed: argv.seed,
+    });
+
+    const { renderJson } = await import('../report/json.js');
+    const { renderMarkdown } = await import('../report/markdown.js');
+    const { renderJunit } = await import('../report/junit.js');
+    const { renderHtml } = await import('../report/html.js');
+    const { writeFileAtomic } = await import('../util/fs.js');
+    const renderers: Record<ReportFormat, () => string> = {
+      json: () => renderJson(report),
+      md: () => renderMarkdown(report),
+      html: () => renderHtml(report),
+      junit: () => renderJunit(report),
+    };
+    const outDir = argv.outDir ?? defaultOutDir(argv.from);
+    const written: string[] = [];
+    let markdown: string | undefined;
+    for (const f of formats) {
+      const text = renderers[f]();
+      if (f === 'md') markdown = text;
+      const file = path.join(outDir, FILE_NAMES[f]);
+      await writeFileAtomic(file, text);
+      written.push(file);
+    }
+    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
+    if (summaryFile) {
+      try {
+        await fsp.appendFile(summaryFile, (markdown ?? renderMarkdown(report)) + '\n');
+      } catch (e) {
+        err(`evalkit: warning: could not append to GITHUB_STEP_SUMMARY (${summaryFile}): ${(e as Error).message}`);
+      }
+    }
+
+    const p = report.source.processor;
+    const lines: string[] = [`${report.type} ${JSON.stringify(p.name || p.id)} ${p.version}: ${report.summary.documents} documents, ${report.summary.failed} failed run(s)`];
+    if (report.extract) {
+      const x = report.extract;
+      lines.push(`micro F1 ${f3(x.micro.f1.value)} · precision ${f3(x.micro.precision.value)} · recall ${f3(x.micro.recall.value)} · macro F1 ${f3(x.macro.f1.value)} · document accuracy ${f3(x.document.accuracy.value)}`);
+    }
+    if (report.classify) {
+      const c = report.classify;
+      lines.push(`accuracy ${f3(c.accuracy.value)} · macro F1 ${f3(c.macro.f1.value)} · weighted F1 ${f3(c.weighted.f1.value)} · mean confidence ${f3(c.meanConfidence)}`);
+    }
+    if (report.splitter) {
+      const s = report.splitter;
+      lines.push(`F1 ${f3(s.f1.value)} · precision ${f3(s.precision.value)} · recall ${f3(s.recall.value)} · PQ ${f3(s.panoptic.pq.value)} · page accuracy ${f3(s.pageAccuracy.value)}`);
+    }
+    for (const w of report.warnings) err(`evalkit: warning: ${w}`);
+    if (report.baseline) {
+      const b = report.baseline;
+      lines.push(`baseline ${b.file}: ${b.paired} paired; ${b.tally.regressed} regressed, ${b.tally.improved} improved, ${b.tally.within_noise} within noise, ${b.tally.not_comparable} not comparable`);
+      for (const w of b.warnings) err(`evalkit: warning: baseline: ${w}`);
+      for (const k of report.gates.regressed) lines.push(`regressed: ${k}`);
+    }
+    for (const g of report.gates.results) lines.push(g.passed ? `pass ${g.gate} (${f3(g.value)})` : `FAIL ${g.gate}: ${g.reason ?? ''}`);
+    if (report.gates.failOnRegression && report.gates.regressed.length) lines.push(`FAIL --fail-on-regression: ${report.gates.regressed.length} significant regression(s)`);
+    lines.push(`wrote ${written.join(', ')}`);
+    const failedGates = report.gates.results.filter((g) => !g.passed).length;
+    const regressionFailed = report.gates.failOnRegression && report.gates.regressed.length > 0;
+    const total = report.gates.results.length;
+    lines.push(
+      total === 0 && !report.gates.failOnRegression
+        ? 'no gates'
+        : `${failedGates} of ${total} gate(s) failed${report.gates.failOnRegression ? (regressionFailed ? ', regression check failed' : ', no significant regression') : ''}`,
+    );
+    out(lines.join('\n'));
+    return report.gates.passed ? 0 : 1;
+  },
+});

@@ -1,0 +1,143 @@
+/**
+ * What an evaluation needs before any run: the evaluation set, its items, the processor
+ * version (resolved to a number or "draft" so every run uses the same one), the processor's
+ * name, and the config in the 2025-04-21 layout.
+ */
+import type { Client, EvaluationSet, EvaluationSetItem, ProcessorType, ProcessorVersion } from '../api/index.js';
+import { isApiError } from '../api/index.js';
+import { migrateConfig, validateConfig } from '../config/index.js';
+import { InputError, UsageError } from '../util/errors.js';
+import { isPlainObject } from '../util/json.js';
+
+type Json = Record<string, unknown>;
+
+/** 404 from a GET by id: the id is wrong, which is the user's input, so exit 2 with a plain message. */
+export function notFoundAs<T>(what: string, id: string, flag: string): (e: unknown) => T {
+  return (e: unknown) => {
+    if (isApiError(e) && e.kind === 'http' && e.status === 404) {
+      throw new InputError(`${what} "${id}" not found${e.serviceError ? ` (the service says: ${e.serviceError})` : ''}`, {
+        hint: `check ${flag}: the id must exist and be visible to this token at EVALKIT_BASE_URL`,
+        cause: e,
+      });
+    }
+    throw e;
+  };
+}
+
+export async function loadSet(client: Client, id: string, signal?: AbortSignal): Promise<EvaluationSet> {
+  if (id.trim() === '') throw new UsageError('--evaluation-set must not be empty', { hint: 'pass the id of an evaluation set, such as ev_123' });
+  return client.evaluationSets.get(id, { signal }).catch(notFoundAs<EvaluationSet>('evaluation set', id, '--evaluation-set'));
+}
+
+export async function loadItems(client: Client, setId: string, signal?: AbortSignal): Promise<EvaluationSetItem[]> {
+  const items: EvaluationSetItem[] = [];
+  for await (const item of client.evaluationSets.listAllItems(setId, {}, { signal })) items.push(item);
+  return items;
+}
+
+/**
+ * "1", "1.0" and "1.0.0" name the same published version (the service shows two parts, the
+ * spec speaks of three). Returns undefined for anything that is not a version reference.
+ */
+export function normalizeVersionRef(ref: string): string | undefined {
+  const v = ref.trim().toLowerCase();
+  if (v === 'latest' || v === 'draft') return v;
+  const m = /^v?(\d{1,6})(?:\.(\d{1,6}))?(?:\.0+)?$/.exec(v);
+  return m ? `${Number(m[1])}.${Number(m[2] ?? 0)}` : undefined;
+}
+
+function versionKey(label: string): [number, number] | undefined {
+  const m = /^(\d+)\.(\d+)/.exec(label);
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/** Picks the version a reference means: latest = newest published, or the draft when none is. */
+export function pickVersion(versions: readonly ProcessorVersion[], ref: string): ProcessorVersion | undefined {
+  const want = normalizeVersionRef(ref);
+  if (want === undefined) return undefined;
+  if (want === 'draft') return versions.find((v) => v.version === 'draft');
+  if (want === 'latest') {
+    let best: { v: ProcessorVersion; key: [number, number] } | undefined;
+    for (const v of versions) {
+      const key = versionKey(v.version);
+      if (key && (!best || key[0] > best.key[0] || (key[0] === best.key[0] && key[1] > best.key[1]))) best = { v, key };
+    }
+    return best?.v ?? versions.find((v) => v.version === 'draft');
+  }
+  return versions.find((v) => v.version !== 'draft' && normalizeVersionRef(v.version) === want);
+}
+
+export async function resolveVersion(client: Client, processorId: string, ref: string, signal?: AbortSignal): Promise<ProcessorVersion> {
+  if (normalizeVersionRef(ref) === undefined) {
+    throw new UsageError(`--version "${ref}" is not a version`, { hint: 'use draft, latest, or a published version number such as 1.0' });
+  }
+  const versions: ProcessorVersion[] = [];
+  const pages = client.paginate((t) => client.processors.listVersions(processorId, { nextPageToken: t }, { signal }), { signal });
+  try {
+    for await (const v of pages) versions.push(v);
+  } catch (e) {
+    return notFoundAs<never>('processor', processorId, 'the evaluation set (its processor)')(e);
+  }
+  const found = pickVersion(versions, ref);
+  if (!found) {
+    const have = versions.map((v) => v.version).sort();
+    throw new InputError(`processor ${processorId} has no version "${ref}"`, {
+      hint: `available: ${have.length ? have.join(', ') : 'none'}; pass one of them with --version`,
+    });
+  }
+  return found;
+}
+
+/**
+ * The processor's name. Runs and batch runs carry it; when none does, the processor list is
+ * searched (there is no get-one-processor endpoint). Empty when the processor cannot be seen.
+ */
+export async function processorName(client: Client, processorId: string, type: ProcessorType, known: ReadonlyArray<string | undefined | null>, signal?: AbortSignal): Promise<string> {
+  for (const n of known) if (typeof n === 'string' && n !== '') return n;
+  try {
+    for await (const p of client.processors.listAll({ type }, { signal })) if (p.id === processorId) return p.name;
+  } catch (e) {
+    if (signal?.aborted) throw e;
+  }
+  return '';
+}
+
+/** The 2025-04-21 layout (the export's), from either layout; `type` is always present. */
+export function toHubConfig(config: Json, type: ProcessorType): Json {
+  const doc = migrateConfig({ ...config, type: config.type ?? type }, { to: '2025-04-21', type, allowLossy: true }).doc;
+  return isPlainObject(doc) ? doc : { type };
+}
+
+/**
+ * A --config override: same type as the processor, valid in its layout. Checked before any
+ * run is created, so a bad file costs no runs. Returns the config in the layout the service
+ * is spoken to in (`apiLayout`) and in the export's layout.
+ */
+export function prepareOverride(config: Json, type: ProcessorType, apiVersion: string, file = '--config'): { send: Json; hub: Json } {
+  if (config.type !== undefined && config.type !== type) {
+    throw new InputError(`the config is for a ${String(config.type)} processor, but the evaluation set's processor is ${type}`, {
+      location: { file, pointer: '/type' },
+      hint: `use a ${type} config, or evaluate a set of a ${String(config.type)} processor`,
+    });
+  }
+  let migrated: ReturnType<typeof migrateConfig>;
+  try {
+    migrated = migrateConfig({ ...config, type }, { to: '2025-04-21', type, allowLossy: true });
+  } catch (e) {
+    if (e instanceof InputError) throw new InputError(e.message, { location: { ...e.location, file }, hint: e.hint, cause: e });
+    throw e;
+  }
+  const hub = migrated.doc as Json;
+  const problems = validateConfig(hub, '2025-04-21', type);
+  if (problems.length) {
+    const first = problems[0];
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+    throw new InputError(`the config is not a valid ${type} config: ${first.message}${more}`, {
+      location: { file, pointer: migrated.changed ? undefined : first.pointer },
+      hint: `fix the config${migrated.changed ? ` (pointer ${first.pointer || '/'} in its 2025-04-21 form)` : ''}; \`evalkit migrate\` and \`evalkit schema\` show the expected layout`,
+    });
+  }
+  const oldApi = apiVersion !== '' && apiVersion < '2025-04-21';
+  const send = oldApi ? (migrateConfig(hub, { to: '2024-11-14', type, allowLossy: true }).doc as Json) : hub;
+  return { send, hub };
+}

@@ -1,0 +1,87 @@
+import type { EvaluationExport } from '../metrics/generated/export.js';
+
+/**
+ * How the runs are made: `batch` asks the service for one evaluation (batch processor) run
+ * (`POST /batch_processor_runs`, a sandbox extension); `per-item` creates one processor run
+ * per evaluation set item. `auto` tries the batch endpoint and falls back on 404/405.
+ */
+export type Strategy = 'batch' | 'per-item';
+
+export interface RunEvaluationOptions {
+  evaluationSetId: string;
+  /** latest (default), draft, or a published number such as 1.0. */
+  version?: string;
+  /** A config that replaces the version's for these runs (either layout); forces per-item runs. */
+  config?: Record<string, unknown>;
+  /** Where `config` came from, for error locations. */
+  configFile?: string;
+  fuzzyMatchFields?: string[];
+  excludeFields?: string[];
+  /** Processor runs created and polled at once (per-item strategy); default 8. */
+  concurrency?: number;
+  /** 1-100; lower is served first when the service rate-limits. Default: the service's (50). */
+  priority?: number;
+  /** Overall time to wait for the runs; default 1 hour. */
+  timeoutMs?: number;
+  /** Default auto. */
+  strategy?: 'auto' | Strategy;
+  /** First and longest pause between polls (tests shorten them); default 500 ms and 5 s. */
+  pollIntervalMs?: number;
+  maxPollIntervalMs?: number;
+}
+
+export interface EvalCounts {
+  /** Items in the export. */
+  items: number;
+  /** Runs that ended PROCESSED (with an output). */
+  processed: number;
+  /** Everything else: failed, cancelled, never created, lost. */
+  failed: number;
+}
+
+export interface EvalProgress {
+  strategy: Strategy;
+  /** `start`: resolving set, version and items; `wait`: runs in progress; `collect`: reading results. */
+  phase: 'start' | 'wait' | 'collect' | 'done';
+  total: number;
+  /** Runs created so far (per-item) or in the batch. */
+  created: number;
+  /** Runs that reached a final status; `processed + failed`. */
+  ended: number;
+  processed: number;
+  failed: number;
+  elapsedMs: number;
+  batchRunId?: string;
+  /** Batch status (batch strategy). */
+  status?: string;
+}
+
+export interface EvalCallbacks {
+  onProgress?: (p: EvalProgress) => void;
+  /** Things the user should know that are not errors (fallback to per-item runs, orphan runs). */
+  onNotice?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface EvalResult {
+  export: EvaluationExport;
+  strategy: Strategy;
+  /** The batch processor run, when the batch strategy ran or was exported. */
+  batchRunId: string | null;
+  counts: EvalCounts;
+  elapsedMs: number;
+  /** Also sent to onNotice as they happen. */
+  notices: string[];
+}
+
+export interface ExportBatchRunOptions {
+  /** Wait for a batch that is still PROCESSING instead of refusing; default false. */
+  wait?: boolean;
+  /** With `wait`: overall time to wait; default 1 hour. */
+  timeoutMs?: number;
+  pollIntervalMs?: number;
+  maxPollIntervalMs?: number;
+}
+
+export const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_TIMEOUT_MS = 3_600_000;

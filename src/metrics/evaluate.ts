@@ -1,0 +1,326 @@
+/**
+ * Scores every document of an evaluation export and computes the point metrics of its
+ * processor type. Intervals from the bootstrap, baseline comparison and gates are added by
+ * src/report/build.ts.
+ */
+import { InputError } from '../util/errors.js';
+import type { EvaluationExport, ExportItem } from './generated/export.js';
+import type {
+  ArrayCardinality,
+  ClassifyMetrics,
+  Counts,
+  DocumentRecord,
+  ExtractMetrics,
+  FailedItem,
+  FieldMetrics,
+  ReportProcessorType,
+  Scores,
+  SplitterMetrics,
+  SplitTypeMetrics,
+  WorstDocument,
+} from './generated/report.js';
+import { classifyMetrics, classLabels, classOf, confidenceOf, configClasses, NONE } from './classify.js';
+import type { CompareOptions } from './comparators.js';
+import { buildExtractPlan, extractValues, ExtractScorer, FA, FD, FN, KINDS, TN, TP } from './extract.js';
+import { classifyModel, extractModel, splitterModel, type DenseCounts, type Model } from './models.js';
+import { ExtractRecord } from './records.js';
+import { configSplitTypes, scoreSplitterDoc, splitsOf } from './splitter.js';
+import { f1Score, proportion } from './stats.js';
+
+export interface Evaluation {
+  type: ReportProcessorType;
+  documents: DocumentRecord[];
+  worstDocuments: WorstDocument[];
+  failures: FailedItem[];
+  warnings: string[];
+  extract?: ExtractMetrics;
+  classify?: ClassifyMetrics;
+  splitter?: SplitterMetrics;
+  /** Field paths, class labels or split types the statistic model covers. */
+  units: string[];
+  /** EXTRACT: the per-document counts, as scored (saves rebuilding them from the records). */
+  dense?: DenseCounts;
+}
+
+/** A run failed when it is not PROCESSED or produced no output; it is scored as an empty prediction. */
+export function isFailed(item: ExportItem): boolean {
+  return item.status !== 'PROCESSED' || item.output === null || item.output === undefined;
+}
+
+/** The items in id order; duplicate ids are an input error (pairing with a baseline needs them unique). */
+export function sortedItems(exp: EvaluationExport): ExportItem[] {
+  const order = exp.items.map((it, i) => [it, i] as const).sort((a, b) => (a[0].id < b[0].id ? -1 : a[0].id > b[0].id ? 1 : a[1] - b[1]));
+  for (let k = 1; k < order.length; k++) {
+    if (order[k][0].id === order[k - 1][0].id) {
+      throw new InputError(`duplicate item id "${order[k][0].id}" (items ${order[k - 1][1]} and ${order[k][1]})`, {
+        location: { pointer: `/items/${order[k][1]}/id` },
+        hint: 'every item of an export needs its own id; re-export the evaluation run',
+      });
+    }
+  }
+  return order.map(([it]) => it);
+}
+
+const WORST = 20;
+
+/** Keeps the k documents ranked first by `before` (documents arrive in id order). */
+class WorstList {
+  readonly docs: WorstDocument[] = [];
+  constructor(
+    private readonly k: number,
+    private readonly before: (a: WorstDocument, b: WorstDocument) => boolean,
+  ) {}
+  offer(d: WorstDocument): void {
+    if (d.errors === 0) return;
+    if (this.docs.length === this.k && !this.before(d, this.docs[this.k - 1])) return;
+    let i = this.docs.length;
+    while (i > 0 && this.before(d, this.docs[i - 1])) i--;
+    this.docs.splice(i, 0, d);
+    if (this.docs.length > this.k) this.docs.pop();
+  }
+}
+
+const moreErrors = (a: WorstDocument, b: WorstDocument): boolean => a.errors > b.errors;
+
+function base(item: ExportItem): Pick<DocumentRecord, 'id' | 'fileId' | 'fileName' | 'failed'> {
+  const out: Pick<DocumentRecord, 'id' | 'fileId' | 'fileName' | 'failed'> = { id: item.id, fileId: item.fileId, failed: isFailed(item) };
+  if (item.fileName !== undefined) out.fileName = item.fileName;
+  return out;
+}
+
+/**
+ * A CLASSIFY or SPLITTER document record with its keys inserted in sorted order (`classify`,
+ * `splitter` sorted by the caller), so that the JSON renderer can use the native JSON.stringify.
+ */
+function record(item: ExportItem, correct: boolean, errors: number, extra: Pick<DocumentRecord, 'classify' | 'splitter'>): DocumentRecord {
+  const r = { classify: extra.classify, correct, errors, failed: isFailed(item), fileId: item.fileId, fileName: item.fileName, id: item.id, splitter: extra.splitter };
+  if (r.classify === undefined) delete r.classify;
+  if (r.fileName === undefined) delete r.fileName;
+  if (r.splitter === undefined) delete r.splitter;
+  return r as DocumentRecord;
+}
+
+function failureOf(item: ExportItem): FailedItem {
+  const f: FailedItem = { id: item.id, fileId: item.fileId, status: item.status };
+  if (item.fileName !== undefined) f.fileName = item.fileName;
+  if (item.runId !== undefined) f.runId = item.runId;
+  if (item.failureReason !== undefined) f.failureReason = item.failureReason;
+  if (item.failureMessage !== undefined) f.failureMessage = item.failureMessage;
+  return f;
+}
+
+export function countsOf(c: ArrayLike<number>, at = 0): Counts {
+  const [tp, tn, fa, fn, fd] = [c[at + TP], c[at + TN], c[at + FA], c[at + FN], c[at + FD]];
+  return { tp, tn, fa, fn, fd, fp: fa + fd, n: tp + tn + fa + fn + fd };
+}
+
+export function scoresOf(c: Counts): Scores {
+  return {
+    counts: c,
+    precision: proportion(c.tp, c.tp + c.fp),
+    recall: proportion(c.tp, c.tp + c.fn + c.fd),
+    f1: { value: f1Score(c.tp, c.fp, c.fn + c.fd), interval: null },
+    accuracy: proportion(c.tp + c.tn, c.n),
+  };
+}
+
+/** Scores an export. `opts` are the comparator settings; options of the export apply as given. */
+export function evaluateExport(exp: EvaluationExport, opts: CompareOptions): Evaluation {
+  const items = sortedItems(exp);
+  const failures = items.filter(isFailed).map(failureOf);
+  switch (exp.processor.type) {
+    case 'EXTRACT':
+      return { ...evaluateExtract(exp, items, opts), failures };
+    case 'CLASSIFY':
+      return { ...evaluateClassify(exp, items), failures };
+    case 'SPLITTER':
+      return { ...evaluateSplitter(exp, items), failures };
+  }
+}
+
+type Scored = Omit<Evaluation, 'failures'>;
+
+function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: CompareOptions): Scored {
+  const expected = items.map((it) => extractValues(it.expectedOutput));
+  const predicted = items.map((it) => (isFailed(it) ? undefined : extractValues(it.output)));
+  const plan = buildExtractPlan(exp.processor.config, [...expected, ...predicted], {
+    ...opts,
+    fuzzyMatchFields: exp.options.fuzzyMatchFields,
+    excludeFields: exp.options.excludeFields,
+  });
+  const warnings = [...plan.warnings];
+  const missing = items.filter((_, i) => expected[i] === undefined).length;
+  if (missing) warnings.push(`${missing} item(s) have an expectedOutput without field values; every field counts as expected empty`);
+
+  const L = plan.leaves.length;
+  const scorer = new ExtractScorer(plan);
+  const totals = new Float64Array(L * KINDS);
+  const exactTotals = new Float64Array(L * KINDS);
+  const card = plan.arrays.map(() => ({ equal: 0, expected: 0, predicted: 0 }));
+  const worst = new WorstList(WORST, moreErrors);
+  const documents: DocumentRecord[] = [];
+  const dense: DenseCounts = {
+    width: L,
+    data: new Int32Array(items.length * L * KINDS),
+    slot: new Map(plan.leaves.map((l) => [l.path, l.index])),
+    correct: new Uint8Array(items.length),
+  };
+  let correctDocs = 0;
+  const byPath = [...plan.leaves].sort((a, b) => (a.path < b.path ? -1 : 1));
+  const paths = byPath.map((l) => l.path);
+  const slots = byPath.map((l) => l.index);
+  const anyFuzzy = plan.leaves.some((l) => l.exact);
+  items.forEach((item, d) => {
+    scorer.score(expected[d], predicted[d]);
+    const c = scorer.counts;
+    dense.data.set(c, d * L * KINDS);
+    for (let i = 0; i < c.length; i++) totals[i] += c[i];
+    if (anyFuzzy) for (let i = 0; i < c.length; i++) exactTotals[i] += scorer.exact[i];
+    card.forEach((a, i) => {
+      const e = scorer.cardinality[i * 2];
+      const p = scorer.cardinality[i * 2 + 1];
+      a.expected += e;
+      a.predicted += p;
+      if (e === p) a.equal++;
+    });
+    const errors = scorer.errors();
+    if (errors === 0) correctDocs++;
+    dense.correct[d] = errors === 0 ? 1 : 0;
+    documents.push(
+      new ExtractRecord(
+        { correct: errors === 0, errors, failed: isFailed(item), fileId: item.fileId, fileName: item.fileName, id: item.id },
+        { data: dense.data, offset: d * L * KINDS, paths, slots, slotOf: dense.slot },
+      ) as DocumentRecord,
+    );
+    worst.offer({ ...base(item), errors, diffs: scorer.diffs, diffsCut: scorer.diffsCut });
+  });
+
+  const leaves = [...plan.leaves].sort((a, b) => (a.path < b.path ? -1 : 1));
+  const units = leaves.map((l) => l.path);
+  const fields: FieldMetrics[] = leaves.map((leaf) => {
+    const counts = countsOf(totals, leaf.index * KINDS);
+    const row: FieldMetrics = {
+      path: leaf.path,
+      valueType: leaf.valueType,
+      multiset: leaf.multiset,
+      fuzzy: leaf.fuzzy,
+      supported: counts.tp + counts.fn + counts.fd > 0,
+      ...scoresOf(counts),
+    };
+    if (leaf.fuzzy) row.exact = scoresOf(countsOf(exactTotals, leaf.index * KINDS));
+    return row;
+  });
+  const micro = new Float64Array(KINDS);
+  for (let i = 0; i < totals.length; i++) micro[i % KINDS] += totals[i];
+  const arrays: ArrayCardinality[] = plan.arrays
+    .map((path, i) => ({ path, rate: proportion(card[i].equal, items.length), expectedRows: card[i].expected, predictedRows: card[i].predicted }))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+  const extract: ExtractMetrics = {
+    fields,
+    micro: scoresOf(countsOf(micro)),
+    macro: { f1: { value: null, interval: null }, fields: fields.filter((f) => f.supported).length },
+    document: { accuracy: proportion(correctDocs, items.length) },
+    unsupportedFields: fields.filter((f) => !f.supported).map((f) => f.path),
+    excludedFields: plan.excluded,
+    arrays,
+  };
+  return { type: 'EXTRACT', documents, worstDocuments: worst.docs, warnings, extract, units, dense };
+}
+
+function evaluateClassify(exp: EvaluationExport, items: ExportItem[]): Scored {
+  const { types, idToType } = configClasses(exp.processor.config);
+  // Confidently wrong documents first.
+  const worse = (a: WorstDocument, b: WorstDocument): boolean => (a.confidence ?? -1) > (b.confidence ?? -1);
+  const worst = new WorstList(WORST, worse);
+  const documents: DocumentRecord[] = [];
+  let noExpected = 0;
+  for (const item of items) {
+    const failed = isFailed(item);
+    const e = classOf(item.expectedOutput, idToType);
+    const p = failed ? null : classOf(item.output, idToType);
+    const confidence = failed ? null : confidenceOf(item.output);
+    if (e === null) noExpected++;
+    const correct = e !== null && e === p;
+    documents.push(record(item, correct, correct ? 0 : 1, { classify: { confidence, expected: e, predicted: p } }));
+    if (!correct) {
+      worst.offer({
+        ...base(item),
+        errors: 1,
+        confidence,
+        diffs: [{ path: 'class', outcome: p === null ? 'FN' : 'FD', expected: e ?? NONE, predicted: p ?? NONE }],
+        diffsCut: 0,
+      });
+    }
+  }
+  const warnings = noExpected ? [`${noExpected} item(s) have no expected class (expectedOutput needs a type or id); they count as wrong`] : [];
+  const units = classLabels(documents, types);
+  return { type: 'CLASSIFY', documents, worstDocuments: worst.docs, warnings, classify: classifyMetrics(documents, units), units };
+}
+
+function evaluateSplitter(exp: EvaluationExport, items: ExportItem[]): Scored {
+  const declared = configSplitTypes(exp.processor.config);
+  const worst = new WorstList(WORST, moreErrors);
+  const documents: DocumentRecord[] = [];
+  const typeSet = new Set(declared);
+  let invalid = 0;
+  const sum = { expected: 0, predicted: 0, correct: 0, pqTp: 0, pqFp: 0, pqFn: 0, iouSum: 0, pages: 0, pagesCorrect: 0 };
+  const perType = new Map<string, [number, number, number]>();
+  for (const item of items) {
+    const failed = isFailed(item);
+    const E = splitsOf(item.expectedOutput);
+    const P = failed ? { splits: [], invalid: 0 } : splitsOf(item.output);
+    invalid += E.invalid + P.invalid;
+    const s = scoreSplitterDoc(E.splits, P.splits);
+    for (const k of Object.keys(sum) as Array<keyof typeof sum>) sum[k] += s[k];
+    for (const [t, v] of Object.entries(s.types)) {
+      typeSet.add(t);
+      const acc = perType.get(t) ?? [0, 0, 0];
+      perType.set(t, [acc[0] + v[0], acc[1] + v[1], acc[2] + v[2]]);
+    }
+    const errors = s.expected - s.correct + (s.predicted - s.correct);
+    const { diffs, ...counts } = s;
+    const splitter = Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1))) as typeof counts;
+    splitter.types = Object.fromEntries(Object.entries(counts.types).sort(([a], [b]) => (a < b ? -1 : 1)));
+    documents.push(record(item, errors === 0, errors, { splitter }));
+    worst.offer({ ...base(item), errors, diffs: diffs.slice(0, 50), diffsCut: Math.max(0, diffs.length - 50) });
+  }
+  const units = [...typeSet].sort();
+  const types: SplitTypeMetrics[] = units.map((type) => {
+    const [e, p, c] = perType.get(type) ?? [0, 0, 0];
+    return { type, expected: e, predicted: p, correct: c, precision: proportion(c, p), recall: proportion(c, e), f1: { value: f1Score(c, p - c, e - c), interval: null } };
+  });
+  const pqDen = sum.pqTp + sum.pqFp / 2 + sum.pqFn / 2;
+  const splitter: SplitterMetrics = {
+    numExpectedDocs: sum.expected,
+    numPredictedDocs: sum.predicted,
+    numCorrectDocs: sum.correct,
+    precision: proportion(sum.correct, sum.predicted),
+    recall: proportion(sum.correct, sum.expected),
+    f1: { value: f1Score(sum.correct, sum.predicted - sum.correct, sum.expected - sum.correct), interval: null },
+    panoptic: {
+      pq: { value: pqDen === 0 ? null : sum.iouSum / pqDen, interval: null },
+      sq: sum.pqTp === 0 ? null : sum.iouSum / sum.pqTp,
+      rq: pqDen === 0 ? null : sum.pqTp / pqDen,
+      tp: sum.pqTp,
+      fp: sum.pqFp,
+      fn: sum.pqFn,
+      iouSum: sum.iouSum,
+    },
+    pageAccuracy: proportion(sum.pagesCorrect, sum.pages),
+    types,
+  };
+  const warnings = invalid ? [`${invalid} split(s) without a type or with an invalid page range were left out`] : [];
+  return { type: 'SPLITTER', documents, worstDocuments: worst.docs, warnings, splitter, units };
+}
+
+/** The statistic model of an evaluation's type over the given documents and units. */
+export function modelFor(type: ReportProcessorType, documents: DocumentRecord[], units: string[], dense?: DenseCounts): Model {
+  switch (type) {
+    case 'EXTRACT':
+      return extractModel(documents, units, dense);
+    case 'CLASSIFY':
+      return classifyModel(documents, units);
+    case 'SPLITTER':
+      return splitterModel(documents, units);
+  }
+}

@@ -1,0 +1,529 @@
+/**
+ * EXTRACT scoring: per document and per leaf field, the outcome counts TP, TN, FA, FN, FD.
+ * Line items (arrays of objects) are paired by maximum-weight bipartite matching, arrays of
+ * primitives are scored as multisets. See the README section `evalkit report` for the rules.
+ */
+import { isPlainObject } from '../util/json.js';
+import type { DocumentDiff, ValueType } from './generated/report.js';
+import { maxWeightPairs } from './assignment.js';
+import { matcherFor, type CompareOptions, type Matcher } from './comparators.js';
+import { childPath, mergeValue, optionCovers, treeFromConfig, usesLegacyFields, type FieldNode } from './fields.js';
+import { isEmpty } from './values.js';
+
+/** Index of each outcome in a count tuple [tp, tn, fa, fn, fd]. */
+export const TP = 0;
+export const TN = 1;
+export const FA = 2;
+export const FN = 3;
+export const FD = 4;
+export const KINDS = 5;
+const OUTCOME_NAME = ['TP', 'TN', 'FA', 'FN', 'FD'] as const;
+
+export interface Leaf {
+  index: number;
+  path: string;
+  valueType: ValueType;
+  /** An array of primitives, scored as a multiset of its non-empty elements. */
+  multiset: boolean;
+  fuzzy: boolean;
+  matcher: Matcher;
+  /** For fuzzy leaves: the exact matcher, whose counts are reported beside the fuzzy ones. */
+  exact?: Matcher;
+}
+
+type Plan =
+  | { kind: 'leaf'; leaf: Leaf }
+  | { kind: 'multiset'; leaf: Leaf }
+  | { kind: 'object'; keys: string[]; children: Plan[] }
+  | { kind: 'rows'; path: string; row: Plan; cardinality: number; flat?: FlatRow };
+
+/** A row made of objects and leaves only (no arrays inside): its leaves and their key paths. */
+interface FlatRow {
+  leaves: Leaf[];
+  keys: string[][];
+}
+
+function flatten(plan: Plan): FlatRow | undefined {
+  const leaves: Leaf[] = [];
+  const keys: string[][] = [];
+  const walk = (p: Plan, at: string[]): boolean => {
+    if (p.kind === 'leaf') {
+      leaves.push(p.leaf);
+      keys.push(at);
+      return true;
+    }
+    if (p.kind !== 'object') return false;
+    return p.children.every((c, i) => walk(c, [...at, p.keys[i]]));
+  };
+  return walk(plan, []) ? { leaves, keys } : undefined;
+}
+
+export interface ExtractPlan {
+  root: Plan;
+  leaves: Leaf[];
+  /** Paths of arrays not nested in another array; index = cardinality slot. */
+  arrays: string[];
+  excluded: string[];
+  warnings: string[];
+  legacy: boolean;
+}
+
+/**
+ * The field values of an EXTRACT output or expectedOutput: `value` of the JSON Schema form,
+ * fieldName -> {id, value} of the legacy form (keyed by id), or else the object itself.
+ */
+export function extractValues(output: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(output)) return undefined;
+  if (isPlainObject(output.value)) return output.value;
+  const entries = Object.entries(output).filter(([k]) => k !== 'metadata');
+  if (entries.length > 0 && entries.every(([, v]) => isPlainObject(v) && 'value' in v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of entries) {
+      const f = v as Record<string, unknown>;
+      out[typeof f.id === 'string' && f.id !== '' ? f.id : k] = f.value;
+    }
+    return out;
+  }
+  if ('value' in output) return undefined;
+  return Object.fromEntries(entries);
+}
+
+export interface PlanOptions extends CompareOptions {
+  fuzzyMatchFields: readonly string[];
+  excludeFields: readonly string[];
+}
+
+/** Builds the plan: the config's field tree, completed from `values`, minus excluded fields. */
+export function buildExtractPlan(config: unknown, values: Iterable<unknown>, opts: PlanOptions): ExtractPlan {
+  const tree = treeFromConfig(config);
+  for (const v of values) mergeValue(tree, v);
+  const leaves: Leaf[] = [];
+  const arrays: string[] = [];
+  const excluded: string[] = [];
+  const usedExclude = new Set<string>();
+  const usedFuzzy = new Set<string>();
+  const warnings: string[] = [];
+
+  const isExcluded = (path: string): boolean => {
+    const hit = opts.excludeFields.find((e) => optionCovers(e, path));
+    if (hit === undefined) return false;
+    usedExclude.add(hit);
+    excluded.push(path);
+    return true;
+  };
+  const makeLeaf = (path: string, valueType: ValueType, multiset: boolean): Leaf => {
+    const fuzzyEntry = opts.fuzzyMatchFields.find((e) => optionCovers(e, path));
+    if (fuzzyEntry !== undefined) usedFuzzy.add(fuzzyEntry);
+    const fuzzyOk = valueType === 'string' || valueType === 'unknown';
+    if (fuzzyEntry !== undefined && !fuzzyOk) warnings.push(`fuzzyMatchFields: ${path} is a ${valueType} field; it is compared as a ${valueType}`);
+    const fuzzy = fuzzyEntry !== undefined && fuzzyOk;
+    const leaf: Leaf = { index: leaves.length, path, valueType, multiset, fuzzy, matcher: matcherFor(valueType, fuzzy, opts) };
+    if (fuzzy) leaf.exact = matcherFor(valueType, false, opts);
+    leaves.push(leaf);
+    return leaf;
+  };
+  const compile = (node: FieldNode, path: string, inArray: boolean): Plan | undefined => {
+    if (path !== '' && isExcluded(path)) return undefined;
+    if (node.kind === 'leaf') return { kind: 'leaf', leaf: makeLeaf(path, node.valueType, false) };
+    if (node.kind === 'object') {
+      const keys: string[] = [];
+      const children: Plan[] = [];
+      for (const k of [...node.props.keys()].sort()) {
+        const child = compile(node.props.get(k) as FieldNode, childPath(path, k), inArray);
+        if (child) {
+          keys.push(k);
+          children.push(child);
+        }
+      }
+      return path !== '' && keys.length === 0 ? undefined : { kind: 'object', keys, children };
+    }
+    if (node.items.kind === 'leaf') return { kind: 'multiset', leaf: makeLeaf(path, node.items.valueType, true) };
+    if (node.items.kind === 'array') return { kind: 'leaf', leaf: makeLeaf(path, 'unknown', false) };
+    const cardinality = inArray ? -1 : arrays.length;
+    if (!inArray) arrays.push(path);
+    const row = compile(node.items, `${path}[]`, true);
+    if (!row) {
+      if (!inArray) arrays.pop();
+      return undefined;
+    }
+    return { kind: 'rows', path, row, cardinality, flat: flatten(row) };
+  };
+  const root = compile(tree, '', false) as Plan;
+  for (const e of opts.excludeFields) if (!usedExclude.has(e)) warnings.push(`excludeFields: "${e}" names no field`);
+  for (const e of opts.fuzzyMatchFields) if (!usedFuzzy.has(e)) warnings.push(`fuzzyMatchFields: "${e}" names no field`);
+  return { root, leaves, arrays, excluded: excluded.sort(), warnings, legacy: usesLegacyFields(config) };
+}
+
+/** Non-empty elements of an array (a lone non-empty value counts as one), with their positions. */
+function nonEmptyElements(v: unknown): Array<[number, unknown]> {
+  if (v === undefined || v === null) return [];
+  const arr = Array.isArray(v) ? v : [v];
+  const out: Array<[number, unknown]> = [];
+  for (let i = 0; i < arr.length; i++) if (!isEmpty(arr[i])) out.push([i, arr[i]]);
+  return out;
+}
+
+const EMPTY: unique symbol = Symbol('empty');
+
+/** Outcome of one leaf from raw values: TN, FA, FN, or TP/FD by the matcher. */
+function outcome(m: Matcher, e: unknown, p: unknown): number {
+  const ee = isEmpty(e);
+  const pe = isEmpty(p);
+  if (ee) return pe ? TN : FA;
+  if (pe) return FN;
+  return e === p || m.equal(m.prepare(e), m.prepare(p)) ? TP : FD;
+}
+
+/** A flat row with every leaf value prepared once: `prep[l]` is EMPTY for an empty value. */
+interface PreparedRow {
+  index: number;
+  raw: unknown[];
+  prep: unknown[];
+  capacity: number;
+}
+
+function prepareRow(flat: FlatRow, index: number, row: unknown): PreparedRow {
+  const n = flat.leaves.length;
+  const raw = new Array<unknown>(n);
+  const prep = new Array<unknown>(n);
+  let capacity = 0;
+  for (let l = 0; l < n; l++) {
+    let v: unknown = row;
+    for (const k of flat.keys[l]) v = isPlainObject(v) ? v[k] : undefined;
+    raw[l] = v;
+    if (isEmpty(v)) prep[l] = EMPTY;
+    else {
+      prep[l] = flat.leaves[l].matcher.prepare(v);
+      capacity++;
+    }
+  }
+  return { index, raw, prep, capacity };
+}
+
+function flatWeight(flat: FlatRow, a: PreparedRow, b: PreparedRow): number {
+  let w = 0;
+  for (let l = 0; l < flat.leaves.length; l++) {
+    const x = a.prep[l];
+    const y = b.prep[l];
+    if (x !== EMPTY && y !== EMPTY && (a.raw[l] === b.raw[l] || flat.leaves[l].matcher.equal(x, y))) w++;
+  }
+  return w;
+}
+
+/**
+ * Maximum-weight pairing of prepared rows. Shortcut: when there are no more expected rows
+ * than predicted ones and every expected row i reaches its capacity (all its non-empty
+ * leaves match) against predicted row i, the diagonal is a maximum matching.
+ */
+function pairFlat(flat: FlatRow, E: PreparedRow[], P: PreparedRow[]): Array<[number, number]> {
+  if (E.length === 0 || P.length === 0) return [];
+  if (E.length <= P.length) {
+    let diagonal = true;
+    for (let i = 0; i < E.length && diagonal; i++) diagonal = E[i].capacity > 0 && flatWeight(flat, E[i], P[i]) === E[i].capacity;
+    if (diagonal) return E.map((_, i): [number, number] => [i, i]);
+  }
+  return maxWeightPairs(E.map((e) => P.map((p) => flatWeight(flat, e, p))));
+}
+
+const MAX_DIFFS = 50;
+
+/**
+ * Scores one document at a time into reusable buffers: `counts[leaf * 5 + kind]`,
+ * `exact` (the same for the exact matcher of fuzzy leaves), `cardinality[array * 2 + side]`
+ * (non-empty rows expected, predicted), and the differences of the document.
+ */
+export class ExtractScorer {
+  readonly counts: Int32Array;
+  readonly exact: Int32Array;
+  readonly cardinality: Int32Array;
+  diffs: DocumentDiff[] = [];
+  diffsCut = 0;
+  private readonly path: Array<string | number> = [];
+
+  constructor(readonly plan: ExtractPlan) {
+    this.counts = new Int32Array(plan.leaves.length * KINDS);
+    this.exact = new Int32Array(plan.leaves.length * KINDS);
+    this.cardinality = new Int32Array(plan.arrays.length * 2);
+  }
+
+  /** Scores expected against predicted field values (undefined for a failed run). */
+  score(expected: Record<string, unknown> | undefined, predicted: Record<string, unknown> | undefined): void {
+    this.counts.fill(0);
+    this.exact.fill(0);
+    this.cardinality.fill(0);
+    this.diffs = [];
+    this.diffsCut = 0;
+    this.node(this.plan.root, expected, predicted);
+  }
+
+  /** Number of wrong outcomes (FA + FN + FD) in the last scored document. */
+  errors(): number {
+    let n = 0;
+    const c = this.counts;
+    for (let i = 0; i < c.length; i += KINDS) n += c[i + FA] + c[i + FN] + c[i + FD];
+    return n;
+  }
+
+  private concretePath(): string {
+    let s = '';
+    for (const seg of this.path) {
+      if (typeof seg === 'number') s += `[${seg}]`;
+      else if (seg.startsWith('+')) s += `[${seg}]`;
+      else s += s === '' ? seg : `.${seg}`;
+    }
+    return s;
+  }
+
+  private diff(o: number, e: unknown, p: unknown, keys?: string[]): void {
+    if (this.diffs.length >= MAX_DIFFS) {
+      this.diffsCut++;
+      return;
+    }
+    if (keys) this.path.push(...keys);
+    this.diffs.push({
+      path: this.concretePath(),
+      outcome: OUTCOME_NAME[o] as DocumentDiff['outcome'],
+      expected: isEmpty(e) ? null : e,
+      predicted: isEmpty(p) ? null : p,
+    });
+    if (keys) this.path.length -= keys.length;
+  }
+
+  private record(leaf: Leaf, o: number, x: number, e: unknown, p: unknown, keys?: string[]): void {
+    this.counts[leaf.index * KINDS + o]++;
+    if (leaf.exact) this.exact[leaf.index * KINDS + x]++;
+    if (o >= FA) this.diff(o, e, p, keys);
+  }
+
+  private leaf(leaf: Leaf, e: unknown, p: unknown): void {
+    const o = outcome(leaf.matcher, e, p);
+    this.record(leaf, o, leaf.exact && (o === TP || o === FD) ? outcome(leaf.exact, e, p) : o, e, p);
+  }
+
+  private multiset(leaf: Leaf, e: unknown, p: unknown): void {
+    const E = nonEmptyElements(e);
+    const P = nonEmptyElements(p);
+    const base = leaf.index * KINDS;
+    if (E.length === 0 && P.length === 0) {
+      this.counts[base + TN]++;
+      if (leaf.exact) this.exact[base + TN]++;
+      return;
+    }
+    const pairs = pairElements(leaf.matcher, E, P);
+    this.counts[base + TP] += pairs.length;
+    this.counts[base + FN] += E.length - pairs.length;
+    this.counts[base + FA] += P.length - pairs.length;
+    if (leaf.exact) {
+      const exactPairs = pairElements(leaf.exact, E, P).length;
+      this.exact[base + TP] += exactPairs;
+      this.exact[base + FN] += E.length - exactPairs;
+      this.exact[base + FA] += P.length - exactPairs;
+    }
+    if (pairs.length === E.length && pairs.length === P.length) return;
+    const usedE = new Set(pairs.map(([i]) => i));
+    const usedP = new Set(pairs.map(([, j]) => j));
+    E.forEach(([, v], i) => usedE.has(i) || this.diff(FN, v, null));
+    P.forEach(([, v], j) => usedP.has(j) || this.diff(FA, null, v));
+  }
+
+  private node(plan: Plan, e: unknown, p: unknown): void {
+    switch (plan.kind) {
+      case 'leaf':
+        return this.leaf(plan.leaf, e, p);
+      case 'multiset':
+        return this.multiset(plan.leaf, e, p);
+      case 'object': {
+        const eo = isPlainObject(e) ? e : undefined;
+        const po = isPlainObject(p) ? p : undefined;
+        for (let i = 0; i < plan.keys.length; i++) {
+          const k = plan.keys[i];
+          this.path.push(k);
+          this.node(plan.children[i], eo?.[k], po?.[k]);
+          this.path.pop();
+        }
+        return;
+      }
+      case 'rows':
+        return plan.flat ? this.flatRows(plan, plan.flat, e, p) : this.rows(plan, e, p);
+    }
+  }
+
+  private cardinalityOf(plan: Extract<Plan, { kind: 'rows' }>, e: number, p: number): void {
+    if (plan.cardinality < 0) return;
+    this.cardinality[plan.cardinality * 2] = e;
+    this.cardinality[plan.cardinality * 2 + 1] = p;
+  }
+
+  /** Rows of objects and leaves: values prepared once, pairs weighed on prepared values. */
+  private flatRows(plan: Extract<Plan, { kind: 'rows' }>, flat: FlatRow, e: unknown, p: unknown): void {
+    const E = nonEmptyElements(e).map(([i, v]) => prepareRow(flat, i, v));
+    const P = nonEmptyElements(p).map(([i, v]) => prepareRow(flat, i, v));
+    this.cardinalityOf(plan, E.length, P.length);
+    const pairOf = new Int32Array(E.length).fill(-1);
+    const usedP = new Uint8Array(P.length);
+    for (const [i, j] of pairFlat(flat, E, P)) {
+      pairOf[i] = j;
+      usedP[j] = 1;
+    }
+    const L = flat.leaves.length;
+    for (let i = 0; i < E.length; i++) {
+      const a = E[i];
+      this.path.push(a.index);
+      const j = pairOf[i];
+      if (j >= 0) {
+        const b = P[j];
+        for (let l = 0; l < L; l++) {
+          const leaf = flat.leaves[l];
+          const x = a.prep[l];
+          const y = b.prep[l];
+          let o: number;
+          if (x === EMPTY) o = y === EMPTY ? TN : FA;
+          else if (y === EMPTY) o = FN;
+          else o = a.raw[l] === b.raw[l] || leaf.matcher.equal(x, y) ? TP : FD;
+          this.record(leaf, o, leaf.exact && (o === TP || o === FD) ? outcome(leaf.exact, a.raw[l], b.raw[l]) : o, a.raw[l], b.raw[l], flat.keys[l]);
+        }
+      } else {
+        for (let l = 0; l < L; l++) if (a.prep[l] !== EMPTY) this.record(flat.leaves[l], FN, FN, a.raw[l], null, flat.keys[l]);
+      }
+      this.path.pop();
+    }
+    for (let j = 0; j < P.length; j++) {
+      if (usedP[j]) continue;
+      const b = P[j];
+      this.path.push(`+${b.index}`);
+      for (let l = 0; l < L; l++) if (b.prep[l] !== EMPTY) this.record(flat.leaves[l], FA, FA, null, b.raw[l], flat.keys[l]);
+      this.path.pop();
+    }
+  }
+
+  /** Rows with arrays inside: weights by scoring sub-trees recursively. */
+  private rows(plan: Extract<Plan, { kind: 'rows' }>, e: unknown, p: unknown): void {
+    const E = nonEmptyElements(e);
+    const P = nonEmptyElements(p);
+    this.cardinalityOf(plan, E.length, P.length);
+    const pairs = pairRows(plan.row, E, P);
+    const usedP = new Uint8Array(P.length);
+    const pairOf = new Int32Array(E.length).fill(-1);
+    for (const [i, j] of pairs) {
+      pairOf[i] = j;
+      usedP[j] = 1;
+    }
+    for (let i = 0; i < E.length; i++) {
+      this.path.push(E[i][0]);
+      if (pairOf[i] >= 0) this.node(plan.row, E[i][1], P[pairOf[i]][1]);
+      else this.oneSided(plan.row, E[i][1], FN);
+      this.path.pop();
+    }
+    for (let j = 0; j < P.length; j++) {
+      if (usedP[j]) continue;
+      this.path.push(`+${P[j][0]}`);
+      this.oneSided(plan.row, P[j][1], FA);
+      this.path.pop();
+    }
+  }
+
+  /** An unpaired row: its non-empty leaves are FN (expected row) or FA (predicted row). */
+  private oneSided(plan: Plan, v: unknown, o: number): void {
+    switch (plan.kind) {
+      case 'leaf':
+        if (!isEmpty(v)) this.record(plan.leaf, o, o, o === FN ? v : null, o === FA ? v : null);
+        return;
+      case 'multiset': {
+        const elements = nonEmptyElements(v);
+        if (elements.length === 0) return;
+        const base = plan.leaf.index * KINDS + o;
+        this.counts[base] += elements.length;
+        if (plan.leaf.exact) this.exact[base] += elements.length;
+        for (const [, x] of elements) this.diff(o, o === FN ? x : null, o === FA ? x : null);
+        return;
+      }
+      case 'object': {
+        if (!isPlainObject(v)) return;
+        for (let i = 0; i < plan.keys.length; i++) {
+          this.path.push(plan.keys[i]);
+          this.oneSided(plan.children[i], v[plan.keys[i]], o);
+          this.path.pop();
+        }
+        return;
+      }
+      case 'rows':
+        for (const [i, row] of nonEmptyElements(v)) {
+          this.path.push(o === FA ? `+${i}` : i);
+          this.oneSided(plan.row, row, o);
+          this.path.pop();
+        }
+        return;
+    }
+  }
+}
+
+/** Number of TP outcomes scoring e against p would give: the pairing weight of two rows. */
+export function matchWeight(plan: Plan, e: unknown, p: unknown): number {
+  switch (plan.kind) {
+    case 'leaf':
+      return outcome(plan.leaf.matcher, e, p) === TP ? 1 : 0;
+    case 'multiset':
+      return pairElements(plan.leaf.matcher, nonEmptyElements(e), nonEmptyElements(p)).length;
+    case 'object': {
+      if (!isPlainObject(e) || !isPlainObject(p)) return 0;
+      let w = 0;
+      for (let i = 0; i < plan.keys.length; i++) w += matchWeight(plan.children[i], e[plan.keys[i]], p[plan.keys[i]]);
+      return w;
+    }
+    case 'rows': {
+      const E = nonEmptyElements(e);
+      const P = nonEmptyElements(p);
+      let w = 0;
+      for (const [i, j] of pairRows(plan.row, E, P)) w += matchWeight(plan.row, E[i][1], P[j][1]);
+      return w;
+    }
+  }
+}
+
+/** The most TP outcomes a row can give: its number of non-empty leaf values. */
+function capacity(plan: Plan, e: unknown): number {
+  switch (plan.kind) {
+    case 'leaf':
+      return isEmpty(e) ? 0 : 1;
+    case 'multiset':
+      return nonEmptyElements(e).length;
+    case 'object': {
+      if (!isPlainObject(e)) return 0;
+      let c = 0;
+      for (let i = 0; i < plan.keys.length; i++) c += capacity(plan.children[i], e[plan.keys[i]]);
+      return c;
+    }
+    case 'rows': {
+      let c = 0;
+      for (const [, row] of nonEmptyElements(e)) c += capacity(plan.row, row);
+      return c;
+    }
+  }
+}
+
+/** pairFlat for rows that hold arrays: weights by recursive scoring. */
+function pairRows(row: Plan, E: Array<[number, unknown]>, P: Array<[number, unknown]>): Array<[number, number]> {
+  if (E.length === 0 || P.length === 0) return [];
+  if (E.length <= P.length) {
+    let diagonal = true;
+    for (let i = 0; i < E.length && diagonal; i++) {
+      const cap = capacity(row, E[i][1]);
+      diagonal = cap > 0 && matchWeight(row, E[i][1], P[i][1]) === cap;
+    }
+    if (diagonal) return E.map((_, i): [number, number] => [i, i]);
+  }
+  return maxWeightPairs(E.map(([, e]) => P.map(([, p]) => matchWeight(row, e, p))));
+}
+
+/** Pairs elements of two multisets so that the number of matching pairs is maximal. */
+function pairElements(m: Matcher, E: Array<[number, unknown]>, P: Array<[number, unknown]>): Array<[number, number]> {
+  if (E.length === 0 || P.length === 0) return [];
+  const pe = E.map(([, v]) => m.prepare(v));
+  const pp = P.map(([, v]) => m.prepare(v));
+  if (E.length <= P.length) {
+    let diagonal = true;
+    for (let i = 0; i < E.length && diagonal; i++) diagonal = m.equal(pe[i], pp[i]);
+    if (diagonal) return E.map((_, i): [number, number] => [i, i]);
+  }
+  return maxWeightPairs(pe.map((x) => pp.map((y) => (m.equal(x, y) ? 1 : 0))));
+}

@@ -1,0 +1,114 @@
+/* Generated from schemas/export.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit. */
+
+/**
+ * Format marker and version of the export file.
+ *
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "format".
+ */
+export type ExportFormat = "evalkit-export/1";
+/**
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "processorType".
+ */
+export type ExportProcessorType = "EXTRACT" | "CLASSIFY" | "SPLITTER";
+/**
+ * Status of the processor run; anything but PROCESSED counts as a failed run.
+ *
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "runStatus".
+ */
+export type ExportRunStatus = "PENDING" | "PROCESSING" | "PROCESSED" | "FAILED" | "CANCELLED";
+
+/**
+ * An evaluation export: the processor that ran, the evaluation options and, per evaluation set item, the expected output next to the run's output. `evalkit report --from FILE` reads it with no network. JSON form: this object. JSONL form (for large sets, file name ending in .jsonl or .ndjson): the first line is an EvaluationExportHeader (this object without `items`), and every following non-empty line is one ExportItem.
+ */
+export interface EvaluationExport {
+  format: ExportFormat;
+  processor: ExportProcessor;
+  options: ExportOptions;
+  source?: ExportSource;
+  items: ExportItem[];
+}
+/**
+ * The processor and version whose runs produced the outputs.
+ *
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "processor".
+ */
+export interface ExportProcessor {
+  id: string;
+  name: string;
+  type: ExportProcessorType;
+  /**
+   * "draft" or a published version number such as "1.0".
+   */
+  version: string;
+  versionId?: string;
+  /**
+   * The processor config in effect, in either config layout (2024-11-14 or 2025-04-21).
+   */
+  config: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * Evaluation options of the batch processor run. Field paths name leaf fields (`total`, `vendor.name`, `line_items[].amount`) or a whole subtree (`line_items`).
+ *
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "options".
+ */
+export interface ExportOptions {
+  fuzzyMatchFields: string[];
+  excludeFields: string[];
+}
+/**
+ * Where the export came from; informational, never needed to compute a report.
+ *
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "source".
+ */
+export interface ExportSource {
+  evaluationSetId?: string;
+  batchProcessorRunId?: string;
+  /**
+   * ISO 8601 UTC timestamp.
+   */
+  exportedAt?: string;
+}
+/**
+ * One evaluation set item with its run. A run that did not produce an output (failed, cancelled, timed out) has `output: null` and is scored as an empty prediction.
+ *
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "item".
+ */
+export interface ExportItem {
+  /**
+   * Evaluation set item id; pairs items with a baseline.
+   */
+  id: string;
+  fileId: string;
+  fileName?: string;
+  expectedOutput: {
+    [k: string]: unknown;
+  };
+  output: {
+    [k: string]: unknown;
+  } | null;
+  status: ExportRunStatus;
+  runId?: string;
+  failureReason?: string;
+  failureMessage?: string;
+}
+/**
+ * First line of the JSONL form: every member of the export except `items`.
+ *
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "header".
+ */
+export interface EvaluationExportHeader {
+  format: ExportFormat;
+  processor: ExportProcessor;
+  options: ExportOptions;
+  source?: ExportSource;
+}

@@ -1,0 +1,491 @@
+/* Generated from schemas/report.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit. */
+
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "processorType".
+ */
+export type ReportProcessorType = "EXTRACT" | "CLASSIFY" | "SPLITTER";
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "valueType".
+ */
+export type ValueType = "string" | "number" | "integer" | "currency" | "date" | "boolean" | "enum" | "unknown";
+/**
+ * A ratio in [0, 1], or null when its denominator is zero.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "ratio".
+ */
+export type Ratio = number | null;
+/**
+ * [tp, tn, fa, fn, fd] of one field in one document.
+ *
+ * @minItems 5
+ * @maxItems 5
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "outcomeTuple".
+ */
+export type OutcomeTuple = [number, number, number, number, number];
+/**
+ * @minItems 3
+ * @maxItems 3
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "typeTuple".
+ */
+export type TypeTuple = [number, number, number];
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "interval_or_null".
+ */
+export type IntervalOrNull = Interval | null;
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "verdict".
+ */
+export type Verdict = "improved" | "regressed" | "within_noise" | "not_comparable";
+
+/**
+ * The canonical evaluation report written by `evalkit report` (report.json). Deterministic: the same export, options and seed give the same bytes (keys sorted; rows sorted by path, label or id). Every metric is defined in the README section `evalkit report`.
+ */
+export interface Report {
+  format: "evalkit-report/1";
+  type: ReportProcessorType;
+  source: ReportSource;
+  options: ReportOptions;
+  summary: ReportSummary;
+  /**
+   * Things the reader should know: option entries that name no field, fuzzy matching asked of a non-string field, a baseline computed with other options.
+   */
+  warnings: string[];
+  failures: FailedItem[];
+  extract?: ExtractMetrics;
+  classify?: ClassifyMetrics;
+  splitter?: SplitterMetrics;
+  documents: DocumentRecord[];
+  worstDocuments: WorstDocument[];
+  baseline?: BaselineComparison;
+  gates: Gates;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "source".
+ */
+export interface ReportSource {
+  /**
+   * File name of the export (without folders).
+   */
+  file: string;
+  processor: {
+    id: string;
+    name: string;
+    type: ReportProcessorType;
+    version: string;
+  };
+  evaluationSetId?: string;
+  batchProcessorRunId?: string;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "options".
+ */
+export interface ReportOptions {
+  fuzzyThreshold: number;
+  numberTolerance: number;
+  bootstrap: number;
+  seed: number;
+  fuzzyMatchFields: string[];
+  excludeFields: string[];
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "summary".
+ */
+export interface ReportSummary {
+  documents: number;
+  processed: number;
+  failed: number;
+}
+/**
+ * An item whose run produced no output; it is scored as an empty prediction.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "failure".
+ */
+export interface FailedItem {
+  id: string;
+  fileId: string;
+  fileName?: string;
+  status: string;
+  runId?: string;
+  failureReason?: string;
+  failureMessage?: string;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "extractMetrics".
+ */
+export interface ExtractMetrics {
+  fields: FieldMetrics[];
+  micro: Scores;
+  macro: {
+    f1: Estimate;
+    /**
+     * Number of supported fields averaged.
+     */
+    fields: number;
+  };
+  document: {
+    accuracy: Proportion;
+  };
+  unsupportedFields: string[];
+  excludedFields: string[];
+  arrays: ArrayCardinality[];
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "fieldMetrics".
+ */
+export interface FieldMetrics {
+  /**
+   * Leaf field path: `total`, `vendor.name`, `line_items[].amount`.
+   */
+  path: string;
+  valueType: ValueType;
+  /**
+   * An array of primitives scored as a multiset.
+   */
+  multiset: boolean;
+  /**
+   * Listed in fuzzyMatchFields: counts use the fuzzy comparator, `exact` holds the exact ones.
+   */
+  fuzzy: boolean;
+  /**
+   * At least one non-empty expected value (tp + fn + fd > 0); only supported fields enter the macro mean.
+   */
+  supported: boolean;
+  counts: Counts;
+  precision: Proportion;
+  recall: Proportion;
+  f1: Estimate;
+  accuracy: Proportion;
+  exact?: Scores;
+}
+/**
+ * Outcome counts: tp, tn, fa (false alarm), fn (missed), fd (wrong value); fp = fa + fd; n = tp + tn + fa + fn + fd.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "counts".
+ */
+export interface Counts {
+  tp: number;
+  tn: number;
+  fa: number;
+  fn: number;
+  fd: number;
+  fp: number;
+  n: number;
+}
+/**
+ * k successes out of n, value k/n (null when n = 0) with its Wilson 95% interval.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "proportion".
+ */
+export interface Proportion {
+  value: Ratio;
+  k: number;
+  n: number;
+  interval: Interval | null;
+}
+/**
+ * A 95% interval: Wilson score for proportions, bootstrap percentile otherwise.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "interval".
+ */
+export interface Interval {
+  lower: number;
+  upper: number;
+}
+/**
+ * A statistic that is not a single proportion (F1, panoptic quality, means of F1), with a bootstrap percentile 95% interval over documents (null when --bootstrap 0 or too few defined resamples).
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "estimate".
+ */
+export interface Estimate {
+  value: Ratio;
+  interval: Interval | null;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "scores".
+ */
+export interface Scores {
+  counts: Counts;
+  precision: Proportion;
+  recall: Proportion;
+  f1: Estimate;
+  accuracy: Proportion;
+}
+/**
+ * Per array field not nested in another array: share of documents whose predicted number of non-empty rows equals the expected number.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "arrayCardinality".
+ */
+export interface ArrayCardinality {
+  path: string;
+  rate: Proportion;
+  expectedRows: number;
+  predictedRows: number;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "classifyMetrics".
+ */
+export interface ClassifyMetrics {
+  accuracy: Proportion;
+  classes: ClassMetrics[];
+  macro: {
+    precision: Estimate;
+    recall: Estimate;
+    f1: Estimate;
+  };
+  weighted: {
+    f1: Estimate;
+  };
+  /**
+   * expected label -> predicted label -> count; `(none)` is a failed run or an output without a class.
+   */
+  confusionMatrix: {
+    [k: string]: {
+      [k: string]: number;
+    };
+  };
+  /**
+   * Mean `confidence` of the outputs that carry one; null when none does.
+   */
+  meanConfidence: number | null;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "classMetrics".
+ */
+export interface ClassMetrics {
+  label: string;
+  /**
+   * Documents whose expected class is this one.
+   */
+  support: number;
+  /**
+   * Documents predicted as this class.
+   */
+  predicted: number;
+  tp: number;
+  fp: number;
+  fn: number;
+  precision: Proportion;
+  recall: Proportion;
+  f1: Estimate;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "splitterMetrics".
+ */
+export interface SplitterMetrics {
+  numExpectedDocs: number;
+  numPredictedDocs: number;
+  numCorrectDocs: number;
+  precision: Proportion;
+  recall: Proportion;
+  f1: Estimate;
+  panoptic: {
+    pq: Estimate;
+    sq: Ratio;
+    rq: Ratio;
+    tp: number;
+    fp: number;
+    fn: number;
+    iouSum: number;
+  };
+  pageAccuracy: Proportion;
+  types: SplitTypeMetrics[];
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "splitTypeMetrics".
+ */
+export interface SplitTypeMetrics {
+  type: string;
+  expected: number;
+  predicted: number;
+  correct: number;
+  precision: Proportion;
+  recall: Proportion;
+  f1: Estimate;
+}
+/**
+ * Per-document outcomes; what a later `--baseline report.json` pairs on.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "documentRecord".
+ */
+export interface DocumentRecord {
+  id: string;
+  fileId: string;
+  fileName?: string;
+  failed: boolean;
+  /**
+   * Every outcome is TP or TN (EXTRACT), the class is right (CLASSIFY), every split matched and none extra (SPLITTER).
+   */
+  correct: boolean;
+  /**
+   * Number of wrong outcomes (FA + FN + FD; wrong class; unmatched splits).
+   */
+  errors: number;
+  /**
+   * EXTRACT: leaf field path -> [tp, tn, fa, fn, fd]; fields without outcomes are left out.
+   */
+  fields?: {
+    [k: string]: OutcomeTuple;
+  };
+  classify?: {
+    expected: string | null;
+    predicted: string | null;
+    confidence: number | null;
+  };
+  splitter?: {
+    expected: number;
+    predicted: number;
+    correct: number;
+    pqTp: number;
+    pqFp: number;
+    pqFn: number;
+    iouSum: number;
+    pages: number;
+    pagesCorrect: number;
+    /**
+     * split type -> [expected, predicted, correct] splits of that type.
+     */
+    types: {
+      [k: string]: TypeTuple;
+    };
+  };
+}
+/**
+ * Documents with the most wrong outcomes (ties by id), with their differences.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "worstDocument".
+ */
+export interface WorstDocument {
+  id: string;
+  fileId: string;
+  fileName?: string;
+  failed: boolean;
+  errors: number;
+  confidence?: number | null;
+  diffs: DocumentDiff[];
+  /**
+   * Differences left out to keep the report small.
+   */
+  diffsCut: number;
+}
+/**
+ * One wrong outcome of a document with the expected and predicted values (null when empty).
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "diff".
+ */
+export interface DocumentDiff {
+  /**
+   * Concrete path: `line_items[2].amount` is expected row 2 (from 0) or its pair, `line_items[+3].amount` an unpaired predicted row 3; `class` for CLASSIFY; `splits` for SPLITTER.
+   */
+  path: string;
+  outcome: "FA" | "FN" | "FD";
+  expected: unknown;
+  predicted: unknown;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "baselineComparison".
+ */
+export interface BaselineComparison {
+  file: string;
+  kind: "export" | "report";
+  paired: number;
+  onlyInCurrent: string[];
+  onlyInBaseline: string[];
+  warnings: string[];
+  rows: ComparisonRow[];
+  tally: {
+    improved: number;
+    regressed: number;
+    within_noise: number;
+    not_comparable: number;
+  };
+}
+/**
+ * One metric on the documents present in both runs: baseline and current values, their difference with a paired bootstrap 95% interval, an exact McNemar test on per-document correctness, and the verdict.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "comparisonRow".
+ */
+export interface ComparisonRow {
+  /**
+   * Metric name as accepted by --fail-under, e.g. `micro.f1`, `field:total.f1`.
+   */
+  key: string;
+  current: Ratio;
+  baseline: Ratio;
+  delta: number | null;
+  interval: IntervalOrNull;
+  mcnemar: {
+    /**
+     * Documents right in the baseline and wrong now.
+     */
+    b: number;
+    /**
+     * Documents wrong in the baseline and right now.
+     */
+    c: number;
+    /**
+     * Two-sided exact p-value.
+     */
+    p: number;
+  };
+  verdict: Verdict;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "gates".
+ */
+export interface Gates {
+  gateOn: "point" | "lower";
+  failOnRegression: boolean;
+  results: GateResult[];
+  /**
+   * Comparison rows with verdict regressed (they fail the run only with --fail-on-regression).
+   */
+  regressed: string[];
+  passed: boolean;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "gateResult".
+ */
+export interface GateResult {
+  /**
+   * The gate as given, e.g. `micro.f1=0.9`.
+   */
+  gate: string;
+  metric: string;
+  threshold: number;
+  on: "point" | "lower";
+  value: number | null;
+  passed: boolean;
+  reason?: string;
+}

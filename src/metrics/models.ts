@@ -1,0 +1,239 @@
+/**
+ * Statistic models per processor type, built from per-document records. The same model gives
+ * the point estimates, the bootstrap intervals and the paired baseline deltas, so the three
+ * can never disagree about a definition.
+ */
+import type { DocumentRecord } from './generated/report.js';
+import type { StatModel } from './bootstrap.js';
+import { tupleOf } from './records.js';
+
+export interface Model extends StatModel {
+  /** Per-document correctness behind a statistic, for McNemar's test. */
+  correct(key: string): (doc: DocumentRecord) => boolean;
+}
+
+const docCorrect = (d: DocumentRecord): boolean => d.correct;
+
+function columns(count: number, n: number): Float64Array[] {
+  return Array.from({ length: count }, () => new Float64Array(n));
+}
+
+/** NaN stands for "undefined" inside the bootstrap loops. */
+function div(a: number, b: number): number {
+  return b === 0 ? NaN : a / b;
+}
+
+export const EXTRACT_AGGREGATES = ['micro.precision', 'micro.recall', 'micro.f1', 'micro.accuracy', 'macro.f1', 'document.accuracy'];
+
+/**
+ * Per-document EXTRACT counts in one typed array: the [tp, tn, fa, fn, fd] of document d and
+ * field slot s start at (d * width + s) * 5.
+ */
+export interface DenseCounts {
+  width: number;
+  data: Int32Array;
+  slot: Map<string, number>;
+  correct: Uint8Array;
+}
+
+export function denseFromRecords(docs: DocumentRecord[], fields: string[]): DenseCounts {
+  const width = fields.length;
+  const data = new Int32Array(docs.length * width * 5);
+  const correct = new Uint8Array(docs.length);
+  docs.forEach((d, i) => {
+    correct[i] = d.correct ? 1 : 0;
+    fields.forEach((f, s) => {
+      const t = tupleOf(d, f);
+      if (t) data.set(t, (i * width + s) * 5);
+    });
+  });
+  return { width, data, slot: new Map(fields.map((f, s) => [f, s])), correct };
+}
+
+/**
+ * EXTRACT: per field [tp, fp = fa + fd, fnAll = fn + fd]; then, pooled over fields, tn and
+ * errors (fa + fn + fd) for micro accuracy; then correct and 1 per document.
+ */
+export function extractModel(docs: DocumentRecord[], fields: string[], dense: DenseCounts = denseFromRecords(docs, fields)): Model {
+  const F = fields.length;
+  const n = docs.length;
+  const cols = columns(F * 3 + 4, n);
+  const slots = fields.map((f) => dense.slot.get(f) ?? -1);
+  const { data, width } = dense;
+  for (let i = 0; i < n; i++) {
+    let tn = 0;
+    let err = 0;
+    for (let f = 0; f < F; f++) {
+      if (slots[f] < 0) continue;
+      const o = (i * width + slots[f]) * 5;
+      const fa = data[o + 2];
+      const fn = data[o + 3];
+      const fd = data[o + 4];
+      cols[f * 3][i] = data[o];
+      cols[f * 3 + 1][i] = fa + fd;
+      cols[f * 3 + 2][i] = fn + fd;
+      tn += data[o + 1];
+      err += fa + fn + fd;
+    }
+    cols[F * 3][i] = tn;
+    cols[F * 3 + 1][i] = err;
+    cols[F * 3 + 2][i] = dense.correct[i];
+    cols[F * 3 + 3][i] = 1;
+  }
+  const keys = [...fields.map((p) => `field:${p}.f1`), ...EXTRACT_AGGREGATES];
+  return {
+    keys,
+    columns: cols,
+    compute(s, out) {
+      let tp = 0;
+      let fp = 0;
+      let fnAll = 0;
+      let macroSum = 0;
+      let macroN = 0;
+      for (let f = 0; f < F; f++) {
+        const ftp = s[f * 3];
+        const ffp = s[f * 3 + 1];
+        const ffn = s[f * 3 + 2];
+        tp += ftp;
+        fp += ffp;
+        fnAll += ffn;
+        const f1 = div(2 * ftp, 2 * ftp + ffp + ffn);
+        out[f] = f1;
+        if (ftp + ffn > 0) {
+          macroSum += f1;
+          macroN++;
+        }
+      }
+      const tn = s[F * 3];
+      const err = s[F * 3 + 1];
+      out[F] = div(tp, tp + fp);
+      out[F + 1] = div(tp, tp + fnAll);
+      out[F + 2] = div(2 * tp, 2 * tp + fp + fnAll);
+      out[F + 3] = div(tp + tn, tp + tn + err);
+      out[F + 4] = div(macroSum, macroN);
+      out[F + 5] = div(s[F * 3 + 2], s[F * 3 + 3]);
+    },
+    correct(key) {
+      const m = /^field:(.*)\.f1$/.exec(key);
+      if (!m) return docCorrect;
+      const path = m[1];
+      return (d) => {
+        const t = tupleOf(d, path);
+        return !t || t[2] + t[3] + t[4] === 0;
+      };
+    },
+  };
+}
+
+export const CLASSIFY_AGGREGATES = ['accuracy', 'macro.precision', 'macro.recall', 'macro.f1', 'weighted.f1'];
+
+/** CLASSIFY: per class [tp, fp, fn] (0 or 1 per document); then correct, 1. */
+export function classifyModel(docs: DocumentRecord[], classes: string[]): Model {
+  const C = classes.length;
+  const index = new Map(classes.map((c, i) => [c, i]));
+  const cols = columns(C * 3 + 2, docs.length);
+  docs.forEach((d, i) => {
+    const e = d.classify?.expected ?? null;
+    const p = d.classify?.predicted ?? null;
+    const ei = e === null ? undefined : index.get(e);
+    const pi = p === null ? undefined : index.get(p);
+    if (e !== null && e === p && ei !== undefined) cols[ei * 3][i] = 1;
+    else {
+      if (pi !== undefined) cols[pi * 3 + 1][i] = 1;
+      if (ei !== undefined) cols[ei * 3 + 2][i] = 1;
+    }
+    cols[C * 3][i] = d.correct ? 1 : 0;
+    cols[C * 3 + 1][i] = 1;
+  });
+  const keys = [...CLASSIFY_AGGREGATES, ...classes.map((c) => `class:${c}.f1`)];
+  const A = CLASSIFY_AGGREGATES.length;
+  return {
+    keys,
+    columns: cols,
+    compute(s, out) {
+      let pSum = 0;
+      let rSum = 0;
+      let fSum = 0;
+      let labels = 0;
+      let wSum = 0;
+      let support = 0;
+      for (let c = 0; c < C; c++) {
+        const tp = s[c * 3];
+        const fp = s[c * 3 + 1];
+        const fn = s[c * 3 + 2];
+        const f1 = div(2 * tp, 2 * tp + fp + fn);
+        out[A + c] = f1;
+        if (tp + fp + fn === 0) continue;
+        // As scikit-learn with zero_division=0: an undefined per-class value counts as 0 in the means.
+        labels++;
+        pSum += tp + fp === 0 ? 0 : tp / (tp + fp);
+        rSum += tp + fn === 0 ? 0 : tp / (tp + fn);
+        fSum += f1;
+        wSum += (tp + fn) * f1;
+        support += tp + fn;
+      }
+      out[0] = div(s[C * 3], s[C * 3 + 1]);
+      out[1] = div(pSum, labels);
+      out[2] = div(rSum, labels);
+      out[3] = div(fSum, labels);
+      out[4] = div(wSum, support);
+    },
+    correct(key) {
+      const m = /^class:(.*)\.f1$/.exec(key);
+      if (!m) return docCorrect;
+      const label = m[1];
+      return (d) => {
+        const e = d.classify?.expected ?? null;
+        const p = d.classify?.predicted ?? null;
+        return e === p || (e !== label && p !== label);
+      };
+    },
+  };
+}
+
+export const SPLITTER_AGGREGATES = ['precision', 'recall', 'f1', 'pq', 'page.accuracy'];
+const SPLIT_COLS = ['expected', 'predicted', 'correct', 'pqTp', 'pqFp', 'pqFn', 'iouSum', 'pages', 'pagesCorrect'] as const;
+
+/** SPLITTER: the per-document counts, correct, 1, then per type [expected, predicted, correct]. */
+export function splitterModel(docs: DocumentRecord[], types: string[]): Model {
+  const K = SPLIT_COLS.length;
+  const T = types.length;
+  const cols = columns(K + 2 + T * 3, docs.length);
+  docs.forEach((d, i) => {
+    const s = d.splitter;
+    if (s) SPLIT_COLS.forEach((name, c) => (cols[c][i] = s[name]));
+    cols[K][i] = d.correct ? 1 : 0;
+    cols[K + 1][i] = 1;
+    types.forEach((t, ti) => {
+      const x = s?.types?.[t];
+      if (!x) return;
+      cols[K + 2 + ti * 3][i] = x[0];
+      cols[K + 3 + ti * 3][i] = x[1];
+      cols[K + 4 + ti * 3][i] = x[2];
+    });
+  });
+  const keys = [...SPLITTER_AGGREGATES, ...types.map((t) => `type:${t}.f1`)];
+  const A = SPLITTER_AGGREGATES.length;
+  return {
+    keys,
+    columns: cols,
+    compute(s, out) {
+      const [e, p, c, tp, fp, fn, iou, pages, pagesCorrect] = s;
+      out[0] = div(c, p);
+      out[1] = div(c, e);
+      out[2] = div(2 * c, e + p);
+      out[3] = div(iou, tp + fp / 2 + fn / 2);
+      out[4] = div(pagesCorrect, pages);
+      for (let t = 0; t < T; t++) out[A + t] = div(2 * s[K + 4 + t * 3], s[K + 2 + t * 3] + s[K + 3 + t * 3]);
+    },
+    correct(key) {
+      const m = /^type:(.*)\.f1$/.exec(key);
+      if (!m) return docCorrect;
+      const type = m[1];
+      return (d) => {
+        const x = d.splitter?.types?.[type];
+        return !x || (x[0] === x[2] && x[1] === x[2]);
+      };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * EXTRACT document records whose per-field counts stay in the dense typed array they were
+ * scored into. A report of 50,000 documents x 30 fields would otherwise hold 1.5 million
+ * small arrays for the whole run (most of the scoring time went to garbage collection);
+ * here `fields` is built when read, and `toJSON` gives the plain record the JSON renderer writes.
+ */
+import type { DocumentRecord, OutcomeTuple } from './generated/report.js';
+
+const SOURCE = Symbol('dense counts');
+
+interface Source {
+  data: Int32Array;
+  offset: number;
+  /** Field paths in sorted order and the slot of each in the document's counts. */
+  paths: readonly string[];
+  slots: readonly number[];
+  slotOf: ReadonlyMap<string, number>;
+}
+
+export class ExtractRecord {
+  declare readonly [SOURCE]: Source;
+  readonly correct: boolean;
+  readonly errors: number;
+  readonly failed: boolean;
+  readonly fileId: string;
+  readonly fileName?: string;
+  readonly id: string;
+
+  constructor(base: { correct: boolean; errors: number; failed: boolean; fileId: string; fileName?: string; id: string }, source: Source) {
+    this.correct = base.correct;
+    this.errors = base.errors;
+    this.failed = base.failed;
+    this.fileId = base.fileId;
+    if (base.fileName !== undefined) this.fileName = base.fileName;
+    this.id = base.id;
+    Object.defineProperty(this, SOURCE, { value: source, enumerable: false });
+  }
+
+  /** field path -> [tp, tn, fa, fn, fd], fields without outcomes left out, keys sorted. */
+  get fields(): Record<string, OutcomeTuple> {
+    const { data, offset, paths, slots } = this[SOURCE];
+    const out: Record<string, OutcomeTuple> = {};
+    for (let i = 0; i < paths.length; i++) {
+      const o = offset + slots[i] * 5;
+      if (data[o] + data[o + 1] + data[o + 2] + data[o + 3] + data[o + 4] === 0) continue;
+      out[paths[i]] = [data[o], data[o + 1], data[o + 2], data[o + 3], data[o + 4]];
+    }
+    return out;
+  }
+
+  /** The counts of one field without building the whole map. */
+  tuple(path: string): OutcomeTuple | undefined {
+    const { data, offset, slotOf } = this[SOURCE];
+    const s = slotOf.get(path);
+    if (s === undefined) return undefined;
+    const o = offset + s * 5;
+    if (data[o] + data[o + 1] + data[o + 2] + data[o + 3] + data[o + 4] === 0) return undefined;
+    return [data[o], data[o + 1], data[o + 2], data[o + 3], data[o + 4]];
+  }
+
+  /** The plain record, keys in sorted order. */
+  toJSON(): DocumentRecord {
+    const r: DocumentRecord = { correct: this.correct, errors: this.errors, failed: this.failed, fields: this.fields, fileId: this.fileId, id: this.id };
+    if (this.fileName === undefined) return r;
+    return { correct: r.correct, errors: r.errors, failed: r.failed, fields: r.fields, fileId: r.fileId, fileName: this.fileName, id: r.id };
+  }
+}
+
+/** The [tp, tn, fa, fn, fd] of a field in a record of either kind (undefined: no outcomes). */
+export function tupleOf(d: DocumentRecord, path: string): OutcomeTuple | undefined {
+  return d instanceof ExtractRecord ? d.tuple(path) : d.fields?.[path];
+}

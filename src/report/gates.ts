@@ -1,0 +1,108 @@
+/**
+ * Gates: `--fail-under METRIC=THRESHOLD`, evaluated on the point estimate or on the lower
+ * bound of its 95% interval, and `--fail-on-regression` over the baseline verdicts.
+ */
+import { UsageError } from '../util/errors.js';
+import type { GateResult, Gates, Interval, Report } from '../metrics/generated/report.js';
+
+export interface GateSpec {
+  /** As the user wrote it, e.g. `micro.f1=0.9`. */
+  gate: string;
+  metric: string;
+  threshold: number;
+}
+
+export type GateOn = 'point' | 'lower';
+
+/** Parses `METRIC=THRESHOLD` (several may be joined with commas); thresholds are in [0, 1]. */
+export function parseGates(texts: readonly string[]): GateSpec[] {
+  const out: GateSpec[] = [];
+  for (const text of texts) {
+    for (const part of text.split(',')) {
+      const gate = part.trim();
+      if (gate === '') continue;
+      const m = /^(.+?)\s*=\s*(\S+)$/.exec(gate);
+      const threshold = m ? Number(m[2]) : NaN;
+      if (!m || !Number.isFinite(threshold)) {
+        throw new UsageError(`--fail-under "${gate}": expected METRIC=THRESHOLD`, { hint: 'for example --fail-under micro.f1=0.9 or --fail-under field:total.recall=0.95' });
+      }
+      if (threshold < 0 || threshold > 1) {
+        throw new UsageError(`--fail-under "${gate}": the threshold must be between 0 and 1`, { hint: `write ${m[1]}=${threshold > 1 && threshold <= 100 ? threshold / 100 : 0.9}` });
+      }
+      out.push({ gate, metric: m[1].trim(), threshold });
+    }
+  }
+  return out;
+}
+
+export interface MetricValue {
+  value: number | null;
+  interval: Interval | null;
+}
+
+const ALIASES: Record<Report['type'], Record<string, string>> = {
+  EXTRACT: { precision: 'micro.precision', recall: 'micro.recall', f1: 'micro.f1', accuracy: 'micro.accuracy' },
+  CLASSIFY: { precision: 'macro.precision', recall: 'macro.recall', f1: 'macro.f1' },
+  SPLITTER: { accuracy: 'page.accuracy' },
+};
+
+/** Every metric a gate can name, by its canonical name. */
+export function metricCatalog(report: Report): Map<string, MetricValue> {
+  const m = new Map<string, MetricValue>();
+  const put = (k: string, v: MetricValue): void => void m.set(k, { value: v.value, interval: v.interval });
+  if (report.extract) {
+    const x = report.extract;
+    for (const k of ['precision', 'recall', 'f1', 'accuracy'] as const) put(`micro.${k}`, x.micro[k]);
+    put('macro.f1', x.macro.f1);
+    put('document.accuracy', x.document.accuracy);
+    for (const f of x.fields) for (const k of ['precision', 'recall', 'f1', 'accuracy'] as const) put(`field:${f.path}.${k}`, f[k]);
+    for (const a of x.arrays) put(`array:${a.path}.cardinality`, a.rate);
+  }
+  if (report.classify) {
+    const c = report.classify;
+    put('accuracy', c.accuracy);
+    for (const k of ['precision', 'recall', 'f1'] as const) put(`macro.${k}`, c.macro[k]);
+    put('weighted.f1', c.weighted.f1);
+    for (const row of c.classes) for (const k of ['precision', 'recall', 'f1'] as const) put(`class:${row.label}.${k}`, row[k]);
+  }
+  if (report.splitter) {
+    const s = report.splitter;
+    for (const k of ['precision', 'recall', 'f1'] as const) put(k, s[k]);
+    put('pq', s.panoptic.pq);
+    put('page.accuracy', s.pageAccuracy);
+    for (const t of s.types) for (const k of ['precision', 'recall', 'f1'] as const) put(`type:${t.type}.${k}`, t[k]);
+  }
+  return m;
+}
+
+/** The canonical name of a metric a user named; a usage error listing the choices otherwise. */
+export function resolveMetric(report: Report, catalog: Map<string, MetricValue>, name: string): string {
+  const canonical = ALIASES[report.type][name] ?? name;
+  if (catalog.has(canonical)) return canonical;
+  const prefix = /^(field|class|type|array):/.exec(name)?.[1];
+  const similar = [...catalog.keys()].filter((k) => (prefix ? k.startsWith(`${prefix}:`) : !k.includes(':')));
+  throw new UsageError(`--fail-under: no metric "${name}" in this ${report.type} report`, {
+    hint: `choose one of: ${similar.slice(0, 40).join(', ')}${similar.length > 40 ? ', ...' : ''}`,
+  });
+}
+
+/** Evaluates the gates against a report (whose baseline section, if any, is already filled). */
+export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn: GateOn, failOnRegression: boolean): Gates {
+  const catalog = metricCatalog(report);
+  const results: GateResult[] = specs.map((spec) => {
+    const metric = resolveMetric(report, catalog, spec.metric);
+    const mv = catalog.get(metric) as MetricValue;
+    const value = gateOn === 'lower' ? (mv.interval?.lower ?? null) : mv.value;
+    const r: GateResult = { gate: spec.gate, metric, threshold: spec.threshold, on: gateOn, value, passed: value !== null && value >= spec.threshold };
+    if (value === null) {
+      r.reason =
+        mv.value === null
+          ? 'the metric is undefined here (zero denominator)'
+          : 'the metric has no interval (F1-type intervals need --bootstrap greater than 0)';
+    } else if (!r.passed) r.reason = `${gateOn === 'lower' ? 'lower bound ' : ''}${value} is below ${spec.threshold}`;
+    return r;
+  });
+  const regressed = (report.baseline?.rows ?? []).filter((r) => r.verdict === 'regressed').map((r) => r.key);
+  const passed = results.every((r) => r.passed) && !(failOnRegression && regressed.length > 0);
+  return { gateOn, failOnRegression, results, regressed, passed };
+}

@@ -1,0 +1,233 @@
+/**
+ * One self-contained HTML file (no script, no network: a Content-Security-Policy forbids
+ * every fetch): headline metrics, gates, per-field F1 bars with interval whiskers, a heatmap
+ * (confusion matrix for CLASSIFY, outcome shares per field for EXTRACT), baseline deltas,
+ * failed runs and the worst documents with expected and predicted values side by side.
+ * Every value that comes from a document or a user is escaped.
+ */
+import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../metrics/generated/report.js';
+import { num } from './markdown.js';
+
+export function esc(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+const iv = (i: Interval | null): string => (i ? `${num(i.lower)} – ${num(i.upper)}` : '');
+
+function table(head: string[], rows: string[][], cls = ''): string {
+  return (
+    `<table${cls ? ` class="${cls}"` : ''}><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>` +
+    rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('') +
+    '</tbody></table>'
+  );
+}
+
+/** A horizontal bar for a value in [0, 1] with a whisker for its interval. */
+function bar(value: number | null, interval: Interval | null): string {
+  const W = 200;
+  const x = (v: number): number => Math.round(Math.max(0, Math.min(1, v)) * W * 10) / 10;
+  const fill = value === null ? '' : `<rect x="0" y="4" width="${x(value)}" height="12" class="bar"/>`;
+  const whisker = interval
+    ? `<line x1="${x(interval.lower)}" x2="${x(interval.upper)}" y1="10" y2="10" class="wh"/>` +
+      `<line x1="${x(interval.lower)}" x2="${x(interval.lower)}" y1="5" y2="15" class="wh"/>` +
+      `<line x1="${x(interval.upper)}" x2="${x(interval.upper)}" y1="5" y2="15" class="wh"/>`
+    : '';
+  return `<svg width="${W}" height="20" role="img" aria-label="${esc(num(value))}"><rect x="0" y="4" width="${W}" height="12" class="track"/>${fill}${whisker}</svg>`;
+}
+
+/** A bar centred on 0 for a difference, with its interval; `scale` is the difference drawn at either edge. */
+function deltaBar(delta: number | null, interval: Interval | null, scale: number): string {
+  const W = 200;
+  const mid = W / 2;
+  const x = (v: number): number => Math.round((mid + Math.max(-1, Math.min(1, v / scale)) * mid) * 10) / 10;
+  const fill =
+    delta === null ? '' : `<rect x="${Math.min(mid, x(delta))}" y="4" width="${Math.abs(x(delta) - mid)}" height="12" class="${delta < 0 ? 'neg' : 'pos'}"/>`;
+  const whisker = interval ? `<line x1="${x(interval.lower)}" x2="${x(interval.upper)}" y1="10" y2="10" class="wh"/>` : '';
+  return `<svg width="${W}" height="20" role="img" aria-label="${esc(num(delta))}"><line x1="${mid}" x2="${mid}" y1="0" y2="20" class="axis"/>${fill}${whisker}</svg>`;
+}
+
+/** Heatmap cell: background intensity by share of the row. */
+function heat(count: number, rowTotal: number, diagonal: boolean): string {
+  const share = rowTotal === 0 ? 0 : count / rowTotal;
+  const alpha = Math.round(share * 85) / 100;
+  const colour = diagonal ? `rgba(34,139,34,${alpha})` : `rgba(200,40,40,${alpha})`;
+  return `<span class="cell" style="background:${colour}" title="${esc(`${count} of ${rowTotal}`)}">${count}</span>`;
+}
+
+const prop = (label: string, p: Proportion): string[] => [label, num(p.value), iv(p.interval), `${p.k} / ${p.n}`];
+const estRow = (label: string, e: Estimate, counts = ''): string[] => [label, num(e.value), iv(e.interval), esc(counts)];
+
+function headline(r: Report): string {
+  const rows: string[][] = [];
+  if (r.extract) {
+    const x = r.extract;
+    const c = x.micro.counts;
+    rows.push(estRow('micro F1', x.micro.f1, `TP ${c.tp} · FP ${c.fp} (FA ${c.fa}, FD ${c.fd}) · FN ${c.fn}`));
+    rows.push(prop('micro precision', x.micro.precision), prop('micro recall', x.micro.recall), prop('micro accuracy', x.micro.accuracy));
+    rows.push(estRow(`macro F1 (${x.macro.fields} fields)`, x.macro.f1), prop('document accuracy', x.document.accuracy));
+    for (const a of x.arrays) rows.push(prop(`<code>${esc(a.path)}</code> row count right`, a.rate));
+  }
+  if (r.classify) {
+    const c = r.classify;
+    rows.push(prop('accuracy', c.accuracy), estRow('macro F1', c.macro.f1), estRow('weighted F1', c.weighted.f1));
+    rows.push(estRow('macro precision', c.macro.precision), estRow('macro recall', c.macro.recall), ['mean confidence', num(c.meanConfidence), '', '']);
+  }
+  if (r.splitter) {
+    const s = r.splitter;
+    rows.push(estRow('F1', s.f1, `${s.numCorrectDocs} correct of ${s.numExpectedDocs} expected, ${s.numPredictedDocs} predicted`));
+    rows.push(prop('precision', s.precision), prop('recall', s.recall));
+    rows.push(estRow('panoptic quality', s.panoptic.pq, `SQ ${num(s.panoptic.sq)} · RQ ${num(s.panoptic.rq)}`), prop('page accuracy', s.pageAccuracy));
+  }
+  return `<h2>Metrics</h2>${table(['metric', 'value', '95% interval', 'counts'], rows)}`;
+}
+
+function gates(r: Report): string {
+  const g = r.gates;
+  if (g.results.length === 0 && !g.failOnRegression) return '';
+  const rows = g.results.map((x) => [
+    `<code>${esc(x.gate)}</code>`,
+    num(x.value),
+    x.on,
+    x.passed ? '<span class="ok">pass</span>' : `<span class="bad">FAIL</span> ${esc(x.reason ?? '')}`,
+  ]);
+  if (g.failOnRegression) {
+    rows.push([
+      'no significant regression',
+      String(g.regressed.length),
+      'verdicts',
+      g.regressed.length ? `<span class="bad">FAIL</span> ${g.regressed.map((k) => `<code>${esc(k)}</code>`).join(', ')}` : '<span class="ok">pass</span>',
+    ]);
+  }
+  return `<h2>Gates: ${g.passed ? '<span class="ok">passed</span>' : '<span class="bad">failed</span>'}</h2>${table(['gate', 'value', 'on', 'result'], rows)}`;
+}
+
+function bars(r: Report): string {
+  const rows: string[][] = [];
+  if (r.extract) {
+    for (const f of r.extract.fields) {
+      rows.push([`<code>${esc(f.path)}</code>${f.fuzzy ? ' <small>fuzzy</small>' : ''}`, bar(f.f1.value, f.f1.interval), num(f.f1.value), iv(f.f1.interval)]);
+    }
+    return `<h2>F1 per field</h2>${table(['field', 'F1 (bar: 95% interval)', 'F1', 'interval'], rows, 'bars')}`;
+  }
+  if (r.classify) {
+    for (const c of r.classify.classes) rows.push([`<code>${esc(c.label)}</code>`, bar(c.f1.value, c.f1.interval), num(c.f1.value), iv(c.f1.interval)]);
+    return `<h2>F1 per class</h2>${table(['class', 'F1 (bar: 95% interval)', 'F1', 'interval'], rows, 'bars')}`;
+  }
+  for (const t of r.splitter?.types ?? []) rows.push([`<code>${esc(t.type)}</code>`, bar(t.f1.value, t.f1.interval), num(t.f1.value), iv(t.f1.interval)]);
+  return rows.length ? `<h2>F1 per split type</h2>${table(['type', 'F1 (bar: 95% interval)', 'F1', 'interval'], rows, 'bars')}` : '';
+}
+
+function heatmap(r: Report): string {
+  if (r.classify) {
+    const m = r.classify.confusionMatrix;
+    const labels = [...new Set([...Object.keys(m), ...Object.values(m).flatMap((x) => Object.keys(x))])].sort();
+    const rows = labels
+      .filter((e) => m[e])
+      .map((e) => {
+        const total = Object.values(m[e]).reduce((a, b) => a + b, 0);
+        return [`<code>${esc(e)}</code>`, ...labels.map((p) => heat(m[e][p] ?? 0, total, e === p))];
+      });
+    return `<h2>Confusion matrix</h2><p>Rows: expected class; columns: predicted class; shade: share of the row.</p>${table(['', ...labels.map((l) => `<code>${esc(l)}</code>`)], rows, 'heat')}`;
+  }
+  if (r.extract) {
+    const rows = r.extract.fields.map((f) => {
+      const c = f.counts;
+      return [
+        `<code>${esc(f.path)}</code>`,
+        heat(c.tp, c.n, true),
+        heat(c.tn, c.n, true),
+        heat(c.fa, c.n, false),
+        heat(c.fn, c.n, false),
+        heat(c.fd, c.n, false),
+      ];
+    });
+    return `<h2>Outcomes per field</h2><p>Shade: share of the field's outcomes.</p>${table(['field', 'TP', 'TN', 'FA', 'FN', 'FD'], rows, 'heat')}`;
+  }
+  return '';
+}
+
+function baseline(r: Report): string {
+  const b = r.baseline;
+  if (!b) return '';
+  const order = { regressed: 0, improved: 1, within_noise: 2, not_comparable: 3 } as const;
+  // One scale for every row, so that bars compare; at least ±0.05.
+  const scale = Math.max(0.05, ...b.rows.flatMap((x) => [x.delta, x.interval?.lower, x.interval?.upper].map((v) => Math.abs(v ?? 0))));
+  const rows = [...b.rows]
+    .sort((x, y) => order[x.verdict] - order[y.verdict] || (x.key < y.key ? -1 : 1))
+    .map((x: ComparisonRow) => [
+      `<code>${esc(x.key)}</code>`,
+      num(x.baseline),
+      num(x.current),
+      deltaBar(x.delta, x.interval, scale),
+      x.delta === null ? 'n/a' : `${x.delta >= 0 ? '+' : ''}${x.delta.toFixed(3)}`,
+      iv(x.interval),
+      `${num(x.mcnemar.p)} <small>(b ${x.mcnemar.b}, c ${x.mcnemar.c})</small>`,
+      `<span class="v-${x.verdict}">${x.verdict.replace('_', ' ')}</span>`,
+    ]);
+  const t = b.tally;
+  return (
+    `<h2>Baseline <code>${esc(b.file)}</code></h2>` +
+    `<p>${b.paired} paired documents; ${b.onlyInCurrent.length} only in this run, ${b.onlyInBaseline.length} only in the baseline. ` +
+    `${t.regressed} regressed, ${t.improved} improved, ${t.within_noise} within noise, ${t.not_comparable} not comparable. ` +
+    'A change is called real only when the paired bootstrap interval of the difference excludes 0 and McNemar p &lt; 0.05.</p>' +
+    b.warnings.map((w) => `<p class="warn">${esc(w)}</p>`).join('') +
+    table(['metric', 'baseline', 'current', `Δ (bar: 95% interval; edges ±${scale.toFixed(3)})`, 'Δ', 'interval', 'McNemar p', 'verdict'], rows, 'bars')
+  );
+}
+
+const value = (v: unknown): string => (v === null || v === undefined ? '<span class="empty">(empty)</span>' : `<pre>${esc(JSON.stringify(v, null, 1))}</pre>`);
+
+function worst(r: Report): string {
+  if (r.worstDocuments.length === 0) return '';
+  const docs = r.worstDocuments.map((d) => {
+    const title = `${esc(d.fileName ?? d.fileId)} <small>item <code>${esc(d.id)}</code>; ${d.errors} wrong outcome(s)${d.failed ? '; run failed' : ''}${
+      d.confidence !== undefined && d.confidence !== null ? `; confidence ${num(d.confidence)}` : ''
+    }</small>`;
+    const rows = d.diffs.map((x) => [`<code>${esc(x.path)}</code>`, x.outcome, value(x.expected), value(x.predicted)]);
+    const cut = d.diffsCut ? `<p><small>${d.diffsCut} more difference(s) not shown.</small></p>` : '';
+    return `<details><summary>${title}</summary>${table(['path', 'outcome', 'expected', 'predicted'], rows, 'diff')}${cut}</details>`;
+  });
+  return `<h2>Worst documents</h2>${docs.join('')}`;
+}
+
+function failures(r: Report): string {
+  if (r.failures.length === 0) return '';
+  const rows = r.failures.map((f) => [`<code>${esc(f.id)}</code>`, esc(f.fileName ?? f.fileId), esc(f.status), esc(f.failureMessage ?? f.failureReason ?? '')]);
+  return `<h2>Failed runs (${r.failures.length})</h2><p>Scored as empty predictions.</p>${table(['item', 'file', 'status', 'reason'], rows)}`;
+}
+
+const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
+table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f4f4f4}code{font-size:12px}pre{margin:0;white-space:pre-wrap;word-break:break-word;max-width:420px;font-size:12px}
+.track{fill:#eee}.bar{fill:#4a7bd0}.wh{stroke:#111;stroke-width:1.5}.axis{stroke:#999}.pos{fill:#2e8b57}.neg{fill:#c0392b}
+.ok{color:#2e7d32;font-weight:600}.bad{color:#c62828;font-weight:600}.warn{color:#8a6d3b}.empty{color:#999}
+.heat td{text-align:center}.cell{display:inline-block;min-width:3em;padding:2px 4px}
+.v-regressed{color:#c62828;font-weight:600}.v-improved{color:#2e7d32;font-weight:600}.v-within_noise,.v-not_comparable{color:#666}
+details{margin:.5em 0}summary{cursor:pointer}`;
+
+export function renderHtml(r: Report): string {
+  const p = r.source.processor;
+  const title = `evalkit report: ${p.name || p.id} ${p.version} (${r.type})`;
+  const extras: string[] = [];
+  if (r.extract?.unsupportedFields.length) extras.push(`<p>Unsupported (no non-empty expected value): ${r.extract.unsupportedFields.map((f) => `<code>${esc(f)}</code>`).join(', ')}</p>`);
+  if (r.extract?.excludedFields.length) extras.push(`<p>Excluded: ${r.extract.excludedFields.map((f) => `<code>${esc(f)}</code>`).join(', ')}</p>`);
+  if (r.warnings.length) extras.push(`<h2>Warnings</h2><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`);
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title><style>${STYLE}</style></head>
+<body>
+<h1>${esc(title)}</h1>
+<p>${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export <code>${esc(r.source.file)}</code> · intervals: Wilson for proportions, bootstrap (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise</p>
+${headline(r)}
+${gates(r)}
+${baseline(r)}
+${bars(r)}
+${heatmap(r)}
+${failures(r)}
+${worst(r)}
+${extras.join('\n')}
+</body></html>
+`;
+}

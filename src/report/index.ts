@@ -1,0 +1,12 @@
+/**
+ * Reports of evaluation runs: computeReport (export -> canonical report), loading exports and
+ * baselines, gates, and the json, markdown, junit and html renderers.
+ */
+export { computeReport, verdict, DEFAULT_BOOTSTRAP, DEFAULT_SEED, type ComputeReportOptions, type BaselineInput } from './build.js';
+export { loadExport, loadBaseline, parseExport } from './load.js';
+export { parseGates, evaluateGates, metricCatalog, type GateSpec, type GateOn } from './gates.js';
+export { renderJson } from './json.js';
+export { renderMarkdown, MAX_BYTES as MARKDOWN_MAX_BYTES } from './markdown.js';
+export { renderJunit } from './junit.js';
+export { renderHtml } from './html.js';
+export type * from '../metrics/generated/report.js';

@@ -1,0 +1,233 @@
+/**
+ * Markdown for pull-request comments and CI job summaries: headline table, gates, baseline
+ * verdicts, worst fields, failed runs. Kept under MAX_BYTES: long tables are cut, with a note.
+ */
+import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../metrics/generated/report.js';
+
+export const MAX_BYTES = 60_000;
+
+/** A number as shown to people: 3 decimals, "n/a" for undefined. */
+export function num(v: number | null | undefined, digits = 3): string {
+  return v === null || v === undefined || Number.isNaN(v) ? 'n/a' : v.toFixed(digits);
+}
+
+export function interval(i: Interval | null | undefined): string {
+  return i ? `${num(i.lower)} – ${num(i.upper)}` : '';
+}
+
+function signed(v: number | null): string {
+  return v === null ? 'n/a' : `${v > 0 ? '+' : v < 0 ? '−' : '±'}${Math.abs(v).toFixed(3)}`;
+}
+
+/** Text from a document or a user, as an inline code span that no Markdown or HTML inside can escape. */
+export function code(s: string): string {
+  const t = s.replace(/[\r\n]+/g, ' ').replace(/\|/g, '\\|');
+  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = longest > 0 || t.startsWith('`') || t.endsWith('`') ? ' ' : '';
+  return t === '' ? '""' : `${fence}${pad}${t}${pad}${fence}`;
+}
+
+interface Table {
+  head: string[];
+  align: Array<'l' | 'r'>;
+  rows: string[][];
+  /** Rows that may be cut when the document is too long. */
+  cuttable: boolean;
+}
+
+function renderTable(t: Table, limit: number): string {
+  const shown = t.cuttable ? t.rows.slice(0, limit) : t.rows;
+  const lines = [`| ${t.head.join(' | ')} |`, `|${t.align.map((a) => (a === 'r' ? '---:' : '---')).join('|')}|`];
+  for (const r of shown) lines.push(`| ${r.join(' | ')} |`);
+  let out = lines.join('\n') + '\n';
+  const cut = t.rows.length - shown.length;
+  if (cut > 0) out += `\n_${cut} more row(s) cut to keep this summary under 60 KB; every row is in report.json._\n`;
+  return out;
+}
+
+type Block = string | Table;
+
+const prop = (label: string, p: Proportion): string[] => [label, num(p.value), interval(p.interval), `${p.k} / ${p.n}`];
+const est = (label: string, e: Estimate, counts = ''): string[] => [label, num(e.value), interval(e.interval), counts];
+
+function headline(r: Report): Table {
+  const rows: string[][] = [];
+  if (r.extract) {
+    const x = r.extract;
+    const c = x.micro.counts;
+    rows.push(est('micro F1', x.micro.f1, `TP ${c.tp} · FP ${c.fp} (FA ${c.fa}, FD ${c.fd}) · FN ${c.fn}`));
+    rows.push(prop('micro precision', x.micro.precision));
+    rows.push(prop('micro recall', x.micro.recall));
+    rows.push(prop('micro accuracy', x.micro.accuracy));
+    rows.push(est(`macro F1 (${x.macro.fields} fields)`, x.macro.f1));
+    rows.push(prop('document accuracy', x.document.accuracy));
+    for (const a of x.arrays) rows.push(prop(`${code(a.path)} row count right`, a.rate));
+  }
+  if (r.classify) {
+    const c = r.classify;
+    rows.push(prop('accuracy', c.accuracy));
+    rows.push(est('macro F1', c.macro.f1));
+    rows.push(est('weighted F1', c.weighted.f1));
+    rows.push(est('macro precision', c.macro.precision));
+    rows.push(est('macro recall', c.macro.recall));
+    rows.push(['mean confidence', num(c.meanConfidence), '', '']);
+  }
+  if (r.splitter) {
+    const s = r.splitter;
+    rows.push(est('F1', s.f1, `${s.numCorrectDocs} correct of ${s.numExpectedDocs} expected, ${s.numPredictedDocs} predicted`));
+    rows.push(prop('precision', s.precision));
+    rows.push(prop('recall', s.recall));
+    rows.push(est('panoptic quality', s.panoptic.pq, `SQ ${num(s.panoptic.sq)} · RQ ${num(s.panoptic.rq)}`));
+    rows.push(prop('page accuracy', s.pageAccuracy));
+  }
+  return { head: ['metric', 'value', '95% interval', 'counts'], align: ['l', 'r', 'l', 'l'], rows, cuttable: false };
+}
+
+function gates(r: Report): Block[] {
+  const g = r.gates;
+  if (g.results.length === 0 && !g.failOnRegression) return [];
+  const failed = g.results.filter((x) => !x.passed).length;
+  const out: Block[] = [`### Gates: ${g.passed ? 'passed' : '**FAILED**'}\n`];
+  const rows = g.results.map((x) => [code(x.gate), num(x.value), x.on === 'lower' ? 'lower bound' : 'point', x.passed ? 'pass' : `**FAIL**: ${x.reason ?? ''}`]);
+  if (g.failOnRegression) {
+    rows.push([
+      'no significant regression',
+      String(g.regressed.length),
+      'verdicts',
+      g.regressed.length === 0 ? 'pass' : `**FAIL**: regressed ${g.regressed.map(code).join(', ')}`,
+    ]);
+  }
+  out.push(`${failed} of ${g.results.length} gate(s) failed${g.failOnRegression ? `; ${g.regressed.length} significant regression(s)` : ''}.\n`);
+  out.push({ head: ['gate', 'value', 'on', 'result'], align: ['l', 'r', 'l', 'l'], rows, cuttable: false });
+  return out;
+}
+
+const VERDICT_ORDER = { regressed: 0, improved: 1, within_noise: 2, not_comparable: 3 } as const;
+
+function baseline(r: Report): Block[] {
+  const b = r.baseline;
+  if (!b) return [];
+  const t = b.tally;
+  const out: Block[] = [
+    `### Baseline ${code(b.file)} (${b.paired} paired documents)\n`,
+    `**${t.regressed} regressed · ${t.improved} improved** · ${t.within_noise} within noise · ${t.not_comparable} not comparable` +
+      ` · ${b.onlyInCurrent.length} only in this run · ${b.onlyInBaseline.length} only in the baseline.` +
+      ' A change is called real only when the paired bootstrap interval of the difference excludes 0 and McNemar p < 0.05.\n',
+  ];
+  for (const w of b.warnings) out.push(`> ${w.replace(/\n/g, ' ')}\n`);
+  const rows = [...b.rows]
+    .sort((x, y) => VERDICT_ORDER[x.verdict] - VERDICT_ORDER[y.verdict] || (x.key < y.key ? -1 : 1))
+    .map((x: ComparisonRow) => [
+      code(x.key),
+      num(x.baseline),
+      num(x.current),
+      signed(x.delta),
+      interval(x.interval),
+      num(x.mcnemar.p),
+      x.verdict === 'regressed' ? '**regressed**' : x.verdict === 'improved' ? '**improved**' : x.verdict.replace('_', ' '),
+    ]);
+  out.push({ head: ['metric', 'baseline', 'current', 'Δ', '95% interval of Δ', 'McNemar p', 'verdict'], align: ['l', 'r', 'r', 'r', 'l', 'r', 'l'], rows, cuttable: true });
+  return out;
+}
+
+function extractTables(r: Report): Block[] {
+  const x = r.extract;
+  if (!x) return [];
+  const fieldRow = (f: (typeof x.fields)[number]): string[] => [
+    code(f.path) + (f.fuzzy ? ' (fuzzy)' : '') + (f.multiset ? ' (multiset)' : ''),
+    num(f.f1.value),
+    interval(f.f1.interval),
+    num(f.precision.value),
+    num(f.recall.value),
+    num(f.accuracy.value),
+    String(f.counts.tp),
+    String(f.counts.tn),
+    String(f.counts.fa),
+    String(f.counts.fn),
+    String(f.counts.fd),
+  ];
+  const head = ['field', 'F1', '95% interval', 'precision', 'recall', 'accuracy', 'TP', 'TN', 'FA', 'FN', 'FD'];
+  const align: Array<'l' | 'r'> = ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'];
+  const worst = x.fields
+    .filter((f) => f.supported && f.f1.value !== null && f.f1.value < 1)
+    .sort((a, b) => (a.f1.value as number) - (b.f1.value as number) || (a.path < b.path ? -1 : 1))
+    .slice(0, 10);
+  const out: Block[] = [];
+  if (worst.length) out.push('### Worst fields\n', { head, align, rows: worst.map(fieldRow), cuttable: false });
+  out.push(`### All fields (${x.fields.length})\n`, { head, align, rows: x.fields.map(fieldRow), cuttable: true });
+  const fuzzy = x.fields.filter((f) => f.exact);
+  if (fuzzy.length) {
+    out.push('Fuzzy fields, exact comparison: ' + fuzzy.map((f) => `${code(f.path)} F1 ${num(f.exact?.f1.value)}`).join(' · ') + '\n');
+  }
+  if (x.unsupportedFields.length) out.push(`Unsupported (no non-empty expected value, left out of macro F1): ${x.unsupportedFields.map(code).join(', ')}\n`);
+  if (x.excludedFields.length) out.push(`Excluded (excludeFields): ${x.excludedFields.map(code).join(', ')}\n`);
+  return out;
+}
+
+function classifyTables(r: Report): Block[] {
+  const c = r.classify;
+  if (!c) return [];
+  const rows = [...c.classes]
+    .sort((a, b) => (a.f1.value ?? 2) - (b.f1.value ?? 2) || (a.label < b.label ? -1 : 1))
+    .map((k) => [code(k.label), num(k.f1.value), interval(k.f1.interval), num(k.precision.value), num(k.recall.value), String(k.support), String(k.predicted)]);
+  const out: Block[] = [
+    '### Classes (worst first)\n',
+    { head: ['class', 'F1', '95% interval', 'precision', 'recall', 'support', 'predicted'], align: ['l', 'r', 'l', 'r', 'r', 'r', 'r'], rows, cuttable: true },
+  ];
+  const labels = [...new Set([...Object.keys(c.confusionMatrix), ...Object.values(c.confusionMatrix).flatMap((m) => Object.keys(m))])].sort();
+  if (labels.length <= 12) {
+    out.push('### Confusion matrix (rows expected, columns predicted)\n', {
+      head: ['', ...labels.map(code)],
+      align: ['l', ...labels.map((): 'r' => 'r')],
+      rows: labels.filter((e) => c.confusionMatrix[e]).map((e) => [code(e), ...labels.map((p) => String(c.confusionMatrix[e]?.[p] ?? 0))]),
+      cuttable: false,
+    });
+  } else out.push(`The confusion matrix has ${labels.length} labels; see report.json or report.html.\n`);
+  return out;
+}
+
+function splitterTables(r: Report): Block[] {
+  const s = r.splitter;
+  if (!s || s.types.length === 0) return [];
+  const rows = s.types.map((t) => [code(t.type), num(t.f1.value), num(t.precision.value), num(t.recall.value), String(t.expected), String(t.predicted), String(t.correct)]);
+  return ['### Split types\n', { head: ['type', 'F1', 'precision', 'recall', 'expected', 'predicted', 'correct'], align: ['l', 'r', 'r', 'r', 'r', 'r', 'r'], rows, cuttable: true }];
+}
+
+function failures(r: Report): Block[] {
+  if (r.failures.length === 0) return [];
+  const rows = r.failures.map((f) => [code(f.id), code(f.fileName ?? f.fileId), f.status, f.failureMessage || f.failureReason ? code(f.failureMessage ?? f.failureReason ?? '') : '']);
+  return [`### Failed runs (${r.failures.length}, scored as empty predictions)\n`, { head: ['item', 'file', 'status', 'reason'], align: ['l', 'l', 'l', 'l'], rows, cuttable: true }];
+}
+
+function blocks(r: Report): Block[] {
+  const p = r.source.processor;
+  const out: Block[] = [
+    `## evalkit report: ${code(p.name || p.id)} ${code(p.version)} (${r.type})\n`,
+    `${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export ${code(r.source.file)} · intervals: Wilson for proportions, bootstrap (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise\n`,
+    headline(r),
+    ...gates(r),
+    ...baseline(r),
+    ...extractTables(r),
+    ...classifyTables(r),
+    ...splitterTables(r),
+    ...failures(r),
+  ];
+  if (r.warnings.length) out.push('### Warnings\n', r.warnings.map((w) => `- ${w.replace(/\n/g, ' ')}`).join('\n') + '\n');
+  return out;
+}
+
+function render(bs: Block[], limit: number): string {
+  return bs.map((b) => (typeof b === 'string' ? b : renderTable(b, limit))).join('\n');
+}
+
+/** The Markdown summary; long tables are shortened until it fits in MAX_BYTES. */
+export function renderMarkdown(report: Report, maxBytes = MAX_BYTES): string {
+  const bs = blocks(report);
+  let text = '';
+  for (const limit of [Infinity, 500, 200, 100, 50, 20, 10, 5, 0]) {
+    text = render(bs, limit);
+    if (Buffer.byteLength(text, 'utf8') < maxBytes) return text;
+  }
+  return text;
+}
