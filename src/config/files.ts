@@ -8,7 +8,7 @@ import { migrateTree, summarizeFrom, type SpotReport, type TreeOptions } from '.
 import { deepEqual, makePatch } from './patch.js';
 import { applyTextChanges, type TextChange } from './text.js';
 import type { Dropped, Finding, Layout } from './types.js';
-import { AtomicWriter } from './write.js';
+import { AtomicWriter } from '../util/fs.js';
 
 export type FileStatus = 'migrated' | 'unchanged' | 'error';
 
@@ -215,7 +215,8 @@ export interface MigrateFilesOptions extends TreeOptions {
   concurrency?: number;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a BOM in the text, so that a rewritten file keeps it too.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Migrates files, calling onResult as each finishes (in any order; `index` is the job's index).
@@ -281,7 +282,7 @@ async function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: str
   if (result.status === 'error') return result;
   if (opts.mode === 'write' && next !== null) {
     const real = await fsp.realpath(job.abs);
-    await writeOrFail(() => writer.write(real, next, { keepMode: true }), real, result, job.path);
+    await writeOrFail(() => writer.write(real, next, { replace: true }), real, result, job.path);
   } else if (opts.mode === 'out-dir' && dest !== undefined) {
     await writeOrFail(() => writer.write(dest, next ?? bytes), dest, result, job.path);
   }

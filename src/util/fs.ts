@@ -3,49 +3,71 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
 /**
- * Write a file atomically: a temp file in the same folder, fsync, rename, fsync the folder.
- * Readers see the old content or the new content, never a torn file; a failure leaves the
- * old file as it was and removes the temp file.
+ * Atomic writes: each file goes to a temp file in its own folder, is synced and renamed over
+ * the target, so a reader (or a killed run) sees the old content or the new, never a torn file;
+ * a failure leaves the old file as it was and removes the temp file. For runs over thousands of
+ * files each folder is created once and synced once, in flush(), instead of after every rename.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
-  const dir = path.dirname(file);
-  await fsp.mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.evalkit-tmp-${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}`);
-  let mode = opts.mode;
-  if (mode === undefined) {
+export class AtomicWriter {
+  private readonly made = new Map<string, Promise<unknown>>();
+  private readonly touched = new Set<string>();
+  private readonly tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
+  private count = 0;
+
+  /**
+   * `replace`: the file exists and the new one keeps its permissions (a missing file gets the
+   * default). Otherwise the file gets `mode`, or the default for new files (0666 less the umask).
+   */
+  async write(file: string, data: string | Uint8Array, opts: { mode?: number; replace?: boolean } = {}): Promise<void> {
+    const dir = path.dirname(file);
+    let made = this.made.get(dir);
+    if (!made) this.made.set(dir, (made = fsp.mkdir(dir, { recursive: true })));
+    await made;
+    const mode = opts.mode ?? (opts.replace ? await fsp.stat(file).then((s) => s.mode & 0o7777, () => undefined) : undefined);
+    const tmp = path.join(dir, `.evalkit-tmp-${path.basename(file)}.${this.tag}.${this.count++}`);
+    const handle = await fsp.open(tmp, 'wx');
     try {
-      mode = (await fsp.stat(file)).mode & 0o777;
-    } catch {
-      mode = 0o644;
+      // After open, so that the umask does not filter the mode of the replaced file.
+      if (mode !== undefined) await handle.chmod(mode);
+      await handle.writeFile(data);
+      await handle.datasync();
+    } catch (e) {
+      await handle.close().catch(() => undefined);
+      await fsp.rm(tmp, { force: true });
+      throw e;
     }
+    await handle.close();
+    try {
+      await fsp.rename(tmp, file);
+    } catch (e) {
+      await fsp.rm(tmp, { force: true });
+      throw e;
+    }
+    this.touched.add(dir);
   }
-  const handle = await fsp.open(tmp, 'wx', mode);
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } catch (e) {
-    await handle.close().catch(() => undefined);
-    await fsp.rm(tmp, { force: true });
-    throw e;
+
+  /** Make the renames durable: sync every folder written to. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.touched].map(syncDir));
+    this.touched.clear();
   }
-  await handle.close();
-  try {
-    await fsp.rename(tmp, file);
-  } catch (e) {
-    await fsp.rm(tmp, { force: true });
-    throw e;
-  }
-  await fsyncDir(dir);
 }
 
-async function fsyncDir(dir: string): Promise<void> {
+async function syncDir(dir: string): Promise<void> {
   let h: fsp.FileHandle | undefined;
   try {
     h = await fsp.open(dir, 'r');
     await h.sync();
   } catch {
-    // Some platforms cannot fsync a directory; the rename is still atomic.
+    // Some platforms cannot sync a folder; the rename is still atomic.
   } finally {
     await h?.close().catch(() => undefined);
   }
+}
+
+/** One atomic, durable write (see AtomicWriter); an existing file keeps its permissions. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+  const w = new AtomicWriter();
+  await w.write(file, data, { replace: true, ...opts });
+  await w.flush();
 }

@@ -1,0 +1,233 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { migrateText } from '../../src/config/index.js';
+import { BIN, ROOT, runCli } from '../helpers/cli.js';
+
+const CONFIGS = path.join(ROOT, 'datasets/configs');
+const FIXTURES = path.join(ROOT, 'test/fixtures/migrate');
+
+function tmp(): string {
+  return mkdtempSync(path.join(os.tmpdir(), 'evalkit-migrate-'));
+}
+
+/** A copy of datasets/configs under a fresh folder, with its file texts before the run. */
+function sampleTree(): { dir: string; before: Record<string, string> } {
+  const dir = tmp();
+  cpSync(CONFIGS, path.join(dir, 'configs'), { recursive: true });
+  const before: Record<string, string> = {};
+  for (const f of readdirSync(path.join(dir, 'configs'))) before[f] = readFileSync(path.join(dir, 'configs', f), 'utf8');
+  return { dir, before };
+}
+
+function texts(dir: string): Record<string, string> {
+  return Object.fromEntries(
+    readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => [e.name, readFileSync(path.join(dir, e.name), 'utf8')]),
+  );
+}
+
+describe('evalkit migrate (built binary, real files)', () => {
+  it('dry run by default: a patch per file, a tally, nothing written', async () => {
+    const { dir, before } = sampleTree();
+    const r = await runCli(['migrate', 'configs'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('configs/invoice-extract.json: would migrate 2024-11-14 -> 2025-04-21 (EXTRACT)');
+    expect(r.stdout).toContain('{"op":"move","from":"/customExtractionRules","path":"/extractionRules"}');
+    expect(r.stdout).toMatch(/^3 migrated, 0 unchanged, 0 errors \(dry run: nothing written/m);
+    expect(texts(path.join(dir, 'configs'))).toEqual(before);
+  });
+
+  it('--write rewrites in place keeping indentation, key order and the trailing newline; twice changes nothing', async () => {
+    const dir = tmp();
+    const names = readdirSync(FIXTURES).filter((n) => existsSync(path.join(FIXTURES, n, 'old.json')) && !existsSync(path.join(FIXTURES, n, 'case.json')));
+    for (const n of names) cpSync(path.join(FIXTURES, n, 'old.json'), path.join(dir, `${n}.json`));
+    chmodSync(path.join(dir, `${names[0]}.json`), 0o600);
+    const first = await runCli(['migrate', '.', '--write'], { cwd: dir });
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    for (const n of names) expect(readFileSync(path.join(dir, `${n}.json`), 'utf8'), n).toBe(readFileSync(path.join(FIXTURES, n, 'new.json'), 'utf8'));
+    expect(readdirSync(dir).filter((f) => f.startsWith('.evalkit-tmp-'))).toEqual([]);
+    expect(statSync(path.join(dir, `${names[0]}.json`)).mode & 0o777).toBe(0o600);
+    const again = await runCli(['migrate', '.', '--write'], { cwd: dir });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`^0 migrated, ${names.length} unchanged, 0 errors`, 'm'));
+  });
+
+  it('--out-dir mirrors paths relative to the given root and leaves the inputs alone', async () => {
+    const { dir, before } = sampleTree();
+    mkdirSync(path.join(dir, 'configs/nested'));
+    writeFileSync(path.join(dir, 'configs/nested/classify.json'), before['document-classify.json']);
+    const r = await runCli(['migrate', 'configs', '--out-dir', 'out'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(texts(path.join(dir, 'configs'))).toMatchObject(before);
+    const migrated = JSON.parse(readFileSync(path.join(dir, 'out/nested/classify.json'), 'utf8')) as Record<string, unknown>;
+    expect(migrated).toHaveProperty('classifications');
+    expect(migrated).not.toHaveProperty('fields');
+    expect(readdirSync(path.join(dir, 'out')).sort()).toEqual(['document-classify.json', 'invoice-extract.json', 'nested', 'packet-splitter.json']);
+  });
+
+  it('--check exits 1 while files need migration and 0 once they are migrated, writing nothing', async () => {
+    const { dir, before } = sampleTree();
+    const pending = await runCli(['migrate', 'configs', '--check'], { cwd: dir });
+    expect(pending.code).toBe(1);
+    expect(texts(path.join(dir, 'configs'))).toEqual(before);
+    expect((await runCli(['migrate', 'configs', '--write'], { cwd: dir })).code).toBe(0);
+    const done = await runCli(['migrate', 'configs', '--check'], { cwd: dir });
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/0 migrated, 3 unchanged, 0 errors/);
+  });
+
+  it('--format json: one result per file with path, from, to, status, patch, warnings and dropped', async () => {
+    const dir = tmp();
+    writeFileSync(path.join(dir, 'lossy.json'), '{"type":"SPLITTER","customReminders":"check totals","subDocumentClassifications":[]}\n');
+    writeFileSync(path.join(dir, 'neither.json'), '{"type":"EXTRACT","schema":{"type":"object","properties":{}}}\n');
+    const r = await runCli(['migrate', '.', '--allow-lossy', '--format', 'json'], { cwd: dir });
+    expect(r.code).toBe(0);
+    const files = (JSON.parse(r.stdout) as { files: Array<Record<string, unknown>> }).files;
+    expect(files.map((f) => [f.path, f.status])).toEqual([
+      ['lossy.json', 'migrated'],
+      ['neither.json', 'unchanged'],
+    ]);
+    expect(files[0]).toMatchObject({ from: '2024-11-14', to: '2025-04-21', dropped: [{ pointer: '/customReminders', value: 'check totals' }] });
+    expect(files[0].patch).toContainEqual({ op: 'move', from: '/subDocumentClassifications', path: '/splitClassifications' });
+  });
+
+  it('one bad file does not stop the others, is never written, and makes the run exit 2', async () => {
+    const dir = tmp();
+    const bad = '{\n  "type": "EXTRACT",\n  "schema": {}\n  "customExtractionRules": "x"\n}\n';
+    const mixed = '{"type":"SPLITTER","splitClassifications":[],"customSplitterRules":"x"}\n';
+    const lossy = '{"type":"SPLITTER","customReminders":"r","subDocumentClassifications":[]}\n';
+    writeFileSync(path.join(dir, 'bad.json'), bad);
+    writeFileSync(path.join(dir, 'mixed.json'), mixed);
+    writeFileSync(path.join(dir, 'lossy.json'), lossy);
+    writeFileSync(path.join(dir, 'good.json'), '{"type":"EXTRACT","customExtractionRules":"r","schema":{}}\n');
+    const r = await runCli(['migrate', '.', '--write'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('bad.json:4:3: invalid JSON');
+    expect(r.stderr).toMatch(/mixed\.json.*\/customSplitterRules \(2024-11-14\) and \/splitClassifications \(2025-04-21\)/);
+    expect(r.stderr).toMatch(/lossy\.json at \/customReminders: .*no counterpart/);
+    expect(r.stderr).toContain('--allow-lossy');
+    expect(r.stdout).toMatch(/1 migrated, 0 unchanged, 3 errors/);
+    expect(readFileSync(path.join(dir, 'bad.json'), 'utf8')).toBe(bad);
+    expect(readFileSync(path.join(dir, 'mixed.json'), 'utf8')).toBe(mixed);
+    expect(readFileSync(path.join(dir, 'lossy.json'), 'utf8')).toBe(lossy);
+    expect(JSON.parse(readFileSync(path.join(dir, 'good.json'), 'utf8'))).toEqual({ type: 'EXTRACT', extractionRules: 'r', schema: {} });
+  });
+
+  it('asks for --type when the type cannot be told, and uses it when given', async () => {
+    const dir = tmp();
+    writeFileSync(path.join(dir, 'rules.json'), '{"fields":[{"id":"a","type":"a","description":"A"}]}\n');
+    const r = await runCli(['migrate', 'rules.json'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('rules.json');
+    expect(r.stderr).toContain('--type');
+    const typed = await runCli(['migrate', 'rules.json', '--type', 'classify', '--write'], { cwd: dir });
+    expect(typed.code).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(dir, 'rules.json'), 'utf8'))).toEqual({ classifications: [{ id: 'a', type: 'a', description: 'A' }] });
+  });
+
+  it('down with --to 2024-11-14 refuses new-only options unless --allow-lossy', async () => {
+    const dir = tmp();
+    const text = '{"type":"EXTRACT","schema":{},"extractionRules":"r","advancedOptions":{"citationsEnabled":true,"modelReasoningInsightsEnabled":true}}\n';
+    writeFileSync(path.join(dir, 'c.json'), text);
+    const refused = await runCli(['migrate', 'c.json', '--to', '2024-11-14', '--write'], { cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('/advancedOptions/modelReasoningInsightsEnabled');
+    expect(readFileSync(path.join(dir, 'c.json'), 'utf8')).toBe(text);
+    const lossy = await runCli(['migrate', 'c.json', '--to', '2024-11-14', '--write', '--allow-lossy'], { cwd: dir });
+    expect(lossy.code).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(dir, 'c.json'), 'utf8'))).toEqual({ type: 'EXTRACT', schema: {}, customExtractionRules: 'r', includeBoundingBoxCitations: true });
+  });
+
+  it('- reads stdin and writes the migrated document to stdout', async () => {
+    const r = await runCli(['migrate', '-', '--type', 'CLASSIFY'], { input: '{"fields":[],"customClassificationRules":"r"}' });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ classifications: [], classificationRules: 'r' });
+  });
+
+  it('JSONL files: splitter expected outputs of evaluation set items are renamed line by line', async () => {
+    const dir = tmp();
+    cpSync(path.join(FIXTURES, 'envelope-evaluation-items-jsonl/old.jsonl'), path.join(dir, 'items.jsonl'));
+    const r = await runCli(['migrate', 'items.jsonl', '--write', '--type', 'SPLITTER'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(readFileSync(path.join(dir, 'items.jsonl'), 'utf8')).toBe(readFileSync(path.join(FIXTURES, 'envelope-evaluation-items-jsonl/new.jsonl'), 'utf8'));
+  });
+
+  it.each([
+    [['migrate', 'x', '--write', '--out-dir', 'o'], '--write and --out-dir cannot be combined'],
+    [['migrate', 'x', '--check', '--write'], '--check writes nothing'],
+    [['migrate', 'x', '--to', '2023-01-01'], 'Invalid values'],
+    [['migrate', 'x', '--bogus'], 'Unknown argument: bogus'],
+  ])('%j is a usage error (exit 2)', async (args, message) => {
+    const r = await runCli(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+});
+
+describe('a killed --write', () => {
+  // Generated configs of about 2 KB, in both forms, so that a kill lands while files are being written.
+  function generate(dir: string, n: number): Map<string, { old: string; next: string }> {
+    const files = new Map<string, { old: string; next: string }>();
+    for (let i = 0; i < n; i++) {
+      const config = {
+        type: 'EXTRACT',
+        baseProcessor: 'extraction_performance',
+        customExtractionRules: `Rule ${i}: `.padEnd(1200, 'x'),
+        includeBoundingBoxCitations: i % 2 === 0,
+        schema: { type: 'object', properties: Object.fromEntries(Array.from({ length: 12 }, (_, k) => [`field_${k}`, { type: ['string', 'null'], description: `Field ${k} of config ${i}` }])) },
+      };
+      const old = JSON.stringify(config, null, 2) + '\n';
+      const r = migrateText(old, `c${i}.json`, { to: '2025-04-21' });
+      if (!r.text) throw new Error('fixture does not migrate');
+      files.set(`c${i}.json`, { old, next: r.text });
+      writeFileSync(path.join(dir, `c${i}.json`), old);
+    }
+    return files;
+  }
+
+  /** Starts `migrate --write`, SIGKILLs it once `changed` files have their new text, and resolves when it is dead. */
+  function killAfter(dir: string, files: Map<string, { next: string }>, changed: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, 'migrate', '.', '--write'], { cwd: dir, stdio: 'ignore' });
+      const names = [...files.keys()];
+      const poll = setInterval(() => {
+        let n = 0;
+        for (const name of names) {
+          try {
+            if (readFileSync(path.join(dir, name), 'utf8') === files.get(name)?.next) n++;
+          } catch {
+            // a file is never missing: a failed read is the assertion's business, below
+          }
+          if (n >= changed) break;
+        }
+        if (n >= changed) child.kill('SIGKILL');
+      }, 2);
+      child.on('error', reject);
+      child.on('exit', () => {
+        clearInterval(poll);
+        resolve();
+      });
+    });
+  }
+
+  it('leaves every file either old or new, never torn; a rerun finishes the rest', async () => {
+    const dir = tmp();
+    const files = generate(dir, 400);
+    for (const changed of [1, 150]) {
+      await killAfter(dir, files, changed);
+      for (const [name, f] of files) {
+        const text = readFileSync(path.join(dir, name), 'utf8');
+        expect(text === f.old || text === f.next, `${name} is torn`).toBe(true);
+      }
+    }
+    // Temp files of the killed run are not taken for inputs.
+    const r = await runCli(['migrate', '.', '--write'], { cwd: dir });
+    expect(r.code).toBe(0);
+    for (const [name, f] of files) expect(readFileSync(path.join(dir, name), 'utf8'), name).toBe(f.next);
+  });
+});
