@@ -1,5 +1,5 @@
-import yargs from 'yargs';
 import type { Argv } from 'yargs';
+import type yargsFactory from 'yargs';
 import { createRequire } from 'node:module';
 import { EvalkitError, UsageError, type ExitCode } from '../util/errors.js';
 import { redact } from '../util/secrets.js';
@@ -8,6 +8,9 @@ import { err } from './io.js';
 import { commands } from './commands.js';
 
 const require = createRequire(import.meta.url);
+// yargs' ESM build wraps help text at a fixed character count, cutting words in half; its
+// CommonJS build wraps at word boundaries.
+const yargs = require('yargs') as typeof yargsFactory;
 const pkg = require('../../package.json') as { version: string };
 
 /** Flags that were renamed: using the old name fails with a message naming the new one. */
@@ -34,9 +37,20 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
       if (e) throw e;
       throw new UsageError(msg ?? 'invalid usage');
     })
+    .option('base-url', {
+      type: 'string',
+      global: true,
+      group: 'Service:',
+      describe: 'base address of the service or of `evalkit sandbox` (default: $EVALKIT_BASE_URL); the token is read from $EVALKIT_API_TOKEN only',
+    })
     .middleware((argv) => {
       for (const [old, now] of Object.entries(RENAMED_FLAGS)) {
         if (old in argv) throw new UsageError(`--${old} was renamed to --${now}`);
+      }
+      // Every command builds its client from the environment; the flag wins over the variable.
+      if (typeof argv.baseUrl === 'string') {
+        if (!/^https?:\/\/[^/]/.test(argv.baseUrl)) throw new UsageError(`--base-url "${argv.baseUrl}" is not an http(s) address`, { hint: 'for example --base-url http://127.0.0.1:8787' });
+        process.env.EVALKIT_BASE_URL = argv.baseUrl;
       }
     }, true);
   for (const cmd of commands) parser = parser.command(toYargs(cmd, onExit));

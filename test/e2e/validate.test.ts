@@ -171,6 +171,16 @@ describe('evalkit validate --processor', () => {
     expect(bad.stdout).toContain('unknown-classification');
     expect(bad.stdout + bad.stderr).not.toContain(sandbox.token);
   });
+
+  it('--base-url wins over EVALKIT_BASE_URL', async () => {
+    const env = { EVALKIT_BASE_URL: 'http://127.0.0.1:9/unused', EVALKIT_API_TOKEN: sandbox.token };
+    const ok = await runCli(['validate', path.join(FIX, 'classify/items.json'), '--processor', processorId, '--base-url', sandbox.url], { env });
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    const bad = await runCli(['validate', path.join(FIX, 'classify/items.json'), '--processor', processorId, '--base-url', 'localhost:8787'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--base-url "localhost:8787" is not an http(s) address');
+  });
 });
 
 describe('evalkit schema', () => {
