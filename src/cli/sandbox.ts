@@ -14,6 +14,7 @@ interface SandboxArgs {
   engine: string;
   engineConcurrency: number;
   engineDelayMs: number;
+  idSeed?: string;
   format: 'text' | 'json';
 }
 
@@ -32,6 +33,7 @@ export default defineCommand<SandboxArgs>({
       .option('engine', { type: 'string', default: 'simulate', describe: 'simulate[:SEED,ERROR_RATE[,FAILURE_RATE]] (outputs from expected outputs with seeded errors) or replay:FILE.jsonl (recorded outputs)' })
       .option('engine-concurrency', { type: 'number', default: 4, describe: 'runs processed at once; beyond it lower priority numbers go first' })
       .option('engine-delay-ms', { type: 'number', default: 200, describe: 'processing time of one run (+-25%)' })
+      .option('id-seed', { type: 'string', describe: 'mint ids from this seed (in memory only): the same requests in the same order get the same ids' })
       .option('format', formatOption)
       .example('$0 sandbox', 'in-memory sandbox on http://127.0.0.1:8787; prints the dev token')
       .example('$0 sandbox --data-dir .sandbox --port 9000', 'keep processors, files and runs across restarts')
@@ -57,6 +59,7 @@ export default defineCommand<SandboxArgs>({
       engine: argv.engine,
       engineConcurrency: argv.engineConcurrency,
       engineDelayMs: argv.engineDelayMs,
+      idSeed: argv.idSeed,
       log: (line) => err(line),
     });
     // Handlers first: whoever reads the banner may signal at once.

@@ -2,11 +2,13 @@ import type { Core } from './core.js';
 import type { Engine } from './engine/index.js';
 import type { Scheduler } from './engine/scheduler.js';
 import type { EventBus } from './events.js';
+import type { IdSource } from './ids.js';
 import type { Store } from './store.js';
 
 /** What every route shares: built once in startSandbox. */
 export interface Ctx {
   store: Store;
+  ids: IdSource;
   /** Set once `ready` resolves (loaded after the server listens, so start stays fast). */
   core: Core;
   ready: Promise<void>;

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** Identifier prefixes of the real service (service-facts.md); `bpr_` is the sandbox's choice. */
 export const ID_PREFIX = {
@@ -17,12 +17,29 @@ export type IdKind = keyof typeof ID_PREFIX;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** `dp_` + 20 base62 characters (~119 bits). */
-export function newId(kind: IdKind): string {
-  const bytes = randomBytes(20);
+/** Mints the ids of one sandbox: `dp_` + 20 base62 characters (~119 bits). */
+export type IdSource = (kind: IdKind) => string;
+
+function encode(kind: IdKind, bytes: Uint8Array): string {
   let out: string = ID_PREFIX[kind];
   for (let i = 0; i < 20; i++) out += ALPHABET[bytes[i] % 62];
   return out;
+}
+
+export const randomIds: IdSource = (kind) => encode(kind, randomBytes(20));
+
+/**
+ * The n-th id of a kind is a hash of (seed, kind, n): the same requests in the same order give
+ * the same ids, so a scripted run (the demo, a test) is reproducible byte for byte. Only for a
+ * sandbox in memory: a restarted store would mint its ids again.
+ */
+export function seededIds(seed: string): IdSource {
+  const counts = new Map<IdKind, number>();
+  return (kind) => {
+    const n = counts.get(kind) ?? 0;
+    counts.set(kind, n + 1);
+    return encode(kind, createHash('sha256').update(`${seed}:${kind}:${n}`).digest());
+  };
 }
 
 /**

@@ -14,7 +14,7 @@ import { parseEngine, type Engine } from './engine/index.js';
 import { makeWorker } from './engine/process.js';
 import { Scheduler } from './engine/scheduler.js';
 import { EventBus, type SandboxEvent } from './events.js';
-import { advanceClockTo } from './ids.js';
+import { advanceClockTo, randomIds, seededIds } from './ids.js';
 import { Router } from './router.js';
 import { batchRoutes } from './routes/batchProcessorRuns.js';
 import { evaluationRoutes } from './routes/evaluation.js';
@@ -58,6 +58,8 @@ export interface SandboxOptions {
   maxBodyBytes?: number;
   /** Name of the version header (default x-service-api-version). */
   versionHeader?: string;
+  /** Mint ids from this seed instead of at random, for reproducible scripted runs (in memory only, not with dataDir). */
+  idSeed?: string;
   /** Receives unexpected server errors (with stacks); never sent to clients. */
   log?: (line: string) => void;
 }
@@ -107,6 +109,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (typeof options.tokens === 'string') tokens = (await import('./tokensFile.js')).loadTokensFile(options.tokens);
   else if (Array.isArray(options.tokens)) tokens = toRecords(options.tokens);
 
+  if (options.idSeed !== undefined && options.dataDir !== undefined) {
+    throw new UsageError('seeded ids are for a sandbox in memory', { hint: 'drop the id seed, or --data-dir: a restarted store would mint the same ids again' });
+  }
+  const ids = options.idSeed === undefined ? randomIds : seededIds(options.idSeed);
   const store = new Store(options.dataDir);
   try {
     advanceClockTo(store.latestTimestamp());
@@ -126,6 +132,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const events = new EventBus();
     const ctx: Ctx = {
       store,
+      ids,
       core: undefined as unknown as Core,
       coreLoaded: false,
       ready: Promise.resolve(),

@@ -1,6 +1,5 @@
 /** Building processor runs (direct runs and the runs of an evaluation run share this). */
 import type { Json, ProcessorType } from './core.js';
-import { newId } from './ids.js';
 import { fileRef } from './serialize.js';
 import type { FileRow, ProcessorRow, RunRow, VersionRow } from './store.js';
 
@@ -24,10 +23,12 @@ export interface NewRun {
   batchId: string | null;
   itemId: string | null;
   now: string;
+  /** From the sandbox's IdSource. */
+  id: string;
 }
 
 export function buildRun(n: NewRun): RunRow {
-  const id = newId('run');
+  const id = n.id;
   const file = n.input.kind === 'file' ? n.input.file : undefined;
   const doc: Json = {
     object: 'document_processor_run',

@@ -10,7 +10,7 @@ import { assertProcessorAccess } from '../auth.js';
 import type { Ctx } from '../context.js';
 import type { Json } from '../core.js';
 import { badRequest, checkId, notFound, objectBody, optString, queryEnum, queryId, reqId, type Req } from '../http.js';
-import { newId, nowIso } from '../ids.js';
+import { nowIso } from '../ids.js';
 import { pageOf, pageParams } from '../paging.js';
 import { normalizeVersionLabel, resolveVersion } from '../resolve.js';
 import type { Route } from '../router.js';
@@ -50,7 +50,7 @@ function create(req: Req, ctx: Ctx): Json {
   if (!items.length) throw badRequest(`evaluation set ${set.id} has no items; add items before starting an evaluation run`);
   const now = nowIso();
   const batch: BatchRow = {
-    seq: 0, id: newId('batchProcessorRun'), processor_id: processor.id, processor_version_id: version.id, processor_name: processor.name,
+    seq: 0, id: ctx.ids('batchProcessorRun'), processor_id: processor.id, processor_version_id: version.id, processor_name: processor.name,
     status: 'PROCESSING', source: 'EVAL_SET', source_id: set.id, run_count: items.length, done_count: 0, options: JSON.stringify(opts),
     metrics: '{}', created_at: now, updated_at: now,
   };
@@ -59,6 +59,7 @@ function create(req: Req, ctx: Ctx): Json {
   const runs = items.map((item) => {
     const file = (fileStmt.get(item.file_id) as { id: string; name: string; type: string; num_pages: number } | undefined) ?? { id: item.file_id, name: '(deleted file)', type: 'UNKNOWN', num_pages: 1 };
     return buildRun({
+      id: ctx.ids('run'),
       processor, version, config, priority, now, source: 'EVAL_SET', sourceId: set.id, batchId: batch.id, itemId: item.id,
       metadata: { evaluationSetId: set.id, evaluationSetItemId: item.id },
       input: { kind: 'file', file },

@@ -7,7 +7,7 @@ import type { Ctx } from '../context.js';
 import { HUB, type Json } from '../core.js';
 import { badRequest, checkId, notFound, objectBody, optString, reqId, reqString, type Req } from '../http.js';
 import { assertProcessorAccess } from '../auth.js';
-import { newId, nowIso } from '../ids.js';
+import { nowIso } from '../ids.js';
 import { pageOf, pageParams } from '../paging.js';
 import { draftConfig, loadProcessor } from '../resolve.js';
 import type { Route } from '../router.js';
@@ -23,7 +23,7 @@ function createSet(req: Req, ctx: Ctx): Json {
   const description = optString(body, 'description');
   const p = loadProcessor(ctx, req, reqId(body, 'processorId'));
   const now = nowIso();
-  const row: SetRow = { seq: 0, id: newId('evaluationSet'), name, description: description ?? null, processor_id: p.id, created_at: now, updated_at: now };
+  const row: SetRow = { seq: 0, id: ctx.ids('evaluationSet'), name, description: description ?? null, processor_id: p.id, created_at: now, updated_at: now };
   ctx.store.insertSet(row);
   return { success: true, evaluationSet: setJson(row) };
 }
@@ -94,7 +94,7 @@ function createItem(req: Req, ctx: Ctx): Json {
   fileOf(ctx, fileId, 'fileId');
   const expected = checkExpected(ctx, processor, draftConfig(ctx, processor), body.expectedOutput, '/expectedOutput');
   const now = nowIso();
-  const row: ItemRow = { seq: 0, id: newId('evaluationSetItem'), evaluation_set_id: set.id, file_id: fileId, expected: JSON.stringify(expected), created_at: now, updated_at: now };
+  const row: ItemRow = { seq: 0, id: ctx.ids('evaluationSetItem'), evaluation_set_id: set.id, file_id: fileId, expected: JSON.stringify(expected), created_at: now, updated_at: now };
   ctx.store.insertItems([row]);
   return { success: true, evaluationSetItem: itemJson(ctx, row, req.layout, processor.type) };
 }
@@ -114,7 +114,7 @@ function bulkCreate(req: Req, ctx: Ctx): Json {
     const fileId = reqId(item, 'fileId', `items[${i}].`);
     fileOf(ctx, fileId, `items[${i}].fileId`);
     const expected = checkExpected(ctx, processor, config, item.expectedOutput, `/items/${i}/expectedOutput`);
-    return { seq: 0, id: newId('evaluationSetItem'), evaluation_set_id: set.id, file_id: fileId, expected: JSON.stringify(expected), created_at: now, updated_at: now };
+    return { seq: 0, id: ctx.ids('evaluationSetItem'), evaluation_set_id: set.id, file_id: fileId, expected: JSON.stringify(expected), created_at: now, updated_at: now };
   });
   ctx.store.insertItems(rows);
   return { success: true, evaluationSetItems: rows.map((r) => itemJson(ctx, r, req.layout, processor.type)) };

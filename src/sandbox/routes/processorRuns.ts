@@ -5,7 +5,7 @@ import type { Ctx } from '../context.js';
 import { HUB, type Json } from '../core.js';
 import { decodeBase64, extractContents, fetchLoopback, fileTypeOf } from '../files.js';
 import { badRequest, checkId, notFound, objectBody, optObject, optString, queryEnum, queryId, RawJson, type Req } from '../http.js';
-import { newId, nowIso } from '../ids.js';
+import { nowIso } from '../ids.js';
 import { pageOf, pageParams } from '../paging.js';
 import { acceptConfig, loadProcessor, normalizeVersionLabel, resolveVersion } from '../resolve.js';
 import type { Route } from '../router.js';
@@ -53,7 +53,7 @@ export async function storeFile(ctx: Ctx, name: string, bytes: Buffer, what: str
   const ex = await extractContents(t, bytes, name);
   const now = nowIso();
   const row: FileRow = {
-    seq: 0, id: newId('file'), name, type: t.type, mime: t.mime, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'),
+    seq: 0, id: ctx.ids('file'), name, type: t.type, mime: t.mime, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'),
     num_pages: Math.max(1, ex.pages.length), raw_text: ex.rawText, pages: JSON.stringify(ex.pages), html: ex.html, parent_file_id: null, metadata: null,
     created_at: now, updated_at: now,
   };
@@ -100,6 +100,7 @@ async function create(req: Req, ctx: Ctx): Promise<RawJson> {
   }
 
   const row = buildRun({
+    id: ctx.ids('run'),
     processor: p, version, config, priority, metadata, source: 'API', sourceId: null, batchId: null, itemId: null, now: nowIso(),
     input: file ? { kind: 'file', file } : { kind: 'text', text: text as string },
   });

@@ -2,7 +2,7 @@
 import type { Ctx } from '../context.js';
 import type { Json } from '../core.js';
 import { badRequest, objectBody, optBool, optObject, optString, queryEnum, reqString, checkId, type Req } from '../http.js';
-import { newId, nowIso } from '../ids.js';
+import { nowIso } from '../ids.js';
 import { pageOf, pageParams } from '../paging.js';
 import { acceptConfig, assertValidConfig, draftConfig, findVersion, loadProcessor, processorType } from '../resolve.js';
 import type { Route } from '../router.js';
@@ -36,7 +36,7 @@ function create(req: Req, ctx: Ctx): Json {
   // With both, the supplied members replace the clone's (a shallow merge in the new layout).
   const config = cloneId && supplied ? acceptConfig(ctx, { ...base, ...ctx.core.toHub(supplied, type) }, type) : acceptConfig(ctx, supplied ?? base, type);
   const now = nowIso();
-  const p: ProcessorRow = { seq: 0, id: newId('processor'), name: n, type, draft_version_id: newId('version'), created_at: now, updated_at: now };
+  const p: ProcessorRow = { seq: 0, id: ctx.ids('processor'), name: n, type, draft_version_id: ctx.ids('version'), created_at: now, updated_at: now };
   ctx.store.insertProcessor(p, {
     seq: 0, id: p.draft_version_id, processor_id: p.id, version: 'draft', ord: DRAFT_ORD, description: null, config: JSON.stringify(config), created_at: now, updated_at: now,
   });
@@ -80,7 +80,7 @@ function publish(req: Req, ctx: Ctx): Json {
   const next = releaseType === 'major' ? [major + 1, 0] : [major, minor + 1];
   const now = nowIso();
   const v: VersionRow = {
-    seq: 0, id: newId('version'), processor_id: p.id, version: `${next[0]}.${next[1]}`, ord: next[0] * 1e6 + next[1],
+    seq: 0, id: ctx.ids('version'), processor_id: p.id, version: `${next[0]}.${next[1]}`, ord: next[0] * 1e6 + next[1],
     description: description ?? null, config: JSON.stringify(config), created_at: now, updated_at: now,
   };
   ctx.store.publish(v);
