@@ -7,7 +7,7 @@ import path from 'node:path';
  * Readers see the old content or the new content, never a torn file; a failure leaves the
  * old file as it was and removes the temp file.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<string>, opts: { mode?: number } = {}): Promise<void> {
   const dir = path.dirname(file);
   await fsp.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.evalkit-tmp-${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}`);
@@ -21,7 +21,8 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   }
   const handle = await fsp.open(tmp, 'wx', mode);
   try {
-    await handle.writeFile(data);
+    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+    else await writeChunks(handle, data);
     await handle.sync();
   } catch (e) {
     await handle.close().catch(() => undefined);
@@ -48,4 +49,20 @@ async function fsyncDir(dir: string): Promise<void> {
   } finally {
     await h?.close().catch(() => undefined);
   }
+}
+
+/** Writes a sequence of strings (a file too large for one string, such as a JSONL export) in ~1 MiB writes. */
+async function writeChunks(handle: fsp.FileHandle, chunks: Iterable<string>): Promise<void> {
+  let buf: string[] = [];
+  let size = 0;
+  for (const c of chunks) {
+    buf.push(c);
+    size += c.length;
+    if (size >= 1 << 20) {
+      await handle.writeFile(buf.join(''));
+      buf = [];
+      size = 0;
+    }
+  }
+  if (buf.length) await handle.writeFile(buf.join(''));
 }
