@@ -176,6 +176,8 @@ export interface CreateBatchProcessorRunInput {
   evaluationSetId: string;
   version?: string;
   options?: BatchRunOptions;
+  /** 1-100 for every run of the batch; lower is served first. */
+  priority?: number;
 }
 
 export interface ListBatchProcessorRunsParams extends PageParams {

@@ -309,6 +309,8 @@ export const batchProcessorRunSchema = z.looseObject({
   source: batchProcessorRunSourceSchema,
   sourceId: z.string(),
   runCount: z.number().int(),
+  /** Sandbox extension: runs that have ended so far (progress while PROCESSING). */
+  endedRunCount: z.number().int().optional(),
   options: batchRunOptionsSchema.nullable().optional(),
   /** Filled once the batch is PROCESSED; may be null or empty before. */
   metrics: batchMetricsSchema.nullable().optional(),

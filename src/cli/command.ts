@@ -12,6 +12,9 @@ export interface EvalkitCommand<A = Record<string, unknown>> {
   describe: string;
   builder: (y: Argv) => Argv<A>;
   run: (argv: ArgumentsCamelCase<A>) => Promise<ExitCode>;
+  /** A command group's subcommands (`evalkit eval run`); their exit codes reach main like any command's. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each subcommand has its own argv type
+  subcommands?: ReadonlyArray<EvalkitCommand<any>>;
 }
 
 export function defineCommand<A>(cmd: EvalkitCommand<A>): EvalkitCommand<A> {
@@ -22,7 +25,11 @@ export function toYargs<A>(cmd: EvalkitCommand<A>, onExit: (code: ExitCode) => v
   return {
     command: cmd.command as string | readonly string[],
     describe: cmd.describe,
-    builder: cmd.builder as unknown as CommandModule<object, A>['builder'],
+    builder: (y: Argv) => {
+      let b = cmd.builder(y) as unknown as Argv;
+      for (const sub of cmd.subcommands ?? []) b = b.command(toYargs(sub, onExit));
+      return b as unknown as Argv<A>;
+    },
     handler: async (argv) => {
       onExit(await cmd.run(argv));
     },

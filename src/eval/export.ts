@@ -7,14 +7,18 @@ import type { BatchProcessorRun, Client, EvaluationSetItem, ProcessorRun, Proces
 import { collect, isApiError } from '../api/index.js';
 import type { EvaluationExport, ExportItem, ExportOptions } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
-import { pairRuns } from './pair.js';
+import { pairRuns, TIMEOUT_REASON } from './pair.js';
 import { loadItems, notFoundAs, processorName, toHubConfig } from './resolve.js';
-import { DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalCounts, type EvalResult, type ExportBatchRunOptions } from './types.js';
+import { DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalCounts, type EvalProgress, type EvalResult, type ExportBatchRunOptions, InterruptedError } from './types.js';
 
 export function countItems(items: readonly ExportItem[]): EvalCounts {
   let processed = 0;
-  for (const i of items) if (i.status === 'PROCESSED') processed++;
-  return { items: items.length, processed, failed: items.length - processed };
+  let timedOut = 0;
+  for (const i of items) {
+    if (i.status === 'PROCESSED') processed++;
+    else if (i.failureReason === TIMEOUT_REASON) timedOut++;
+  }
+  return { items: items.length, processed, failed: items.length - processed, timedOut };
 }
 
 export function exportOptions(fuzzy: readonly string[] | undefined, exclude: readonly string[] | undefined): ExportOptions {
@@ -56,11 +60,11 @@ export function buildExport(p: {
  * The runs of a batch processor run. `batchProcessorRunId` is a filter of the sandbox; a service
  * that ignores it answers with other runs too, so then the set's runs (`sourceId`) are read and
  * narrowed to this batch: by `batchProcessorRunId` when runs carry it, else by version and
- * creation time.
+ * creation time. Pages of 1000 (the sandbox's largest); a 400 for either takes the second path.
  */
 export async function listBatchRuns(client: Client, b: BatchProcessorRun, signal?: AbortSignal): Promise<ProcessorRun[]> {
   try {
-    const runs = await collect(client.processorRuns.listAll({ batchProcessorRunId: b.id }, { signal }));
+    const runs = await collect(client.processorRuns.listAll({ batchProcessorRunId: b.id, maxPageSize: 1000 }, { signal }));
     if (runs.every((r) => r.batchProcessorRunId === b.id)) return runs;
   } catch (e) {
     if (!(isApiError(e) && e.kind === 'http' && e.status === 400)) throw e;
@@ -108,6 +112,20 @@ export async function exportFromRuns(
 
 /** `evalkit eval export --batch-run ID`. */
 export async function exportBatchRun(client: Client, id: string, opts: ExportBatchRunOptions = {}, cb: EvalCallbacks = {}): Promise<EvalResult> {
+  return whileNotAborted(cb.signal, () => exportBatch(client, id, opts, cb));
+}
+
+/** An abort surfaces from whichever request was in flight; say plainly that the user stopped it. */
+export async function whileNotAborted<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (signal?.aborted && !(e instanceof InterruptedError)) throw new InterruptedError('interrupted; nothing was written');
+    throw e;
+  }
+}
+
+async function exportBatch(client: Client, id: string, opts: ExportBatchRunOptions, cb: EvalCallbacks): Promise<EvalResult> {
   const started = performance.now();
   const { signal } = cb;
   const notices: string[] = [];
@@ -115,21 +133,20 @@ export async function exportBatchRun(client: Client, id: string, opts: ExportBat
     notices.push(m);
     cb.onNotice?.(m);
   };
-  if (id.trim() === '') throw new UsageError('--batch-run must not be empty', { hint: 'pass the id of a batch processor run, such as batch_123' });
+  if (id.trim() === '') throw new UsageError('--batch-run must not be empty', { hint: 'pass the id of a batch processor run, such as bpr_123' });
   let b = await client.batchProcessorRuns.get(id, { signal }).catch(notFoundAs<BatchProcessorRun>('batch processor run', id, '--batch-run'));
   if (b.source !== 'EVAL_SET') {
     throw new InputError(`batch processor run ${id} has source ${b.source}, not EVAL_SET: it did not run an evaluation set`, { hint: 'pass the id of an evaluation run' });
   }
-  const progress = (status: string, ended: number): void =>
-    cb.onProgress?.({ strategy: 'batch', phase: 'wait', total: b.runCount, created: b.runCount, ended, processed: 0, failed: 0, elapsedMs: performance.now() - started, batchRunId: id, status });
+  const progress = (x: BatchProcessorRun): void => cb.onProgress?.(batchProgress(x, 'wait', started));
   if (b.status === 'PENDING' || b.status === 'PROCESSING') {
     if (!opts.wait) {
       throw new EvalkitError(`batch processor run ${id} is still ${b.status}`, { exitCode: 2, hint: `wait until it is PROCESSED, or add --wait to wait for it` });
     }
-    b = await waitForBatch(client, b, opts, signal, (x) => progress(x.status, 0));
+    b = await waitForBatch(client, b, opts, signal, progress);
   }
   const evaluationSetId = b.sourceId;
-  cb.onProgress?.({ strategy: 'batch', phase: 'collect', total: b.runCount, created: b.runCount, ended: b.runCount, processed: 0, failed: 0, elapsedMs: performance.now() - started, batchRunId: id, status: b.status });
+  cb.onProgress?.(batchProgress(b, 'collect', started));
   const [version, items, runs] = await Promise.all([
     client.processors.getVersion(b.processorId, b.processorVersionId, { signal }).catch(notFoundAs<ProcessorVersion>('processor version', b.processorVersionId, 'the batch run (its processor version)')),
     loadItems(client, evaluationSetId, signal).catch(notFoundAs<EvaluationSetItem[]>('evaluation set', evaluationSetId, 'the batch run (its evaluation set)')),
@@ -146,6 +163,11 @@ export async function exportBatchRun(client: Client, id: string, opts: ExportBat
   return { export: exp, strategy: 'batch', batchRunId: id, counts, elapsedMs, notices };
 }
 
+export function batchProgress(b: BatchProcessorRun, phase: 'wait' | 'collect', started: number): EvalProgress {
+  const ended = phase === 'collect' ? b.runCount : (b.endedRunCount ?? null);
+  return { strategy: 'batch', phase, total: b.runCount, created: b.runCount, ended, processed: null, failed: null, elapsedMs: performance.now() - started, batchRunId: b.id, status: b.status };
+}
+
 /** Waits for a batch to end; a timeout becomes an error that says how to get the export later. */
 export async function waitForBatch(
   client: Client,
@@ -158,8 +180,9 @@ export async function waitForBatch(
   try {
     return await client.batchProcessorRuns.waitFor(b.id, { timeoutMs, signal, onPoll, intervalMs: opts.pollIntervalMs, maxIntervalMs: opts.maxPollIntervalMs });
   } catch (e) {
+    if (signal?.aborted) throw interruptedWaiting(b.id);
     if (isApiError(e) && e.kind === 'timeout') {
-      throw new EvalkitError(`batch processor run ${b.id} did not finish within ${Math.round(timeoutMs / 1000)} s; nothing was written`, {
+      throw new EvalkitError(`batch processor run ${b.id} did not finish within ${seconds(timeoutMs)}; nothing was written`, {
         exitCode: 2,
         hint: `it keeps running on the service: write its export later with \`evalkit eval export --batch-run ${b.id} --wait\`, or raise --timeout`,
         cause: e,
@@ -167,4 +190,13 @@ export async function waitForBatch(
     }
     throw e;
   }
+}
+
+/** Stopped while a batch runs: it goes on on the service and can be exported later. */
+export function interruptedWaiting(batchId: string): InterruptedError {
+  return new InterruptedError(`interrupted; batch processor run ${batchId} keeps running on the service; nothing was written`, `write its export later with \`evalkit eval export --batch-run ${batchId} --wait\``);
+}
+
+export function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }

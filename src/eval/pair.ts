@@ -62,6 +62,9 @@ export function exportItem(item: EvaluationSetItem, run: ProcessorRun | undefine
   return out;
 }
 
+/** failureReason of an item whose run had not ended when the evaluation's timeout passed. */
+export const TIMEOUT_REASON = 'TIMEOUT';
+
 export const NO_RUN = { reason: 'NO_RUN', message: 'no processor run of this evaluation was found for the item' };
 
 /** Export items in the set's item order; every item appears, with or without a run. */

@@ -1,9 +1,12 @@
 import type { EvaluationExport } from '../metrics/generated/export.js';
+import { EvalkitError } from '../util/errors.js';
 
 /**
  * How the runs are made: `batch` asks the service for one evaluation (batch processor) run
  * (`POST /batch_processor_runs`, a sandbox extension); `per-item` creates one processor run
- * per evaluation set item. `auto` tries the batch endpoint and falls back on 404/405.
+ * per evaluation set item. `auto` (the default) tries the batch endpoint and falls back to
+ * per-item runs when the service answers 404 or 405 (it has no such endpoint), and goes
+ * per-item at once when a config override is given (the batch endpoint takes none).
  */
 export type Strategy = 'batch' | 'per-item';
 
@@ -35,8 +38,10 @@ export interface EvalCounts {
   items: number;
   /** Runs that ended PROCESSED (with an output). */
   processed: number;
-  /** Everything else: failed, cancelled, never created, lost. */
+  /** Everything else: failed, cancelled, never created, timed out. */
   failed: number;
+  /** Of `failed`: items whose run had not ended when the timeout passed (per-item strategy). */
+  timedOut: number;
 }
 
 export interface EvalProgress {
@@ -46,10 +51,11 @@ export interface EvalProgress {
   total: number;
   /** Runs created so far (per-item) or in the batch. */
   created: number;
-  /** Runs that reached a final status; `processed + failed`. */
-  ended: number;
-  processed: number;
-  failed: number;
+  /** Runs that reached a final status; null while a batch service does not say. */
+  ended: number | null;
+  /** Known once runs are read (per-item: as they end; batch: after the batch ended). */
+  processed: number | null;
+  failed: number | null;
   elapsedMs: number;
   batchRunId?: string;
   /** Batch status (batch strategy). */
@@ -85,3 +91,13 @@ export interface ExportBatchRunOptions {
 
 export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_TIMEOUT_MS = 3_600_000;
+
+/**
+ * The user stopped the evaluation (Ctrl-C, SIGTERM) or the caller's signal fired. Nothing was
+ * written; runs already created keep going on the service. Exit 1, as for an interrupted upload.
+ */
+export class InterruptedError extends EvalkitError {
+  constructor(message: string, hint?: string) {
+    super(message, { exitCode: 1, hint });
+  }
+}

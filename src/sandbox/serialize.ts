@@ -129,6 +129,8 @@ export function batchJson(b: BatchRow): Json {
     source: b.source,
     sourceId: b.source_id,
     runCount: b.run_count,
+    // Extension: how many runs have ended (PROCESSED or FAILED), so waiting clients can show progress.
+    endedRunCount: b.done_count,
     options: JSON.parse(b.options),
     metrics: JSON.parse(b.metrics),
     createdAt: b.created_at,

@@ -18,7 +18,7 @@ export class AtomicWriter {
    * `replace`: the file exists and the new one keeps its permissions (a missing file gets the
    * default). Otherwise the file gets `mode`, or the default for new files (0666 less the umask).
    */
-  async write(file: string, data: string | Uint8Array, opts: { mode?: number; replace?: boolean } = {}): Promise<void> {
+  async write(file: string, data: string | Uint8Array | Iterable<string>, opts: { mode?: number; replace?: boolean } = {}): Promise<void> {
     const dir = path.dirname(file);
     let made = this.made.get(dir);
     if (!made) this.made.set(dir, (made = fsp.mkdir(dir, { recursive: true })));
@@ -29,7 +29,8 @@ export class AtomicWriter {
     try {
       // After open, so that the umask does not filter the mode of the replaced file.
       if (mode !== undefined) await handle.chmod(mode);
-      await handle.writeFile(data);
+      if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+      else await writeChunks(handle, data);
       await handle.datasync();
     } catch (e) {
       await handle.close().catch(() => undefined);
@@ -65,8 +66,24 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/** Writes a sequence of strings (a file too large for one string, such as a JSONL export) in ~1 MiB writes. */
+async function writeChunks(handle: fsp.FileHandle, chunks: Iterable<string>): Promise<void> {
+  let buf: string[] = [];
+  let size = 0;
+  for (const c of chunks) {
+    buf.push(c);
+    size += c.length;
+    if (size >= 1 << 20) {
+      await handle.writeFile(buf.join(''));
+      buf = [];
+      size = 0;
+    }
+  }
+  if (buf.length) await handle.writeFile(buf.join(''));
+}
+
 /** One atomic, durable write (see AtomicWriter); an existing file keeps its permissions. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<string>, opts: { mode?: number } = {}): Promise<void> {
   const w = new AtomicWriter();
   await w.write(file, data, { replace: true, ...opts });
   await w.flush();

@@ -64,7 +64,10 @@ export function sortKeysDeep<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(value as Record<string, unknown>).sort()) {
-      out[k] = sortKeysDeep((value as Record<string, unknown>)[k]);
+      const v = sortKeysDeep((value as Record<string, unknown>)[k]);
+      // Assigning "__proto__" would set the prototype and drop the member (a JSON key like any other).
+      if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[k] = v;
     }
     return out as T;
   }

@@ -1,0 +1,292 @@
+/**
+ * `evalkit eval run` and `evalkit eval export`: make (or fetch) an evaluation's runs and write
+ * the evaluation export that `evalkit report --from` reads with no network.
+ */
+import { constants as fsc, promises as fsp } from 'node:fs';
+import path from 'node:path';
+import type { Argv } from 'yargs';
+import type { EvalProgress, EvalResult, ExportFileFormat } from '../eval/index.js';
+import { InputError, UsageError, type ExitCode } from '../util/errors.js';
+import { defineCommand } from './command.js';
+import { err, formatOption, out, outJson } from './io.js';
+import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
+
+interface OutputArgs {
+  out?: string;
+  jsonl: boolean;
+  timeout: string;
+  progress?: boolean;
+  format: 'text' | 'json';
+}
+
+interface RunArgs extends OutputArgs {
+  evaluationSet: string;
+  version: string;
+  config?: string;
+  strategy: 'auto' | 'batch' | 'per-item';
+  fuzzyMatchFields: string[];
+  excludeFields: string[];
+  concurrency: number;
+  priority?: number;
+}
+
+interface ExportArgs extends OutputArgs {
+  batchRun: string;
+  wait: boolean;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** "90" (seconds), "90s", "15m", "1.5h", "500ms". */
+export function parseDuration(text: string, flag: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
+  const ms = m ? Number(m[1]) * DURATION_UNITS[(m[2] ?? 's').toLowerCase()] : NaN;
+  if (!(ms > 0)) throw new UsageError(`${flag} "${text}" is not a duration`, { hint: `give seconds (600) or a number with a unit: 90s, 15m, 2h` });
+  return ms;
+}
+
+/** Comma-separated and repeatable: `--exclude-fields a,b --exclude-fields c`. */
+function fieldList(values: readonly string[]): string[] {
+  return [...new Set(values.flatMap((v) => String(v).split(',')).map((s) => s.trim()).filter((s) => s !== ''))];
+}
+
+/** Where to write, and as what; checked before any run is made, so a bad path costs nothing. */
+async function outputTarget(a: OutputArgs): Promise<{ file?: string; format: ExportFileFormat }> {
+  const { exportFormatFor } = await import('../eval/index.js');
+  if (a.out === undefined) return { format: a.jsonl ? 'jsonl' : 'json' };
+  if (a.out.trim() === '') throw new UsageError('--out must not be empty');
+  const byName = exportFormatFor(a.out);
+  if (a.jsonl && /\.json$/i.test(a.out)) {
+    throw new UsageError(`--jsonl writes JSON Lines, but --out ${a.out} is named .json`, { hint: 'name the file .jsonl (the format follows the name), or drop --jsonl' });
+  }
+  await checkWritable(a.out);
+  return { file: a.out, format: a.jsonl ? 'jsonl' : byName };
+}
+
+async function checkWritable(file: string): Promise<void> {
+  const st = await fsp.stat(file).catch(() => undefined);
+  if (st?.isDirectory()) throw new UsageError(`--out ${file} is a folder`, { hint: 'give a file name such as reports/run.json' });
+  // The nearest folder that exists must be writable (the missing ones are created).
+  let dir = path.dirname(path.resolve(file));
+  for (;;) {
+    const d = await fsp.stat(dir).catch(() => undefined);
+    if (d) {
+      if (!d.isDirectory()) throw new UsageError(`--out ${file}: ${dir} is not a folder`);
+      break;
+    }
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  try {
+    await fsp.access(dir, fsc.W_OK);
+  } catch {
+    throw new UsageError(`--out ${file}: cannot write in ${dir}`, { hint: 'choose a folder you can write to' });
+  }
+}
+
+async function readOverride(file: string): Promise<Record<string, unknown>> {
+  const { parseJson, isPlainObject } = await import('../util/json.js');
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read the config override (${(e as NodeJS.ErrnoException).code ?? String(e)})`, { location: { file }, hint: 'check the --config path' });
+  }
+  const value = parseJson(text, file);
+  if (!isPlainObject(value)) throw new InputError('the config override must be a JSON object (a config, or a processor, version or request body holding one)', { location: { file, pointer: '' } });
+  return value;
+}
+
+function progressView(p: EvalProgress): ProgressState | undefined {
+  switch (p.phase) {
+    case 'start':
+      return { label: 'resolve', value: 0, total: 0, detail: 'reading the set, its items and the processor version' };
+    case 'wait':
+      if (p.strategy === 'batch') {
+        const counts = p.ended === null ? ' (the service does not report how many runs ended)' : '';
+        return { label: 'batch', value: p.ended ?? 0, total: p.total, detail: `${p.batchRunId ?? ''} ${p.status ?? ''}${counts}`.trim() };
+      }
+      return { label: 'runs', value: p.ended ?? 0, total: p.total, detail: `${p.created} created, ${p.processed ?? 0} processed, ${p.failed ?? 0} failed` };
+    case 'collect':
+      return { label: 'collect', value: p.total, total: p.total, detail: `reading the runs of ${p.batchRunId ?? 'the batch'}` };
+    default:
+      return undefined;
+  }
+}
+
+/** Ctrl-C (or SIGTERM from a CI job being cancelled) stops waiting; a second Ctrl-C quits at once. */
+function interruptible(): { signal: AbortSignal; release: () => void } {
+  const ac = new AbortController();
+  const onSignal = (): void => {
+    err('evalkit: stopping (Ctrl-C again to quit at once)');
+    ac.abort(new Error('interrupted'));
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { signal: ac.signal, release: () => (process.removeListener('SIGINT', onSignal), void process.removeListener('SIGTERM', onSignal)) };
+}
+
+async function execute(a: OutputArgs, work: (cb: { signal: AbortSignal; onProgress: (p: EvalProgress) => void; onNotice: (m: string) => void }) => Promise<EvalResult>, defaultName: (r: EvalResult) => string): Promise<ExitCode> {
+  const target = await outputTarget(a);
+  const { writeExport, defaultExportPath } = await import('../eval/index.js');
+  const progress = progressReporter({ enabled: a.progress ?? true });
+  const stop = interruptible();
+  let result: EvalResult;
+  try {
+    result = await work({
+      signal: stop.signal,
+      onProgress: (p) => {
+        const v = progressView(p);
+        if (v) progress.update(v);
+        else progress.stop();
+      },
+      onNotice: (m) => err(`evalkit: note: ${m}`),
+    });
+  } finally {
+    progress.stop();
+    stop.release();
+  }
+  const file = target.file ?? defaultExportPath(defaultName(result), target.format);
+  const written = await writeExport(file, result.export, target.format);
+  render(a, result, written);
+  if (result.counts.timedOut > 0) {
+    err(`evalkit: ${result.counts.timedOut} of ${result.counts.items} items had not finished when --timeout passed; they are in ${file} as failed (failureReason TIMEOUT)`);
+    err('  hint: raise --timeout; the runs still go on on the service');
+    return 1;
+  }
+  return 0;
+}
+
+function render(a: OutputArgs, r: EvalResult, w: { file: string; format: ExportFileFormat; bytes: number }): void {
+  const p = r.export.processor;
+  const c = r.counts;
+  const failures = r.export.items.filter((i) => i.status !== 'PROCESSED');
+  const tally = `${c.items} item${c.items === 1 ? '' : 's'}: ${c.processed} processed, ${c.failed} failed${c.timedOut ? ` (${c.timedOut} timed out)` : ''} · ${p.type} ${JSON.stringify(p.name || p.id)} version ${p.version} · ${r.strategy === 'batch' ? `batch ${r.batchRunId}` : 'per-item runs'} · ${fmtDuration(r.elapsedMs)}`;
+  if (a.format === 'json') {
+    outJson({
+      file: w.file,
+      fileFormat: w.format,
+      bytes: w.bytes,
+      strategy: r.strategy,
+      batchRunId: r.batchRunId,
+      evaluationSetId: r.export.source?.evaluationSetId ?? null,
+      processor: { id: p.id, name: p.name, type: p.type, version: p.version, versionId: p.versionId ?? null },
+      options: r.export.options,
+      counts: c,
+      failures: failures.map((i) => ({ id: i.id, fileId: i.fileId, fileName: i.fileName ?? null, runId: i.runId ?? null, status: i.status, failureReason: i.failureReason ?? null, failureMessage: i.failureMessage ?? null })),
+      notices: r.notices,
+      elapsedMs: Math.round(r.elapsedMs),
+    });
+    err(tally);
+    return;
+  }
+  const lines = [`wrote ${w.file} (${w.format === 'jsonl' ? 'JSON Lines' : 'JSON'}, ${c.items} items, ${kb(w.bytes)})`];
+  for (const i of failures.slice(0, 20)) {
+    const why = [i.failureReason, i.failureMessage].filter(Boolean).join(': ');
+    lines.push(`failed ${i.id}${i.fileName ? ` (${i.fileName})` : ''}: ${i.status}${why ? ` ${why}` : ''}${i.runId ? ` [run ${i.runId}]` : ''}`);
+  }
+  if (failures.length > 20) lines.push(`... and ${failures.length - 20} more failed items (--format json lists them all)`);
+  lines.push(`next: evalkit report --from ${w.file}`);
+  lines.push(tally);
+  out(lines.join('\n'));
+}
+
+function kb(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : bytes < 1 << 20 ? `${(bytes / 1024).toFixed(1)} kB` : `${(bytes / (1 << 20)).toFixed(1)} MB`;
+}
+
+function outputOptions(y: Argv): Argv {
+  return y
+    .option('out', { alias: 'o', type: 'string', describe: 'export file (JSON; JSON Lines when named .jsonl/.ndjson or with --jsonl)' })
+    .option('jsonl', { type: 'boolean', default: false, describe: 'write JSON Lines (a header line, then one item per line): for large sets' })
+    .option('timeout', { type: 'string', default: '1h', describe: 'how long to wait for the runs: seconds, or 90s, 15m, 2h' })
+    .option('progress', { type: 'boolean', describe: 'progress on stderr (default: a bar on a terminal, a line every 5 s otherwise; --no-progress: none)' })
+    .option('format', { ...formatOption, describe: 'summary on stdout: human text, or JSON with stable sorted keys' });
+}
+
+const run = defineCommand<RunArgs>({
+  command: 'run',
+  describe: 'evaluate a processor version on an evaluation set: make the runs, wait, write the evaluation export',
+  builder: (y) =>
+    outputOptions(
+      y
+        .version(false)
+        .option('evaluation-set', { alias: 'e', type: 'string', demandOption: true, describe: 'the evaluation set (its processor is evaluated)' })
+        .option('version', { type: 'string', default: 'latest', describe: 'processor version: latest (newest published, else the draft), draft, or a number such as 1.0' })
+        .option('config', { type: 'string', describe: 'JSON file with a config to run instead of the version\'s (either layout; a processor, version or request body works too); implies per-item runs' })
+        .option('strategy', { choices: ['auto', 'batch', 'per-item'] as const, default: 'auto' as const, describe: 'batch: one evaluation run (POST /batch_processor_runs, the sandbox); per-item: one processor run per item; auto: batch when the service has it' })
+        .option('fuzzy-match-fields', { type: 'string', array: true, default: [] as string[], describe: 'field paths compared fuzzily (comma-separated, repeatable); recorded in the export' })
+        .option('exclude-fields', { type: 'string', array: true, default: [] as string[], describe: 'field paths left out of the metrics (comma-separated, repeatable); recorded in the export' })
+        .option('concurrency', { type: 'number', default: 8, describe: 'per-item: runs in flight at once (1-256)' })
+        .option('priority', { type: 'number', describe: 'run priority 1-100, lower served first under rate limiting (service default 50)' }),
+    )
+      .example('$0 eval run -e ev_123', 'latest version; writes reports/ev_123-<version>.json')
+      .example('$0 eval run -e ev_123 --version draft --out draft.json && $0 report --from draft.json', 'evaluate the draft and report on it')
+      .example('$0 eval run -e ev_123 --config candidate.json --out candidate.jsonl', 'a config that is not saved anywhere yet (one processor run per item)')
+      .example('$0 eval run -e ev_123 --fuzzy-match-fields vendor.name --exclude-fields notes --format json', 'evaluation options; machine-readable summary')
+      .example('$0 eval run -e ev_123 --strategy per-item --concurrency 4 --priority 80 --timeout 2h', 'against a service without evaluation runs, gently') as unknown as Argv<RunArgs>,
+  run: async (a) => {
+    const { runEvaluation } = await import('../eval/index.js');
+    const timeoutMs = parseDuration(a.timeout, '--timeout');
+    const config = a.config !== undefined ? await readOverride(a.config) : undefined;
+    const { clientFromEnv } = await import('../api/index.js');
+    return execute(
+      a,
+      (cb) =>
+        runEvaluation(
+          clientFromEnv(),
+          {
+            evaluationSetId: a.evaluationSet,
+            version: a.version,
+            config,
+            configFile: a.config,
+            strategy: a.strategy,
+            fuzzyMatchFields: fieldList(a.fuzzyMatchFields),
+            excludeFields: fieldList(a.excludeFields),
+            concurrency: a.concurrency,
+            priority: a.priority,
+            timeoutMs,
+          },
+          cb,
+        ),
+      (r) => `${r.export.source?.evaluationSetId ?? a.evaluationSet}-${r.export.processor.version}${config ? '-override' : ''}`,
+    );
+  },
+});
+
+const exportCmd = defineCommand<ExportArgs>({
+  command: 'export',
+  describe: 'write the evaluation export of an existing batch (evaluation) processor run',
+  builder: (y) =>
+    outputOptions(
+      y
+        .version(false)
+        .option('batch-run', { alias: 'b', type: 'string', demandOption: true, describe: 'the batch processor run (source EVAL_SET)' })
+        .option('wait', { type: 'boolean', default: false, describe: 'wait for a batch that is still running (up to --timeout) instead of refusing' }),
+    )
+      .example('$0 eval export --batch-run bpr_123', 'writes reports/bpr_123.json')
+      .example('$0 eval export -b bpr_123 --wait --out run.jsonl && $0 report --from run.jsonl', 'wait for it, then report') as unknown as Argv<ExportArgs>,
+  run: async (a) => {
+    const { exportBatchRun } = await import('../eval/index.js');
+    const { clientFromEnv } = await import('../api/index.js');
+    const timeoutMs = parseDuration(a.timeout, '--timeout');
+    return execute(a, (cb) => exportBatchRun(clientFromEnv(), a.batchRun, { wait: a.wait, timeoutMs }, cb), (r) => r.batchRunId ?? a.batchRun);
+  },
+});
+
+export default defineCommand<{ command?: string }>({
+  command: 'eval <command>',
+  describe: 'evaluation runs: run a processor version on an evaluation set, or export an existing run, for `evalkit report`',
+  builder: (y) =>
+    y
+      .demandCommand(1, 'name an eval command: run, export')
+      .example('$0 eval run -e ev_123 --version draft', 'evaluate the draft on the set')
+      .example('$0 eval export --batch-run bpr_123', 'export an evaluation run made elsewhere') as unknown as Argv<{ command?: string }>,
+  subcommands: [run, exportCmd],
+  run: async (argv) => {
+    throw new UsageError(`unknown eval command "${String(argv.command)}"`, { hint: 'run evalkit eval --help' });
+  },
+});

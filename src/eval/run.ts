@@ -1,0 +1,135 @@
+/**
+ * `evalkit eval run`: resolve the set, its items and the processor version, make the runs (one
+ * batch processor run, or one processor run per item; see Strategy), wait for them, and build
+ * the evaluation export. Writing the file is the caller's (writeExport), so a library user can
+ * keep the export in memory.
+ */
+import type { BatchProcessorRun, Client, ProcessorVersion } from '../api/index.js';
+import { isApiError } from '../api/index.js';
+import { configFromEnvelope } from '../expected/index.js';
+import { UsageError } from '../util/errors.js';
+import { batchProgress, buildExport, countItems, exportFromRuns, exportOptions, listBatchRuns, waitForBatch, whileNotAborted } from './export.js';
+import { runPerItem } from './per-item.js';
+import { loadItems, loadSet, prepareOverride, processorName, resolveVersion } from './resolve.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalProgress, type EvalResult, type RunEvaluationOptions, type Strategy } from './types.js';
+
+function checkOptions(o: RunEvaluationOptions): void {
+  if (o.concurrency !== undefined && !(Number.isInteger(o.concurrency) && o.concurrency >= 1 && o.concurrency <= 256)) {
+    throw new UsageError(`--concurrency must be an integer from 1 to 256, not ${o.concurrency}`);
+  }
+  if (o.priority !== undefined && !(Number.isInteger(o.priority) && o.priority >= 1 && o.priority <= 100)) {
+    throw new UsageError(`--priority must be an integer from 1 to 100 (lower is served first), not ${o.priority}`);
+  }
+  if (o.timeoutMs !== undefined && !(Number.isFinite(o.timeoutMs) && o.timeoutMs > 0)) throw new UsageError('--timeout must be a positive duration');
+  if (o.strategy !== undefined && !['auto', 'batch', 'per-item'].includes(o.strategy)) {
+    throw new UsageError(`--strategy must be auto, batch or per-item, not "${String(o.strategy)}"`);
+  }
+  for (const [flag, list] of [['--fuzzy-match-fields', o.fuzzyMatchFields], ['--exclude-fields', o.excludeFields]] as const) {
+    if (list?.some((f) => f.trim() === '')) throw new UsageError(`${flag}: a field path is empty`, { hint: 'give comma-separated paths such as total,line_items[].amount' });
+  }
+}
+
+/** 404/405: the service has no POST /batch_processor_runs (only the sandbox has it). */
+function noBatchEndpoint(e: unknown): boolean {
+  return isApiError(e) && e.kind === 'http' && (e.status === 404 || e.status === 405);
+}
+
+export async function runEvaluation(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks = {}): Promise<EvalResult> {
+  checkOptions(opts);
+  return whileNotAborted(cb.signal, () => evaluate(client, opts, cb));
+}
+
+async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks): Promise<EvalResult> {
+  const started = performance.now();
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const deadline = started + timeoutMs;
+  const { signal } = cb;
+  const notices: string[] = [];
+  const notice = (m: string): void => {
+    notices.push(m);
+    cb.onNotice?.(m);
+  };
+  const requested = opts.strategy ?? 'auto';
+  if (opts.config && requested === 'batch') {
+    throw new UsageError('--config cannot be used with --strategy batch: the batch endpoint takes no config override', {
+      hint: 'drop --strategy (auto) or use --strategy per-item: the override is then sent with each processor run',
+    });
+  }
+  const report = (p: Omit<EvalProgress, 'elapsedMs'>): void =>
+    cb.onProgress?.({ ...p, elapsedMs: performance.now() - started });
+  report({ strategy: requested === 'per-item' || opts.config ? 'per-item' : 'batch', phase: 'start', total: 0, created: 0, ended: 0, processed: 0, failed: 0 });
+
+  const set = await loadSet(client, opts.evaluationSetId, signal);
+  const [items, version] = await Promise.all([loadItems(client, set.id, signal), resolveVersion(client, set.processorId, opts.version ?? 'latest', signal)]);
+  if (items.length === 0) {
+    throw new UsageError(`evaluation set ${set.id} has no items; nothing to evaluate`, { hint: 'add items first, for example with `evalkit dataset upload data.csv --evaluation-set ' + set.id + '`' });
+  }
+  const type = version.processorType;
+  let override: { send: Record<string, unknown>; hub: Record<string, unknown> } | undefined;
+  if (opts.config) {
+    const file = opts.configFile ?? '--config';
+    const src = configFromEnvelope(opts.config, file, type);
+    override = prepareOverride(src.config, type, client.options.apiVersion, file);
+  }
+  const options = exportOptions(opts.fuzzyMatchFields, opts.excludeFields);
+
+  let batch: BatchProcessorRun | undefined;
+  let strategy: Strategy = 'per-item';
+  if (override) {
+    if (requested === 'auto') notice('--config: one processor run per item, each with the override (the batch endpoint takes no config)');
+  } else if (requested !== 'per-item') {
+    try {
+      batch = await client.batchProcessorRuns.create(
+        { evaluationSetId: set.id, version: version.version, options: { ...options }, ...(opts.priority !== undefined ? { priority: opts.priority } : {}) },
+        { signal },
+      );
+      strategy = 'batch';
+    } catch (e) {
+      if (!noBatchEndpoint(e)) throw e;
+      if (requested === 'batch') {
+        throw new UsageError(`the service has no POST /batch_processor_runs (${(e as { status: number }).status}); --strategy batch needs the sandbox`, {
+          hint: 'use --strategy per-item (or auto), which makes one processor run per item',
+        });
+      }
+      notice(`the service cannot start evaluation runs (POST /batch_processor_runs: ${(e as { status: number }).status}); making one processor run per item instead`);
+    }
+  }
+
+  if (batch) {
+    const b = batch;
+    const ended = await waitForBatch(client, b, { timeoutMs: Math.max(1, deadline - performance.now()), pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, signal, (x) =>
+      cb.onProgress?.(batchProgress(x, 'wait', started)),
+    );
+    cb.onProgress?.(batchProgress(ended, 'collect', started));
+    const runs = await listBatchRuns(client, ended, signal);
+    const batchVersion: ProcessorVersion = ended.processorVersionId === version.id ? version : await client.processors.getVersion(ended.processorId, ended.processorVersionId, { signal });
+    const exp = await exportFromRuns(client, { version: batchVersion, items, runs, options, evaluationSetId: set.id, batch: ended, signal }, notice);
+    return finish(exp, 'batch', ended.id);
+  }
+
+  const done = await runPerItem(client, {
+    items,
+    version,
+    evaluationSetId: set.id,
+    config: override?.send,
+    priority: opts.priority,
+    concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
+    deadline,
+    timeoutMs,
+    pollIntervalMs: opts.pollIntervalMs,
+    maxPollIntervalMs: opts.maxPollIntervalMs,
+    signal,
+    onProgress: (p) => report({ ...p, strategy: 'per-item' }),
+  });
+  const name = await processorName(client, version.processorId, type, done.runs.map((r) => r.processorName), signal);
+  const exp = buildExport({ version, name, config: override?.hub, options, items: done.items, evaluationSetId: set.id });
+  return finish(exp, strategy, null);
+
+  function finish(exp: EvalResult['export'], s: Strategy, batchRunId: string | null): EvalResult {
+    const counts = countItems(exp.items);
+    const elapsedMs = performance.now() - started;
+    cb.onProgress?.({ strategy: s, phase: 'done', total: counts.items, created: counts.items, ended: counts.items, processed: counts.processed, failed: counts.failed, elapsedMs, batchRunId: batchRunId ?? undefined });
+    if (counts.timedOut > 0) notice(`${counts.timedOut} item${counts.timedOut === 1 ? '' : 's'} had not finished when the timeout passed; exported with failureReason TIMEOUT`);
+    return { export: exp, strategy: s, batchRunId, counts, elapsedMs, notices };
+  }
+}

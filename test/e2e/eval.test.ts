@@ -1,0 +1,277 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { EvaluationExport } from '../../src/metrics/index.js';
+import { parseExport } from '../../src/report/index.js';
+import { BIN, runCli, type CliResult } from '../helpers/cli.js';
+import { CONFIGS, seedSet, type SeededSet, type Type } from '../eval/helpers.js';
+import { start, type TestSandbox } from '../sandbox/helpers.js';
+
+type Json = Record<string, unknown>;
+let t: TestSandbox;
+let dir: string;
+const sets = {} as Record<Type, SeededSet>;
+const seen: CliResult[] = [];
+
+beforeAll(async () => {
+  t = await start({ engineDelayMs: 1 });
+  for (const type of ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const) sets[type] = await seedSet(t, type, 4, { publish: true });
+  dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-e2e-eval-'));
+});
+afterAll(async () => {
+  // The token never appears in anything the CLI printed or wrote.
+  for (const r of seen) expect(r.stdout + r.stderr).not.toContain(t.token);
+  for (const f of walk(dir)) expect(readFileSync(f, 'utf8'), f).not.toContain(t.token);
+  rmSync(dir, { recursive: true, force: true });
+  await t.close();
+});
+
+function walk(d: string): string[] {
+  return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+}
+
+async function cli(args: string[], o: { sandbox?: TestSandbox; cwd?: string } = {}): Promise<CliResult> {
+  const s = o.sandbox ?? t;
+  const r = await runCli(args, { cwd: o.cwd, env: { EVALKIT_BASE_URL: s.url, EVALKIT_API_TOKEN: s.token } });
+  if (s === t) seen.push(r);
+  return r;
+}
+
+function readExport(file: string): Promise<EvaluationExport> {
+  return parseExport(readFileSync(file, 'utf8'), file);
+}
+
+describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
+  test.each(['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const)('%s: export, then report files with no network', async (type) => {
+    const file = path.join(dir, `${type}.json`);
+    const r = await cli(['eval', 'run', '--evaluation-set', sets[type].setId, '--out', file]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`wrote ${file} (JSON, 4 items`);
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^4 items: \\d processed, \\d failed · ${type} "${type.toLowerCase()} processor" version 1\\.0 · batch bpr_\\S+ · [\\d.]+ s$`));
+    const exp = await readExport(file);
+    expect(exp.processor).toMatchObject({ id: sets[type].processorId, type, version: '1.0' });
+    expect(exp.items.map((i) => i.id)).toEqual(sets[type].itemIds);
+
+    const out = path.join(dir, `${type}-report`);
+    // No service at all for the report: a base URL nobody listens on.
+    const rep = await runCli(['report', '--from', file, '--out-dir', out, '--bootstrap', '0'], { env: { EVALKIT_BASE_URL: 'http://127.0.0.1:9', EVALKIT_API_TOKEN: 'unused-token' } });
+    expect(rep.code, rep.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['report.html', 'report.json', 'report.junit.xml', 'report.md']);
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { type: string; summary: { documents: number } };
+    expect(report.type).toBe(type);
+    expect(report.summary.documents).toBe(4);
+  });
+
+  test('--format json prints a sorted summary; options are passed to the batch and recorded', async () => {
+    const file = path.join(dir, 'opts.json');
+    const r = await cli(['eval', 'run', '-e', sets.EXTRACT.setId, '--version', 'draft', '--out', file, '--fuzzy-match-fields', 'invoice_number,line_items[].description', '--exclude-fields', 'paid', '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as Json;
+    expect(Object.keys(s)).toEqual([...Object.keys(s)].sort());
+    expect(s).toMatchObject({ file, fileFormat: 'json', strategy: 'batch', evaluationSetId: sets.EXTRACT.setId, counts: { items: 4 }, processor: { type: 'EXTRACT', version: 'draft' } });
+    expect(s.options).toEqual({ fuzzyMatchFields: ['invoice_number', 'line_items[].description'], excludeFields: ['paid'] });
+    expect((await readExport(file)).options).toEqual(s.options);
+    const batch = await t.call<{ batchProcessorRun: Json }>('GET', `/batch_processor_runs/${String(s.batchRunId)}`);
+    expect(batch.body.batchProcessorRun.options).toEqual(s.options);
+    expect(r.stderr).toMatch(/^4 items: /); // the tally, for people watching a JSON run
+  });
+
+  test('per-item strategy with a --config override (a saved processor envelope in the old layout)', async () => {
+    const cfg = path.join(dir, 'candidate.json');
+    const old = { type: 'CLASSIFY', fields: CONFIGS.CLASSIFY.classifications, customClassificationRules: 'prefer receipts' };
+    writeFileSync(cfg, JSON.stringify({ success: true, processor: { id: 'dp_x', name: 'x', type: 'CLASSIFY', draftVersion: { config: old } } }));
+    const file = path.join(dir, 'override.json');
+    const r = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--out', file, '--concurrency', '2', '--priority', '10']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/note: --config: one processor run per item/);
+    expect(r.stdout).toMatch(/· per-item runs ·/);
+    const exp = await readExport(file);
+    expect(exp.processor.config).toMatchObject({ type: 'CLASSIFY', classificationRules: 'prefer receipts', classifications: CONFIGS.CLASSIFY.classifications });
+    for (const item of exp.items) {
+      const run = (await t.call<{ processorRun: Json }>('GET', `/processor_runs/${String(item.runId)}`)).body.processorRun;
+      expect(run).toMatchObject({ source: 'API', priority: 10, config: { classificationRules: 'prefer receipts' }, metadata: { evaluationSetItemId: item.id } });
+    }
+    const batchOnly = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--strategy', 'batch', '--out', path.join(dir, 'never.json')]);
+    expect(batchOnly.code).toBe(2);
+    expect(batchOnly.stderr).toMatch(/--config cannot be used with --strategy batch/);
+    expect(existsSync(path.join(dir, 'never.json'))).toBe(false);
+  });
+
+  test('version resolution: draft, latest, 1.0; an unknown version is exit 2 naming it', async () => {
+    for (const [ref, label] of [['draft', 'draft'], ['latest', '1.0'], ['1.0', '1.0']]) {
+      const file = path.join(dir, `v-${ref}.json`);
+      const r = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--version', ref, '--out', file]);
+      expect(r.code, r.stderr).toBe(0);
+      expect((await readExport(file)).processor.version).toBe(label);
+    }
+    const bad = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--version', '2.0', '--out', path.join(dir, 'v-2.json')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/processor dp_\S+ has no version "2\.0"\n {2}hint: available: 1\.0, draft/);
+    expect(existsSync(path.join(dir, 'v-2.json'))).toBe(false);
+  });
+
+  test('an unknown set is exit 2 with a hint; missing flags are usage errors', async () => {
+    const r = await cli(['eval', 'run', '-e', 'ev_doesnotexist']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/evaluation set "ev_doesnotexist" not found[\s\S]*hint: check --evaluation-set/);
+    const none = await cli(['eval', 'run']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/Missing required argument: evaluation-set/);
+    const dur = await cli(['eval', 'run', '-e', 'ev_x', '--timeout', 'soon']);
+    expect(dur.code).toBe(2);
+    expect(dur.stderr).toMatch(/--timeout "soon" is not a duration/);
+  });
+
+  test('the default path is reports/<set>-<version>.json in the working folder', async () => {
+    const cwd = mkdtempSync(path.join(dir, 'cwd-'));
+    const r = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--version', 'draft'], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    const file = path.join('reports', `${sets.CLASSIFY.setId}-draft.json`);
+    expect(r.stdout).toContain(`wrote ${file}`);
+    expect((await readExport(path.join(cwd, file))).items).toHaveLength(4);
+  });
+});
+
+describe('JSONL exports', () => {
+  test('--jsonl writes a header line and one item per line, and report reads it', async () => {
+    const file = path.join(dir, 'big.jsonl');
+    const r = await cli(['eval', 'run', '-e', sets.EXTRACT.setId, '--out', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('(JSON Lines, 4 items');
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Json);
+    expect(lines).toHaveLength(5);
+    expect(Object.keys(lines[0]).sort()).toEqual(['format', 'options', 'processor', 'source']);
+    const rep = await cli(['report', '--from', file, '--out-dir', path.join(dir, 'big-report'), '--format', 'json', '--bootstrap', '0']);
+    expect(rep.code, rep.stderr).toBe(0);
+    const asJson = path.join(dir, 'big.json');
+    writeFileSync(asJson, JSON.stringify(await readExport(file)));
+    const rep2 = await cli(['report', '--from', asJson, '--out-dir', path.join(dir, 'big-report-2'), '--format', 'json', '--bootstrap', '0']);
+    expect(rep2.code, rep2.stderr).toBe(0);
+    const a = JSON.parse(readFileSync(path.join(dir, 'big-report', 'report.json'), 'utf8')) as Json;
+    const b = JSON.parse(readFileSync(path.join(dir, 'big-report-2', 'report.json'), 'utf8')) as Json;
+    expect(a.extract).toEqual(b.extract);
+  });
+
+  test('--jsonl picks the default name; --jsonl with a .json --out is refused before any run', async () => {
+    const cwd = mkdtempSync(path.join(dir, 'cwd-'));
+    const r = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--jsonl'], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(path.join(cwd, 'reports', `${sets.SPLITTER.setId}-1.0.jsonl`))).toBe(true);
+    const before = (await t.call<{ batchProcessorRuns: Json[] }>('GET', '/batch_processor_runs?maxPageSize=1000')).body.batchProcessorRuns.length;
+    const bad = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--jsonl', '--out', path.join(dir, 'x.json')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--jsonl writes JSON Lines, but --out .*x\.json is named \.json/);
+    expect((await t.call<{ batchProcessorRuns: Json[] }>('GET', '/batch_processor_runs?maxPageSize=1000')).body.batchProcessorRuns.length).toBe(before);
+  });
+});
+
+describe('evalkit eval export --batch-run', () => {
+  test('writes the export of an existing batch; the same items as eval run wrote', async () => {
+    const runFile = path.join(dir, 'for-export.json');
+    const r = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--out', runFile, '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const batchId = String((JSON.parse(r.stdout) as Json).batchRunId);
+    const cwd = mkdtempSync(path.join(dir, 'cwd-'));
+    const e = await cli(['eval', 'export', '--batch-run', batchId], { cwd });
+    expect(e.code, e.stderr).toBe(0);
+    expect(e.stdout).toContain(`wrote ${path.join('reports', `${batchId}.json`)}`);
+    const a = await readExport(runFile);
+    const b = await readExport(path.join(cwd, 'reports', `${batchId}.json`));
+    expect(b.items).toEqual(a.items);
+    expect(b.processor).toEqual(a.processor);
+    expect(b.source?.batchProcessorRunId).toBe(batchId);
+  });
+
+  test('unknown batch: exit 2 with a hint; a running batch needs --wait', async () => {
+    const r = await cli(['eval', 'export', '--batch-run', 'bpr_missing']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/batch processor run "bpr_missing" not found[\s\S]*hint: check --batch-run/);
+    t.sb.pauseEngine();
+    try {
+      const b = await t.call<{ batchProcessorRun: Json }>('POST', '/batch_processor_runs', { body: { evaluationSetId: sets.EXTRACT.setId } });
+      const id = String(b.body.batchProcessorRun.id);
+      const running = await cli(['eval', 'export', '-b', id, '--out', path.join(dir, 'running.json')]);
+      expect(running.code).toBe(2);
+      expect(running.stderr).toMatch(new RegExp(`batch processor run ${id} is still PROCESSING[\\s\\S]*add --wait`));
+      const waiting = cli(['eval', 'export', '-b', id, '--wait', '--out', path.join(dir, 'waited.json')]);
+      setTimeout(() => t.sb.resumeEngine(), 300);
+      const w = await waiting;
+      expect(w.code, w.stderr).toBe(0);
+      expect((await readExport(path.join(dir, 'waited.json'))).items).toHaveLength(4);
+    } finally {
+      t.sb.resumeEngine();
+    }
+  });
+});
+
+describe('failed runs, timeouts and Ctrl-C', () => {
+  let f: TestSandbox;
+  let s: SeededSet;
+  beforeAll(async () => {
+    f = await start({ engine: 'simulate:5,0.1,0.4', engineDelayMs: 1 });
+    s = await seedSet(f, 'EXTRACT', 10);
+  });
+  afterAll(() => f.close());
+
+  test.each(['batch', 'per-item'] as const)('%s: failed runs are in the export with output null and listed on stdout (exit 0)', async (strategy) => {
+    const file = path.join(dir, `failed-${strategy}.json`);
+    const r = await cli(['eval', 'run', '-e', s.setId, '--strategy', strategy, '--out', file], { sandbox: f });
+    expect(r.code, r.stderr).toBe(0);
+    const exp = await readExport(file);
+    const failed = exp.items.filter((i) => i.status === 'FAILED');
+    expect(failed.length).toBeGreaterThan(0);
+    for (const i of failed) {
+      expect(i).toMatchObject({ output: null, failureReason: 'SIMULATED_FAILURE' });
+      expect(r.stdout).toContain(`failed ${i.id} (${String(i.fileName)}): FAILED SIMULATED_FAILURE`);
+    }
+    expect(r.stdout).toMatch(new RegExp(`10 items: ${10 - failed.length} processed, ${failed.length} failed`));
+    const rep = await runCli(['report', '--from', file, '--out-dir', path.join(dir, `failed-${strategy}-report`), '--format', 'json', '--bootstrap', '0']);
+    expect(rep.code, rep.stderr).toBe(0);
+    expect(rep.stdout).toContain(`${failed.length} failed run(s)`);
+  });
+
+  test('per-item --timeout: unfinished runs are exported as TIMEOUT, exit 1', async () => {
+    f.sb.pauseEngine();
+    try {
+      const file = path.join(dir, 'timeout.json');
+      const r = await cli(['eval', 'run', '-e', s.setId, '--strategy', 'per-item', '--timeout', '1s', '--out', file], { sandbox: f });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/10 of 10 items had not finished when --timeout passed/);
+      const exp = await readExport(file);
+      expect(exp.items.every((i) => i.failureReason === 'TIMEOUT' && i.output === null)).toBe(true);
+    } finally {
+      f.sb.resumeEngine();
+      await f.sb.idle();
+    }
+  });
+
+  test('Ctrl-C while a batch runs: exit 1, nothing written, the hint names the batch', async () => {
+    f.sb.pauseEngine();
+    const file = path.join(dir, 'interrupted.json');
+    try {
+      const before = new Set((await f.call<{ batchProcessorRuns: Json[] }>('GET', '/batch_processor_runs?maxPageSize=1000')).body.batchProcessorRuns.map((b) => b.id));
+      const child = spawn(process.execPath, [BIN, 'eval', 'run', '-e', s.setId, '--out', file], { env: { ...process.env, EVALKIT_BASE_URL: f.url, EVALKIT_API_TOKEN: f.token }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+      let batchId: string | undefined;
+      while (!batchId) {
+        const list = (await f.call<{ batchProcessorRuns: Json[] }>('GET', '/batch_processor_runs?maxPageSize=1000')).body.batchProcessorRuns;
+        batchId = list.map((b) => String(b.id)).find((id) => !before.has(id));
+        if (!batchId) await new Promise((r) => setTimeout(r, 20));
+      }
+      child.kill('SIGINT');
+      expect(await exit).toBe(1);
+      expect(stderr).toContain(`interrupted; batch processor run ${batchId} keeps running on the service; nothing was written`);
+      expect(stderr).toContain(`evalkit eval export --batch-run ${batchId} --wait`);
+      expect(stderr).not.toContain(f.token);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      f.sb.resumeEngine();
+      await f.sb.idle();
+    }
+  });
+});
