@@ -17,3 +17,7 @@ export { deriveExpectedSchema, validateExpected, createExpectedValidator, fixExp
 export type { Finding as ExpectedFinding, RuleId as ExpectedRuleId, Severity as ExpectedSeverity, ValidationResult as ExpectedValidationResult, ValidateOptions as ValidateExpectedOptions, DeriveOptions as DeriveExpectedSchemaOptions, FixResult as FixExpectedResult, Coerced, Currency, DateOrder } from './expected/index.js';
 export { runEvaluation, exportBatchRun, writeExport, InterruptedError } from './eval/index.js';
 export type { RunEvaluationOptions, EvalCallbacks, EvalProgress, EvalResult, EvalCounts, Strategy as EvalStrategy, ExportBatchRunOptions, ExportFileFormat } from './eval/index.js';
+export { runDemo, headlineOf } from './demo/run.js';
+export type { DemoOptions, DemoEvent, DemoResult, DemoDatasetResult, Headline } from './demo/run.js';
+export { findDatasets } from './demo/datasets.js';
+export type { DemoDataset, DatasetManifest } from './demo/datasets.js';

@@ -6,9 +6,10 @@ import sandbox from './sandbox.js';
 import report from './report.js';
 import dataset from './dataset.js';
 import evalCommand from './eval.js';
+import demo from './demo.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command has its own argv type
 export type AnyCommand = EvalkitCommand<any>;
 
 /** Every command of the CLI, in the order `--help` lists them. One line per command module. */
-export const commands: AnyCommand[] = [migrate, validate, schema, sandbox, report, dataset, evalCommand];
+export const commands: AnyCommand[] = [migrate, validate, schema, dataset, evalCommand, report, sandbox, demo];

@@ -10,3 +10,4 @@ export { renderMarkdown, MAX_BYTES as MARKDOWN_MAX_BYTES } from './markdown.js';
 export { renderJunit } from './junit.js';
 export { renderHtml } from './html.js';
 export type * from '../metrics/generated/report.js';
+export { writeReports, REPORT_FORMATS, REPORT_FILE_NAMES, type ReportFormat, type WrittenReport } from './write.js';

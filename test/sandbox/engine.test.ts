@@ -121,6 +121,22 @@ describe('simulate engine', () => {
     }
   });
 
+  test('SPLITTER types are swapped for another configured type, with classificationId to match', () => {
+    const splits = [
+      { id: 'a', classificationId: 'invoice', type: 'invoice', startPage: 1, endPage: 2 },
+      { id: 'b', classificationId: 'receipt', type: 'receipt', startPage: 3, endPage: 3 },
+    ];
+    const r = simulate(input({ processorType: 'SPLITTER', config: SPLITTER_CONFIG, expected: { splits } }), { seed: 3, errorRate: 1, failureRate: 0 });
+    if (!r.ok) throw new Error('unexpected failure');
+    expect((r.output.splits as typeof splits).map((s) => [s.classificationId, s.type])).toEqual([
+      ['receipt', 'receipt'],
+      ['invoice', 'invoice'],
+    ]);
+    expect((r.label.errors as Array<{ kind: string }>).filter((e) => e.kind === 'wrong_split_type')).toHaveLength(2);
+    const clean = simulate(input({ processorType: 'SPLITTER', config: SPLITTER_CONFIG, expected: { splits } }), { seed: 3, errorRate: 0, failureRate: 0 });
+    expect(clean.ok && clean.output.splits).toEqual(splits);
+  });
+
   test('without an expected output, EXTRACT reads "Label: value" lines of the text', () => {
     const r = simulate(input({ text: 'Invoice number: A-77\nTotal: 1,234.50\nPaid: yes' }), { seed: 1, errorRate: 0, failureRate: 0 });
     expect(r.ok && r.output.value).toMatchObject({ invoice_number: 'A-77', total: 1234.5, paid: true });

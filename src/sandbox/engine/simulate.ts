@@ -2,7 +2,7 @@
  * `--engine simulate[:seed,error-rate[,failure-rate]]`: derives each output from the truth (the
  * evaluation set item's expected output, or what the config and the text suggest when there is
  * none) and injects seeded, realistic errors at `error-rate` per field: a dropped field (null),
- * altered digits, a flipped boolean, a dropped array row, a wrong class, a shifted split
+ * altered digits, a flipped boolean, a dropped array row, a wrong class, a wrong split type, a shifted split
  * boundary. Wrong values get lower confidences than right ones, as with a real model.
  *
  * The choices are seeded by (seed, truth key, config), so re-running an evaluation set gives
@@ -59,7 +59,7 @@ export function simulate(input: EngineInput, opts: SimulateOptions): EngineResul
   const w: Walk = { rng, rate: opts.errorRate, errors: [], meta: {} };
   let output: Json;
   if (input.processorType === 'CLASSIFY') output = classify(truth, input.config, w);
-  else if (input.processorType === 'SPLITTER') output = split(truth, w);
+  else if (input.processorType === 'SPLITTER') output = split(truth, input.config, w);
   else output = extract(truth, w);
   label.errors = w.errors;
   return { ok: true, output, label };
@@ -173,10 +173,19 @@ function classify(truth: Json, config: Json, w: Walk): Json {
 // ---------------------------------------------------------------------------------------------
 // SPLITTER
 
-function split(truth: Json, w: Walk): Json {
+function split(truth: Json, config: Json, w: Walk): Json {
   const list = (Array.isArray(truth.splits) ? truth.splits : Array.isArray(truth.subDocumentClassifications) ? truth.subDocumentClassifications : [])
     .filter(isPlainObject)
     .map((s) => ({ ...s }));
+  const classes = (Array.isArray(config.splitClassifications) ? config.splitClassifications : []).filter(isPlainObject);
+  list.forEach((s, i) => {
+    const others = classes.filter((c) => c.id !== s.classificationId);
+    if (!others.length || w.rng() >= w.rate) return;
+    const wrong = pick(w.rng, others);
+    s.classificationId = String(wrong.id);
+    s.type = String(wrong.type ?? wrong.id);
+    w.errors.push({ kind: 'wrong_split_type', path: `/splits/${i}/type` });
+  });
   for (let i = 0; i + 1 < list.length; i++) {
     if (w.rng() >= w.rate) continue;
     const a = list[i];

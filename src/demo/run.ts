@@ -1,0 +1,204 @@
+/**
+ * The main job on the sample datasets, against an embedded sandbox: for each dataset migrate
+ * the saved config, create the processor and publish 1.0, edit the draft, validate and upload
+ * the CSV, evaluate 1.0 and the draft, and report on the draft with 1.0 as its baseline.
+ *
+ * Each step calls the same core function as its command and reports a typed event, so the CLI
+ * can print it the way that command would and show the command line it stands for. The run
+ * is reproducible: a fresh in-memory sandbox with seeded ids and a seeded engine, uploads in
+ * CSV order, a seeded bootstrap.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { createClient, type Client, type FetchLike } from '../api/index.js';
+import type { Processor, ProcessorVersion } from '../api/index.js';
+import { migrateConfig, type MigrateResult, type ProcessorType } from '../config/index.js';
+import { uploadDataset, type UploadResult } from '../dataset/index.js';
+import { runEvaluation, writeExport } from '../eval/index.js';
+import type { EvalResult } from '../eval/index.js';
+import type { Report, Verdict } from '../metrics/generated/report.js';
+import { computeReport, writeReports, type WrittenReport } from '../report/index.js';
+import { startSandbox } from '../sandbox/index.js';
+import { EvalkitError, InputError } from '../util/errors.js';
+import { writeFileAtomic } from '../util/fs.js';
+import { parseJson } from '../util/json.js';
+import { findDatasets, type DemoDataset } from './datasets.js';
+
+export const BASELINE_VERSION = '1.0';
+export const CANDIDATE_VERSION = 'draft';
+
+export interface DemoOptions {
+  /** Folder of sample datasets (each with a dataset.json). */
+  datasetsDir: string;
+  /** Reports go to `<outDir>/<dataset>/`. */
+  outDir: string;
+  /** Run only these datasets (folder names). */
+  only?: readonly string[];
+  /** Seed and per-field error rate of the sandbox's simulate engine. */
+  engineSeed?: number;
+  errorRate?: number;
+  /** Bootstrap resamples of the reports (default 2000). */
+  bootstrap?: number;
+  signal?: AbortSignal;
+}
+
+/** The first metric a reader looks at, per processor type. */
+export interface Headline {
+  metric: string;
+  value: number | null;
+  interval: { lower: number; upper: number } | null;
+}
+
+export type DemoEvent =
+  | { step: 'sandbox'; url: string; engine: string }
+  | { step: 'migrate'; dataset: DemoDataset; result: MigrateResult; file: string }
+  | { step: 'processor'; dataset: DemoDataset; processor: Processor; published: ProcessorVersion; configFile: string; draftConfigFile: string }
+  | { step: 'validate'; dataset: DemoDataset; result: UploadResult; processorId: string; configFile: string }
+  | { step: 'upload'; dataset: DemoDataset; result: UploadResult; processorId: string }
+  | { step: 'evaluate'; dataset: DemoDataset; version: string; result: EvalResult; file: string; evaluationSetId: string }
+  | { step: 'report'; dataset: DemoDataset; report: Report; files: WrittenReport[]; from: string; baseline: string };
+
+export interface DemoDatasetResult {
+  name: string;
+  title: string;
+  type: ProcessorType;
+  processorId: string;
+  evaluationSetId: string;
+  documents: number;
+  failed: number;
+  candidate: Headline;
+  baseline: Headline;
+  /** The headline metric's verdict against 1.0. */
+  verdict: Verdict | null;
+  tally: { improved: number; regressed: number; within_noise: number; not_comparable: number };
+  reports: Record<WrittenReport['format'], string>;
+}
+
+export interface DemoResult {
+  datasets: DemoDatasetResult[];
+  elapsedMs: number;
+}
+
+const HEADLINE_KEY: Record<ProcessorType, string> = { EXTRACT: 'micro.f1', CLASSIFY: 'accuracy', SPLITTER: 'f1' };
+
+export function headlineOf(report: Report): Headline {
+  const metric = HEADLINE_KEY[report.type];
+  const v = report.extract ? report.extract.micro.f1 : report.classify ? report.classify.accuracy : report.splitter?.f1;
+  return { metric, value: v?.value ?? null, interval: v?.interval ?? null };
+}
+
+export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void = () => undefined): Promise<DemoResult> {
+  const started = performance.now();
+  let datasets = await findDatasets(opts.datasetsDir);
+  if (opts.only?.length) {
+    const unknown = opts.only.filter((n) => !datasets.some((d) => d.name === n));
+    if (unknown.length) throw new InputError(`no dataset named ${unknown.join(', ')}`, { location: { file: opts.datasetsDir }, hint: `choose from ${datasets.map((d) => d.name).join(', ')}` });
+    datasets = datasets.filter((d) => opts.only?.includes(d.name));
+  }
+  const engine = `simulate:${opts.engineSeed ?? 42},${opts.errorRate ?? 0.1}`;
+  const sandbox = await startSandbox({ port: 0, engine, idSeed: 'evalkit-demo', engineDelayMs: 50 });
+  try {
+    onEvent({ step: 'sandbox', url: sandbox.url, engine });
+    const client = createClient({ baseUrl: sandbox.url, token: sandbox.token });
+    const results: DemoDatasetResult[] = [];
+    for (const d of datasets) {
+      opts.signal?.throwIfAborted();
+      results.push(await runDataset(d, client, sandbox.url, sandbox.token, opts, onEvent));
+    }
+    return { datasets: results, elapsedMs: performance.now() - started };
+  } finally {
+    await sandbox.close();
+  }
+}
+
+async function runDataset(d: DemoDataset, client: Client, baseUrl: string, token: string, opts: DemoOptions, onEvent: (e: DemoEvent) => void): Promise<DemoDatasetResult> {
+  const dir = path.join(opts.outDir, d.name);
+  const signal = opts.signal;
+
+  // 1. The saved config, migrated to the layout of 2025-04-21, next to the reports.
+  const text = await fsp.readFile(d.configPath, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    throw new InputError(`cannot read the config: ${e.code ?? String(e)}`, { location: { file: d.configPath } });
+  });
+  const migrated = migrateConfig(parseJson(text, d.configPath), { to: '2025-04-21', from: d.configLayout });
+  const config = migrated.doc as Record<string, unknown>;
+  const type = migrated.type ?? (config.type as ProcessorType);
+  const configFile = path.join(dir, path.basename(d.configPath));
+  await writeFileAtomic(configFile, JSON.stringify(config, null, 2) + '\n');
+  onEvent({ step: 'migrate', dataset: d, result: migrated, file: configFile });
+
+  // 2. The processor, version 1.0, and a draft that differs from it.
+  const processor = await client.processors.create({ name: d.processorName, type, config }, { signal });
+  const published = await client.processors.publish(processor.id, { releaseType: 'major', description: 'first release (evalkit demo)' }, { signal });
+  const draftConfig = { ...config, ...d.draftEdit.config };
+  const draftConfigFile = path.join(dir, 'draft-config.json');
+  await writeFileAtomic(draftConfigFile, JSON.stringify(draftConfig, null, 2) + '\n');
+  await client.processors.update(processor.id, { config: draftConfig }, { signal });
+  onEvent({ step: 'processor', dataset: d, processor, published, configFile, draftConfigFile });
+
+  // 3. Every row validated against the draft (what the service checks items against), then uploaded.
+  const common = {
+    csv: d.csvPath,
+    coerce: d.upload,
+    createSet: { name: d.title, processorId: processor.id, description: `${d.title}: evalkit demo` },
+    // A fresh sandbox every run: a journal of an earlier run would name ids that no longer exist.
+    journal: false as const,
+    rejectsFile: path.join(dir, 'rejects.csv'),
+    // One request at a time, so that ids follow the CSV's order and the reports are reproducible.
+    concurrency: 1,
+    connect: (fetch: FetchLike) => createClient({ baseUrl, token, fetch }),
+    signal,
+  };
+  const checked = await uploadDataset({ ...common, config: { config, origin: configFile, type }, dryRun: true });
+  onEvent({ step: 'validate', dataset: d, result: checked, processorId: processor.id, configFile });
+  if (checked.status === 'invalid') {
+    throw new EvalkitError(`${checked.rows.invalid} of ${checked.rows.total} rows of ${d.csvPath} are invalid`, {
+      exitCode: 1,
+      location: { file: d.csvPath },
+      hint: `see ${checked.rejectsFile ?? 'the findings above'}`,
+    });
+  }
+  const uploaded = await uploadDataset(common);
+  onEvent({ step: 'upload', dataset: d, result: uploaded, processorId: processor.id });
+  const setId = uploaded.set?.id;
+  if (uploaded.status !== 'done' || !setId || uploaded.failures.length) {
+    throw new EvalkitError(`the upload of ${d.csvPath} did not finish (${uploaded.status}, ${uploaded.failures.length} failed)`, { exitCode: 1, location: { file: d.csvPath } });
+  }
+
+  // 4. Both versions on the set.
+  const evaluate = async (version: string): Promise<{ result: EvalResult; file: string }> => {
+    const result = await runEvaluation(client, { evaluationSetId: setId, version, ...d.evaluation }, { signal });
+    const file = path.join(dir, `export-${version}.json`);
+    await writeExport(file, result.export);
+    onEvent({ step: 'evaluate', dataset: d, version, result, file, evaluationSetId: setId });
+    return { result, file };
+  };
+  const base = await evaluate(BASELINE_VERSION);
+  const cand = await evaluate(CANDIDATE_VERSION);
+
+  // 5. The draft's report, 1.0 as its baseline, in every format.
+  const report = computeReport(cand.result.export, {
+    sourceFile: path.basename(cand.file),
+    baseline: { kind: 'export', file: path.basename(base.file), export: base.result.export },
+    bootstrap: opts.bootstrap,
+  });
+  const files = await writeReports(report, dir);
+  onEvent({ step: 'report', dataset: d, report, files, from: cand.file, baseline: base.file });
+
+  const baselineReport = computeReport(base.result.export, { bootstrap: opts.bootstrap, sourceFile: path.basename(base.file) });
+  const headline = headlineOf(report);
+  const row = report.baseline?.rows.find((r) => r.key === headline.metric);
+  return {
+    name: d.name,
+    title: d.title,
+    type,
+    processorId: processor.id,
+    evaluationSetId: setId,
+    documents: report.summary.documents,
+    failed: report.summary.failed,
+    candidate: headline,
+    baseline: headlineOf(baselineReport),
+    verdict: row?.verdict ?? null,
+    tally: report.baseline?.tally ?? { improved: 0, regressed: 0, within_noise: 0, not_comparable: 0 },
+    reports: Object.fromEntries(files.map((f) => [f.format, f.file])) as DemoDatasetResult['reports'],
+  };
+}

@@ -1,0 +1,32 @@
+/** Renders a report in the asked formats and writes each file atomically under one folder. */
+import path from 'node:path';
+import type { Report } from '../metrics/generated/report.js';
+import { writeFileAtomic } from '../util/fs.js';
+import { renderHtml } from './html.js';
+import { renderJson } from './json.js';
+import { renderJunit } from './junit.js';
+import { renderMarkdown } from './markdown.js';
+
+export const REPORT_FORMATS = ['json', 'md', 'html', 'junit'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+export const REPORT_FILE_NAMES: Record<ReportFormat, string> = { json: 'report.json', md: 'report.md', html: 'report.html', junit: 'report.junit.xml' };
+
+const RENDERERS: Record<ReportFormat, (r: Report) => string> = { json: renderJson, md: renderMarkdown, html: renderHtml, junit: renderJunit };
+
+export interface WrittenReport {
+  format: ReportFormat;
+  file: string;
+  /** The rendered text (the Markdown goes to job summaries too). */
+  text: string;
+}
+
+export async function writeReports(report: Report, outDir: string, formats: readonly ReportFormat[] = REPORT_FORMATS): Promise<WrittenReport[]> {
+  const written: WrittenReport[] = [];
+  for (const format of formats) {
+    const text = RENDERERS[format](report);
+    const file = path.join(outDir, REPORT_FILE_NAMES[format]);
+    await writeFileAtomic(file, text);
+    written.push({ format, file, text });
+  }
+  return written;
+}

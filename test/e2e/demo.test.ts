@@ -1,0 +1,86 @@
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../helpers/cli.js';
+
+interface Summary {
+  datasets: Array<{
+    name: string;
+    type: string;
+    documents: number;
+    failed: number;
+    candidate: { metric: string; value: number | null; interval: { lower: number; upper: number } | null };
+    verdict: string | null;
+    reports: Record<'json' | 'md' | 'html' | 'junit', string>;
+  }>;
+}
+
+const DATASETS = ['document-classify', 'invoice-extract', 'packet-splitter'];
+
+describe('evalkit demo (the main job, as a child process)', () => {
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'evalkit-demo-'));
+  let first: CliResult;
+  let summary: Summary;
+
+  beforeAll(async () => {
+    first = await runCli(['demo', '--format', 'json', '--verbose'], { cwd });
+    summary = JSON.parse(first.stdout) as Summary;
+  }, 120_000);
+
+  it('runs every sample dataset and exits 0, printing one line per step and the commands they stand for', () => {
+    expect(first.code).toBe(0);
+    expect(summary.datasets.map((d) => d.name)).toEqual(DATASETS);
+    expect(summary.datasets.map((d) => d.type)).toEqual(['CLASSIFY', 'EXTRACT', 'SPLITTER']);
+    for (const step of ['migrate:', 'processor dp_', 'validate:', 'upload: set ev_', 'eval 1.0:', 'eval draft:', 'report:']) {
+      expect(first.stderr.split('\n').filter((l) => /^\[[a-z-]+\] /.test(l) && l.includes(`] ${step}`))).toHaveLength(3);
+    }
+    expect(first.stderr).toContain('{"op":"move","from":"/customExtractionRules","path":"/extractionRules"}');
+    expect(first.stderr).toMatch(/\$ evalkit migrate \S*datasets\/configs\/invoice-extract\.json --out-dir reports\/demo\/invoice-extract/);
+    expect(first.stderr).toMatch(/\$ evalkit eval run --evaluation-set ev_\w+ --version draft --fuzzy-match-fields vendor_name --out reports\/demo\/invoice-extract\/export-draft\.json/);
+  });
+
+  it('writes every report, each parses, and the summary numbers are the report JSON numbers', () => {
+    const xml = new XMLParser({ ignoreAttributes: false });
+    for (const d of summary.datasets) {
+      const dir = path.join(cwd, 'reports/demo', d.name);
+      expect(readdirSync(dir).filter((f) => f.startsWith('report.')).sort()).toEqual(['report.html', 'report.json', 'report.junit.xml', 'report.md']);
+      expect(d.reports.json).toBe(path.join(dir, 'report.json'));
+      const report = JSON.parse(readFileSync(d.reports.json, 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const headline = d.type === 'EXTRACT' ? report.extract.micro.f1 : d.type === 'CLASSIFY' ? report.classify.accuracy : report.splitter.f1;
+      expect(d.candidate.value).toBe(headline.value);
+      expect(d.candidate.interval).toEqual(headline.interval);
+      expect(d.documents).toBe(report.summary.documents);
+      expect(report.source.processor.version).toBe('draft');
+      expect(report.baseline.file).toBe('export-1.0.json');
+      expect(d.verdict).toBe(report.baseline.rows.find((r: { key: string }) => r.key === d.candidate.metric).verdict);
+      expect(readFileSync(d.reports.md, 'utf8')).toMatch(/^#/);
+      expect(xml.parse(readFileSync(d.reports.junit, 'utf8'))).toHaveProperty('testsuites');
+      expect(readFileSync(d.reports.html, 'utf8')).toMatch(/^<!doctype html>/i);
+    }
+  });
+
+  it('a second run gives byte-identical JSON reports', async () => {
+    const before = summary.datasets.map((d) => readFileSync(d.reports.json, 'utf8'));
+    const again = await runCli(['demo', '--format', 'json'], { cwd });
+    expect(again.code).toBe(0);
+    expect(summary.datasets.map((d) => readFileSync(d.reports.json, 'utf8'))).toEqual(before);
+  }, 120_000);
+
+  it('the report command it prints gives the same report', async () => {
+    const dir = path.join(cwd, 'reports/demo/invoice-extract');
+    const r = await runCli(['report', '--from', `${dir}/export-draft.json`, '--baseline', `${dir}/export-1.0.json`, '--out-dir', path.join(cwd, 'again'), '--format', 'json'], { cwd });
+    expect(r.code).toBe(0);
+    expect(readFileSync(path.join(cwd, 'again/report.json'), 'utf8')).toBe(readFileSync(path.join(dir, 'report.json'), 'utf8'));
+  });
+
+  it.each([
+    [['demo', '--only', 'nope'], 'no dataset named nope'],
+    [['demo', '--error-rate', '2'], '--error-rate must be a number from 0 to 1'],
+  ])('%j exits 2 with a clear message', async (args, message) => {
+    const r = await runCli(args, { cwd });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+});
