@@ -3,6 +3,7 @@ import type { Engine } from './engine/index.js';
 import type { Scheduler } from './engine/scheduler.js';
 import type { EventBus } from './events.js';
 import type { Store } from './store.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** What every route shares: built once in startSandbox. */
 export interface Ctx {
@@ -14,6 +15,7 @@ export interface Ctx {
   engine: Engine;
   scheduler: Scheduler;
   events: EventBus;
+  webhooks: WebhookDispatcher;
   /** http://host:port, known once the server listens. */
   baseUrl: string;
   /** Signs presigned file URLs; kept in the store so URLs survive a restart. */
