@@ -51,3 +51,5 @@ export {
   DEFAULT_MAX_FUTURE_SECONDS,
 } from './webhooks.js';
 export type { WebhookEvent, WebhookEventType, WebhookErrorKind, VerifyWebhookOptions, HeadersLike } from './webhooks.js';
+export { startWebhookListener } from './webhookListener.js';
+export type { WebhookListener, WebhookListenerOptions, ReceivedInfo } from './webhookListener.js';

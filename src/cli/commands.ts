@@ -5,9 +5,10 @@ import schema from './schema.js';
 import sandbox from './sandbox.js';
 import report from './report.js';
 import dataset from './dataset.js';
+import webhooks from './webhooks.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command has its own argv type
 export type AnyCommand = EvalkitCommand<any>;
 
 /** Every command of the CLI, in the order `--help` lists them. One line per command module. */
-export const commands: AnyCommand[] = [migrate, validate, schema, sandbox, report, dataset];
+export const commands: AnyCommand[] = [migrate, validate, schema, sandbox, report, dataset, webhooks];
