@@ -110,6 +110,16 @@ test('a receiver that fails twice still gets the event; every attempt is recorde
   expect(one.body.webhookDelivery).toMatchObject({ id: d.id, event: { eventId: d.eventId, eventType: 'workflow_run.completed' } });
 });
 
+test('a receiver slower than timeoutMs counts as a failed attempt and is retried', async () => {
+  const rx = await receiver((_r, i) => (i === 0 ? 'hang' : 200));
+  const t = await sandbox({ webhooks: { endpoints: [{ url: rx.url, secret: SECRET, events: ['processor.created'] }], delivery: { ...FAST, timeoutMs: 100 } } });
+  await createProcessor(t, 'EXTRACT', INVOICE_CONFIG);
+  await t.sb.idle();
+  const [d] = await deliveries(t);
+  expect(d.status).toBe('DELIVERED');
+  expect(d.attempts.map((a) => [a.ok, a.error])).toEqual([[false, 'no answer within 100 ms'], [true, null]]);
+});
+
 test('retries are bounded: after maxAttempts the delivery is FAILED', async () => {
   const rx = await receiver(() => 503);
   const t = await sandbox({ webhooks: { endpoints: [{ url: rx.url, secret: SECRET, events: ['processor.created'] }], delivery: { ...FAST, maxAttempts: 3 } } });
