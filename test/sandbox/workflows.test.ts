@@ -19,6 +19,7 @@ beforeAll(async () => {
   fileServer = createServer((req, res) => {
     fetches++;
     if (req.url === '/invoice.txt') res.end('Invoice number: INV-7\nTotal: 12.50');
+    else if (req.url?.startsWith('/big/')) res.end('x'.repeat(1000));
     else res.writeHead(404).end();
   });
   await new Promise<void>((r) => fileServer.listen(0, '127.0.0.1', r));
@@ -222,6 +223,22 @@ describe('POST /workflow_runs/batch (4.1) and GET /workflow_runs (4.3)', () => {
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ success: false, error: expect.stringContaining(msg) });
     expect(await listAll(`workflowId=${id}`, 1000)).toHaveLength(before);
+  });
+
+  test('the files of one request are capped at 4 request bodies together; nothing is stored', async () => {
+    const s = await start({ maxBodyBytes: 1024 });
+    try {
+      const p = await createProcessor(s, 'EXTRACT', INVOICE_CONFIG);
+      const wf = (await s.call<{ workflow: { id: string } }>('POST', '/workflows', { body: { name: 'big', steps: [{ processorId: p }] } })).body.workflow.id;
+      const inputs = [1, 2, 3, 4, 5].map((i) => ({ file: { fileName: `big${i}.txt`, fileUrl: `${fileBase}/big/${i}` } }));
+      const r = await s.call('POST', '/workflow_runs/batch', { body: { workflowId: wf, inputs } });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatch(/^inputs\[\d\]\.file\.fileUrl: the files of one request exceed 4096 bytes together; upload large files with POST \/files\/upload/);
+      expect((await s.call<{ files: unknown[] }>('GET', '/files')).body.files).toEqual([]);
+      expect((await s.call('POST', '/workflow_runs/batch', { body: { workflowId: wf, inputs: inputs.slice(0, 4) } })).status).toBe(200);
+    } finally {
+      await s.close();
+    }
   });
 
   test('404 for an unknown workflow or version, 403 for a token that may not use the workflow, 429 past the rate limit', async () => {

@@ -31,6 +31,8 @@ import { prepareFile, priorityOf } from './processorRuns.js';
 export const MAX_BATCH_INPUTS = 1000;
 /** Downloads of fileUrl inputs at once. */
 const FETCH_CONCURRENCY = 8;
+/** Files of one request are held in memory until its transaction: their total is capped at this many request bodies. */
+const DOWNLOAD_BUDGET_BODIES = 4;
 
 type Source = { kind: 'text'; text: string } | { kind: 'url'; fileName: string; fileUrl: string } | { kind: 'id'; fileId: string };
 
@@ -89,6 +91,8 @@ function countRule(n: number, what: string): void {
 async function materialize(ctx: Ctx, items: Item[]): Promise<{ inputs: Array<{ input: RunInput; metadata: Json }>; files: Array<{ row: FileRow; bytes: Buffer }> }> {
   const limit = pLimit(FETCH_CONCURRENCY);
   const downloads = new Map<string, Promise<{ row: FileRow; bytes: Buffer }>>();
+  const budget = DOWNLOAD_BUDGET_BODIES * ctx.maxBodyBytes;
+  let downloaded = 0;
   const fileStmt = ctx.store.st('SELECT id, name, type, num_pages FROM files WHERE id = ?');
   const inputs = await Promise.all(
     items.map(async ({ source, metadata, at }): Promise<{ input: RunInput; metadata: Json }> => {
@@ -103,6 +107,8 @@ async function materialize(ctx: Ctx, items: Item[]): Promise<{ inputs: Array<{ i
       if (!p) {
         p = limit(async () => {
           const bytes = await fetchLoopback(source.fileUrl, `${at}.fileUrl`, ctx.maxBodyBytes);
+          downloaded += bytes.length;
+          if (downloaded > budget) throw badRequest(`${at}.fileUrl: the files of one request exceed ${budget} bytes together; upload large files with POST /files/upload and pass {fileId}`);
           return { row: await prepareFile(source.fileName, bytes, `${at}.fileName`), bytes };
         });
         downloads.set(key, p);
