@@ -4,11 +4,13 @@
 export { EvalkitError, InputError, UsageError, InternalError } from './util/errors.js';
 export type { ExitCode, Location } from './util/errors.js';
 export { createClient, clientFromEnv, ApiError, isApiError, paginate, collect } from './api/index.js';
+export { verifyWebhook, signWebhook, startWebhookListener, WebhookVerificationError, isWebhookVerificationError, WEBHOOK_EVENT_TYPES, WEBHOOK_TIMESTAMP_HEADER, WEBHOOK_SIGNATURE_HEADER } from './api/index.js';
+export type { WebhookEvent, WebhookEventType, WebhookErrorKind, VerifyWebhookOptions, WebhookListener, WebhookListenerOptions, CreateWorkflowRunInput, RunWorkflowsBatchInput, ListWorkflowRunsParams, UpdateWorkflowRunInput, WorkflowInput, WorkflowRunStatus } from './api/index.js';
 export type { Client, ClientOptions, RequestOptions, RetryInfo, WaitOptions, Page, WorkflowRun, ProcessorRun, ProcessorRunStatus, Processor, ProcessorVersion, EvaluationSet, EvaluationSetItem, File as ServiceFile, BatchProcessorRun, BatchMetrics, ProcessorConfig, Output } from './api/index.js';
 export { migrateConfig, migrateDocument, convertSplitterOutput, validateConfig, migrateText, migrateFiles, collectFiles, MAPPING as CONFIG_KEY_MAPPING } from './config/index.js';
 export type { Layout, ProcessorType, MigrateOptions, MigrateResult, DocumentResult, Finding as ConfigFinding, Dropped as DroppedKey, FileResult as MigrateFileResult, MigrateFilesOptions, ProcessorConfig20241114, ProcessorConfig20250421, ExtractConfig20250421, ClassifyConfig20250421, SplitterConfig20250421 } from './config/index.js';
 export { startSandbox } from './sandbox/index.js';
-export type { SandboxOptions, SandboxHandle, SandboxEvent } from './sandbox/index.js';
+export type { SandboxOptions, SandboxHandle, SandboxEvent, WorkflowSpec, WebhooksSpec, DeliveryPolicy } from './sandbox/index.js';
 export { computeReport, loadExport, loadBaseline, parseExport, parseGates, renderJson, renderMarkdown, renderJunit, renderHtml } from './report/index.js';
 export type { Report, ComputeReportOptions, BaselineInput, GateSpec } from './report/index.js';
 export { evaluateExport, matchExactString, matchFuzzyString, matchNumber, matchCurrency, matchDate, similarity, wilson, mcnemarExact } from './metrics/index.js';

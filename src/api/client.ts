@@ -29,6 +29,8 @@ import {
   type ProcessorVersion,
   type ReleaseType,
   type WorkflowRun,
+  type WorkflowRunStatus,
+  SETTLED_WORKFLOW_RUN_STATUSES,
 } from './model.js';
 import { paginate, type PaginateOptions } from './paging.js';
 import { pollUntil, type WaitOptions } from './poll.js';
@@ -186,21 +188,46 @@ export interface ListBatchProcessorRunsParams extends PageParams {
   status?: BatchProcessorRunStatus;
 }
 
+/** A workflow input file: a URL the service downloads, or an uploaded file. */
+export type WorkflowFileInput = { fileName: string; fileUrl: string } | { fileId: string };
+
 export interface WorkflowInput {
-  file?: { fileName: string; fileUrl: string } | { fileId: string };
+  /** Exactly one of file and rawText. */
+  file?: WorkflowFileInput;
   rawText?: string;
+  /** Returned on the run and in its webhook events. */
+  metadata?: Json;
+}
+
+export interface CreateWorkflowRunInput {
+  workflowId: string;
+  /** One run per file and per text. */
+  files?: WorkflowFileInput[];
+  rawTexts?: string[];
+  /** A whole number such as 1 or 2, draft, or latest (default: the latest published version). */
+  version?: string | number;
+  /** 1-100, default 50; lower is served first. */
+  priority?: number;
+  /** Set on every created run. */
   metadata?: Json;
 }
 
 export interface RunWorkflowsBatchInput {
   workflowId: string;
-  version?: string;
+  version?: string | number;
+  priority?: number;
   /** 1 to 1000 inputs. */
   inputs: WorkflowInput[];
 }
 
 export interface ListWorkflowRunsParams extends PageParams {
+  /** The runs of one batch. */
   batchId?: string;
+  workflowId?: string;
+  status?: WorkflowRunStatus;
+  fileNameContains?: string;
+  sortBy?: 'createdAt' | 'updatedAt';
+  sortDir?: 'asc' | 'desc';
 }
 
 export interface UpdateWorkflowRunInput {
@@ -466,13 +493,13 @@ export function createClient(opts: ClientOptions) {
     },
   };
 
-  /** Workflow endpoints (4.1-4.5); shapes the spec leaves open pass through unchecked. */
+  /** Workflow runs (4.1-4.5). */
   const workflowRuns = {
-    /** POST /workflow_runs: the request body is not specified, so it is passed as given. */
-    async create(input: Json, o?: RequestOptions): Promise<WorkflowRun[]> {
+    /** POST /workflow_runs: one run per file and per text, returned at once (PROCESSING). */
+    async create(input: CreateWorkflowRunInput, o?: RequestOptions): Promise<WorkflowRun[]> {
       return (await request({ method: 'POST', path: '/workflow_runs', body: input, schema: envelopes.workflowRunCreate }, o)).workflowRuns;
     },
-    /** POST /workflow_runs/batch: returns the batch id; runs are queued. */
+    /** POST /workflow_runs/batch: 1 to 1000 inputs, queued; returns the batch id (list its runs with `batchId`). */
     async batch(input: RunWorkflowsBatchInput, o?: RequestOptions): Promise<string> {
       return (await request({ method: 'POST', path: '/workflow_runs/batch', body: input, schema: envelopes.workflowBatch }, o)).batchId;
     },
@@ -488,9 +515,26 @@ export function createClient(opts: ClientOptions) {
     async get(id: string, o?: RequestOptions): Promise<WorkflowRun> {
       return (await request({ method: 'GET', path: `/workflow_runs/${seg(id, 'workflow run id')}`, schema: envelopes.workflowRun }, o)).workflowRun;
     },
-    /** POST /workflow_runs/:id: metadata is merged into the run's. */
+    /** POST /workflow_runs/:id: metadata is merged into the run's (the new value wins on the same key). */
     async update(id: string, input: UpdateWorkflowRunInput, o?: RequestOptions): Promise<WorkflowRun> {
       return (await request({ method: 'POST', path: `/workflow_runs/${seg(id, 'workflow run id')}`, body: input, schema: envelopes.workflowRun }, o)).workflowRun;
+    },
+    /**
+     * Polls until the run's automated processing ended (PROCESSED, FAILED, NEEDS_REVIEW, REJECTED
+     * or CANCELLED) and returns it; same options and timeout error as processorRuns.waitFor.
+     * For many runs, prefer webhook events or listing the batch.
+     */
+    waitFor(id: string, w: WaitOptions<WorkflowRun> & { requestTimeoutMs?: number } = {}): Promise<WorkflowRun> {
+      const path = `/workflow_runs/${seg(id, 'workflow run id')}`;
+      return pollUntil(
+        {
+          get: () => workflowRuns.get(id, { signal: w.signal, timeoutMs: w.requestTimeoutMs }),
+          done: (r) => SETTLED_WORKFLOW_RUN_STATUSES.has(r.status),
+          describe: (r) => `workflow run ${id} is still ${r.status}`,
+          method: 'GET', path, clock, random,
+        },
+        w,
+      );
     },
   };
 

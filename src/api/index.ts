@@ -23,6 +23,8 @@ export type {
   CreateBatchProcessorRunInput,
   ListBatchProcessorRunsParams,
   WorkflowInput,
+  WorkflowFileInput,
+  CreateWorkflowRunInput,
   RunWorkflowsBatchInput,
   ListWorkflowRunsParams,
   UpdateWorkflowRunInput,
@@ -35,3 +37,19 @@ export { paginate, collect } from './paging.js';
 export type { PageFetcher, PaginateOptions } from './paging.js';
 export type { WaitOptions } from './poll.js';
 export * from './model.js';
+export {
+  verifyWebhook,
+  signWebhook,
+  webhookSignatureHeaders,
+  isWebhookVerificationError,
+  WebhookVerificationError,
+  webhookEventSchema,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_TIMESTAMP_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  DEFAULT_TOLERANCE_SECONDS,
+  DEFAULT_MAX_FUTURE_SECONDS,
+} from './webhooks.js';
+export type { WebhookEvent, WebhookEventType, WebhookErrorKind, VerifyWebhookOptions, HeadersLike } from './webhooks.js';
+export { startWebhookListener } from './webhookListener.js';
+export type { WebhookListener, WebhookListenerOptions, ReceivedInfo } from './webhookListener.js';

@@ -71,9 +71,24 @@ const nextPageToken = z.string().nullable().optional();
 // ---------------------------------------------------------------------------------------------
 // 2.1 WorkflowRun
 
+/**
+ * Workflow run statuses. The spec shows only PROCESSED; the sandbox uses PROCESSING, PROCESSED
+ * and FAILED, and the service's event names suggest NEEDS_REVIEW and REJECTED. The schema keeps
+ * any string so that a status added by the service does not break the client.
+ */
+export const WORKFLOW_RUN_STATUSES = ['PENDING', 'PROCESSING', 'PROCESSED', 'FAILED', 'NEEDS_REVIEW', 'REJECTED', 'CANCELLED'] as const;
+export type WorkflowRunStatus = (typeof WORKFLOW_RUN_STATUSES)[number];
+
+/** Statuses after which a workflow run's automated processing has ended (waitFor stops there). */
+export const SETTLED_WORKFLOW_RUN_STATUSES: ReadonlySet<string> = new Set(['PROCESSED', 'FAILED', 'NEEDS_REVIEW', 'REJECTED', 'CANCELLED']);
+
 export const workflowRunOutputSchema = z.looseObject({
   object: z.literal('document_processor_run'),
   id: z.string(),
+  processorId: z.string().optional(),
+  processorVersionId: z.string().optional(),
+  processorName: z.string().optional(),
+  status: z.string().optional(),
   edited: z.boolean().optional(),
   type: processorTypeSchema.optional(),
   initialOutput: outputSchema.nullable().optional(),
@@ -85,7 +100,7 @@ export type WorkflowRunOutput = z.infer<typeof workflowRunOutputSchema>;
 export const workflowRunSchema = z.looseObject({
   object: z.literal('workflow_run'),
   id: z.string(),
-  // Only PROCESSED is documented for workflow runs; other values are not shown, so any string.
+  name: z.string().nullable().optional(),
   status: z.string(),
   metadata: metadataSchema.nullable().optional(),
   files: z.array(fileRefSchema).optional(),
@@ -99,6 +114,8 @@ export const workflowRunSchema = z.looseObject({
     .looseObject({ object: z.literal('workflow').optional(), id: z.string(), version: z.string().optional(), name: z.string().optional() })
     .optional(),
   batchId: z.string().nullable().optional(),
+  failureReason: z.string().nullable().optional(),
+  failureMessage: z.string().nullable().optional(),
 });
 export type WorkflowRun = z.infer<typeof workflowRunSchema>;
 

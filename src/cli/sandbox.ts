@@ -15,12 +15,14 @@ interface SandboxArgs {
   engineConcurrency: number;
   engineDelayMs: number;
   idSeed?: string;
+  workflows?: string;
+  webhooks?: string;
   format: 'text' | 'json';
 }
 
 export default defineCommand<SandboxArgs>({
   command: 'sandbox',
-  describe: 'run a local server that implements the service API (processors, runs, files, evaluation sets, batch runs)',
+  describe: 'run a local server that implements the service API (processors, runs, files, evaluation sets, batch runs, workflows, webhooks)',
   builder: (y) =>
     (y as Argv<object>)
       .option('port', { type: 'number', default: 8787, describe: 'port to listen on (0: any free port)' })
@@ -34,12 +36,15 @@ export default defineCommand<SandboxArgs>({
       .option('engine-concurrency', { type: 'number', default: 4, describe: 'runs processed at once; beyond it lower priority numbers go first' })
       .option('engine-delay-ms', { type: 'number', default: 200, describe: 'processing time of one run (+-25%)' })
       .option('id-seed', { type: 'string', describe: 'mint ids from this seed (in memory only): the same requests in the same order get the same ids' })
+      .option('workflows', { type: 'string', describe: 'JSON file of workflows (sandbox extension): {"workflows": [{"id": "workflow_...", "name", "versions": [{"version": 1, "steps": [{"processorId", "version"}]}]}]}' })
+      .option('webhooks', { type: 'string', describe: 'JSON file of webhook endpoints: {"endpoints": [{"url", "secret", "apiVersion"?, "events"?}], "delivery"?: {"maxAttempts", "baseDelayMs", ...}}' })
       .option('format', formatOption)
       .example('$0 sandbox', 'in-memory sandbox on http://127.0.0.1:8787; prints the dev token')
       .example('$0 sandbox --data-dir .sandbox --port 9000', 'keep processors, files and runs across restarts')
       .example('$0 sandbox --engine simulate:7,0.2', 'seed 7, 20% of fields wrong: reproducible, non-trivial evaluation metrics')
       .example('$0 sandbox --engine replay:recorded.jsonl', 'answer runs with recorded outputs (by file name or sha256, and version)')
       .example('$0 sandbox --rate-limit 5 --fail-rate 0.1 --latency-ms 50', 'exercise a client\'s retries and backoff')
+      .example('$0 sandbox --data-dir .sandbox --workflows workflows.json --webhooks hooks.json', 'workflows over kept processors; events signed and sent to your endpoint')
       .epilogue('Stops cleanly on Ctrl-C (SIGINT) or SIGTERM. Point the CLI at it with EVALKIT_BASE_URL and EVALKIT_API_TOKEN. See README "evalkit sandbox".') as unknown as Argv<SandboxArgs>,
   async run(argv) {
     for (const [name, v] of [['--rate-limit', argv.rateLimit], ['--latency-ms', argv.latencyMs], ['--port', argv.port], ['--engine-delay-ms', argv.engineDelayMs]] as const) {
@@ -60,6 +65,8 @@ export default defineCommand<SandboxArgs>({
       engineConcurrency: argv.engineConcurrency,
       engineDelayMs: argv.engineDelayMs,
       idSeed: argv.idSeed,
+      workflows: argv.workflows,
+      webhooks: argv.webhooks,
       log: (line) => err(line),
     });
     // Handlers first: whoever reads the banner may signal at once.
@@ -73,13 +80,15 @@ export default defineCommand<SandboxArgs>({
       process.on('SIGTERM', stop);
     });
     if (argv.format === 'json') {
-      outJson({ url: sb.url, engine: sb.engine, dataDir: argv.dataDir ?? null, ...(sb.devToken ? { token: sb.token } : {}) });
+      outJson({ url: sb.url, engine: sb.engine, dataDir: argv.dataDir ?? null, workflows: argv.workflows ?? null, webhooks: argv.webhooks ?? null, ...(sb.devToken ? { token: sb.token } : {}) });
     } else {
       out(`evalkit sandbox listening on ${sb.url} (engine ${sb.engine}, ${argv.dataDir ? `data in ${argv.dataDir}` : 'in memory'})`);
       if (sb.devToken) {
         out(`dev token: ${sb.token}`);
         out(`  export EVALKIT_BASE_URL=${sb.url} EVALKIT_API_TOKEN=${sb.token}`);
       } else out(`tokens from ${argv.tokens}`);
+      if (argv.workflows) out(`workflows from ${argv.workflows}`);
+      if (argv.webhooks) out(`webhook endpoints from ${argv.webhooks}`);
       out('Send "x-service-api-version: 2025-04-21" (required for tokens created on or after 2025-04-21). Ctrl-C stops.');
     }
     await stopped;

@@ -74,3 +74,16 @@ export function mayUseProcessor(token: TokenRecord, processorId: string): boolea
 export function assertProcessorAccess(token: TokenRecord, processorId: string): void {
   if (!mayUseProcessor(token, processorId)) throw new HttpError(403, `this API token may not use processor ${processorId}`);
 }
+
+export function mayUseWorkflow(token: TokenRecord, workflowId: string): boolean {
+  return token.workflows === '*' || token.workflows.has(workflowId);
+}
+
+export function assertWorkflowAccess(token: TokenRecord, workflowId: string): void {
+  if (!mayUseWorkflow(token, workflowId)) throw new HttpError(403, `this API token may not use workflow ${workflowId}`);
+}
+
+/** Workspace settings (workflow definitions, webhook endpoints) need a token scoped to everything. */
+export function assertWorkspaceToken(token: TokenRecord, what: string): void {
+  if (token.processors !== '*' || token.workflows !== '*') throw new HttpError(403, `${what} needs a workspace-wide API token (this one is scoped to some processors or workflows)`);
+}

@@ -4,6 +4,7 @@ import type { Scheduler } from './engine/scheduler.js';
 import type { EventBus } from './events.js';
 import type { IdSource } from './ids.js';
 import type { Store } from './store.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** What every route shares: built once in startSandbox. */
 export interface Ctx {
@@ -16,6 +17,7 @@ export interface Ctx {
   engine: Engine;
   scheduler: Scheduler;
   events: EventBus;
+  webhooks: WebhookDispatcher;
   /** http://host:port, known once the server listens. */
   baseUrl: string;
   /** Signs presigned file URLs; kept in the store so URLs survive a restart. */

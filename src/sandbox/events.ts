@@ -1,12 +1,12 @@
 /**
- * In-process events of the sandbox. Nothing subscribes yet except `sync` run requests; the
- * webhook dispatcher (workflows and webhooks come later) will subscribe here and use the
- * service's event names, so routes already emit them.
+ * In-process events of the sandbox, named as the service names its webhook events. `sync` run
+ * requests and the webhook dispatcher (src/sandbox/webhooks) subscribe here.
  */
 export type SandboxEvent =
   | { type: 'processor.created' | 'processor.updated'; processorId: string }
   | { type: 'processor.version.published'; processorId: string; versionId: string }
   | { type: 'processor_run.processed' | 'processor_run.failed'; runId: string }
+  | { type: 'workflow_run.completed' | 'workflow_run.failed'; workflowRunId: string }
   | { type: 'batch_processor_run.processed' | 'batch_processor_run.failed'; batchProcessorRunId: string };
 
 export type Listener = (e: SandboxEvent) => void;

@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** Identifier prefixes of the real service (service-facts.md); `bpr_` is the sandbox's choice. */
+/**
+ * Identifier prefixes of the real service (service-facts.md); `bpr_`, `workflow_run_` and the
+ * webhook prefixes are the sandbox's choice.
+ */
 export const ID_PREFIX = {
   processor: 'dp_',
   version: 'dpv_',
@@ -11,6 +14,10 @@ export const ID_PREFIX = {
   workflow: 'workflow_',
   batch: 'batch_',
   batchProcessorRun: 'bpr_',
+  workflowRun: 'workflow_run_',
+  webhookEndpoint: 'whe_',
+  webhookEvent: 'evt_',
+  webhookDelivery: 'whd_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -17,16 +17,26 @@ import { EventBus, type SandboxEvent } from './events.js';
 import { advanceClockTo, randomIds, seededIds } from './ids.js';
 import { Router } from './router.js';
 import { batchRoutes } from './routes/batchProcessorRuns.js';
+import { reviewRoutes } from './routes/review.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { workflowRunRoutes } from './routes/workflowRuns.js';
+import { workflowRoutes } from './routes/workflows.js';
 import { evaluationRoutes } from './routes/evaluation.js';
 import { fileRoutes } from './routes/files.js';
 import { processorRunRoutes } from './routes/processorRuns.js';
 import { processorRoutes } from './routes/processors.js';
 import { createSandboxServer } from './server.js';
+import type { WebhooksConfig, WebhooksSpec, WorkflowDefinition, WorkflowSpec } from './settings.js';
 import { Store } from './store.js';
 import { DEFAULT_VERSION_HEADER } from './versioning.js';
+import { DEFAULT_DELIVERY, WebhookDispatcher } from './webhooks/dispatcher.js';
+import { syncConfigEndpoints } from './webhooks/endpoints.js';
+import { saveWorkflow } from './workflows/definitions.js';
 
 export type { SandboxEvent } from './events.js';
 export type { TokenSpec } from './auth.js';
+export type { WebhooksSpec, WorkflowSpec } from './settings.js';
+export type { DeliveryPolicy } from './webhooks/dispatcher.js';
 export { API_VERSIONS } from './versioning.js';
 
 export interface SandboxOptions {
@@ -60,6 +70,10 @@ export interface SandboxOptions {
   versionHeader?: string;
   /** Mint ids from this seed instead of at random, for reproducible scripted runs (in memory only, not with dataDir). */
   idSeed?: string;
+  /** Workflow definitions (a sandbox extension): a `--workflows` file, or the workflows (each with its id). Re-applied at every start. */
+  workflows?: string | WorkflowSpec[];
+  /** Webhook endpoints and the delivery policy: a `--webhooks` file, or its content. Re-applied at every start. */
+  webhooks?: string | WebhooksSpec;
   /** Receives unexpected server errors (with stacks); never sent to clients. */
   log?: (line: string) => void;
 }
@@ -76,7 +90,7 @@ export interface SandboxHandle {
   engine: string;
   /** Stops accepting requests and closes the store; runs in progress resume on the next start. */
   close(): Promise<void>;
-  /** Resolves when no run is queued or processing (test helper). */
+  /** Resolves when no run is queued or processing and no webhook delivery is pending (test helper). */
   idle(): Promise<void>;
   /** Stop / restart taking runs from the queue (test helper for priority ordering). */
   pauseEngine(): void;
@@ -108,6 +122,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let tokens: TokenRecord[] | undefined;
   if (typeof options.tokens === 'string') tokens = (await import('./tokensFile.js')).loadTokensFile(options.tokens);
   else if (Array.isArray(options.tokens)) tokens = toRecords(options.tokens);
+  const { workflows, webhooks } = await loadSettings(options);
 
   if (options.idSeed !== undefined && options.dataDir !== undefined) {
     throw new UsageError('seeded ids are for a sandbox in memory', { hint: 'drop the id seed, or --data-dir: a restarted store would mint the same ids again' });
@@ -129,7 +144,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       tokens = [dev];
       isDev = true;
     }
+    for (const w of workflows) saveWorkflow(store, w as WorkflowDefinition & { id: string }, 'file', true);
     const events = new EventBus();
+    const versionHeader = (options.versionHeader ?? DEFAULT_VERSION_HEADER).toLowerCase();
     const ctx: Ctx = {
       store,
       ids,
@@ -138,6 +155,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       ready: Promise.resolve(),
       engine,
       events,
+      webhooks: undefined as unknown as WebhookDispatcher,
       scheduler: undefined as unknown as Scheduler,
       baseUrl: '',
       secret,
@@ -150,11 +168,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       ctx.coreLoaded = true;
     });
     ctx.scheduler = new Scheduler(concurrency, delayMs, makeWorker(() => ctx));
-    const router = new Router().add(...processorRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...batchRoutes);
+    syncConfigEndpoints(ctx, webhooks?.endpoints ?? []);
+    ctx.webhooks = new WebhookDispatcher(ctx, webhooks?.delivery ?? DEFAULT_DELIVERY, versionHeader, options.log);
+    const router = new Router().add(
+      ...processorRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...batchRoutes,
+      ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes,
+    );
     const server = createSandboxServer(ctx, {
       router,
       registry: new TokenRegistry(tokens),
-      versionHeader: (options.versionHeader ?? DEFAULT_VERSION_HEADER).toLowerCase(),
+      versionHeader,
       rateLimit,
       latencyMs,
       failRate,
@@ -172,8 +195,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     ctx.baseUrl = `http://${shownHost === '[::]' ? '[::1]' : shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${addr.port}`;
 
-    // Runs that were in progress when the last sandbox stopped (or was killed) start again.
+    // Runs that were in progress when the last sandbox stopped (or was killed) start again, and
+    // so do webhook deliveries (payloads carry run URLs, known now).
     for (const r of store.processingRuns()) ctx.scheduler.enqueue(r.id, r.priority);
+    ctx.webhooks.start();
 
     let closed: Promise<void> | undefined;
     return {
@@ -182,7 +207,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       token: tokens[0].token,
       devToken: isDev,
       engine: engine.spec,
-      idle: () => ctx.scheduler.idle(),
+      idle: async () => {
+        await ctx.scheduler.idle();
+        await ctx.webhooks.idle();
+      },
       pauseEngine: () => ctx.scheduler.pause(),
       resumeEngine: () => ctx.scheduler.resume(),
       onEvent: (fn) => events.on(fn),
@@ -190,6 +218,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         (closed ??= new Promise<void>((resolve) => {
           ctx.scheduler.close();
           server.close(() => {
+            ctx.webhooks.close();
             store.close();
             resolve();
           });
@@ -200,4 +229,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     store.close();
     throw e;
   }
+}
+
+/** The workflows and webhooks settings, checked before anything starts (exit 2 naming the file and pointer). */
+async function loadSettings(options: SandboxOptions): Promise<{ workflows: WorkflowDefinition[]; webhooks: WebhooksConfig | undefined }> {
+  if (options.workflows === undefined && options.webhooks === undefined) return { workflows: [], webhooks: undefined };
+  const s = await import('./settings.js');
+  const workflows =
+    options.workflows === undefined ? [] : typeof options.workflows === 'string' ? s.loadWorkflowsFile(options.workflows) : s.parseWorkflowsFile({ workflows: options.workflows }, '(workflows option)');
+  const webhooks =
+    options.webhooks === undefined ? undefined : typeof options.webhooks === 'string' ? s.loadWebhooksFile(options.webhooks) : s.parseWebhooksConfig(options.webhooks, '(webhooks option)');
+  return { workflows, webhooks };
 }

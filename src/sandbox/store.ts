@@ -15,7 +15,12 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../util/errors.js';
 
-export const SCHEMA_VERSION = 1;
+/**
+ * 1: processors, versions, runs, files, evaluation sets and items, batch processor runs.
+ * 2: workflows, workflow runs, webhook endpoints, deliveries and attempts. Only new tables, so a
+ *    store of schema 1 is upgraded in place by the DDL's CREATE TABLE IF NOT EXISTS.
+ */
+export const SCHEMA_VERSION = 2;
 
 export interface ProcessorRow { seq: number; id: string; name: string; type: string; draft_version_id: string; created_at: string; updated_at: string }
 export interface VersionRow { seq: number; id: string; processor_id: string; version: string; ord: number; description: string | null; config: string; created_at: string; updated_at: string }
@@ -35,7 +40,22 @@ export interface BatchRow {
   run_count: number; done_count: number; options: string; metrics: string; created_at: string; updated_at: string;
 }
 
-export type Table = 'processors' | 'processor_versions' | 'processor_runs' | 'files' | 'evaluation_sets' | 'evaluation_set_items' | 'batch_processor_runs';
+export interface WorkflowRow { seq: number; id: string; name: string; source: string; created_at: string; updated_at: string }
+export interface WorkflowVersionRow { seq: number; workflow_id: string; version: string; ord: number; steps: string; created_at: string; updated_at: string }
+export interface WorkflowRunRow {
+  seq: number; id: string; workflow_id: string; batch_id: string | null; status: string; file_name: string | null;
+  created_at: string; updated_at: string; doc: string; job: string;
+}
+export interface EndpointRow { seq: number; id: string; url: string; api_version: string; secret: string; events: string; source: string; created_at: string; updated_at: string }
+export interface DeliveryRow {
+  seq: number; id: string; endpoint_id: string; event_id: string; event_type: string; body: string; status: string; attempts: number;
+  next_attempt_at: string | null; created_at: string; updated_at: string;
+}
+export interface AttemptRow { seq: number; delivery_id: string; attempt: number; at: string; duration_ms: number; status_code: number | null; error: string | null; ok: number }
+
+export type Table =
+  | 'processors' | 'processor_versions' | 'processor_runs' | 'files' | 'evaluation_sets' | 'evaluation_set_items' | 'batch_processor_runs'
+  | 'workflows' | 'workflow_runs' | 'webhook_endpoints' | 'webhook_deliveries';
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -70,6 +90,29 @@ CREATE TABLE IF NOT EXISTS batch_processor_runs (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, processor_id TEXT NOT NULL, processor_version_id TEXT NOT NULL,
   processor_name TEXT NOT NULL, status TEXT NOT NULL, source TEXT NOT NULL, source_id TEXT NOT NULL, run_count INTEGER NOT NULL,
   done_count INTEGER NOT NULL, options TEXT NOT NULL, metrics TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS workflows (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, source TEXT NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS workflow_versions (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, workflow_id TEXT NOT NULL, version TEXT NOT NULL, ord INTEGER NOT NULL, steps TEXT NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, UNIQUE (workflow_id, version));
+CREATE TABLE IF NOT EXISTS workflow_runs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, workflow_id TEXT NOT NULL, batch_id TEXT, status TEXT NOT NULL,
+  file_name TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL, job TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS workflow_runs_batch ON workflow_runs (batch_id, seq);
+CREATE INDEX IF NOT EXISTS workflow_runs_workflow ON workflow_runs (workflow_id, seq);
+CREATE TABLE IF NOT EXISTS webhook_endpoints (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, url TEXT NOT NULL, api_version TEXT NOT NULL, secret TEXT NOT NULL,
+  events TEXT NOT NULL, source TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, endpoint_id TEXT NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL,
+  body TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_status ON webhook_deliveries (status);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_event ON webhook_deliveries (event_id);
+CREATE TABLE IF NOT EXISTS webhook_attempts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL, attempt INTEGER NOT NULL, at TEXT NOT NULL, duration_ms INTEGER NOT NULL,
+  status_code INTEGER, error TEXT, ok INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id, attempt);
 `;
 
 /** One condition of a list query: an SQL fragment written in code (never from input) and its values. */
@@ -156,7 +199,9 @@ export class Store {
     const row = this.st(
       `SELECT max(t) AS t FROM (SELECT max(updated_at) AS t FROM processors UNION ALL SELECT max(updated_at) FROM processor_versions
        UNION ALL SELECT max(updated_at) FROM processor_runs UNION ALL SELECT max(updated_at) FROM files
-       UNION ALL SELECT max(updated_at) FROM evaluation_set_items UNION ALL SELECT max(updated_at) FROM batch_processor_runs)`,
+       UNION ALL SELECT max(updated_at) FROM evaluation_set_items UNION ALL SELECT max(updated_at) FROM batch_processor_runs
+       UNION ALL SELECT max(updated_at) FROM workflows UNION ALL SELECT max(updated_at) FROM workflow_runs
+       UNION ALL SELECT max(updated_at) FROM webhook_endpoints UNION ALL SELECT max(updated_at) FROM webhook_deliveries)`,
     ).get() as { t: string | null };
     return row.t ?? undefined;
   }

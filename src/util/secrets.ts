@@ -1,8 +1,9 @@
 /**
- * The API token must never reach output, logs, errors, reports or journals. Everything the
- * CLI prints to stderr passes through redact(), and the client builds errors without headers.
+ * The API token and the webhook secret must never reach output, logs, errors, reports or
+ * journals. Everything the CLI prints to stderr passes through redact(), and the client builds
+ * errors without headers.
  */
-const SECRET_ENV = ['EVALKIT_API_TOKEN'];
+const SECRET_ENV = ['EVALKIT_API_TOKEN', 'EVALKIT_WEBHOOK_SECRET'];
 
 export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
   return SECRET_ENV.map((k) => env[k]).filter((v): v is string => typeof v === 'string' && v.length >= 4);

@@ -1,6 +1,7 @@
 // The client against the real sandbox: every resource the sandbox serves must parse with the
 // resource model, and every endpoint function must reach the route the sandbox implements.
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { z } from 'zod';
 import { ApiError, collect, createClient, type Client } from '../../src/api/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 
@@ -80,4 +81,28 @@ test.each([
   expect(err.retryable).toBe(false);
   expect(err.hint).toBeTruthy();
   expect(err.message).not.toContain(sb.token);
+});
+
+test('workflow runs: create, batch, list by batchId, get, update and waitFor', async () => {
+  const p = await client.processors.create({ name: 'wf step', type: 'EXTRACT', config });
+  const wf = (await client.request({ method: 'POST', path: '/workflows', body: { name: 'client wf', steps: [{ processorId: p.id }] }, schema: z.looseObject({ workflow: z.looseObject({ id: z.string() }) }) })).workflow;
+  const created = await client.workflowRuns.create({ workflowId: wf.id, rawTexts: ['Invoice INV-1', 'Invoice INV-2'], metadata: { source: 'client' } });
+  expect(created.map((r) => r.status)).toEqual(['PROCESSING', 'PROCESSING']);
+  const done = await client.workflowRuns.waitFor(created[0].id, { intervalMs: 20, timeoutMs: 20_000 });
+  expect(done).toMatchObject({ status: 'PROCESSED', metadata: { source: 'client' }, workflow: { id: wf.id } });
+  expect(done.outputs?.[0]).toMatchObject({ object: 'document_processor_run', type: 'EXTRACT', edited: false });
+
+  const batchId = await client.workflowRuns.batch({ workflowId: wf.id, inputs: Array.from({ length: 7 }, (_, i) => ({ rawText: `Invoice ${i}`, metadata: { i } })) });
+  await sb.idle();
+  const runs = await collect(client.workflowRuns.listAll({ batchId, maxPageSize: 3 }));
+  expect(runs).toHaveLength(7);
+  expect(runs.every((r) => r.batchId === batchId && r.status === 'PROCESSED')).toBe(true);
+  expect((await client.workflowRuns.list({ workflowId: wf.id, status: 'PROCESSED', maxPageSize: 100 })).items).toHaveLength(9);
+
+  const updated = await client.workflowRuns.update(runs[0].id, { name: 'first', metadata: { i: 'changed', extra: true } });
+  expect(updated).toMatchObject({ name: 'first', metadata: { i: 'changed', extra: true } });
+  expect((await client.workflowRuns.get(runs[0].id)).metadata).toEqual({ i: 'changed', extra: true });
+
+  const err = (await client.workflowRuns.batch({ workflowId: wf.id, inputs: [] }).catch((e: unknown) => e)) as ApiError;
+  expect([err.status, err.serviceError]).toEqual([400, 'inputs must contain at least 1 element']);
 });

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, test } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/sandbox/store.js';
 import { INVOICE_CONFIG, createProcessor, start, uploadText } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -64,5 +66,33 @@ test('without --data-dir nothing is kept', async () => {
     expect((await b.call<{ processors: Json[] }>('GET', '/processors')).body.processors).toEqual([]);
   } finally {
     await b.close();
+  }
+});
+
+test('a data dir of store schema 1 (before workflows and webhooks) opens, upgrades in place and keeps its data', async () => {
+  const a = await start({ dataDir: dir });
+  const pid = await createProcessor(a, 'EXTRACT', INVOICE_CONFIG, 'old');
+  await a.close();
+  // What an evalkit of schema 1 left behind: none of the new tables.
+  const db = new Database(path.join(dir, 'sandbox.db'));
+  for (const table of ['workflows', 'workflow_versions', 'workflow_runs', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts']) db.exec(`DROP TABLE ${table}`);
+  db.prepare("UPDATE meta SET value = '1' WHERE key = 'schema'").run();
+  db.close();
+
+  const b = await start({ dataDir: dir });
+  try {
+    expect((await b.call<{ processors: Json[] }>('GET', '/processors')).body.processors.map((p) => p.id)).toEqual([pid]);
+    const wf = await b.call<{ workflow: { id: string } }>('POST', '/workflows', { body: { name: 'new', steps: [{ processorId: pid }] } });
+    const run = await b.call<{ workflowRuns: Json[] }>('POST', '/workflow_runs', { body: { workflowId: wf.body.workflow.id, rawTexts: ['x'] } });
+    expect(run.status).toBe(200);
+  } finally {
+    await b.close();
+  }
+  const after = new Database(path.join(dir, 'sandbox.db'), { readonly: true });
+  try {
+    expect(after.prepare("SELECT value FROM meta WHERE key = 'schema'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+    expect(SCHEMA_VERSION).toBe(2);
+  } finally {
+    after.close();
   }
 });

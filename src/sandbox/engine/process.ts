@@ -1,7 +1,8 @@
 /**
  * One run through the engine: wait the run's processing time, gather its input and truth, ask
- * the engine, then write the result (and, for the last run of a batch, the batch's metrics) in
- * one transaction. A run whose input is gone fails with a reason instead of hanging.
+ * the engine, then write the result (and, for the last run of a batch, the batch's metrics; for a
+ * workflow step, the workflow run's progress and its next step) in one transaction. A run whose
+ * input is gone fails with a reason instead of hanging.
  */
 import { createHash } from 'node:crypto';
 import type { Ctx } from '../context.js';
@@ -10,6 +11,7 @@ import { nowIso } from '../ids.js';
 import { computeMetrics, type EvaluatedRun } from '../metrics.js';
 import type { Job } from '../runs.js';
 import type { BatchRow, FileRow, ItemRow, RunRow } from '../store.js';
+import { advanceWorkflowRun, WORKFLOW_SOURCE, type Advanced } from '../workflows/runs.js';
 import type { EngineInput, EngineResult } from './types.js';
 
 export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Promise<void> {
@@ -37,9 +39,14 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
       doc.failureMessage = result.message;
     }
     const runTimeMs = Math.round(performance.now() - started);
-    const batch = c.store.finishRun(id, doc.status as string, JSON.stringify(doc), runTimeMs, now, (b) => finishBatch(c, b));
+    const [batch, step] = c.store.tx((): [BatchRow | undefined, Advanced | undefined] => [
+      c.store.finishRun(id, doc.status as string, JSON.stringify(doc), runTimeMs, now, (b) => finishBatch(c, b)),
+      row.source === WORKFLOW_SOURCE ? advanceWorkflowRun(c, row, doc, now) : undefined,
+    ]);
     c.events.emit({ type: result.ok ? 'processor_run.processed' : 'processor_run.failed', runId: id });
     if (batch) c.events.emit({ type: batch.status === 'PROCESSED' ? 'batch_processor_run.processed' : 'batch_processor_run.failed', batchProcessorRunId: batch.id });
+    if (step?.next) c.scheduler.enqueue(step.next.id, step.next.priority);
+    if (step?.event) c.events.emit(step.event);
   };
 }
 

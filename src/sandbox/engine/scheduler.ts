@@ -70,7 +70,9 @@ export class Scheduler {
   /** A cancellable wait used by the work function. Resolves false when the scheduler closed. */
   sleep(ms: number): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
-    if (ms <= 0) return Promise.resolve(true);
+    // Even without a delay, yield to the event loop: a queue of thousands of runs processed in
+    // one chain of microtasks would hold back every request and webhook delivery until it drained.
+    if (ms <= 0) return new Promise((resolve) => setImmediate(() => resolve(!this.closed)));
     return new Promise((resolve) => {
       const t = setTimeout(() => {
         this.timers.delete(t);

@@ -29,7 +29,8 @@ export function synthesize(config: Json, text: string, pages: string[]): Json {
   return out;
 }
 
-function kindOf(node: unknown): string {
+/** The field type of a JSON schema node, in the service's type names (currency, signature, enum, date...). */
+export function kindOf(node: unknown): string {
   if (!isPlainObject(node)) return 'string';
   const ext = node['extend:type'];
   if (ext === 'currency' || ext === 'signature') return ext;

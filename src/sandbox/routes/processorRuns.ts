@@ -47,16 +47,21 @@ function fileSpec(v: unknown): FileSpec {
   return { kind: 'base64', fileName, fileBase64: optString(v, 'fileBase64', 'file.') as string };
 }
 
-/** Stores bytes as a file resource (type check and text extraction first: 400s for bad files). */
-export async function storeFile(ctx: Ctx, name: string, bytes: Buffer, what: string): Promise<FileRow> {
+/** A file resource for bytes, parsed but not stored (type check and text extraction: 400s for bad files). */
+export async function prepareFile(ctx: Ctx, name: string, bytes: Buffer, what: string): Promise<FileRow> {
   const t = fileTypeOf(name, what);
   const ex = await extractContents(t, bytes, name);
   const now = nowIso();
-  const row: FileRow = {
+  return {
     seq: 0, id: ctx.ids('file'), name, type: t.type, mime: t.mime, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'),
     num_pages: Math.max(1, ex.pages.length), raw_text: ex.rawText, pages: JSON.stringify(ex.pages), html: ex.html, parent_file_id: null, metadata: null,
     created_at: now, updated_at: now,
   };
+}
+
+/** Stores bytes as a file resource (type check and text extraction first: 400s for bad files). */
+export async function storeFile(ctx: Ctx, name: string, bytes: Buffer, what: string): Promise<FileRow> {
+  const row = await prepareFile(ctx, name, bytes, what);
   ctx.store.insertFile(row, bytes);
   return row;
 }

@@ -1,0 +1,89 @@
+/** Webhook endpoints in the store: from `--webhooks FILE` (source config) or the extension endpoint (source api). */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Ctx } from '../context.js';
+import type { Json, Layout } from '../core.js';
+import { nowIso } from '../ids.js';
+import type { EndpointDefinition } from '../settings.js';
+import type { EndpointRow } from '../store.js';
+import { CURRENT_VERSION, layoutOf, type ApiVersion } from '../versioning.js';
+
+export interface Endpoint {
+  id: string;
+  url: string;
+  apiVersion: ApiVersion;
+  layout: Layout;
+  secret: string;
+  events: ReadonlySet<string>;
+}
+
+export function toEndpoint(r: EndpointRow): Endpoint {
+  const apiVersion = r.api_version as ApiVersion;
+  return { id: r.id, url: r.url, apiVersion, layout: layoutOf(apiVersion), secret: r.secret, events: new Set(JSON.parse(r.events) as string[]) };
+}
+
+export function allEndpoints(ctx: Ctx): Endpoint[] {
+  return (ctx.store.st('SELECT * FROM webhook_endpoints ORDER BY seq').all() as EndpointRow[]).map(toEndpoint);
+}
+
+/** Never carries the secret: it is shown once, when the sandbox generates it. */
+export function endpointJson(r: EndpointRow): Json {
+  return { object: 'webhook_endpoint', id: r.id, url: r.url, apiVersion: r.api_version, events: JSON.parse(r.events) as unknown, source: r.source, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+export function generateSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64url')}`;
+}
+
+export function insertEndpoint(ctx: Ctx, id: string, def: EndpointDefinition, secret: string, apiVersion: ApiVersion, source: 'config' | 'api'): EndpointRow {
+  const now = nowIso();
+  ctx.store
+    .st('INSERT INTO webhook_endpoints (id, url, api_version, secret, events, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    .run(id, def.url, apiVersion, secret, JSON.stringify(def.events), source, now, now);
+  return ctx.store.byId<EndpointRow>('webhook_endpoints', id) as EndpointRow;
+}
+
+/** Pending deliveries of a removed endpoint end as CANCELLED. */
+function cancelDeliveries(ctx: Ctx, endpointId: string, now: string): void {
+  ctx.store.st("UPDATE webhook_deliveries SET status = 'CANCELLED', next_attempt_at = NULL, updated_at = ? WHERE endpoint_id = ? AND status = 'PENDING'").run(now, endpointId);
+}
+
+export function deleteEndpoint(ctx: Ctx, id: string): boolean {
+  return ctx.store.tx(() => {
+    const gone = ctx.store.deleteById('webhook_endpoints', id);
+    if (gone) cancelDeliveries(ctx, id, nowIso());
+    return gone;
+  });
+}
+
+/** A stable id for a config endpoint without one, so its deliveries survive restarts. */
+function configId(def: EndpointDefinition, apiVersion: string): string {
+  return `whe_${createHash('sha256').update(`${def.url}\u0000${apiVersion}`).digest('hex').slice(0, 20)}`;
+}
+
+/**
+ * The config is the truth for config endpoints: at every start they are re-registered (url,
+ * secret, version, events may have changed) and those no longer configured are removed.
+ */
+export function syncConfigEndpoints(ctx: Ctx, defs: EndpointDefinition[]): void {
+  ctx.store.tx(() => {
+    const now = nowIso();
+    const keep = new Set<string>();
+    for (const def of defs) {
+      const apiVersion = def.apiVersion ?? CURRENT_VERSION;
+      const id = def.id ?? configId(def, apiVersion);
+      keep.add(id);
+      const existing = ctx.store.byId<EndpointRow>('webhook_endpoints', id);
+      if (existing) {
+        ctx.store
+          .st("UPDATE webhook_endpoints SET url = ?, api_version = ?, secret = ?, events = ?, source = 'config', updated_at = ? WHERE id = ?")
+          .run(def.url, apiVersion, def.secret as string, JSON.stringify(def.events), now, id);
+      } else insertEndpoint(ctx, id, def, def.secret as string, apiVersion, 'config');
+    }
+    const stale = ctx.store.st("SELECT id FROM webhook_endpoints WHERE source = 'config'").all() as Array<{ id: string }>;
+    for (const { id } of stale) {
+      if (keep.has(id)) continue;
+      ctx.store.deleteById('webhook_endpoints', id);
+      cancelDeliveries(ctx, id, now);
+    }
+  });
+}

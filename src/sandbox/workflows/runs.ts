@@ -1,0 +1,212 @@
+/**
+ * Workflow runs (2.1): one document goes through the workflow's processors in order, each step
+ * a processor run (source WORKFLOW_RUN, sourceId the workflow run) on the same input: a file is
+ * stored and parsed once and every step reads that file resource.
+ *
+ * Status (the spec shows only PROCESSED; part 3 says a created run is "processing"):
+ * PROCESSING from creation (single and batch runs alike; queued counts as processing) until the
+ * last step is PROCESSED (run PROCESSED) or a step FAILED (run FAILED, later steps not run).
+ *
+ * The workflow run document is stored as served (2025-04-21 layout); `outputs` holds one item per
+ * step started so far and is rewritten in the same transaction as the step's processor run, so
+ * a killed sandbox never shows a finished step the workflow run does not know about.
+ */
+import type { Ctx } from '../context.js';
+import { HUB, type Json, type Layout } from '../core.js';
+import type { SandboxEvent } from '../events.js';
+import type { IdSource } from '../ids.js';
+import { buildRun, type NewRun } from '../runs.js';
+import { fileRef, outputFor } from '../serialize.js';
+import type { FileRow, ProcessorRow, RunRow, VersionRow, WorkflowRow, WorkflowRunRow, WorkflowVersionRow } from '../store.js';
+import type { ResolvedStep } from './definitions.js';
+
+export const WORKFLOW_SOURCE = 'WORKFLOW_RUN';
+export const WORKFLOW_RUN_STATUSES = ['PROCESSING', 'PROCESSED', 'FAILED'] as const;
+
+type FileInput = Pick<FileRow, 'id' | 'name' | 'type' | 'num_pages'>;
+export type RunInput = { kind: 'text'; text: string } | { kind: 'file'; file: FileInput };
+
+/** What the next steps need; stored beside the run, never served. */
+interface WorkflowJob {
+  input: { kind: 'text'; text: string } | { kind: 'file'; fileId: string };
+  /** Processor versions pinned at creation. */
+  steps: Array<{ processorId: string; versionId: string }>;
+  priority: number;
+}
+
+export interface NewWorkflowRuns {
+  ids: IdSource;
+  workflow: WorkflowRow;
+  version: WorkflowVersionRow;
+  steps: ResolvedStep[];
+  inputs: Array<{ input: RunInput; metadata: Json }>;
+  priority: number;
+  batchId: string | null;
+  now: string;
+}
+
+/** The item of `outputs` for one step (2.1), from its processor run document. */
+function outputItem(run: Json): Json {
+  return {
+    object: 'document_processor_run',
+    id: run.id,
+    processorId: run.processorId,
+    processorVersionId: run.processorVersionId,
+    processorVersion: run.processorVersion,
+    processorName: run.processorName,
+    type: run.type,
+    status: run.status,
+    edited: run.edited,
+    initialOutput: run.initialOutput,
+    reviewedOutput: run.reviewedOutput,
+    output: run.output,
+    failureReason: run.failureReason,
+    failureMessage: run.failureMessage,
+  };
+}
+
+function stepRun(ids: IdSource, step: { processor: ProcessorRow; version: VersionRow }, input: RunInput, workflowRunId: string, metadata: Json, priority: number, now: string): RunRow {
+  const n: NewRun = {
+    id: ids('run'),
+    processor: step.processor, version: step.version, config: JSON.parse(step.version.config) as Json, input, priority, metadata,
+    source: WORKFLOW_SOURCE, sourceId: workflowRunId, batchId: null, itemId: null, now,
+  };
+  return buildRun(n);
+}
+
+/** Builds the runs and their first steps' processor runs (not stored yet). */
+export function buildWorkflowRuns(n: NewWorkflowRuns): { runs: WorkflowRunRow[]; steps: RunRow[] } {
+  const runs: WorkflowRunRow[] = [];
+  const steps: RunRow[] = [];
+  const pinned = n.steps.map((s) => ({ processorId: s.processor.id, versionId: s.version.id }));
+  for (const { input, metadata } of n.inputs) {
+    const id = n.ids('workflowRun');
+    const first = stepRun(n.ids, n.steps[0], input, id, metadata, n.priority, n.now);
+    const file = input.kind === 'file' ? input.file : undefined;
+    const doc: Json = {
+      object: 'workflow_run',
+      id,
+      name: null,
+      status: 'PROCESSING',
+      metadata,
+      files: file ? [fileRef(file)] : [],
+      initialRunAt: n.now,
+      reviewedBy: null,
+      reviewedAt: null,
+      startTime: n.now,
+      endTime: null,
+      outputs: [outputItem(JSON.parse(first.doc) as Json)],
+      workflow: { object: 'workflow', id: n.workflow.id, version: n.version.version, name: n.workflow.name },
+      ...(n.batchId ? { batchId: n.batchId } : {}),
+      priority: n.priority,
+      failureReason: null,
+      failureMessage: null,
+      createdAt: n.now,
+      updatedAt: n.now,
+    };
+    const job: WorkflowJob = { input: input.kind === 'text' ? input : { kind: 'file', fileId: input.file.id }, steps: pinned, priority: n.priority };
+    runs.push({
+      seq: 0, id, workflow_id: n.workflow.id, batch_id: n.batchId, status: 'PROCESSING', file_name: file?.name ?? null,
+      created_at: n.now, updated_at: n.now, doc: JSON.stringify(doc), job: JSON.stringify(job),
+    });
+    steps.push(first);
+  }
+  return { runs, steps };
+}
+
+/** Stores new workflow runs, their first steps and the files they read, in one transaction. */
+export function insertWorkflowRuns(ctx: Ctx, runs: WorkflowRunRow[], steps: RunRow[], files: Array<{ row: FileRow; bytes: Buffer }>): void {
+  ctx.store.tx(() => {
+    for (const f of files) ctx.store.insertFile(f.row, f.bytes);
+    const ins = ctx.store.st('INSERT INTO workflow_runs (id, workflow_id, batch_id, status, file_name, created_at, updated_at, doc, job) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    for (const r of runs) ins.run(r.id, r.workflow_id, r.batch_id, r.status, r.file_name, r.created_at, r.updated_at, r.doc, r.job);
+    ctx.store.insertRuns(steps);
+  });
+}
+
+export interface Advanced {
+  /** The next step's processor run, to enqueue once the transaction committed. */
+  next?: RunRow;
+  event?: SandboxEvent;
+}
+
+/**
+ * Called by the engine inside the transaction that ends a step's processor run: records the
+ * step's outcome on the workflow run and starts the next step, or ends the workflow run.
+ * Does nothing when this step was already recorded (a resumed or repeated run).
+ */
+export function advanceWorkflowRun(ctx: Ctx, run: RunRow, runDoc: Json, now: string): Advanced | undefined {
+  if (!run.source_id) return undefined;
+  const wr = ctx.store.byId<WorkflowRunRow>('workflow_runs', run.source_id);
+  if (!wr || wr.status !== 'PROCESSING') return undefined;
+  const doc = JSON.parse(wr.doc) as Json;
+  const outputs = doc.outputs as Json[];
+  const i = outputs.length - 1;
+  if (outputs[i]?.id !== run.id || outputs[i].status !== 'PROCESSING') return undefined;
+  outputs[i] = outputItem(runDoc);
+  const job = JSON.parse(wr.job) as WorkflowJob;
+  const out: Advanced = {};
+  const fail = (reason: string, message: string): void => {
+    doc.status = 'FAILED';
+    doc.failureReason = reason;
+    doc.failureMessage = message;
+    doc.endTime = now;
+    out.event = { type: 'workflow_run.failed', workflowRunId: wr.id };
+  };
+  if (runDoc.status === 'FAILED') {
+    fail(String(runDoc.failureReason ?? 'PROCESSOR_RUN_FAILED'), `step ${i + 1} (processor ${run.processor_id}) failed: ${String(runDoc.failureMessage ?? 'no reason given')}`);
+  } else if (i + 1 < job.steps.length) {
+    const pin = job.steps[i + 1];
+    const processor = ctx.store.byId<ProcessorRow>('processors', pin.processorId);
+    const version = ctx.store.byId<VersionRow>('processor_versions', pin.versionId);
+    if (!processor || !version) fail('PROCESSOR_NOT_FOUND', `step ${i + 2}: processor ${pin.processorId} version ${pin.versionId} no longer exists`);
+    else {
+      const next = stepRun(ctx.ids, { processor, version }, inputOf(ctx, job), wr.id, doc.metadata as Json, job.priority, now);
+      outputs.push(outputItem(JSON.parse(next.doc) as Json));
+      ctx.store.insertRuns([next]);
+      out.next = next;
+    }
+  } else {
+    doc.status = 'PROCESSED';
+    doc.endTime = now;
+    out.event = { type: 'workflow_run.completed', workflowRunId: wr.id };
+  }
+  doc.updatedAt = now;
+  ctx.store.st('UPDATE workflow_runs SET status = ?, doc = ?, updated_at = ? WHERE id = ?').run(doc.status, JSON.stringify(doc), now, wr.id);
+  return out;
+}
+
+function inputOf(ctx: Ctx, job: WorkflowJob): RunInput {
+  if (job.input.kind === 'text') return job.input;
+  const id = job.input.fileId;
+  // A file deleted since is left to the engine, which fails the step with FILE_NOT_FOUND.
+  const file = ctx.store.st('SELECT id, name, type, num_pages FROM files WHERE id = ?').get(id) as FileInput | undefined;
+  return { kind: 'file', file: file ?? { id, name: '(deleted file)', type: 'UNKNOWN', num_pages: 1 } };
+}
+
+/** Refreshes the step's item after a review changed its processor run. */
+export function updateWorkflowOutput(ctx: Ctx, workflowRunId: string, runDoc: Json, reviewedBy: string, now: string): void {
+  const wr = ctx.store.byId<WorkflowRunRow>('workflow_runs', workflowRunId);
+  if (!wr) return;
+  const doc = JSON.parse(wr.doc) as Json;
+  const outputs = doc.outputs as Json[];
+  const i = outputs.findIndex((o) => o.id === runDoc.id);
+  if (i < 0) return;
+  outputs[i] = outputItem(runDoc);
+  doc.reviewedBy = reviewedBy;
+  doc.reviewedAt = now;
+  doc.updatedAt = now;
+  ctx.store.st('UPDATE workflow_runs SET doc = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(doc), now, wr.id);
+}
+
+/** The stored document in the caller's layout: splitter outputs use subDocumentClassifications before 2025-04-21. */
+export function workflowRunText(ctx: Ctx, doc: string, layout: Layout): string {
+  if (layout === HUB || !doc.includes('"SPLITTER"')) return doc;
+  const d = JSON.parse(doc) as Json;
+  d.outputs = (d.outputs as Json[]).map((o) =>
+    o.type === 'SPLITTER'
+      ? { ...o, initialOutput: outputFor(ctx, o.initialOutput, layout, 'SPLITTER'), reviewedOutput: outputFor(ctx, o.reviewedOutput, layout, 'SPLITTER'), output: outputFor(ctx, o.output, layout, 'SPLITTER') }
+      : o,
+  );
+  return JSON.stringify(d);
+}
