@@ -1,0 +1,115 @@
+/**
+ * The CI recipe of examples/ runs as written: its evalkit steps, taken from the YAML, run in a
+ * scratch repository against a real sandbox, once as on main (sync the set, keep the report)
+ * and once as on a pull request (the main report as baseline).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { createClient } from '../../src/api/index.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { BIN, ROOT } from '../helpers/cli.js';
+
+interface Step {
+  name?: string;
+  if?: string;
+  run?: string;
+  uses?: string;
+}
+
+const workflow = parse(readFileSync(path.join(ROOT, 'examples/github-actions/evalkit.yml'), 'utf8')) as { jobs: { evaluate: { steps: Step[] } } };
+const steps = workflow.jobs.evaluate.steps;
+
+/** The three conditions the recipe uses. */
+function applies(step: Step, event: 'push' | 'pull_request'): boolean {
+  const cond = step.if?.trim();
+  if (cond === undefined || cond === 'always()') return true;
+  if (cond === "github.ref == 'refs/heads/main'") return event === 'push';
+  if (cond === "github.event_name == 'pull_request'") return event === 'pull_request';
+  throw new Error(`unknown condition in the recipe: ${cond}`);
+}
+
+describe('examples/github-actions/evalkit.yml', () => {
+  let sandbox: SandboxHandle;
+  let repo: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, engineDelayMs: 5 });
+    repo = mkdtempSync(path.join(os.tmpdir(), 'evalkit-ci-'));
+    // The user's repository: configs already migrated, the CSV and its files under eval/.
+    cpSync(path.join(ROOT, 'datasets/configs/invoice-extract.json'), path.join(repo, 'configs/invoice.json'), { recursive: true });
+    cpSync(path.join(ROOT, 'datasets/invoice-extract'), path.join(repo, 'eval'), { recursive: true });
+    expect(spawnSync(process.execPath, [BIN, 'migrate', 'configs', '--write'], { cwd: repo }).status).toBe(0);
+    const client = createClient({ baseUrl: sandbox.url, token: sandbox.token });
+    const config = JSON.parse(readFileSync(path.join(repo, 'configs/invoice.json'), 'utf8')) as Record<string, unknown>;
+    const processor = await client.processors.create({ name: 'invoices', type: 'EXTRACT', config });
+    const set = await client.evaluationSets.create({ name: 'invoices', processorId: processor.id });
+    // `npx evalkit` is this checkout's built binary.
+    const bin = path.join(repo, '.bin');
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, 'npx'), `#!/bin/sh\n[ "$1" = evalkit ] || exit 127\nshift\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    chmodSync(path.join(bin, 'npx'), 0o755);
+    env = {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH}`,
+      EVALKIT_BASE_URL: sandbox.url,
+      EVALKIT_API_TOKEN: sandbox.token,
+      EVALKIT_API_VERSION: '2025-04-21',
+      SET: set.id,
+      NO_COLOR: '1',
+    };
+  });
+
+  afterAll(() => sandbox?.close());
+
+  /** A step's script in bash, as GitHub runs it (not spawnSync: this process serves the sandbox). */
+  function bash(script: string, summary: string): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('bash', ['-eo', 'pipefail', '-c', script], { cwd: repo, env: { ...env, GITHUB_STEP_SUMMARY: summary } });
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, output }));
+    });
+  }
+
+  /** Runs the evalkit steps that apply to the event; the exit code and output of each. */
+  async function runRecipe(event: 'push' | 'pull_request'): Promise<Array<{ name: string; code: number | null; output: string }>> {
+    const summary = path.join(repo, `summary-${event}.md`);
+    const results = [];
+    for (const step of steps) {
+      if (!step.run?.includes('npx evalkit') || !applies(step, event)) continue;
+      results.push({ name: step.name ?? step.run, ...(await bash(step.run, summary)) });
+    }
+    return results;
+  }
+
+  it('on main: every step passes, the set follows the CSV and the report is kept for the next run', async () => {
+    const results = await runRecipe('push');
+    expect(results.map((r) => r.name)).toEqual(['Configs are migrated', 'Dataset is valid', 'Sync the evaluation set', 'Evaluate the draft', 'Report']);
+    const report = JSON.parse(readFileSync(path.join(repo, 'evalkit/report/report.json'), 'utf8')) as { gates: { passed: boolean }; summary: { documents: number } };
+    for (const r of results.slice(0, -1)) expect(r.code, `${r.name}\n${r.output}`).toBe(0);
+    expect(results.at(-1)?.code).toBe(report.gates.passed ? 0 : 1);
+    expect(report.summary.documents).toBe(12);
+    expect(results[2].output).toContain('12 created');
+    expect(existsSync(path.join(repo, 'evalkit/report/report.junit.xml'))).toBe(true);
+    expect(readFileSync(path.join(repo, 'summary-push.md'), 'utf8')).toMatch(/^#/);
+    for (const r of results) expect(r.output).not.toContain(sandbox.token);
+    // What the upload-artifact step keeps, the next pull request downloads.
+    cpSync(path.join(repo, 'evalkit/report'), path.join(repo, 'baseline'), { recursive: true });
+  });
+
+  it('on a pull request: the draft is reported against the report of main, failing only on gates and real regressions', async () => {
+    const results = await runRecipe('pull_request');
+    expect(results.map((r) => r.name)).toEqual(['Configs are migrated', 'Dataset is valid', 'Evaluate the draft', 'Report']);
+    const report = JSON.parse(readFileSync(path.join(repo, 'evalkit/report/report.json'), 'utf8')) as { gates: { passed: boolean }; baseline?: { file: string; paired: number } };
+    expect(report.baseline).toMatchObject({ file: 'report.json', paired: 12 });
+    expect(results.at(-1)?.code).toBe(report.gates.passed ? 0 : 1);
+    expect(readFileSync(path.join(repo, 'summary-pull_request.md'), 'utf8')).toContain('aseline');
+  });
+});
