@@ -35,7 +35,7 @@ type Plan =
   | { kind: 'leaf'; leaf: Leaf }
   | { kind: 'multiset'; leaf: Leaf }
   | { kind: 'object'; keys: string[]; children: Plan[] }
-  | { kind: 'rows'; path: string; row: Plan; cardinality: number; flat?: FlatRow };
+  | { kind: 'rows'; path: string; row: Plan; cardinality: number; flat?: FlatRow; leaves: Leaf[] };
 
 /** A row made of objects and leaves only (no arrays inside): its leaves and their key paths. */
 interface FlatRow {
@@ -56,6 +56,19 @@ function flatten(plan: Plan): FlatRow | undefined {
     return p.children.every((c, i) => walk(c, [...at, p.keys[i]]));
   };
   return walk(plan, []) ? { leaves, keys } : undefined;
+}
+
+/** Every leaf under a plan node. */
+function leavesOf(plan: Plan): Leaf[] {
+  switch (plan.kind) {
+    case 'leaf':
+    case 'multiset':
+      return [plan.leaf];
+    case 'object':
+      return plan.children.flatMap(leavesOf);
+    case 'rows':
+      return plan.leaves;
+  }
 }
 
 export interface ExtractPlan {
@@ -146,7 +159,7 @@ export function buildExtractPlan(config: unknown, values: Iterable<unknown>, opt
       if (!inArray) arrays.pop();
       return undefined;
     }
-    return { kind: 'rows', path, row, cardinality, flat: flatten(row) };
+    return { kind: 'rows', path, row, cardinality, flat: flatten(row), leaves: leavesOf(row) };
   };
   const root = compile(tree, '', false) as Plan;
   for (const e of opts.excludeFields) if (!usedExclude.has(e)) warnings.push(`excludeFields: "${e}" names no field`);
@@ -348,6 +361,18 @@ export class ExtractScorer {
     }
   }
 
+  /**
+   * No rows on either side: every leaf of the row is expected empty and predicted empty in
+   * this document, one TN each (as a scalar field or an empty multiset would be).
+   */
+  private noRows(plan: Extract<Plan, { kind: 'rows' }>): void {
+    this.cardinalityOf(plan, 0, 0);
+    for (const leaf of plan.leaves) {
+      this.counts[leaf.index * KINDS + TN]++;
+      if (leaf.exact) this.exact[leaf.index * KINDS + TN]++;
+    }
+  }
+
   private cardinalityOf(plan: Extract<Plan, { kind: 'rows' }>, e: number, p: number): void {
     if (plan.cardinality < 0) return;
     this.cardinality[plan.cardinality * 2] = e;
@@ -358,6 +383,7 @@ export class ExtractScorer {
   private flatRows(plan: Extract<Plan, { kind: 'rows' }>, flat: FlatRow, e: unknown, p: unknown): void {
     const E = nonEmptyElements(e).map(([i, v]) => prepareRow(flat, i, v));
     const P = nonEmptyElements(p).map(([i, v]) => prepareRow(flat, i, v));
+    if (E.length === 0 && P.length === 0) return this.noRows(plan);
     this.cardinalityOf(plan, E.length, P.length);
     const pairOf = new Int32Array(E.length).fill(-1);
     const usedP = new Uint8Array(P.length);
@@ -400,6 +426,7 @@ export class ExtractScorer {
   private rows(plan: Extract<Plan, { kind: 'rows' }>, e: unknown, p: unknown): void {
     const E = nonEmptyElements(e);
     const P = nonEmptyElements(p);
+    if (E.length === 0 && P.length === 0) return this.noRows(plan);
     this.cardinalityOf(plan, E.length, P.length);
     const pairs = pairRows(plan.row, E, P);
     const usedP = new Uint8Array(P.length);
