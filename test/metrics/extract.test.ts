@@ -1,5 +1,6 @@
 // EXTRACT outcome counts, hand-computed: per leaf field and document one of TP, TN, FA, FN, FD
 // (line items and multisets: one per row or element). Tuples are [TP, TN, FA, FN, FD].
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { extractExport, fieldCounts, report, type Tuple } from './helpers.js';
 
@@ -296,5 +297,70 @@ describe('EXTRACT aggregates', () => {
     });
     expect(fieldCounts(r2)).toEqual({ inv_no: T(1, 0, 0, 0, 0), total: T(0, 0, 0, 0, 1) });
     expect(r2.extract?.fields.find((f) => f.path === 'total')?.valueType).toBe('currency');
+  });
+});
+
+describe('line-item pairing is a maximum-weight matching (property)', () => {
+  // Brute force: the largest total weight over every pairing of expected with predicted rows.
+  function bestTotal(E: number[][], P: number[][], weight: (e: number[], p: number[]) => number): number {
+    const used = new Array<boolean>(P.length).fill(false);
+    const go = (i: number): number => {
+      if (i === E.length) return 0;
+      let best = go(i + 1); // row i unpaired
+      for (let j = 0; j < P.length; j++) {
+        if (used[j]) continue;
+        used[j] = true;
+        best = Math.max(best, weight(E[i], P[j]) + go(i + 1));
+        used[j] = false;
+      }
+      return best;
+    };
+    return go(0);
+  }
+  const cell = fc.integer({ min: 0, max: 2 }); // 0 stands for an empty value
+  const rowArb = fc.array(cell, { minLength: 3, maxLength: 3 });
+  const rows = fc.array(rowArb, { maxLength: 4 });
+  const val = (k: number, c: number): string | null => (c === 0 ? null : `${'xyz'[k]}${c}`);
+
+  it('flat rows: total TP equals the best pairing weight', () => {
+    const cfg = { type: 'EXTRACT', schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { a: str, b: str, c: str } } } } } };
+    const toRow = (r: number[]) => ({ a: val(0, r[0]), b: val(1, r[1]), c: val(2, r[2]) });
+    fc.assert(
+      fc.property(rows, rows, (E, P) => {
+        const r = report(extractExport(cfg, [{ e: { items: E.map(toRow) }, p: { items: P.map(toRow) } }]));
+        const tp = (r.extract?.fields ?? []).reduce((n, f) => n + f.counts.tp, 0);
+        const nonEmpty = (x: number[]) => x.some((c) => c !== 0);
+        const w = (e: number[], p: number[]) => e.filter((c, k) => c !== 0 && c === p[k]).length;
+        return tp === bestTotal(E.filter(nonEmpty), P.filter(nonEmpty), w);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('rows holding an array (recursive weights): total TP equals the best pairing weight', () => {
+    const cfg = { type: 'EXTRACT', schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { a: str, tags: { type: 'array', items: { type: 'string' } } } } } } } };
+    // [a, tag1, tag2]: a as a string leaf, the two others as a multiset of tags.
+    const toRow = (r: number[]) => ({ a: val(0, r[0]), tags: [val(1, r[1]), val(1, r[2])].filter((x) => x !== null) });
+    const w = (e: number[], p: number[]) => {
+      const pool = [p[1], p[2]].filter((c) => c !== 0);
+      let n = e[0] !== 0 && e[0] === p[0] ? 1 : 0;
+      for (const t of [e[1], e[2]].filter((c) => c !== 0)) {
+        const k = pool.indexOf(t);
+        if (k >= 0) {
+          pool.splice(k, 1);
+          n++;
+        }
+      }
+      return n;
+    };
+    fc.assert(
+      fc.property(rows, rows, (E, P) => {
+        const r = report(extractExport(cfg, [{ e: { items: E.map(toRow) }, p: { items: P.map(toRow) } }]));
+        const tp = (r.extract?.fields ?? []).reduce((n, f) => n + f.counts.tp, 0);
+        const nonEmpty = (x: number[]) => x.some((c) => c !== 0);
+        return tp === bestTotal(E.filter(nonEmpty), P.filter(nonEmpty), w);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

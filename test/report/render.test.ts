@@ -92,6 +92,17 @@ describe('Markdown', () => {
 });
 
 describe('JSON', () => {
+  it('writes each document record exactly as JSON.stringify of the record would', () => {
+    const cfg = { type: 'EXTRACT', schema: { type: 'object', properties: { 'q"uote\\ü': { type: 'string' }, n: { type: 'number' } } } };
+    const exp = extractExport(cfg, [{ e: { 'q"uote\\ü': 'a', n: 1 }, p: { 'q"uote\\ü': 'b', n: null } }]);
+    exp.items[0].id = 'id "1"\n';
+    exp.items[0].fileName = 'ä\u2028.pdf';
+    const r = computeReport(exp, { bootstrap: 0 });
+    const line = renderJson(r).split('\n').find((l) => l.includes('"correct"'))?.trim();
+    expect(line).toBe(JSON.stringify(JSON.parse(JSON.stringify(r.documents[0]))));
+    expect(JSON.parse(line ?? '')).toEqual({ correct: false, errors: 2, failed: false, fields: { n: [0, 0, 0, 1, 0], 'q"uote\\ü': [0, 0, 0, 0, 1] }, fileId: 'file_0', fileName: 'ä\u2028.pdf', id: 'id "1"\n' });
+  });
+
   it('validates against schemas/report.schema.json and has sorted keys', async () => {
     const ajv = new Ajv2020({ strict: true, strictTypes: false });
     const validate = ajv.compile(JSON.parse(readFileSync(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')) as object);
