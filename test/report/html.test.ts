@@ -104,7 +104,7 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     expect(await notesRow.locator('td').nth(3).textContent()).toBe('"<script>window.__pwned = 1</script>"');
     expect(await page.locator('script').count()).toBe(0);
     expect(await page.locator('b', { hasText: 'row' }).count()).toBe(0); // "Extra <b>row</b>" stays text
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
 
     // Gates and failed runs are shown.
     expect(await page.locator('h2', { hasText: 'Gates' }).textContent()).toContain('failed');
@@ -128,7 +128,9 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     const invoice = rows.filter({ hasText: 'invoice' }).first();
     const cells = invoice.locator('.cell');
     expect(await cells.allTextContents()).toEqual(labels.map((p) => String(m.invoice?.[p] ?? 0)));
-    const colour = async (label: string) => cells.nth(labels.indexOf(label)).evaluate((el) => getComputedStyle(el).backgroundColor);
+    // The callback runs in the page (the test's tsconfig has no DOM types).
+    type Styled = { getComputedStyle(el: unknown): { backgroundColor: string } };
+    const colour = async (label: string) => cells.nth(labels.indexOf(label)).evaluate((el) => (globalThis as unknown as Styled).getComputedStyle(el).backgroundColor);
     expect(await colour('invoice')).toBe('rgba(34, 139, 34, 0.57)');
     expect(await colour('receipt')).toBe('rgba(200, 40, 40, 0.28)');
     expect(await page.locator('h2', { hasText: 'F1 per class' }).count()).toBe(1);
