@@ -70,9 +70,12 @@ class WorstList {
     private readonly k: number,
     private readonly before: (a: WorstDocument, b: WorstDocument) => boolean,
   ) {}
+  /** Whether a document with these ranking members would make the list (to build its details only then). */
+  wants(d: Pick<WorstDocument, 'errors' | 'confidence'>): boolean {
+    return d.errors > 0 && (this.docs.length < this.k || this.before(d as WorstDocument, this.docs[this.k - 1]));
+  }
   offer(d: WorstDocument): void {
-    if (d.errors === 0) return;
-    if (this.docs.length === this.k && !this.before(d, this.docs[this.k - 1])) return;
+    if (!this.wants(d)) return;
     let i = this.docs.length;
     while (i > 0 && this.before(d, this.docs[i - 1])) i--;
     this.docs.splice(i, 0, d);
@@ -169,6 +172,7 @@ function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: Compa
   const byPath = [...plan.leaves].sort((a, b) => (a.path < b.path ? -1 : 1));
   const paths = byPath.map((l) => l.path);
   const slots = byPath.map((l) => l.index);
+  const keys = paths.map((p) => `${JSON.stringify(p)}:[`);
   const anyFuzzy = plan.leaves.some((l) => l.exact);
   items.forEach((item, d) => {
     scorer.score(expected[d], predicted[d]);
@@ -189,10 +193,13 @@ function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: Compa
     documents.push(
       new ExtractRecord(
         { correct: errors === 0, errors, failed: isFailed(item), fileId: item.fileId, fileName: item.fileName, id: item.id },
-        { data: dense.data, offset: d * L * KINDS, paths, slots, slotOf: dense.slot },
+        { data: dense.data, offset: d * L * KINDS, paths, slots, slotOf: dense.slot, keys },
       ) as DocumentRecord,
     );
-    worst.offer({ ...base(item), errors, diffs: scorer.diffs, diffsCut: scorer.diffsCut });
+    if (worst.wants({ errors })) {
+      scorer.score(expected[d], predicted[d], true);
+      worst.offer({ ...base(item), errors, diffs: scorer.diffs, diffsCut: scorer.diffsCut });
+    }
   });
 
   const leaves = [...plan.leaves].sort((a, b) => (a.path < b.path ? -1 : 1));

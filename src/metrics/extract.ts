@@ -35,7 +35,7 @@ type Plan =
   | { kind: 'leaf'; leaf: Leaf }
   | { kind: 'multiset'; leaf: Leaf }
   | { kind: 'object'; keys: string[]; children: Plan[] }
-  | { kind: 'rows'; path: string; row: Plan; cardinality: number; flat?: FlatRow };
+  | { kind: 'rows'; path: string; row: Plan; cardinality: number; flat?: FlatRow; leaves: Leaf[] };
 
 /** A row made of objects and leaves only (no arrays inside): its leaves and their key paths. */
 interface FlatRow {
@@ -56,6 +56,19 @@ function flatten(plan: Plan): FlatRow | undefined {
     return p.children.every((c, i) => walk(c, [...at, p.keys[i]]));
   };
   return walk(plan, []) ? { leaves, keys } : undefined;
+}
+
+/** Every leaf under a plan node. */
+function leavesOf(plan: Plan): Leaf[] {
+  switch (plan.kind) {
+    case 'leaf':
+    case 'multiset':
+      return [plan.leaf];
+    case 'object':
+      return plan.children.flatMap(leavesOf);
+    case 'rows':
+      return plan.leaves;
+  }
 }
 
 export interface ExtractPlan {
@@ -146,7 +159,7 @@ export function buildExtractPlan(config: unknown, values: Iterable<unknown>, opt
       if (!inArray) arrays.pop();
       return undefined;
     }
-    return { kind: 'rows', path, row, cardinality, flat: flatten(row) };
+    return { kind: 'rows', path, row, cardinality, flat: flatten(row), leaves: leavesOf(row) };
   };
   const root = compile(tree, '', false) as Plan;
   for (const e of opts.excludeFields) if (!usedExclude.has(e)) warnings.push(`excludeFields: "${e}" names no field`);
@@ -210,19 +223,37 @@ function flatWeight(flat: FlatRow, a: PreparedRow, b: PreparedRow): number {
   return w;
 }
 
-/**
- * Maximum-weight pairing of prepared rows. Shortcut: when there are no more expected rows
- * than predicted ones and every expected row i reaches its capacity (all its non-empty
- * leaves match) against predicted row i, the diagonal is a maximum matching.
- */
+/** Maximum-weight pairing of prepared rows. */
 function pairFlat(flat: FlatRow, E: PreparedRow[], P: PreparedRow[]): Array<[number, number]> {
-  if (E.length === 0 || P.length === 0) return [];
-  if (E.length <= P.length) {
+  return pairByWeight(E.length, P.length, (i, j) => flatWeight(flat, E[i], P[j]), (i) => E[i].capacity);
+}
+
+/**
+ * Maximum-weight pairing of nE expected with nP predicted rows; `capacity(i)` bounds the
+ * weights of expected row i. Pairs of weight 0 stay unpaired. Shortcut: with no more expected
+ * than predicted rows, when every expected row i weighs more than 0 against predicted row i
+ * and no more against any other, pairing rows in place is a maximum (no pairing can exceed
+ * the sum of the row maxima). Rows that reach their capacity in place need no other weight,
+ * so mostly right predictions are paired without the full matrix or the Hungarian method.
+ */
+function pairByWeight(nE: number, nP: number, weight: (i: number, j: number) => number, capacity: (i: number) => number): Array<[number, number]> {
+  if (nE === 0 || nP === 0) return [];
+  const w = new Int32Array(nE * nP).fill(-1);
+  const at = (i: number, j: number): number => {
+    const k = i * nP + j;
+    if (w[k] < 0) w[k] = weight(i, j);
+    return w[k];
+  };
+  if (nE <= nP) {
     let diagonal = true;
-    for (let i = 0; i < E.length && diagonal; i++) diagonal = E[i].capacity > 0 && flatWeight(flat, E[i], P[i]) === E[i].capacity;
-    if (diagonal) return E.map((_, i): [number, number] => [i, i]);
+    for (let i = 0; i < nE && diagonal; i++) {
+      const d = at(i, i);
+      if (d === 0) diagonal = false;
+      else if (d < capacity(i)) for (let j = 0; j < nP && diagonal; j++) diagonal = at(i, j) <= d;
+    }
+    if (diagonal) return Array.from({ length: nE }, (_, i): [number, number] => [i, i]);
   }
-  return maxWeightPairs(E.map((e) => P.map((p) => flatWeight(flat, e, p))));
+  return maxWeightPairs(Array.from({ length: nE }, (_, i) => Array.from({ length: nP }, (_, j) => at(i, j))));
 }
 
 const MAX_DIFFS = 50;
@@ -238,6 +269,7 @@ export class ExtractScorer {
   readonly cardinality: Int32Array;
   diffs: DocumentDiff[] = [];
   diffsCut = 0;
+  private withDiffs = false;
   private readonly path: Array<string | number> = [];
 
   constructor(readonly plan: ExtractPlan) {
@@ -246,13 +278,18 @@ export class ExtractScorer {
     this.cardinality = new Int32Array(plan.arrays.length * 2);
   }
 
-  /** Scores expected against predicted field values (undefined for a failed run). */
-  score(expected: Record<string, unknown> | undefined, predicted: Record<string, unknown> | undefined): void {
+  /**
+   * Scores expected against predicted field values (undefined for a failed run). The list of
+   * differences is only built `withDiffs`: reports show it for the worst documents alone, and
+   * building it for every document was most of the garbage a large report made.
+   */
+  score(expected: Record<string, unknown> | undefined, predicted: Record<string, unknown> | undefined, withDiffs = false): void {
     this.counts.fill(0);
     this.exact.fill(0);
     this.cardinality.fill(0);
     this.diffs = [];
     this.diffsCut = 0;
+    this.withDiffs = withDiffs;
     this.node(this.plan.root, expected, predicted);
   }
 
@@ -275,6 +312,7 @@ export class ExtractScorer {
   }
 
   private diff(o: number, e: unknown, p: unknown, keys?: string[]): void {
+    if (!this.withDiffs) return;
     if (this.diffs.length >= MAX_DIFFS) {
       this.diffsCut++;
       return;
@@ -348,6 +386,18 @@ export class ExtractScorer {
     }
   }
 
+  /**
+   * No rows on either side: every leaf of the row is expected empty and predicted empty in
+   * this document, one TN each (as a scalar field or an empty multiset would be).
+   */
+  private noRows(plan: Extract<Plan, { kind: 'rows' }>): void {
+    this.cardinalityOf(plan, 0, 0);
+    for (const leaf of plan.leaves) {
+      this.counts[leaf.index * KINDS + TN]++;
+      if (leaf.exact) this.exact[leaf.index * KINDS + TN]++;
+    }
+  }
+
   private cardinalityOf(plan: Extract<Plan, { kind: 'rows' }>, e: number, p: number): void {
     if (plan.cardinality < 0) return;
     this.cardinality[plan.cardinality * 2] = e;
@@ -358,6 +408,7 @@ export class ExtractScorer {
   private flatRows(plan: Extract<Plan, { kind: 'rows' }>, flat: FlatRow, e: unknown, p: unknown): void {
     const E = nonEmptyElements(e).map(([i, v]) => prepareRow(flat, i, v));
     const P = nonEmptyElements(p).map(([i, v]) => prepareRow(flat, i, v));
+    if (E.length === 0 && P.length === 0) return this.noRows(plan);
     this.cardinalityOf(plan, E.length, P.length);
     const pairOf = new Int32Array(E.length).fill(-1);
     const usedP = new Uint8Array(P.length);
@@ -400,6 +451,7 @@ export class ExtractScorer {
   private rows(plan: Extract<Plan, { kind: 'rows' }>, e: unknown, p: unknown): void {
     const E = nonEmptyElements(e);
     const P = nonEmptyElements(p);
+    if (E.length === 0 && P.length === 0) return this.noRows(plan);
     this.cardinalityOf(plan, E.length, P.length);
     const pairs = pairRows(plan.row, E, P);
     const usedP = new Uint8Array(P.length);
@@ -503,16 +555,12 @@ function capacity(plan: Plan, e: unknown): number {
 
 /** pairFlat for rows that hold arrays: weights by recursive scoring. */
 function pairRows(row: Plan, E: Array<[number, unknown]>, P: Array<[number, unknown]>): Array<[number, number]> {
-  if (E.length === 0 || P.length === 0) return [];
-  if (E.length <= P.length) {
-    let diagonal = true;
-    for (let i = 0; i < E.length && diagonal; i++) {
-      const cap = capacity(row, E[i][1]);
-      diagonal = cap > 0 && matchWeight(row, E[i][1], P[i][1]) === cap;
-    }
-    if (diagonal) return E.map((_, i): [number, number] => [i, i]);
-  }
-  return maxWeightPairs(E.map(([, e]) => P.map(([, p]) => matchWeight(row, e, p))));
+  return pairByWeight(
+    E.length,
+    P.length,
+    (i, j) => matchWeight(row, E[i][1], P[j][1]),
+    (i) => capacity(row, E[i][1]),
+  );
 }
 
 /** Pairs elements of two multisets so that the number of matching pairs is maximal. */

@@ -151,7 +151,9 @@ export function mergeValue(node: FieldNode, value: unknown): void {
       const v = value[k];
       const child = node.props.get(k);
       if (child === undefined) node.props.set(k, inferNode(v));
-      else mergeValue(child, v);
+      // Leaves of a known type learn nothing from values: skip the call (every value of every
+      // document passes through here).
+      else if (child.kind !== 'leaf' || child.valueType === 'unknown') mergeValue(child, v);
     }
   } else if (node.kind === 'array') {
     if (!Array.isArray(value)) return;
@@ -159,6 +161,7 @@ export function mergeValue(node: FieldNode, value: unknown): void {
       const first = value.find((x) => !isEmpty(x));
       if (first !== undefined) node.items = inferNode(first);
     }
+    if (node.items.kind === 'leaf' && node.items.valueType !== 'unknown') return;
     for (const x of value) mergeValue(node.items, x);
   } else if (node.valueType === 'unknown' && !isEmpty(value)) {
     const inferred = inferNode(value);

@@ -15,6 +15,8 @@ interface Source {
   paths: readonly string[];
   slots: readonly number[];
   slotOf: ReadonlyMap<string, number>;
+  /** `"path":[` for each path, for jsonText. */
+  keys: readonly string[];
 }
 
 export class ExtractRecord {
@@ -56,6 +58,28 @@ export class ExtractRecord {
     const o = offset + s * 5;
     if (data[o] + data[o + 1] + data[o + 2] + data[o + 3] + data[o + 4] === 0) return undefined;
     return [data[o], data[o + 1], data[o + 2], data[o + 3], data[o + 4]];
+  }
+
+  /**
+   * `JSON.stringify(this.toJSON())` without building the record: the renderer writes one line
+   * per document, and a report of 50,000 documents would otherwise allocate millions of small
+   * arrays only to turn them into text.
+   */
+  jsonText(): string {
+    const { data, offset, paths, slots, keys } = this[SOURCE];
+    // Parts joined once (a flat string), not a chain of `+=` (a rope the final join must flatten).
+    const parts = [`{"correct":${this.correct},"errors":${this.errors},"failed":${this.failed},"fields":{`];
+    let first = true;
+    for (let i = 0; i < paths.length; i++) {
+      const o = offset + slots[i] * 5;
+      if (data[o] + data[o + 1] + data[o + 2] + data[o + 3] + data[o + 4] === 0) continue;
+      parts.push(first ? '' : ',', keys[i], String(data[o]), ',', String(data[o + 1]), ',', String(data[o + 2]), ',', String(data[o + 3]), ',', String(data[o + 4]), ']');
+      first = false;
+    }
+    parts.push('},"fileId":', JSON.stringify(this.fileId));
+    if (this.fileName !== undefined) parts.push(',"fileName":', JSON.stringify(this.fileName));
+    parts.push(',"id":', JSON.stringify(this.id), '}');
+    return parts.join('');
   }
 
   /** The plain record, keys in sorted order. */

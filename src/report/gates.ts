@@ -46,6 +46,12 @@ const ALIASES: Record<Report['type'], Record<string, string>> = {
   SPLITTER: { accuracy: 'page.accuracy' },
 };
 
+const UNIT_HINT: Record<Report['type'], string> = {
+  EXTRACT: 'field: field:PATH.precision|recall|f1|accuracy (e.g. field:total.recall), per array: array:PATH.cardinality',
+  CLASSIFY: 'class: class:LABEL.precision|recall|f1',
+  SPLITTER: 'split type: type:TYPE.precision|recall|f1',
+};
+
 /** Every metric a gate can name, by its canonical name. */
 export function metricCatalog(report: Report): Map<string, MetricValue> {
   const m = new Map<string, MetricValue>();
@@ -80,10 +86,18 @@ export function resolveMetric(report: Report, catalog: Map<string, MetricValue>,
   const canonical = ALIASES[report.type][name] ?? name;
   if (catalog.has(canonical)) return canonical;
   const prefix = /^(field|class|type|array):/.exec(name)?.[1];
-  const similar = [...catalog.keys()].filter((k) => (prefix ? k.startsWith(`${prefix}:`) : !k.includes(':')));
-  throw new UsageError(`--fail-under: no metric "${name}" in this ${report.type} report`, {
-    hint: `choose one of: ${similar.slice(0, 40).join(', ')}${similar.length > 40 ? ', ...' : ''}`,
-  });
+  let hint: string;
+  if (prefix) {
+    // field:PATH.METRIC: name the units and the metrics rather than every combination.
+    const units = [...new Set([...catalog.keys()].filter((k) => k.startsWith(`${prefix}:`)).map((k) => k.slice(prefix.length + 1, k.lastIndexOf('.'))))];
+    const metrics = [...new Set([...catalog.keys()].filter((k) => k.startsWith(`${prefix}:`)).map((k) => k.slice(k.lastIndexOf('.') + 1)))];
+    hint = units.length
+      ? `${prefix}:NAME.METRIC with NAME one of ${units.slice(0, 40).join(', ')}${units.length > 40 ? ', ...' : ''} and METRIC one of ${metrics.join(', ')}`
+      : `this report has no ${prefix}: metrics`;
+  } else {
+    hint = `choose one of: ${[...catalog.keys()].filter((k) => !k.includes(':')).join(', ')}; per ${UNIT_HINT[report.type]}`;
+  }
+  throw new UsageError(`--fail-under: no metric "${name}" in this ${report.type} report`, { hint });
 }
 
 /** Evaluates the gates against a report (whose baseline section, if any, is already filled). */

@@ -29,7 +29,9 @@ const compiled = new Map<string, ValidateFunction>();
 /** Validators compiled on first use (the report schema is large and only needed for baselines). */
 async function getValidators(): Promise<Validators> {
   if (!ajv) {
-    const instance = new Ajv2020({ allErrors: false, strict: true, strictTypes: false });
+    // Checking our own schemas against the meta-schema took longer than validating a large
+    // export; test/report/schemas.test.ts does it once instead.
+    const instance = new Ajv2020({ allErrors: false, strict: true, strictTypes: false, validateSchema: false });
     for (const name of ['export', 'report']) {
       const url = new URL(`../../schemas/${name}.schema.json`, import.meta.url);
       instance.addSchema(JSON.parse(await fsp.readFile(url, 'utf8')) as object);

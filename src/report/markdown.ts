@@ -221,7 +221,13 @@ function render(bs: Block[], limit: number): string {
   return bs.map((b) => (typeof b === 'string' ? b : renderTable(b, limit))).join('\n');
 }
 
-/** The Markdown summary; long tables are shortened until it fits in MAX_BYTES. */
+const CUT_NOTE = '\n_The rest of this summary was cut to keep it under 60 KB; everything is in report.json._\n';
+
+/**
+ * The Markdown summary, always under `maxBytes`: long tables are shortened first (each with a
+ * note); if the parts that are never shortened (warnings, lists of fields) are still too long,
+ * the text is cut at a line boundary, with a note.
+ */
 export function renderMarkdown(report: Report, maxBytes = MAX_BYTES): string {
   const bs = blocks(report);
   let text = '';
@@ -229,5 +235,8 @@ export function renderMarkdown(report: Report, maxBytes = MAX_BYTES): string {
     text = render(bs, limit);
     if (Buffer.byteLength(text, 'utf8') < maxBytes) return text;
   }
-  return text;
+  const room = maxBytes - Buffer.byteLength(CUT_NOTE, 'utf8') - 1;
+  const cut = Buffer.from(text, 'utf8').subarray(0, room).toString('utf8');
+  // A cut inside a multi-byte character decodes to U+FFFD; the last whole line is kept either way.
+  return cut.slice(0, Math.max(0, cut.lastIndexOf('\n') + 1)) + CUT_NOTE;
 }

@@ -1,0 +1,156 @@
+// Statistics against known values, the seeded bootstrap, and the paired baseline comparison.
+import { describe, expect, it } from 'vitest';
+import { Rng, mcnemarExact, percentileInterval, wilson } from '../../src/metrics/index.js';
+import { computeReport, renderJson, type Report } from '../../src/report/index.js';
+import { extractExport, report } from './helpers.js';
+
+describe('Wilson score interval (95%)', () => {
+  // The first four are the worked examples of Newcombe (1998), "Two-sided confidence intervals
+  // for the single proportion", Statistics in Medicine 17, method 3 (to 4 places there); the
+  // full-precision values are scipy 1.10.1 binomtest(k, n).proportion_ci(method='wilson').
+  const cases: Array<[number, number, number, number]> = [
+    [81, 263, 0.2552885198782742, 0.36620957698280004],
+    [15, 148, 0.06238639953073629, 0.16048724172330803],
+    [0, 20, 0, 0.16112515805281935],
+    [1, 29, 0.006113214292762667, 0.17175521879320282],
+    [8, 10, 0.4901624715366418, 0.9433178485456248],
+    [10, 10, 0.7224672001371109, 1],
+    [0, 1, 0, 0.7934506856227626],
+    [999, 1000, 0.9943574414020421, 0.9998234536293739],
+  ];
+  it.each(cases)('%i of %i', (k, n, lower, upper) => {
+    const w = wilson(k, n);
+    expect(w?.lower).toBeCloseTo(lower, 12);
+    expect(w?.upper).toBeCloseTo(upper, 12);
+  });
+  it('is null for n = 0', () => expect(wilson(0, 0)).toBeNull());
+});
+
+describe('exact McNemar test (two-sided binomial on the discordant pairs)', () => {
+  // Exact values: 2 * P(X <= min(b, c)) for X ~ Binomial(b + c, 1/2), capped at 1; the
+  // non-dyadic ones are scipy 1.10.1 binomtest(min(b, c), b + c, 0.5).pvalue.
+  const cases: Array<[number, number, number]> = [
+    [1, 9, 22 / 1024],
+    [0, 5, 2 / 32],
+    [5, 0, 2 / 32],
+    [3, 3, 1],
+    [0, 1, 1],
+    [0, 0, 1],
+    [10, 25, 0.016673847800120715],
+    [40, 60, 0.05688793364098088],
+    [200, 250, 0.0207918002476078],
+  ];
+  it.each(cases)('b=%i c=%i', (b, c, p) => expect(mcnemarExact(b, c)).toBeCloseTo(p, 12));
+  it('stays finite for large counts', () => {
+    const p = mcnemarExact(20_000, 21_000);
+    expect(p).toBeGreaterThan(0);
+    expect(p).toBeLessThan(1e-5);
+  });
+});
+
+describe('percentile interval and PRNG', () => {
+  it('interpolates the 2.5% and 97.5% quantiles (type 7) and ignores undefined resamples', () => {
+    const v = new Float64Array(Array.from({ length: 101 }, (_, i) => i / 100));
+    expect(percentileInterval(v)).toEqual({ lower: 0.025, upper: 0.975 });
+    const most = new Float64Array([NaN, NaN, NaN, 0.5]);
+    expect(percentileInterval(most)).toBeNull(); // fewer than half defined
+  });
+  it('gives the same sequence for the same seed', () => {
+    const a = new Rng(42);
+    const b = new Rng(42);
+    const c = new Rng(43);
+    const xs = Array.from({ length: 5 }, () => a.u32());
+    expect(Array.from({ length: 5 }, () => b.u32())).toEqual(xs);
+    expect(Array.from({ length: 5 }, () => c.u32())).not.toEqual(xs);
+  });
+});
+
+const CONFIG = { type: 'EXTRACT', schema: { type: 'object', properties: { name: { type: 'string' }, total: { type: 'number' } } } };
+
+/** n documents; `right(i)` says whether document i's name is predicted right. */
+function run(n: number, right: (i: number) => boolean, ids: (i: number) => string = (i) => `doc_${String(i).padStart(3, '0')}`, totalRight: (i: number) => boolean = () => true) {
+  const exp = extractExport(
+    CONFIG,
+    Array.from({ length: n }, (_, i) => ({ e: { name: `N${i}`, total: i }, p: { name: right(i) ? `N${i}` : 'wrong', total: totalRight(i) ? i : -1 } })),
+  );
+  exp.items.forEach((it, i) => (it.id = ids(i)));
+  return exp;
+}
+
+describe('bootstrap', () => {
+  const exp = run(80, (i) => i % 4 !== 0, undefined, (i) => i % 7 !== 0);
+  it('the same seed gives the same report bytes; another seed gives other intervals', () => {
+    const a = renderJson(computeReport(exp, { bootstrap: 300, seed: 7 }));
+    const b = renderJson(computeReport(exp, { bootstrap: 300, seed: 7 }));
+    const c = renderJson(computeReport(exp, { bootstrap: 300, seed: 8 }));
+    expect(b).toBe(a);
+    expect(c).not.toBe(a);
+    const ra = JSON.parse(a) as Report;
+    const rc = JSON.parse(c) as Report;
+    expect(rc.extract?.micro.f1.value).toBe(ra.extract?.micro.f1.value); // point estimates do not depend on the seed
+    const intervals = (r: Report) => [r.extract?.micro.f1.interval, r.extract?.macro.f1.interval, ...(r.extract?.fields ?? []).map((f) => f.f1.interval)];
+    expect(intervals(rc)).not.toEqual(intervals(ra));
+  });
+  it('gives an interval around the point estimate, and none with --bootstrap 0', () => {
+    const r = computeReport(exp, { bootstrap: 500, seed: 1 });
+    const f1 = r.extract?.fields.find((f) => f.path === 'name')?.f1;
+    expect(f1?.value).toBeCloseTo(0.75, 12); // 60 TP, 20 FD: 120 / (120 + 20 + 20)
+    expect(f1?.interval?.lower).toBeLessThan(0.75);
+    expect(f1?.interval?.upper).toBeGreaterThan(0.75);
+    expect(f1?.interval?.upper).toBeLessThanOrEqual(1);
+    expect(report(exp).extract?.micro.f1.interval).toBeNull();
+  });
+});
+
+describe('baseline comparison', () => {
+  const base = run(60, (i) => i < 30);
+  const better = run(60, (i) => i < 55);
+  const row = (r: Report, key: string) => r.baseline?.rows.find((x) => x.key === key);
+
+  it('pairs documents by id: McNemar counts, delta, interval and verdict improved', () => {
+    const r = computeReport(better, { bootstrap: 400, baseline: { kind: 'export', file: 'base.json', export: base } });
+    const name = row(r, 'field:name.f1');
+    expect(name?.mcnemar).toMatchObject({ b: 0, c: 25 });
+    expect((name?.mcnemar.p ?? 0) / (2 * 0.5 ** 25)).toBeCloseTo(1, 12);
+    expect(name?.baseline).toBeCloseTo(0.5, 12); // 30 TP, 30 FD: 60 / 120
+    expect(name?.current).toBeCloseTo(110 / 120, 12);
+    expect(name?.delta).toBeCloseTo(110 / 120 - 0.5, 12);
+    expect(name?.interval?.lower).toBeGreaterThan(0);
+    expect(name?.verdict).toBe('improved');
+    expect(row(r, 'field:total.f1')?.verdict).toBe('within_noise'); // unchanged
+    expect(r.baseline?.paired).toBe(60);
+  });
+
+  it('the other way round is a regression, and --fail-on-regression fails the gates', () => {
+    const r = computeReport(base, { bootstrap: 400, baseline: { kind: 'export', file: 'better.json', export: better }, failOnRegression: true });
+    expect(row(r, 'field:name.f1')?.verdict).toBe('regressed');
+    expect(row(r, 'micro.f1')?.verdict).toBe('regressed');
+    expect(r.gates.regressed).toContain('field:name.f1');
+    expect(r.gates.passed).toBe(false);
+  });
+
+  it('a small change is within noise', () => {
+    const r = computeReport(run(60, (i) => i < 31), { bootstrap: 400, baseline: { kind: 'export', file: 'base.json', export: base }, failOnRegression: true });
+    expect(row(r, 'field:name.f1')?.mcnemar).toMatchObject({ b: 0, c: 1 });
+    expect(row(r, 'field:name.f1')?.verdict).toBe('within_noise');
+    expect(r.gates.passed).toBe(true);
+  });
+
+  it('lists items present on one side only and leaves them out of the paired statistics', () => {
+    const cur = run(60, (i) => i < 55, (i) => (i === 0 ? 'only_current' : `doc_${String(i).padStart(3, '0')}`));
+    const old = run(60, (i) => i < 30, (i) => (i === 59 ? 'only_baseline' : `doc_${String(i).padStart(3, '0')}`));
+    const r = computeReport(cur, { bootstrap: 0, baseline: { kind: 'export', file: 'old.json', export: old } });
+    expect(r.baseline?.onlyInCurrent).toEqual(['doc_059', 'only_current']);
+    expect(r.baseline?.onlyInBaseline).toEqual(['doc_000', 'only_baseline']);
+    expect(r.baseline?.paired).toBe(58);
+    // Paired docs 1..58: baseline right on 1..29, current right on 1..54.
+    expect(row(r, 'field:name.f1')?.mcnemar).toMatchObject({ b: 0, c: 25 });
+  });
+
+  it('a baseline report.json gives the same comparison as its export', () => {
+    const baseReport = JSON.parse(renderJson(computeReport(base, { bootstrap: 0 }))) as Report;
+    const fromExport = computeReport(better, { bootstrap: 200, baseline: { kind: 'export', file: 'b', export: base } });
+    const fromReport = computeReport(better, { bootstrap: 200, baseline: { kind: 'report', file: 'b', report: baseReport } });
+    expect(fromReport.baseline?.rows).toEqual(fromExport.baseline?.rows);
+  });
+});

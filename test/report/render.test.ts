@@ -1,0 +1,118 @@
+// Renderer properties the golden files do not show on their own: the JUnit file is XML that a
+// test reporter can read, Markdown stays under 60 KB with a note, JSON matches its schema.
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { computeReport, renderJson, renderJunit, renderMarkdown, MARKDOWN_MAX_BYTES } from '../../src/report/index.js';
+import { extractExport } from '../metrics/helpers.js';
+import { GOLDEN, goldenReport } from './golden.js';
+
+interface Case {
+  '@_name': string;
+  failure?: { '@_message': string; '#text': string };
+}
+interface Suite {
+  '@_name': string;
+  '@_tests': string;
+  '@_failures': string;
+  testcase?: Case[];
+}
+
+function parseJunit(xml: string) {
+  expect(XMLValidator.validate(xml)).toBe(true);
+  const doc = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === 'testsuite' || name === 'testcase' }).parse(xml) as {
+    testsuites: { '@_tests': string; '@_failures': string; testsuite: Suite[] };
+  };
+  return doc.testsuites;
+}
+
+describe('JUnit XML', () => {
+  it('is well-formed XML; counts agree with the testcases; failing gates and fields carry <failure>', async () => {
+    const suites = parseJunit(renderJunit(await goldenReport(GOLDEN['extract-baseline'])));
+    const cases = suites.testsuite.flatMap((s) => s.testcase ?? []);
+    expect(Number(suites['@_tests'])).toBe(cases.length);
+    expect(Number(suites['@_failures'])).toBe(cases.filter((c) => c.failure).length);
+    for (const s of suites.testsuite) expect(Number(s['@_tests'])).toBe((s.testcase ?? []).length);
+    const gates = suites.testsuite.find((s) => s['@_name'] === 'gates');
+    expect(gates?.testcase?.map((c) => [c['@_name'], Boolean(c.failure)])).toEqual([
+      ['micro.f1=0.9', true],
+      ['field:vendor.recall=0.8', false],
+      ['no significant regression', false],
+    ]);
+    expect(gates?.testcase?.[0].failure?.['@_message']).toContain('is below 0.9');
+    const fields = suites.testsuite.find((s) => s['@_name'] === 'fields');
+    expect(fields?.testcase?.map((c) => c['@_name'])).toContain('line_items[].sku');
+  });
+
+  it('a field that regressed or fails its own gate is a failing testcase; text from documents is escaped', () => {
+    const cfg = { type: 'EXTRACT', schema: { type: 'object', properties: { 'a<b>&"c"': { type: 'string' }, total: { type: 'number' } } } };
+    const docs = (right: number) => Array.from({ length: 40 }, (_, i) => ({ e: { 'a<b>&"c"': `v${i}`, total: i }, p: { 'a<b>&"c"': i < right ? `v${i}` : 'x', total: i } }));
+    const r = computeReport(extractExport(cfg, docs(10)), {
+      bootstrap: 300,
+      baseline: { kind: 'export', file: 'b.json', export: extractExport(cfg, docs(40)) },
+      gates: ['field:total.f1=0.99'],
+    });
+    const xml = renderJunit(r);
+    const fields = parseJunit(xml).testsuite.find((s) => s['@_name'] === 'fields');
+    const weird = fields?.testcase?.find((c) => c['@_name'] === 'a<b>&"c"');
+    expect(weird?.failure?.['@_message']).toMatch(/^F1 regressed: 1\.000 -> 0\.250 \(McNemar p 0\.0000\)$/);
+    expect(fields?.testcase?.find((c) => c['@_name'] === 'total')?.failure).toBeUndefined();
+    expect(xml).toContain('name="a&lt;b&gt;&amp;&quot;c&quot;"');
+  });
+});
+
+describe('Markdown', () => {
+  it('cuts long tables to stay under 60 KB and says so', () => {
+    const props = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`field_${String(i).padStart(4, '0')}_with_a_long_name`, { type: 'string' }]));
+    const e = Object.fromEntries(Object.keys(props).map((k) => [k, 'v']));
+    const r = computeReport(extractExport({ type: 'EXTRACT', schema: { type: 'object', properties: props } }, [{ e, p: e }]), { bootstrap: 0 });
+    const md = renderMarkdown(r);
+    expect(Buffer.byteLength(md)).toBeLessThan(MARKDOWN_MAX_BYTES);
+    expect(md).toMatch(/_\d+ more row\(s\) cut to keep this summary under 60 KB; every row is in report\.json\._/);
+    expect(md).toContain('### All fields (1500)');
+  });
+
+  it('cuts text that cannot be shortened (thousands of warnings) at a line, with a note', () => {
+    const exclude = Array.from({ length: 3000 }, (_, i) => `no_such_field_${i}`);
+    const r = computeReport(extractExport({ type: 'EXTRACT', schema: { type: 'object', properties: { a: { type: 'string' } } } }, [{ e: { a: 'x' }, p: { a: 'x' } }], { excludeFields: exclude }), {
+      bootstrap: 0,
+    });
+    const md = renderMarkdown(r);
+    expect(Buffer.byteLength(md)).toBeLessThan(MARKDOWN_MAX_BYTES);
+    expect(md.endsWith('_The rest of this summary was cut to keep it under 60 KB; everything is in report.json._\n')).toBe(true);
+    expect(md).toContain('| micro F1 |'); // the headline is never cut
+  });
+
+  it('puts names from documents in code spans that pipes and backticks cannot break', async () => {
+    const r = computeReport(extractExport({ type: 'EXTRACT', schema: { type: 'object', properties: { 'a|b`c': { type: 'string' } } } }, [{ e: { 'a|b`c': 'x' }, p: { 'a|b`c': 'y' } }]), { bootstrap: 0 });
+    const md = renderMarkdown(r);
+    expect(md).toContain("| `` a\\|b`c `` |");
+  });
+});
+
+describe('JSON', () => {
+  it('writes each document record exactly as JSON.stringify of the record would', () => {
+    const cfg = { type: 'EXTRACT', schema: { type: 'object', properties: { 'q"uote\\ü': { type: 'string' }, n: { type: 'number' } } } };
+    const exp = extractExport(cfg, [{ e: { 'q"uote\\ü': 'a', n: 1 }, p: { 'q"uote\\ü': 'b', n: null } }]);
+    exp.items[0].id = 'id "1"\n';
+    exp.items[0].fileName = 'ä\u2028.pdf';
+    const r = computeReport(exp, { bootstrap: 0 });
+    const line = renderJson(r).split('\n').find((l) => l.includes('"correct"'))?.trim();
+    expect(line).toBe(JSON.stringify(JSON.parse(JSON.stringify(r.documents[0]))));
+    expect(JSON.parse(line ?? '')).toEqual({ correct: false, errors: 2, failed: false, fields: { n: [0, 0, 0, 1, 0], 'q"uote\\ü': [0, 0, 0, 0, 1] }, fileId: 'file_0', fileName: 'ä\u2028.pdf', id: 'id "1"\n' });
+  });
+
+  it('validates against schemas/report.schema.json and has sorted keys', async () => {
+    const ajv = new Ajv2020({ strict: true, strictTypes: false });
+    const validate = ajv.compile(JSON.parse(readFileSync(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')) as object);
+    for (const c of Object.values(GOLDEN)) {
+      const text = renderJson(await goldenReport(c));
+      const data = JSON.parse(text) as unknown;
+      expect(validate(data), JSON.stringify(validate.errors)).toBe(true);
+      const sortedDeep = (v: unknown): boolean =>
+        v === null || typeof v !== 'object' ? true : Array.isArray(v) ? v.every(sortedDeep) : Object.keys(v).every((k, i, ks) => i === 0 || ks[i - 1] < k) && Object.values(v).every(sortedDeep);
+      expect(sortedDeep(data)).toBe(true);
+    }
+  });
+});
