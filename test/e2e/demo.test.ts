@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { CHROMIUM, hasChromium, launchChromium, openFile } from '../helpers/browser.js';
+import { ROOT, runCli, type CliResult } from '../helpers/cli.js';
 
 interface Summary {
   datasets: Array<{
@@ -74,6 +75,28 @@ describe('evalkit demo (the main job, as a child process)', () => {
     expect(r.code).toBe(0);
     expect(readFileSync(path.join(cwd, 'again/report.json'), 'utf8')).toBe(readFileSync(path.join(dir, 'report.json'), 'utf8'));
   });
+
+  // Screenshots land under the checkout's reports/demo/ (git-ignored) for people to look at.
+  it.skipIf(!hasChromium)(`the HTML reports open in headless Chromium with no network and no errors (screenshots in reports/demo/screenshots; needs ${CHROMIUM})`, async () => {
+    const shots = path.join(ROOT, 'reports/demo/screenshots');
+    mkdirSync(shots, { recursive: true });
+    const browser = await launchChromium();
+    try {
+      for (const d of summary.datasets) {
+        const { page, requests, errors } = await openFile(browser.context, d.reports.html);
+        expect(requests).toEqual([]);
+        expect(errors).toEqual([]);
+        expect(await page.title()).toContain('draft');
+        expect(await page.locator('h2').count()).toBeGreaterThan(2);
+        const png = path.join(shots, `${d.name}.png`);
+        await page.screenshot({ path: png, fullPage: true });
+        expect(statSync(png).size).toBeGreaterThan(10_000);
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 
   it.each([
     [['demo', '--only', 'nope'], 'no dataset named nope'],

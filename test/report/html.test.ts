@@ -1,48 +1,26 @@
 // The HTML report in a real browser: Debian's headless Chromium driven by playwright-core (no
 // browser download). Skipped only when /usr/bin/chromium is absent (CI installs it).
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/report/index.js';
+import { CHROMIUM, hasChromium, launchChromium, openFile, type Browser, type Loaded } from '../helpers/browser.js';
 import { GOLDEN, goldenReport } from './golden.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`test/report/html.test.ts skipped: ${CHROMIUM} is absent (apt-get install chromium to run it)`);
-
-interface Loaded {
-  page: Page;
-  requests: string[];
-  errors: string[];
-}
 
 describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
   let dir: string;
-  let context: BrowserContext;
+  let browser: Browser;
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-html-'));
-    context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -50,20 +28,7 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
   async function open(name: string, html: string): Promise<Loaded> {
     const file = path.join(dir, `${name}.html`);
     writeFileSync(file, html);
-    const url = pathToFileURL(file).href;
-    const page = await context.newPage();
-    const requests: string[] = [];
-    const errors: string[] = [];
-    page.on('request', (r) => {
-      if (r.url() !== url) requests.push(r.url());
-    });
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.route('**/*', (route) => (route.request().url() === url ? route.continue() : route.abort()));
-    await page.goto(url, { waitUntil: 'load' });
-    return { page, requests, errors };
+    return openFile(browser.context, file);
   }
 
   it('EXTRACT with a baseline: no network, no console errors, F1 bars with whiskers, deltas, worst documents, escaped values', async () => {
