@@ -2,12 +2,9 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
+import { REPORT_FORMATS as FORMATS, type ReportFormat } from '../report/write.js';
 import { defineCommand } from './command.js';
 import { err, out } from './io.js';
-
-const FORMATS = ['json', 'md', 'html', 'junit'] as const;
-type ReportFormat = (typeof FORMATS)[number];
-const FILE_NAMES: Record<ReportFormat, string> = { json: 'report.json', md: 'report.md', html: 'report.html', junit: 'report.junit.xml' };
 
 interface ReportArgs {
   from: string;
@@ -89,31 +86,14 @@ export default defineCommand<ReportArgs>({
       seed: argv.seed,
     });
 
-    const { renderJson } = await import('../report/json.js');
+    const { writeReports } = await import('../report/write.js');
     const { renderMarkdown } = await import('../report/markdown.js');
-    const { renderJunit } = await import('../report/junit.js');
-    const { renderHtml } = await import('../report/html.js');
-    const { writeFileAtomic } = await import('../util/fs.js');
-    const renderers: Record<ReportFormat, () => string> = {
-      json: () => renderJson(report),
-      md: () => renderMarkdown(report),
-      html: () => renderHtml(report),
-      junit: () => renderJunit(report),
-    };
-    const outDir = argv.outDir ?? defaultOutDir(argv.from);
-    const written: string[] = [];
-    let markdown: string | undefined;
-    for (const f of formats) {
-      const text = renderers[f]();
-      if (f === 'md') markdown = text;
-      const file = path.join(outDir, FILE_NAMES[f]);
-      await writeFileAtomic(file, text);
-      written.push(file);
-    }
+    const files = await writeReports(report, argv.outDir ?? defaultOutDir(argv.from), formats);
+    const written = files.map((f) => f.file);
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
     if (summaryFile) {
       try {
-        await fsp.appendFile(summaryFile, (markdown ?? renderMarkdown(report)) + '\n');
+        await fsp.appendFile(summaryFile, (files.find((f) => f.format === 'md')?.text ?? renderMarkdown(report)) + '\n');
       } catch (e) {
         err(`evalkit: warning: could not append to GITHUB_STEP_SUMMARY (${summaryFile}): ${(e as Error).message}`);
       }
