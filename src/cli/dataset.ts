@@ -22,6 +22,7 @@ interface UploadArgs {
   description?: string;
   config?: string;
   version?: string;
+  v?: string;
   type?: 'EXTRACT' | 'CLASSIFY' | 'SPLITTER';
   map?: string;
   delimiter?: string;
@@ -73,6 +74,8 @@ const upload = defineCommand<UploadArgs>({
       .option('description', { type: 'string', describe: 'with --create-set: the new set\'s description' })
       .option('config', { type: 'string', describe: 'processor config file (either layout) instead of the service\'s; enough for an offline --dry-run' })
       .option('version', { type: 'string', describe: 'processor version whose config checks the rows: draft (default, as the service checks items), latest, 1.0, dpv_...' })
+      // -v is evalkit's own version at the top level; here it would be ambiguous, so it is refused with a pointer.
+      .option('v', { type: 'string', hidden: true })
       .option('type', { choices: ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const, describe: 'processor type, when the config does not say' })
       .option('map', { type: 'string', describe: 'JSON file renaming columns: {"CSV header": "field.path" | "file" | "class" | null (ignore)}' })
       .option('delimiter', { type: 'string', describe: 'cell delimiter (default: detected among comma, semicolon, tab)' })
@@ -231,6 +234,9 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
 async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode> {
   const dataset = await import('../dataset/index.js');
   const expected = await import('../expected/index.js');
+  if (argv.v !== undefined) throw new UsageError('-v is not an option of dataset upload', { hint: 'the processor version is --version V (draft, latest, 1.0 or a version id); `evalkit --version` prints evalkit\'s own version' });
+  if (argv.version !== undefined && argv.version.trim() === '') throw new UsageError('--version needs a value', { hint: 'pass --version draft, latest, a published number such as 1.0, or a version id' });
+  if (argv.version !== undefined && argv.config !== undefined) throw new UsageError('--version picks the config on the service; --config replaces it', { hint: 'drop one of --version and --config' });
   if (!argv.evaluationSet && !argv.createSet) throw new UsageError('name the target set', { hint: 'pass --evaluation-set ID, or --create-set NAME --processor ID' });
   if (argv.createSet !== undefined && !argv.processor) throw new UsageError('--create-set needs --processor', { hint: 'pass the id of the processor the new set evaluates' });
   if (argv.processor !== undefined && argv.createSet === undefined) throw new UsageError('--processor goes with --create-set', { hint: 'an existing set (--evaluation-set) already names its processor' });

@@ -39,6 +39,10 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
         if (old in argv) throw new UsageError(`--${old} was renamed to --${now}`);
       }
     }, true);
+  // -v/--version are evalkit's version at the top level only: validate and dataset upload define
+  // their own --version (a processor version), which a global -v would silently alias. yargs
+  // documents .global(keys, false); @types/yargs only types the one-argument form.
+  parser = (parser as unknown as { global(keys: string, global: boolean): Argv }).global('version', false);
   for (const cmd of commands) parser = parser.command(toYargs(cmd, onExit));
   return parser;
 }
