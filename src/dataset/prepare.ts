@@ -6,7 +6,8 @@
 import { createExpectedValidator, normalizeConfig, type ConfigSource } from '../expected/index.js';
 import { buildModel, type ExpectedModel } from '../expected/model.js';
 import type { CoerceOptions } from './cells.js';
-import { planColumns, type ColumnMap, type ColumnPlan } from './columns.js';
+import { planColumns, shapePath, type ColumnMap, type ColumnPlan } from './columns.js';
+import { parsePath } from './paths.js';
 import { openCsv, type CsvRecord, type CsvSource } from './csv.js';
 import { contentIdentity, FileResolver, fileIdIdentity, type LocalFile } from './files.js';
 import { isError, type RowFinding } from './findings.js';
@@ -69,12 +70,13 @@ const WINDOW = 32;
 export async function prepareRows(config: ConfigSource, opts: PrepareOptions): Promise<Prepared> {
   const source = await openCsv(opts.csv, { delimiter: opts.delimiter });
   const model = modelOf(config);
-  const columns = planColumns(source.header, model, { map: opts.map, headerLine: source.headerLine });
+  const columns = planColumns(source.header, model, { map: opts.map, headerLine: source.headerLine, strict: opts.strict });
   const validate = createExpectedValidator(config.config, { type: config.type, strict: opts.strict, currency: opts.coerce?.currency, dateOrder: opts.coerce?.dateOrder });
   const resolver = new FileResolver(path.dirname(path.resolve(opts.csv)), { allowOutside: opts.allowOutside });
   const coerce = opts.coerce ?? {};
   const idChecks = new Map<string, Promise<boolean>>();
 
+  /** `check`: pass 1, which also validates and checks fileIds; pass 2 only needs the shape (its digest must match pass 1's). */
   async function shape(rec: CsvRecord, check = false): Promise<Shaped> {
     const cells = rec.cells.map(unneutralise);
     const built = buildRow(cells, rec.line, columns, model, coerce);
@@ -104,9 +106,11 @@ export async function prepareRows(config: ConfigSource, opts: PrepareOptions): P
       }
     }
     // A value whose cells failed to parse would only add confusing follow-up findings.
-    if (built.output !== undefined && !findings.some((f) => f.rule !== 'file-missing' && f.rule !== 'file-outside' && f.rule !== 'file-id-unknown' && isError(f))) {
+    if (check && built.output !== undefined && !findings.some((f) => f.rule !== 'file-missing' && f.rule !== 'file-outside' && f.rule !== 'file-id-unknown' && isError(f))) {
       const v = validate(built.output);
-      findings.push(...validatorFindings(rec.line, v.findings, built.origins, model.type));
+      // Fields no column sets were said once, for the header.
+      const rowFindings = validatorFindings(rec.line, v.findings, built.origins, model.type);
+      findings.push(...(columns.uncovered.size === 0 ? rowFindings : rowFindings.filter((f) => !(f.rule === 'missing-field' && f.field !== undefined && columns.uncovered.has(shapePath(parsePath(f.field) ?? [f.field]))))));
     }
     return { line: rec.line, cells, identity, local, fileId: built.file?.fileId, output: built.output, findings };
   }
