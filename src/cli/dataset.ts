@@ -211,6 +211,7 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
   if (r.plan && r.status === 'planned') {
     const p = r.plan;
     out(`plan for ${target}: ${p.create} create, ${p.update} update, ${p.unchanged} unchanged, ${p.delete} delete${p.keep ? ` (${p.keep} items not in the CSV kept; --prune deletes them)` : ''}`);
+    if (p.offline) out('  offline (no EVALKIT_BASE_URL): the set\'s items were not read, so every row counts as a create');
     for (const kind of ['create', 'update', 'skip'] as const) {
       const rows = (p.rows ?? []).filter((x) => x.action === kind);
       const shown = rows.slice(0, 20);
@@ -254,7 +255,8 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   const config = argv.config !== undefined ? await dataset.readDatasetConfig(argv.config, argv.type) : undefined;
   const hasService = Boolean(process.env.EVALKIT_BASE_URL?.trim());
   const { clientFromEnv } = await import('../api/index.js');
-  const connect = hasService || !argv.dryRun ? (fetch: FetchLike) => clientFromEnv({ fetch }) : undefined;
+  // Without the service only a dry run can go on (uploadDataset says so otherwise).
+  const connect = hasService ? (fetch: FetchLike) => clientFromEnv({ fetch }) : undefined;
 
   const showProgress = argv.progress ?? true;
   const progress = progressReporter(showProgress && !argv.dryRun);

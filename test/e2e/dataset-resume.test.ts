@@ -164,6 +164,38 @@ describe('kill -9 and resume', () => {
   });
 });
 
+describe('Ctrl-C', () => {
+  it('stops after the requests in flight, exits 1 and says to re-run; the re-run finishes', async () => {
+    s = await service({ latencyMs: 60 });
+    const dir = folder({ 'data.csv': simpleCsv(ROWS, FILES), ...docs(FILES) });
+    const p = await s.processor('EXTRACT', SIMPLE);
+    const args = ['data.csv', '--create-set', 'int', '--processor', p, '--chunk-size', '4', '--concurrency', '2', '--no-progress'];
+    const journal = path.join(dir, 'data.journal.ndjson');
+    const run = spawnUpload(s.env, args, dir);
+    // Interrupt while a create is in flight (sent, answer not back: the latency keeps it there).
+    const inFlight = (l: string[]) => count(l, 'create', 'done') >= 1 && count(l, 'create', 'start') > count(l, 'create', 'done');
+    while (!inFlight(journalLines(journal))) {
+      if (run.ended()) throw new Error(`the upload ended before the interrupt:\n${run.output()}`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    run.child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => (run.child.exitCode !== null ? resolve(run.child.exitCode) : run.child.on('exit', (c) => resolve(c))));
+    expect(code).toBe(1);
+    expect(run.output()).toContain('stopping after the requests in flight');
+    expect(run.output()).toContain('interrupted before the upload finished');
+    const lines = journalLines(journal);
+    // The create in flight ran to its answer, and so did every other request that went out.
+    expect(count(lines, 'create', 'start')).toBe(count(lines, 'create', 'done'));
+    expect(count(lines, 'file', 'start')).toBe(count(lines, 'file', 'done'));
+    expect(lines.filter((l) => l.includes('"op":"fail"'))).toEqual([]);
+    expect(lines.at(-1)).toContain('"k":"end"');
+
+    const r = await runCli(['dataset', 'upload', ...args, '--format', 'json'], { cwd: dir, env: s.env });
+    expect(r.code).toBe(0);
+    expect(await held(s, json(r).set.id)).toEqual(wanted());
+  });
+});
+
 describe('answers lost within one run', () => {
   it.each([
     ['a bulk create', '/evaluation_set_items/bulk'],

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { docs, folder, json, service, SIMPLE, simpleCsv, type Service } from './dataset-helpers.js';
 
 let s: Service;
@@ -231,13 +232,39 @@ describe('sync semantics', () => {
     expect(await s.fileCount()).toBe(filesBefore);
     expect(existsSync(path.join(dir, 'data.journal.ndjson'))).toBe(false);
 
-    // Offline: --config instead of the service.
+    // Offline: --config instead of the service, and no service variables at all.
+    const offlineEnv = { EVALKIT_BASE_URL: '', EVALKIT_API_TOKEN: '' };
     writeFileSync(path.join(dir, 'config.json'), JSON.stringify(SIMPLE));
+    const offline = await runCli(['dataset', 'upload', 'data.csv', '--config', 'config.json', '-e', 'ev_x', '--dry-run'], { cwd: dir, env: offlineEnv });
+    expect(offline.code).toBe(0);
+    expect(offline.stdout).toContain('plan for set ev_x: 3 create, 0 update, 0 unchanged, 0 delete');
+    expect(offline.stdout).toContain("offline (no EVALKIT_BASE_URL): the set's items were not read");
     writeFileSync(path.join(dir, 'data.csv'), simpleCsv(3, 3) + 'files/doc-0.txt,X,12.5\n');
-    const offline = await s.upload(['data.csv', '--config', 'config.json', '--create-set', 'd', '--processor', 'dp_x', '--dry-run'], dir);
-    expect(offline.code).toBe(2);
-    expect(offline.stdout).toContain('data.csv:5:3 (total) total: coerce-currency');
+    const invalid = await runCli(['dataset', 'upload', 'data.csv', '--config', 'config.json', '-e', 'ev_x', '--dry-run'], { cwd: dir, env: offlineEnv });
+    expect(invalid.code).toBe(2);
+    expect(invalid.stdout).toContain('data.csv:5:3 (total) total: coerce-currency');
     expect(existsSync(path.join(dir, 'data.rejects.csv'))).toBe(false);
+    // A real upload needs the service.
+    const noService = await runCli(['dataset', 'upload', 'data.csv', '--config', 'config.json', '-e', 'ev_x'], { cwd: dir, env: offlineEnv });
+    expect(noService.code).toBe(2);
+    expect(noService.stderr).toContain('an upload needs the service');
+  });
+
+  it('a row the service refuses fails alone: its chunk is sent again one item at a time (exit 1)', async () => {
+    // The rows are checked against --config (which has a po field); the service checks items
+    // against the processor's draft, which does not.
+    const withPo = { ...SIMPLE, schema: { type: 'object', properties: { ...SIMPLE.schema.properties, po: { type: ['string', 'null'] } } } };
+    const csv = ['file,expectedOutput', ...[0, 1, 2, 3].map((i) => `files/doc-${i}.txt,"{""invoice_number"": ""${i}""${i === 2 ? ', ""po"": ""PO-9""' : ''}}"`)].join('\n');
+    const dir = folder({ 'data.csv': csv, 'config.json': JSON.stringify(withPo), ...docs(4) });
+    const p = await s.processor('EXTRACT', SIMPLE);
+    const r = await s.upload(['data.csv', '--config', 'config.json', '--create-set', 'refused', '--processor', p, '--format', 'json'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('1 operation failed');
+    const out = json(r);
+    expect(out.tally).toMatchObject({ created: 3, failed: 1 });
+    expect(out.failures).toMatchObject([{ operation: 'create', line: 4 }]);
+    expect(out.failures[0].error).toContain('unknown-field');
+    expect((await s.items(out.set.id)).map((i) => i.file)).toEqual(['doc-0.txt', 'doc-1.txt', 'doc-3.txt']);
   });
 });
 
