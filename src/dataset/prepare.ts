@@ -123,7 +123,10 @@ export async function prepareRows(config: ConfigSource, opts: PrepareOptions): P
   let rejectsFile: string | undefined;
   if (!headerInvalid) {
     const rejects = opts.rejectsFile ? new RejectsWriter(opts.rejectsFile, source.header, source.delimiter, source.bom) : undefined;
-    const seen = new Map<string, number>();
+    // What stays per row until the plan is made is small (line, identity, digest): identities
+    // are shared by the rows of one file, and duplicates are found without a key per row.
+    const seen = new Map<string, Map<string, number>>();
+    const identities = new Map<string, string>();
     const finish = async (s: Shaped): Promise<void> => {
       total++;
       opts.onRow?.(total);
@@ -136,12 +139,15 @@ export async function prepareRows(config: ConfigSource, opts: PrepareOptions): P
         return;
       }
       const digest = digestOf(s.output);
-      const key = `${s.identity}\0${digest}`;
-      const first = seen.get(key);
+      let identity = identities.get(s.identity);
+      if (identity === undefined) identities.set(s.identity, (identity = s.identity));
+      let digests = seen.get(identity);
+      if (!digests) seen.set(identity, (digests = new Map()));
+      const first = digests.get(digest);
       if (first !== undefined) {
         findings.push({ line: s.line, rule: 'duplicate-row', severity: 'warning', message: `same file and expected output as line ${first}; both become items` });
-      } else seen.set(key, s.line);
-      rows.push({ line: s.line, identity: s.identity, digest });
+      } else digests.set(digest, s.line);
+      rows.push({ line: s.line, identity, digest });
     };
     try {
       // Rows are shaped a window at a time (files hashed, fileIds checked in parallel) and
