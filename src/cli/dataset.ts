@@ -337,7 +337,8 @@ interface GroupArgs {
 }
 
 export default defineCommand<GroupArgs>({
-  command: 'dataset <command>',
+  // The subcommand is optional for yargs so that a missing one gets demandCommand's message.
+  command: 'dataset [command]',
   describe: 'evaluation set data: upload a CSV as evaluation set items',
   builder: (y) =>
     y
