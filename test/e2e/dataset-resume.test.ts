@@ -164,6 +164,19 @@ describe('kill -9 and resume', () => {
   });
 });
 
+describe('--max-rps', () => {
+  it('paces requests under a known rate limit: no 429 at all', async () => {
+    s = await service({ rateLimit: 5 });
+    const dir = folder({ 'data.csv': simpleCsv(12, 6), ...docs(6) });
+    const p = await s.processor('EXTRACT', SIMPLE);
+    const r = await runCli(['dataset', 'upload', 'data.csv', '--create-set', 'paced', '--processor', p, '--chunk-size', '4', '--concurrency', '8', '--max-rps', '4', '--format', 'json'], { cwd: dir, env: s.env });
+    expect(r.code).toBe(0);
+    const out = json(r);
+    expect(out.tally).toMatchObject({ created: 12, rateLimited: 0, failed: 0 });
+    expect(await held(s, out.set.id)).toEqual(wanted(12, 6));
+  });
+});
+
 describe('Ctrl-C', () => {
   it('stops after the requests in flight, exits 1 and says to re-run; the re-run finishes', async () => {
     s = await service({ latencyMs: 60 });
