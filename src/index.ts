@@ -17,6 +17,9 @@ export { evaluateExport, matchExactString, matchFuzzyString, matchNumber, matchC
 export type { EvaluationExport, ExportItem } from './metrics/index.js';
 export { deriveExpectedSchema, validateExpected, createExpectedValidator, fixExpected, expectedSchemaToTypeScript, RULES as EXPECTED_RULES, parseCurrency, parseNumber, parseDate, parseBoolean, parseEnum, isIsoDate, isCurrencyCode, ISO_4217_CODES } from './expected/index.js';
 export type { Finding as ExpectedFinding, RuleId as ExpectedRuleId, Severity as ExpectedSeverity, ValidationResult as ExpectedValidationResult, ValidateOptions as ValidateExpectedOptions, DeriveOptions as DeriveExpectedSchemaOptions, FixResult as FixExpectedResult, Coerced, Currency, DateOrder } from './expected/index.js';
+export { uploadDataset, readDatasetConfig, formatFinding as formatDatasetFinding } from './dataset/index.js';
+export type { ConfigSource } from './expected/index.js';
+export type { UploadOptions as UploadDatasetOptions, UploadResult as UploadDatasetResult, UploadProgress, Tally as UploadTally, PlanSummary as UploadPlanSummary, Failure as UploadFailure, RowFinding as DatasetFinding, ColumnMap as DatasetColumnMap, CoerceOptions as DatasetCoerceOptions, ExistingItem as DatasetExistingItem } from './dataset/index.js';
 export { runEvaluation, exportBatchRun, writeExport, InterruptedError } from './eval/index.js';
 export type { RunEvaluationOptions, EvalCallbacks, EvalProgress, EvalResult, EvalCounts, Strategy as EvalStrategy, ExportBatchRunOptions, ExportFileFormat } from './eval/index.js';
 export { runDemo, headlineOf } from './demo/run.js';

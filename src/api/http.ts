@@ -68,6 +68,8 @@ export interface RequestSpec<S extends z.ZodType> {
   body?: unknown;
   /** Multipart body; fetch sets the content type with its boundary. */
   form?: FormData;
+  /** A body already encoded, with its content type (a multipart body built in one buffer). */
+  encoded?: { data: Uint8Array; contentType: string };
   schema: S;
 }
 
@@ -191,10 +193,13 @@ export function createTransport(options: TransportOptions): Transport {
     const userSignal = opts.signal;
     const timeoutMs = opts.timeoutMs ?? options.timeoutMs;
     const maxRetries = opts.maxRetries ?? options.maxRetries;
-    let body: string | FormData | undefined;
+    let body: string | FormData | Uint8Array | undefined;
     let headers = baseHeaders;
     if (spec.form !== undefined) body = spec.form;
-    else if (spec.body !== undefined) {
+    else if (spec.encoded !== undefined) {
+      body = spec.encoded.data;
+      headers = { ...baseHeaders, 'content-type': spec.encoded.contentType };
+    } else if (spec.body !== undefined) {
       body = JSON.stringify(spec.body);
       headers = jsonHeaders;
     }

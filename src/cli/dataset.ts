@@ -22,6 +22,7 @@ interface UploadArgs {
   description?: string;
   config?: string;
   version?: string;
+  v?: string;
   type?: 'EXTRACT' | 'CLASSIFY' | 'SPLITTER';
   map?: string;
   delimiter?: string;
@@ -73,6 +74,8 @@ const upload = defineCommand<UploadArgs>({
       .option('description', { type: 'string', describe: 'with --create-set: the new set\'s description' })
       .option('config', { type: 'string', describe: 'processor config file (either layout) instead of the service\'s; enough for an offline --dry-run' })
       .option('version', { type: 'string', describe: 'processor version whose config checks the rows: draft (default, as the service checks items), latest, 1.0, dpv_...' })
+      // -v is evalkit's own version at the top level; here it would be ambiguous, so it is refused with a pointer.
+      .option('v', { type: 'string', hidden: true })
       .option('type', { choices: ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const, describe: 'processor type, when the config does not say' })
       .option('map', { type: 'string', describe: 'JSON file renaming columns: {"CSV header": "field.path" | "file" | "class" | null (ignore)}' })
       .option('delimiter', { type: 'string', describe: 'cell delimiter (default: detected among comma, semicolon, tab)' })
@@ -208,6 +211,7 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
   if (r.plan && r.status === 'planned') {
     const p = r.plan;
     out(`plan for ${target}: ${p.create} create, ${p.update} update, ${p.unchanged} unchanged, ${p.delete} delete${p.keep ? ` (${p.keep} items not in the CSV kept; --prune deletes them)` : ''}`);
+    if (p.offline) out('  offline (no EVALKIT_BASE_URL): the set\'s items were not read, so every row counts as a create');
     for (const kind of ['create', 'update', 'skip'] as const) {
       const rows = (p.rows ?? []).filter((x) => x.action === kind);
       const shown = rows.slice(0, 20);
@@ -231,6 +235,9 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
 async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode> {
   const dataset = await import('../dataset/index.js');
   const expected = await import('../expected/index.js');
+  if (argv.v !== undefined) throw new UsageError('-v is not an option of dataset upload', { hint: 'the processor version is --version V (draft, latest, 1.0 or a version id); `evalkit --version` prints evalkit\'s own version' });
+  if (argv.version !== undefined && argv.version.trim() === '') throw new UsageError('--version needs a value', { hint: 'pass --version draft, latest, a published number such as 1.0, or a version id' });
+  if (argv.version !== undefined && argv.config !== undefined) throw new UsageError('--version picks the config on the service; --config replaces it', { hint: 'drop one of --version and --config' });
   if (!argv.evaluationSet && !argv.createSet) throw new UsageError('name the target set', { hint: 'pass --evaluation-set ID, or --create-set NAME --processor ID' });
   if (argv.createSet !== undefined && !argv.processor) throw new UsageError('--create-set needs --processor', { hint: 'pass the id of the processor the new set evaluates' });
   if (argv.processor !== undefined && argv.createSet === undefined) throw new UsageError('--processor goes with --create-set', { hint: 'an existing set (--evaluation-set) already names its processor' });
@@ -248,7 +255,8 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   const config = argv.config !== undefined ? await dataset.readDatasetConfig(argv.config, argv.type) : undefined;
   const hasService = Boolean(process.env.EVALKIT_BASE_URL?.trim());
   const { clientFromEnv } = await import('../api/index.js');
-  const connect = hasService || !argv.dryRun ? (fetch: FetchLike) => clientFromEnv({ fetch }) : undefined;
+  // Without the service only a dry run can go on (uploadDataset says so otherwise).
+  const connect = hasService ? (fetch: FetchLike) => clientFromEnv({ fetch }) : undefined;
 
   const showProgress = argv.progress ?? true;
   const progress = progressReporter(showProgress && !argv.dryRun);
@@ -329,7 +337,8 @@ interface GroupArgs {
 }
 
 export default defineCommand<GroupArgs>({
-  command: 'dataset <command>',
+  // The subcommand is optional for yargs so that a missing one gets demandCommand's message.
+  command: 'dataset [command]',
   describe: 'evaluation set data: upload a CSV as evaluation set items',
   builder: (y) =>
     y

@@ -17,7 +17,7 @@ const pkg = require('../../package.json') as { version: string };
 const RENAMED_FLAGS: Record<string, string> = {};
 
 function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
-  let parser = yargs(args)
+  let parser: Argv = yargs(args)
     .scriptName('evalkit')
     .usage('$0 <command> [options]\n\nMigrate processor configs, validate expected outputs, upload evaluation sets and report evaluation runs.')
     .version(pkg.version)
@@ -53,6 +53,10 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
         process.env.EVALKIT_BASE_URL = argv.baseUrl;
       }
     }, true);
+  // -v/--version are evalkit's version at the top level only: validate and dataset upload define
+  // their own --version (a processor version), which a global -v would silently alias. yargs
+  // documents .global(keys, false); @types/yargs only types the one-argument form.
+  parser = (parser as unknown as { global(keys: string, global: boolean): Argv }).global('version', false);
   for (const cmd of commands) parser = parser.command(toYargs(cmd, onExit));
   return parser;
 }

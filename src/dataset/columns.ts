@@ -25,6 +25,11 @@ export interface ColumnPlan {
   fileIdColumn?: Column;
   /** Header problems: the upload cannot start while any is an error. */
   findings: RowFinding[];
+  /**
+   * EXTRACT fields no column sets, as shape paths (`total`, `vendor.country`,
+   * `line_items[].quantity`). Said once for the header instead of once per row.
+   */
+  uncovered: Set<string>;
 }
 
 /** `--map` file content: CSV header -> target (a role name or a field path), null to ignore. */
@@ -81,7 +86,35 @@ function knownPaths(fields: Record<string, Node>): string {
   return names.length > 12 ? `${names.slice(0, 12).join(', ')}, ...` : names.join(', ');
 }
 
-export function planColumns(header: readonly string[], model: ExpectedModel, opts: { map?: ColumnMap; headerLine?: number } = {}): ColumnPlan {
+/** A field path with array indexes left out: `line_items[0].amount` -> `line_items[].amount`. */
+export function shapePath(segs: readonly Segment[]): string {
+  return formatPath(segs.map((s) => (typeof s === 'number' ? -1 : s))).replace(/\[-1\]/g, '[]');
+}
+
+/**
+ * Object members of the model that no column sets, wholly or in part. A column sets a member
+ * when its path runs through it (vendor.name sets vendor) or stops above it (a JSON cell for
+ * line_items sets every member of the items).
+ */
+function uncoveredFields(fields: Record<string, Node>, columns: readonly Column[]): Set<string> {
+  const paths = columns.filter((c) => c.role === 'field').map((c) => shapePath(c.path!));
+  const out = new Set<string>();
+  const under = (p: string, q: string) => p === q || p.startsWith(`${q}.`) || p.startsWith(`${q}[]`);
+  const walk = (node: Node, at: string): void => {
+    if (node.kind === 'array') return walk(node.items, `${at}[]`);
+    if (node.kind !== 'object') return;
+    for (const [key, child] of Object.entries(node.properties)) {
+      const q = at === '' ? key : `${at}.${key}`;
+      if (paths.some((p) => under(q, p))) continue;
+      if (paths.some((p) => under(p, q))) walk(child, q);
+      else out.add(q);
+    }
+  };
+  walk({ kind: 'object', properties: fields }, '');
+  return out;
+}
+
+export function planColumns(header: readonly string[], model: ExpectedModel, opts: { map?: ColumnMap; headerLine?: number; strict?: boolean } = {}): ColumnPlan {
   const line = opts.headerLine ?? 1;
   const findings: RowFinding[] = [];
   const columns: Column[] = [];
@@ -158,5 +191,16 @@ export function planColumns(header: readonly string[], model: ExpectedModel, opt
     headerFinding(json.index, undefined, 'duplicate-column', `column "${json.header}" holds the whole expected output, but column "${others[0].header}" sets part of it too`,
       'use either the expectedOutput column or per-field columns');
   }
-  return { columns, fileColumn, fileIdColumn, findings };
+  const uncovered = model.type === 'EXTRACT' && !json && fieldCols.length > 0 ? uncoveredFields(model.fields, columns) : new Set<string>();
+  if (uncovered.size > 0) {
+    const list = [...uncovered].join(', ');
+    if (opts.strict) {
+      findings.push({ line, rule: 'missing-column', severity: 'error', message: `no column for ${uncovered.size === 1 ? 'field' : 'fields'} ${list} (--strict: every configured field needs a column)`,
+        hint: 'add the columns (empty cells are null), or drop --strict to leave the fields out' });
+    } else {
+      findings.push({ line, rule: 'missing-field', severity: 'warning', message: `no column for ${uncovered.size === 1 ? 'field' : 'fields'} ${list}: the items leave ${uncovered.size === 1 ? 'it' : 'them'} out (expect nothing)`,
+        hint: 'add a column with empty cells to expect null instead; --strict makes this an error' });
+    }
+  }
+  return { columns, fileColumn, fileIdColumn, findings, uncovered };
 }

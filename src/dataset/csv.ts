@@ -85,14 +85,19 @@ function csvErrorToInput(e: unknown, file: string, overcount: number, lastEnd: n
   // An unclosed quote is found at the end of the file; the record it opens starts after the last good one.
   const line = e.code === 'CSV_QUOTE_NOT_CLOSED' ? lastEnd + 1 : typeof info.lines === 'number' ? info.lines - overcount : undefined;
   const column = typeof info.column === 'number' ? info.column + 1 : undefined;
-  // csv-parse's messages end with "at line N"; we print the location ourselves.
-  const message = e.message.replace(/\s*at line \d+/, '').replace(/^Invalid Record Length: /, '');
+  // csv-parse's messages end with "at line N" and count fields from 0; we print the location ourselves.
+  const message = e.message
+    .replace(/\s*at line \d+/, '')
+    .replace(/^Invalid Record Length: /, '')
+    .replace(/\bon field (\d+)/, (_m, n: string) => `in column ${Number(n) + 1}`);
   const hint =
     e.code === 'CSV_QUOTE_NOT_CLOSED'
       ? 'a quoted cell is never closed; close the quote or double the quote characters inside the cell ("")'
-      : e.code === 'CSV_INVALID_CLOSING_QUOTE'
-        ? 'a quote inside a quoted cell must be doubled (""); check the delimiter too (--delimiter)'
-        : 'fix the CSV syntax at that position';
+      : e.code === 'INVALID_OPENING_QUOTE'
+        ? 'a cell that holds a quote must be quoted as a whole, with its quotes doubled: "say ""hi"""'
+        : e.code === 'CSV_INVALID_CLOSING_QUOTE'
+          ? 'a quote inside a quoted cell must be doubled (""); check the delimiter too (--delimiter)'
+          : 'fix the CSV syntax at that position';
   return new InputError(`CSV: ${message}`, { location: { file, line, column }, hint, cause: e });
 }
 

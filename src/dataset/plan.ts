@@ -38,6 +38,9 @@ export function digestOf(output: unknown): string {
   return createHash('sha256').update(JSON.stringify(sortKeysDeep(output))).digest('base64url').slice(0, 22);
 }
 
+/** One shared object: a plan holds an action per CSV row. */
+const CREATE: RowAction = Object.freeze({ kind: 'create' });
+
 export function planSync(rows: readonly PlannedRow[], items: readonly ExistingItem[]): SyncPlan {
   const byIdentity = new Map<string, ExistingItem[]>();
   for (const it of items) {
@@ -63,7 +66,7 @@ export function planSync(rows: readonly PlannedRow[], items: readonly ExistingIt
     if (spare) {
       used.add(spare.id);
       actions[i] = { kind: 'update', itemId: spare.id };
-    } else actions[i] = { kind: 'create' };
+    } else actions[i] = CREATE;
   });
   const orphans = items.filter((it) => !used.has(it.id));
   const counts = { create: 0, update: 0, skip: 0, orphans: orphans.length };

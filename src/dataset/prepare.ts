@@ -6,7 +6,8 @@
 import { createExpectedValidator, normalizeConfig, type ConfigSource } from '../expected/index.js';
 import { buildModel, type ExpectedModel } from '../expected/model.js';
 import type { CoerceOptions } from './cells.js';
-import { planColumns, type ColumnMap, type ColumnPlan } from './columns.js';
+import { planColumns, shapePath, type ColumnMap, type ColumnPlan } from './columns.js';
+import { parsePath } from './paths.js';
 import { openCsv, type CsvRecord, type CsvSource } from './csv.js';
 import { contentIdentity, FileResolver, fileIdIdentity, type LocalFile } from './files.js';
 import { isError, type RowFinding } from './findings.js';
@@ -69,12 +70,13 @@ const WINDOW = 32;
 export async function prepareRows(config: ConfigSource, opts: PrepareOptions): Promise<Prepared> {
   const source = await openCsv(opts.csv, { delimiter: opts.delimiter });
   const model = modelOf(config);
-  const columns = planColumns(source.header, model, { map: opts.map, headerLine: source.headerLine });
+  const columns = planColumns(source.header, model, { map: opts.map, headerLine: source.headerLine, strict: opts.strict });
   const validate = createExpectedValidator(config.config, { type: config.type, strict: opts.strict, currency: opts.coerce?.currency, dateOrder: opts.coerce?.dateOrder });
   const resolver = new FileResolver(path.dirname(path.resolve(opts.csv)), { allowOutside: opts.allowOutside });
   const coerce = opts.coerce ?? {};
   const idChecks = new Map<string, Promise<boolean>>();
 
+  /** `check`: pass 1, which also validates and checks fileIds; pass 2 only needs the shape (its digest must match pass 1's). */
   async function shape(rec: CsvRecord, check = false): Promise<Shaped> {
     const cells = rec.cells.map(unneutralise);
     const built = buildRow(cells, rec.line, columns, model, coerce);
@@ -104,9 +106,11 @@ export async function prepareRows(config: ConfigSource, opts: PrepareOptions): P
       }
     }
     // A value whose cells failed to parse would only add confusing follow-up findings.
-    if (built.output !== undefined && !findings.some((f) => f.rule !== 'file-missing' && f.rule !== 'file-outside' && f.rule !== 'file-id-unknown' && isError(f))) {
+    if (check && built.output !== undefined && !findings.some((f) => f.rule !== 'file-missing' && f.rule !== 'file-outside' && f.rule !== 'file-id-unknown' && isError(f))) {
       const v = validate(built.output);
-      findings.push(...validatorFindings(rec.line, v.findings, built.origins, model.type));
+      // Fields no column sets were said once, for the header.
+      const rowFindings = validatorFindings(rec.line, v.findings, built.origins, model.type);
+      findings.push(...(columns.uncovered.size === 0 ? rowFindings : rowFindings.filter((f) => !(f.rule === 'missing-field' && f.field !== undefined && columns.uncovered.has(shapePath(parsePath(f.field) ?? [f.field]))))));
     }
     return { line: rec.line, cells, identity, local, fileId: built.file?.fileId, output: built.output, findings };
   }
@@ -119,7 +123,10 @@ export async function prepareRows(config: ConfigSource, opts: PrepareOptions): P
   let rejectsFile: string | undefined;
   if (!headerInvalid) {
     const rejects = opts.rejectsFile ? new RejectsWriter(opts.rejectsFile, source.header, source.delimiter, source.bom) : undefined;
-    const seen = new Map<string, number>();
+    // What stays per row until the plan is made is small (line, identity, digest): identities
+    // are shared by the rows of one file, and duplicates are found without a key per row.
+    const seen = new Map<string, Map<string, number>>();
+    const identities = new Map<string, string>();
     const finish = async (s: Shaped): Promise<void> => {
       total++;
       opts.onRow?.(total);
@@ -132,12 +139,15 @@ export async function prepareRows(config: ConfigSource, opts: PrepareOptions): P
         return;
       }
       const digest = digestOf(s.output);
-      const key = `${s.identity}\0${digest}`;
-      const first = seen.get(key);
+      let identity = identities.get(s.identity);
+      if (identity === undefined) identities.set(s.identity, (identity = s.identity));
+      let digests = seen.get(identity);
+      if (!digests) seen.set(identity, (digests = new Map()));
+      const first = digests.get(digest);
       if (first !== undefined) {
         findings.push({ line: s.line, rule: 'duplicate-row', severity: 'warning', message: `same file and expected output as line ${first}; both become items` });
-      } else seen.set(key, s.line);
-      rows.push({ line: s.line, identity: s.identity, digest });
+      } else digests.set(digest, s.line);
+      rows.push({ line: s.line, identity, digest });
     };
     try {
       // Rows are shaped a window at a time (files hashed, fileIds checked in parallel) and

@@ -3,11 +3,30 @@
  * uploaded before (found by the content tag in their names), and the evaluation set itself.
  */
 import pLimit from 'p-limit';
-import { isApiError, type Client, type EvaluationSet } from '../api/index.js';
+import { isApiError, paginate, type Client, type EvaluationSet } from '../api/index.js';
 import { fileIdIdentity, identityOfUploadName } from './files.js';
 import { digestOf, type ExistingItem } from './plan.js';
 
 export const LIST_PAGE_SIZE = 1000;
+
+/** Rounds of the client's retries one operation gets while the service keeps answering 429. */
+const RATE_LIMIT_ROUNDS = 20;
+
+/**
+ * Runs a request again while the service refuses it with 429. A rate limit says "later", never
+ * "no": it must not fail a row of a long upload, even with more requests in flight than the
+ * limit allows per second. The client's shared gate does the waiting (a 429 closes it for its
+ * Retry-After, also when the client gives up), so this only decides to go on.
+ */
+export async function patiently<T>(op: () => Promise<T>): Promise<T> {
+  for (let round = 1; ; round++) {
+    try {
+      return await op();
+    } catch (e) {
+      if (round >= RATE_LIMIT_ROUNDS || !(isApiError(e) && e.status === 429)) throw e;
+    }
+  }
+}
 
 /** Identity <-> fileId knowledge shared by the whole upload. */
 export class FileIndex {
@@ -29,7 +48,8 @@ export class FileIndex {
  */
 export async function listExisting(client: Client, setId: string, index: FileIndex, rowFileIds: ReadonlySet<string>, opts: { concurrency: number; signal?: AbortSignal; onListed?: (n: number) => void }): Promise<ExistingItem[]> {
   const raw: Array<{ id: string; fileId: string; digest: string }> = [];
-  for await (const it of client.evaluationSets.listAllItems(setId, { maxPageSize: LIST_PAGE_SIZE }, { signal: opts.signal })) {
+  const items = paginate((nextPageToken) => patiently(() => client.evaluationSets.listItems(setId, { maxPageSize: LIST_PAGE_SIZE, nextPageToken }, { signal: opts.signal })), { signal: opts.signal });
+  for await (const it of items) {
     raw.push({ id: it.id, fileId: it.fileId, digest: digestOf(it.expectedOutput) });
     opts.onListed?.(raw.length);
   }
@@ -38,7 +58,7 @@ export async function listExisting(client: Client, setId: string, index: FileInd
     const limit = pLimit(opts.concurrency);
     await Promise.all(unknown.map((fileId) => limit(async () => {
       try {
-        const f = await client.files.get(fileId, {}, { signal: opts.signal });
+        const f = await patiently(() => client.files.get(fileId, {}, { signal: opts.signal }));
         const identity = identityOfUploadName(f.name);
         if (identity) index.learn(identity, fileId);
       } catch (e) {
@@ -55,12 +75,12 @@ export async function listExisting(client: Client, setId: string, index: FileInd
 
 /** An evalkit-named upload of this content, if the service has one. */
 export async function findUploaded(client: Client, tag: string, signal?: AbortSignal): Promise<string | undefined> {
-  const page = await client.files.list({ nameContains: tag, maxPageSize: 10 }, { signal });
+  const page = await patiently(() => client.files.list({ nameContains: tag, maxPageSize: 10 }, { signal }));
   return page.items.find((f) => f.name.includes(tag))?.id;
 }
 
 export async function findSetByName(client: Client, processorId: string, name: string, signal?: AbortSignal): Promise<EvaluationSet | undefined> {
-  for await (const s of client.evaluationSets.listAll({ processorId }, { signal })) {
+  for await (const s of paginate((nextPageToken) => patiently(() => client.evaluationSets.list({ processorId, nextPageToken }, { signal })), { signal })) {
     if (s.name === name) return s;
   }
   return undefined;

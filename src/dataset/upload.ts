@@ -7,25 +7,25 @@
  *   2. target: the set (found, or created by name), the journal's knowledge, the set's items.
  *   3. plan: create / update / unchanged / orphan per row (plan.ts).
  *   4. write (pass 2, streaming): files once per content, creates in bulk chunks, updates one
- *      by one, all under one concurrency limit; creates whose outcome is unknown are settled by
- *      asking the service again (never by a blind retry); then --prune deletes.
+ *      by one, all under one concurrency limit (item writes before queued uploads); creates
+ *      whose outcome is unknown are settled by asking the service again (never by a blind
+ *      retry); a 429 waits, never fails; then --prune deletes.
  */
 import path from 'node:path';
-import { promises as fsp } from 'node:fs';
-import pLimit from 'p-limit';
+import PQueue from 'p-queue';
 import { isApiError, type Client, type FetchLike } from '../api/index.js';
 import { fetchProcessorConfig, type ConfigSource } from '../expected/index.js';
 import { InputError, UsageError } from '../util/errors.js';
 import type { CoerceOptions } from './cells.js';
 import type { ColumnMap } from './columns.js';
-import { nameTag, uploadName, type LocalFile } from './files.js';
+import { nameTag, readLocal, sha256Of, uploadName, type LocalFile } from './files.js';
 import type { RowFinding } from './findings.js';
 import { guardFetch, isUncertain, type RequestStats } from './guard.js';
 import { journalPathFor, NO_JOURNAL, openJournal, readJournal, serviceKey, type JournalState, type JournalWriter } from './journal.js';
 import { digestOf, planSync, type ExistingItem, type RowAction } from './plan.js';
 import { prepareRows, type Prepared, type ValidRow } from './prepare.js';
 import { rejectsPathFor } from './rejects.js';
-import { FileIndex, findSetByName, findUploaded, listExisting } from './remote.js';
+import { FileIndex, findSetByName, findUploaded, listExisting, patiently } from './remote.js';
 import { contentIdentity } from './files.js';
 import { inCurrentLayout } from './config.js';
 
@@ -61,13 +61,18 @@ export interface UploadOptions {
   confirmPrune?: (orphans: readonly ExistingItem[]) => Promise<boolean>;
   /** Journal path; default `<csv>.journal.ndjson`; false: none. */
   journal?: string | false;
-  /** Rejects file path; default `<csv>.rejects.csv`. */
+  /** Rejects file path; default `<csv>.rejects.csv` (none in a dry run). */
   rejectsFile?: string;
   concurrency?: number;
   chunkSize?: number;
   onProgress?: (p: UploadProgress) => void;
   /** One-line notes for the user (set reused, journal resumed...). */
   onNotice?: (message: string) => void;
+  /**
+   * Interrupts the upload: reads stop at once; in the write phase no new request starts and
+   * those in flight run to their answers (so the journal knows their outcome). The result then
+   * has status `interrupted`; running the upload again finishes it.
+   */
   signal?: AbortSignal;
 }
 
@@ -110,6 +115,8 @@ export interface PlanSummary {
   keep: number;
   /** Per row (dry runs only). */
   rows?: Array<{ line: number; action: RowAction['kind']; item?: string }>;
+  /** A dry run without the service: the set's items were not read, so every row counts as a create. */
+  offline?: boolean;
   /** Items to delete (dry runs only). */
   deletes?: string[];
 }
@@ -169,19 +176,20 @@ export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> 
   // 1. The config and the target set (read only).
   let set: { id: string; name: string; processorId: string } | undefined;
   if (opts.evaluationSetId && client) {
-    const s = await client.evaluationSets.get(opts.evaluationSetId, { signal });
+    const s = await patiently(() => client.evaluationSets.get(opts.evaluationSetId!, { signal }));
     set = { id: s.id, name: s.name, processorId: s.processorId };
   }
   const processorId = opts.createSet?.processorId ?? set?.processorId;
   let config = opts.config;
   if (!config) {
     if (!client || !processorId) throw new UsageError('no processor config', { hint: 'pass --config FILE, or set EVALKIT_BASE_URL and EVALKIT_API_TOKEN to read it from the service' });
-    config = await fetchProcessorConfig(client, processorId, opts.processorVersion ?? 'draft');
+    config = await patiently(() => fetchProcessorConfig(client, processorId, opts.processorVersion ?? 'draft'));
   }
   config = inCurrentLayout(config);
 
   // 2. Every row, before anything is written.
-  const rejectsFile = opts.rejectsFile ?? rejectsPathFor(csv);
+  // A dry run writes no file at all: the findings are in the result.
+  const rejectsFile = opts.dryRun ? undefined : (opts.rejectsFile ?? rejectsPathFor(csv));
   const prepared = await prepareRows(config, {
     csv,
     delimiter: opts.delimiter,
@@ -193,7 +201,7 @@ export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> 
     fileIdExists: client
       ? async (id) => {
           try {
-            await client.files.get(id, {}, { signal });
+            await patiently(() => client.files.get(id, {}, { signal }));
             return true;
           } catch (e) {
             if (isApiError(e) && e.status === 404) return false;
@@ -211,7 +219,7 @@ export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> 
     dryRun: opts.dryRun === true,
     status: 'done',
     processor: { id: processorId, type: prepared.model.type, config: config.origin },
-    set: set ? { id: set.id, name: set.name, created: false } : opts.createSet ? { name: opts.createSet.name, created: false } : undefined,
+    set: set ? { id: set.id, name: set.name, created: false } : opts.createSet ? { name: opts.createSet.name, created: false } : { id: opts.evaluationSetId, created: false },
     rows: { total: prepared.total, valid: prepared.rows.length, invalid: prepared.invalid },
     findings: prepared.findings,
     rejectsFile: prepared.rejectsFile,
@@ -233,11 +241,18 @@ export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> 
   if (!set && opts.createSet && client) {
     const key = `${opts.createSet.processorId}\0${opts.createSet.name}`;
     const fromJournal = state?.sets.get(key);
-    const found = fromJournal ? await client.evaluationSets.get(fromJournal, { signal }).catch(() => undefined) : await findSetByName(client, opts.createSet.processorId, opts.createSet.name, signal);
+    // The set the journal remembers, unless it was deleted since; else the one of that name.
+    const remembered = fromJournal
+      ? await patiently(() => client.evaluationSets.get(fromJournal, { signal })).catch((e: unknown) => {
+          if (isApiError(e) && e.status === 404) return undefined;
+          throw e;
+        })
+      : undefined;
+    const found = remembered ?? (await findSetByName(client, opts.createSet.processorId, opts.createSet.name, signal));
     if (found) {
       set = { id: found.id, name: found.name, processorId: found.processorId };
       result.set = { id: found.id, name: found.name, created: false };
-      if (!fromJournal) opts.onNotice?.(`processor ${found.processorId} already has a set named "${found.name}" (${found.id}); uploading into it`);
+      if (!remembered) opts.onNotice?.(`processor ${found.processorId} already has a set named "${found.name}" (${found.id}); uploading into it`);
     }
   }
 
@@ -257,6 +272,7 @@ export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> 
   };
   if (opts.dryRun) {
     result.status = 'planned';
+    if (!client) result.plan.offline = true;
     result.plan.rows = prepared.rows.map((r, i) => {
       const a = plan.actions[i];
       return a.kind === 'create' ? { line: r.line, action: a.kind } : { line: r.line, action: a.kind, item: a.itemId };
@@ -282,11 +298,12 @@ export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> 
       journal.write({ k: 'set', op: 'start', name: cs.name, processorId: cs.processorId });
       let created;
       try {
-        created = await client!.evaluationSets.create({ name: cs.name, processorId: cs.processorId, description: cs.description }, { signal });
+        // Writes take no signal: once sent, a write runs to its answer, which the journal records.
+        created = await patiently(() => client!.evaluationSets.create({ name: cs.name, processorId: cs.processorId, description: cs.description }));
       } catch (e) {
         if (!isUncertain(e)) throw e;
-        created = await findSetByName(client!, cs.processorId, cs.name, signal);
-        if (!created) created = await client!.evaluationSets.create({ name: cs.name, processorId: cs.processorId, description: cs.description }, { signal });
+        created = await findSetByName(client!, cs.processorId, cs.name);
+        if (!created) created = await patiently(() => client!.evaluationSets.create({ name: cs.name, processorId: cs.processorId, description: cs.description }));
       }
       journal.write({ k: 'set', op: 'done', name: cs.name, processorId: cs.processorId, id: created.id });
       set = { id: created.id, name: created.name, processorId: created.processorId };
@@ -330,11 +347,18 @@ function tallyOf(started: number, stats: RequestStats, t: Partial<Tally>): Tally
   };
 }
 
-/** Pass 2 and the rounds after it. */
+/** A queued request that did not start because the upload was interrupted. */
+class Stopped extends Error {
+  constructor() {
+    super('not started: the upload was interrupted');
+  }
+}
+
+/** Pass 2 and the rounds after it. Requests take no abort signal: an interrupt stops new ones. */
 class Writer {
   readonly counts = { created: 0, updated: 0, deleted: 0, failed: 0, filesUploaded: 0, filesReused: 0 };
   readonly failures: Failure[] = [];
-  private readonly limit;
+  private readonly queue: PQueue;
   private readonly inflight = new Set<Promise<void>>();
   private readonly files = new Map<string, Promise<string>>();
   private uncertain: WriteRow[] = [];
@@ -353,8 +377,29 @@ class Writer {
     private readonly actions: RowAction[],
     private readonly o: { concurrency: number; chunkSize: number; signal?: AbortSignal; onProgress?: (p: UploadProgress) => void },
   ) {
-    this.limit = pLimit(o.concurrency);
+    this.queue = new PQueue({ concurrency: o.concurrency });
     this.total = actions.filter((a) => a.kind !== 'skip').length;
+  }
+
+  /**
+   * Runs a request in one of the `concurrency` slots. Item writes go before queued file
+   * uploads: a chunk whose files are done is created at once instead of waiting behind the
+   * uploads of the rows read after it, so items and files flow together (the service sees an
+   * even mix, and an interrupted run has created what it could).
+   */
+  private slot<T>(lane: 'file' | 'item', fn: () => Promise<T>): Promise<T> {
+    return this.queue.add(() => {
+      // After an interrupt nothing new starts; what is in flight runs to its answer.
+      if (this.aborted) throw new Stopped();
+      return fn();
+    }, { priority: lane === 'item' ? 1 : 0 });
+  }
+
+  /** An update or delete in its slot; one that never started because of an interrupt is no failure. */
+  private write(fn: () => Promise<void>): Promise<void> {
+    return this.slot('item', fn).catch((e: unknown) => {
+      if (!(e instanceof Stopped)) throw e;
+    });
   }
 
   private get aborted(): boolean {
@@ -399,7 +444,7 @@ class Writer {
     this.uncertain = [];
     for (const item of orphans) {
       if (this.aborted) break;
-      await this.spawn(this.limit(() => this.remove(item)), 1);
+      await this.spawn(this.write(() => this.remove(item)), 1);
     }
     await this.drain();
   }
@@ -426,7 +471,7 @@ class Writer {
         throw new InputError('the CSV or a file it names changed during the upload', { location: { file: this.prepared.source.file, line: rec.line }, hint: 'run the upload again; it continues where it stopped' });
       }
       const row: WriteRow = { index, line: rec.line, identity: s.identity, output: s.output, local: s.local, fileId: s.fileId };
-      if (action.kind === 'update') await this.spawn(this.limit(() => this.update(action.itemId, row)), 1);
+      if (action.kind === 'update') await this.spawn(this.write(() => this.update(action.itemId, row)), 1);
       else {
         // Start the upload now, so files flow while the chunk fills.
         if (row.local) void this.fileFor(row.local, row.line).catch(() => undefined);
@@ -458,7 +503,7 @@ class Writer {
     let lookFirst = this.state?.pendingFiles.has(local.sha256) === true;
     for (let attempt = 1; ; attempt++) {
       if (lookFirst) {
-        const found = await this.limit(() => findUploaded(this.client, tag, this.o.signal));
+        const found = await this.slot('file', () => findUploaded(this.client, tag));
         if (found) {
           this.journal.write({ k: 'file', op: 'done', sha256: local.sha256, fileId: found, reused: true });
           this.index.learn(identity, found);
@@ -467,17 +512,20 @@ class Writer {
         }
       }
       try {
-        const file = await this.limit(async () => {
+        const file = await this.slot('file', async () => {
           // Read inside the slot: only files being sent are in memory.
-          const data = await fsp.readFile(local.abs);
+          const data = await readLocal(local);
+          // The content must be what pass 1 hashed: its hash names the upload and identifies the row.
+          if (sha256Of(data) !== local.sha256) throw new InputError(`${rel} changed during the upload`, { location: { file: local.abs }, hint: 'run the upload again; it continues where it stopped' });
           this.journal.write({ k: 'file', op: 'start', sha256: local.sha256, path: rel });
-          return this.client.files.upload({ name: uploadName(rel, local.sha256), data }, { signal: this.o.signal });
+          return patiently(() => this.client.files.upload({ name: uploadName(rel, local.sha256), data }));
         });
         this.journal.write({ k: 'file', op: 'done', sha256: local.sha256, fileId: file.id });
         this.index.learn(identity, file.id);
         this.counts.filesUploaded++;
         return file.id;
       } catch (e) {
+        if (e instanceof Stopped) throw e;
         const uncertain = isUncertain(e);
         this.journal.write({ k: 'file', op: 'fail', sha256: local.sha256, error: message(e), uncertain });
         if (!uncertain || attempt >= MAX_ROUNDS || this.aborted) {
@@ -499,7 +547,7 @@ class Writer {
         r.fileId = await this.fileFor(r.local!, r.line);
         ready.push(r);
       } catch (e) {
-        this.fail({ operation: 'upload-file', line: r.line, error: message(e) });
+        if (!(e instanceof Stopped)) this.fail({ operation: 'upload-file', line: r.line, error: message(e) });
       }
     }));
     return ready.sort((a, b) => a.index - b.index);
@@ -510,15 +558,16 @@ class Writer {
     if (ready.length === 0 || this.aborted) return;
     const batch = ++this.batch;
     try {
-      const created = await this.limit(async () => {
+      const created = await this.slot('item', async () => {
         this.journal.write({ k: 'create', op: 'start', set: this.setId, batch, lines: ready.map((r) => r.line), ids: ready.map((r) => r.identity) });
-        if (ready.length === 1) return [await this.client.evaluationSetItems.create({ evaluationSetId: this.setId, fileId: ready[0].fileId!, expectedOutput: ready[0].output }, { signal: this.o.signal })];
-        return this.client.evaluationSetItems.bulkCreate({ evaluationSetId: this.setId, items: ready.map((r) => ({ fileId: r.fileId!, expectedOutput: r.output })) }, { signal: this.o.signal });
+        if (ready.length === 1) return [await patiently(() => this.client.evaluationSetItems.create({ evaluationSetId: this.setId, fileId: ready[0].fileId!, expectedOutput: ready[0].output }))];
+        return patiently(() => this.client.evaluationSetItems.bulkCreate({ evaluationSetId: this.setId, items: ready.map((r) => ({ fileId: r.fileId!, expectedOutput: r.output })) }));
       });
       this.journal.write({ k: 'create', op: 'done', set: this.setId, batch, items: created.map((c) => c.id) });
       this.counts.created += created.length;
       this.tick(created.length);
     } catch (e) {
+      if (e instanceof Stopped) return;
       const uncertain = isUncertain(e);
       this.journal.write({ k: 'create', op: 'fail', set: this.setId, batch, error: message(e), uncertain });
       if (uncertain) this.uncertain.push(...ready);
@@ -535,7 +584,7 @@ class Writer {
     this.uncertain = [];
     const rowFileIds = new Set<string>();
     for (const r of this.prepared.rows) if (r.identity.startsWith('file:')) rowFileIds.add(r.identity.slice(5));
-    const existing = await listExisting(this.client, this.setId, this.index, rowFileIds, { concurrency: this.o.concurrency, signal: this.o.signal });
+    const existing = await listExisting(this.client, this.setId, this.index, rowFileIds, { concurrency: this.o.concurrency });
     const plan = planSync(this.prepared.rows, existing);
     let chunk: WriteRow[] = [];
     for (const r of pending) {
@@ -543,7 +592,7 @@ class Writer {
       if (a.kind === 'skip') {
         this.counts.created++;
         this.tick(1);
-      } else if (a.kind === 'update') await this.spawn(this.limit(() => this.update(a.itemId, r)), 1);
+      } else if (a.kind === 'update') await this.spawn(this.write(() => this.update(a.itemId, r)), 1);
       else {
         chunk.push(r);
         if (chunk.length >= this.o.chunkSize) {
@@ -560,7 +609,7 @@ class Writer {
     if (this.aborted) return;
     this.journal.write({ k: 'update', op: 'start', set: this.setId, item: itemId, line: row.line });
     try {
-      await this.client.evaluationSetItems.update(itemId, { expectedOutput: row.output }, { signal: this.o.signal });
+      await patiently(() => this.client.evaluationSetItems.update(itemId, { expectedOutput: row.output }));
       this.journal.write({ k: 'update', op: 'done', set: this.setId, item: itemId, line: row.line });
       this.counts.updated++;
       this.tick(1);
@@ -574,7 +623,7 @@ class Writer {
     if (this.aborted) return;
     this.journal.write({ k: 'delete', op: 'start', set: this.setId, item: item.id });
     try {
-      await this.client.evaluationSetItems.delete(item.id, { signal: this.o.signal });
+      await patiently(() => this.client.evaluationSetItems.delete(item.id));
     } catch (e) {
       // Gone already (a retry after a lost answer, or someone else): the goal is met.
       if (!(isApiError(e) && e.status === 404)) {

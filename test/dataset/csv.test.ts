@@ -47,6 +47,7 @@ describe('openCsv', () => {
   it.each([
     ['an unclosed quote', 'a,b\n1,2\n3,"open\n4,5\n', 'CSV: Quote Not Closed', 3],
     ['a stray quote', 'a,b\n1,"x"y\n', 'CSV: Invalid Closing Quote', 2],
+    ['a quote inside an unquoted cell (columns counted from 1)', 'a,b\n1,=F("x")\n', 'CSV: Invalid Opening Quote: a quote is found in column 2', 2],
   ])('reports %s with file, line and column', async (_n, text, msg, line) => {
     const file = writeTmp('bad.csv', text);
     const err = await all(file).catch((e: unknown) => e);
