@@ -5,7 +5,7 @@ import type { Operation } from 'fast-json-patch';
 import { EvalkitError, InternalError, type Location } from '../util/errors.js';
 import { parseJson } from '../util/json.js';
 import { migrateTree, summarizeFrom, type SpotReport, type TreeOptions } from './document.js';
-import { deepEqual, makePatch } from './patch.js';
+import { makePatch } from './patch.js';
 import { applyTextChanges, type TextChange } from './text.js';
 import type { Dropped, Finding, Layout } from './types.js';
 import { AtomicWriter } from '../util/fs.js';
@@ -116,14 +116,15 @@ function stripBom(s: string): string {
   return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
 }
 
-/** Equal values and equal key order (what the rewritten file must hold). */
+/** Equal values and equal key order (what the rewritten file must hold), in one pass. */
 function sameDocument(a: unknown, b: unknown): boolean {
-  if (!deepEqual(a, b)) return false;
-  if (a === null || typeof a !== 'object') return true;
-  if (Array.isArray(a)) return a.every((v, i) => sameDocument(v, (b as unknown[])[i]));
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameDocument(v, b[i]));
+  if (Array.isArray(b)) return false;
   const ka = Object.keys(a);
-  const kb = Object.keys(b as object);
-  return ka.every((k, i) => k === kb[i] && sameDocument((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && sameDocument((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 function prefixOp(op: Operation, prefix: string): Operation {
@@ -284,7 +285,8 @@ async function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: str
     const real = await fsp.realpath(job.abs);
     await writeOrFail(() => writer.write(real, next, { replace: true }), real, result, job.path);
   } else if (opts.mode === 'out-dir' && dest !== undefined) {
-    await writeOrFail(() => writer.write(dest, next ?? bytes), dest, result, job.path);
+    // New copies of files that stay as they were: not synced one by one (see AtomicWriter).
+    await writeOrFail(() => writer.write(dest, next ?? bytes, { sync: false }), dest, result, job.path);
   }
   return result;
 }

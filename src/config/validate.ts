@@ -1,36 +1,16 @@
-import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv';
 import { InputError } from '../util/errors.js';
 import { isPlainObject } from '../util/json.js';
 import { inferTypeOrNull } from './detect.js';
+import * as validators from './generated/validators.js';
 import { isProcessorType, LAYOUTS } from './types.js';
 import type { Finding, Layout, ProcessorType } from './types.js';
 
-const DEFS: Record<ProcessorType, string> = { EXTRACT: 'extract', CLASSIFY: 'classify', SPLITTER: 'splitter' };
+/** A validator generated ahead of time from schemas/ (ajv standalone code; see scripts/gen-validators.mjs). */
+type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
-let ajv: Ajv2020 | undefined;
-const compiled = new Map<string, ValidateFunction>();
-
-function schemaId(layout: Layout): string {
-  return `https://evalkit.dev/schemas/config-${layout}.schema.json`;
-}
-
-/** One validator per layout and type, compiled once per process. */
-function validator(layout: Layout, type: ProcessorType): ValidateFunction {
-  const key = `${layout}/${type}`;
-  let fn = compiled.get(key);
-  if (fn) return fn;
-  if (!ajv) {
-    ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
-    for (const l of LAYOUTS) {
-      const url = new URL(`../../schemas/config-${l}.schema.json`, import.meta.url);
-      ajv.addSchema(JSON.parse(readFileSync(url, 'utf8')) as object);
-    }
-  }
-  fn = ajv.getSchema(`${schemaId(layout)}#/$defs/${DEFS[type]}`);
-  if (!fn) throw new Error(`schema ${schemaId(layout)} has no $defs/${DEFS[type]}`);
-  compiled.set(key, fn);
-  return fn;
+function validator(layout: Layout, type: ProcessorType): Validate {
+  return (validators as Record<string, Validate>)[`${type.toLowerCase()}_${layout.replaceAll('-', '')}`];
 }
 
 /**

@@ -17,27 +17,43 @@ export class AtomicWriter {
   /**
    * `replace`: the file exists and the new one keeps its permissions (a missing file gets the
    * default). Otherwise the file gets `mode`, or the default for new files (0666 less the umask).
+   * `sync: false` skips syncing the data before the rename: for new copies whose source stays
+   * untouched, where an OS crash can cost a copy (made again by a re-run) but never a user's
+   * file. A killed process still leaves the old content or the new, never a torn file.
    */
-  async write(file: string, data: string | Uint8Array | Iterable<string>, opts: { mode?: number; replace?: boolean } = {}): Promise<void> {
+  async write(file: string, data: string | Uint8Array | Iterable<string>, opts: { mode?: number; replace?: boolean; sync?: boolean } = {}): Promise<void> {
     const dir = path.dirname(file);
     let made = this.made.get(dir);
     if (!made) this.made.set(dir, (made = fsp.mkdir(dir, { recursive: true })));
     await made;
     const mode = opts.mode ?? (opts.replace ? await fsp.stat(file).then((s) => s.mode & 0o7777, () => undefined) : undefined);
     const tmp = path.join(dir, `.evalkit-tmp-${path.basename(file)}.${this.tag}.${this.count++}`);
+    if (opts.sync === false && mode === undefined) {
+      // Nothing to sync or chmod: one call writes the temp file.
+      await fsp.writeFile(tmp, data, { flag: 'wx' }).catch(async (e: unknown) => {
+        await fsp.rm(tmp, { force: true });
+        throw e;
+      });
+      await this.rename(tmp, file, dir);
+      return;
+    }
     const handle = await fsp.open(tmp, 'wx');
     try {
       // After open, so that the umask does not filter the mode of the replaced file.
       if (mode !== undefined) await handle.chmod(mode);
       if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
       else await writeChunks(handle, data);
-      await handle.datasync();
+      if (opts.sync !== false) await handle.datasync();
     } catch (e) {
       await handle.close().catch(() => undefined);
       await fsp.rm(tmp, { force: true });
       throw e;
     }
     await handle.close();
+    await this.rename(tmp, file, dir);
+  }
+
+  private async rename(tmp: string, file: string, dir: string): Promise<void> {
     try {
       await fsp.rename(tmp, file);
     } catch (e) {

@@ -14,6 +14,12 @@ describe('config schemas', () => {
     expect(r.status).toBe(0);
   });
 
+  it('the generated config validators are up to date with schemas/ (run npm run gen:validators)', () => {
+    const r = spawnSync(process.execPath, ['scripts/gen-validators.mjs', '--check'], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
   it.each(['invoice-extract.json', 'document-classify.json', 'packet-splitter.json'])('datasets/configs/%s is valid in the old layout, migrates losslessly and is valid after', (name) => {
     const config = JSON.parse(readFileSync(path.join(ROOT, 'datasets/configs', name), 'utf8')) as Record<string, unknown>;
     expect(validateConfig(config, '2024-11-14')).toEqual([]);
