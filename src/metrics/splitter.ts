@@ -3,7 +3,7 @@
  * accuracy, per document.
  */
 import { isPlainObject } from '../util/json.js';
-import type { DocumentDiff } from './generated/report.js';
+import type { DocumentDiff, DocumentRecord } from './generated/report.js';
 
 /** Longer page ranges are treated as invalid rather than enumerated page by page. */
 export const MAX_PAGES = 100_000;
@@ -64,19 +64,8 @@ export function pageIou(a: Split, b: Split): number {
   return inter / union;
 }
 
-export interface SplitterDoc {
-  expected: number;
-  predicted: number;
-  correct: number;
-  pqTp: number;
-  pqFp: number;
-  pqFn: number;
-  iouSum: number;
-  pages: number;
-  pagesCorrect: number;
-  types: Record<string, [number, number, number]>;
-  diffs: DocumentDiff[];
-}
+/** A document's splitter record (the report's shape) and its differences. */
+export type SplitterDoc = NonNullable<DocumentRecord['splitter']> & { diffs: DocumentDiff[] };
 
 const key = (s: Split): string => `${s.type}\u0000${s.startPage}\u0000${s.endPage}`;
 const show = (s: Split): Split => ({ type: s.type, startPage: s.startPage, endPage: s.endPage });
