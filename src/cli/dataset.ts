@@ -7,10 +7,10 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import type { SingleBar } from 'cli-progress';
 import type { FetchLike } from '../api/index.js';
 import type { ExistingItem, RowFinding, Tally, UploadProgress, UploadResult } from '../dataset/index.js';
 import { EvalkitError, InputError, UsageError, type ExitCode } from '../util/errors.js';
+import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
 import { defineCommand, type EvalkitCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 
@@ -128,59 +128,12 @@ async function readMap(file: string): Promise<Record<string, string | null>> {
   return value as Record<string, string | null>;
 }
 
-function fmtMs(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
-function progressReporter(enabled: boolean): { update: (p: UploadProgress) => void; stop: () => void } {
-  if (!enabled) return { update: () => undefined, stop: () => undefined };
-  const started = performance.now();
-  if (process.stderr.isTTY) {
-    let bar: SingleBar | undefined;
-    let loading: Promise<void> | undefined;
-    let last: UploadProgress | undefined;
-    const render = (p: UploadProgress): void => {
-      if (!bar) return;
-      const secs = (performance.now() - started) / 1000;
-      const rate = secs > 0 ? (p.done / secs).toFixed(1) : '0';
-      if (p.phase === 'write') {
-        bar.setTotal(p.total ?? p.done);
-        bar.update(p.done, { phase: 'upload', rate, failed: p.failed, files: p.filesUploaded });
-      } else bar.update(0, { phase: p.phase === 'validate' ? `validate ${p.done} rows` : `list ${p.done} items`, rate, failed: 0, files: 0 });
-    };
-    return {
-      update: (p) => {
-        last = p;
-        loading ??= import('cli-progress').then(({ default: cp }) => {
-          bar = new cp.SingleBar({
-            format: '{phase} [{bar}] {value}/{total} items | {rate}/s | ETA {eta_formatted} | {files} files, {failed} failed',
-            stream: process.stderr,
-            hideCursor: true,
-            clearOnComplete: true,
-            etaBuffer: 50,
-          });
-          bar.start(0, 0, { phase: 'validate', rate: '0', failed: 0, files: 0 });
-          if (last) render(last);
-        });
-        render(p);
-      },
-      stop: () => bar?.stop(),
-    };
+/** The upload's phases as the shared progress reporter shows them: rate and ETA while writing. */
+function progressOf(p: UploadProgress): ProgressState {
+  if (p.phase === 'write') {
+    return { label: 'upload', value: p.done, total: p.total ?? p.done, unit: 'items', detail: `${p.created} created, ${p.updated} updated, ${p.deleted} deleted, ${p.failed} failed, ${p.filesUploaded} files uploaded` };
   }
-  // Not a terminal (CI): one plain line every few seconds.
-  let lastAt = performance.now();
-  return {
-    update: (p) => {
-      const now = performance.now();
-      if (now - lastAt < 5000) return;
-      lastAt = now;
-      const secs = (now - started) / 1000;
-      if (p.phase === 'write') {
-        err(`upload: ${p.done}/${p.total ?? '?'} items (${(p.done / secs).toFixed(1)}/s), ${p.created} created, ${p.updated} updated, ${p.deleted} deleted, ${p.failed} failed, ${p.filesUploaded} files uploaded`);
-      } else err(`${p.phase}: ${p.done} ${p.phase === 'validate' ? 'rows read' : 'items listed'}`);
-    },
-    stop: () => undefined,
-  };
+  return p.phase === 'validate' ? { label: 'validate', value: p.done, total: 0, unit: 'rows', detail: '' } : { label: 'list', value: p.done, total: 0, unit: 'items', detail: 'existing items' };
 }
 
 async function confirmPrune(orphans: readonly ExistingItem[], setId: string | undefined): Promise<boolean> {
@@ -195,7 +148,7 @@ async function confirmPrune(orphans: readonly ExistingItem[], setId: string | un
 }
 
 function tallyLine(t: Tally): string {
-  return `${t.created} created, ${t.updated} updated, ${t.unchanged} unchanged, ${t.deleted} deleted, ${t.failed} failed in ${fmtMs(t.elapsedMs)} (${t.itemsPerSecond} items/s)`;
+  return `${t.created} created, ${t.updated} updated, ${t.unchanged} unchanged, ${t.deleted} deleted, ${t.failed} failed in ${fmtDuration(t.elapsedMs)} (${t.itemsPerSecond} items/s)`;
 }
 
 function render(r: UploadResult, csv: string, formatFinding: (file: string, f: RowFinding) => string): void {
@@ -259,7 +212,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   const connect = hasService ? (fetch: FetchLike) => clientFromEnv({ fetch }) : undefined;
 
   const showProgress = argv.progress ?? true;
-  const progress = progressReporter(showProgress && !argv.dryRun);
+  const progress = progressReporter({ enabled: showProgress && !argv.dryRun });
   const ac = new AbortController();
   const onSigint = (): void => {
     err('evalkit: stopping after the requests in flight (Ctrl-C again to quit at once); re-run the same command to finish');
@@ -296,7 +249,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
       journal: argv.journal,
       concurrency: argv.concurrency,
       chunkSize: argv.chunkSize,
-      onProgress: progress.update,
+      onProgress: (p) => progress.update(progressOf(p)),
       onNotice: (m) => err(`evalkit: ${m}`),
       signal: ac.signal,
     });

@@ -13,6 +13,8 @@ export interface ProgressState {
   total: number;
   /** Short free text after the counts. */
   detail: string;
+  /** What is counted ("items", "rows"): when given, the rate per second is shown too. */
+  unit?: string;
 }
 
 export interface ProgressReporter {
@@ -51,31 +53,39 @@ export function progressReporter(opts: ProgressOptions): ProgressReporter {
       if (t - lastAt < interval) return;
       lastAt = t;
       const counts = p.total > 0 ? `${p.value}/${p.total}` : `${p.value}`;
-      write(`${p.label}: ${counts}${p.detail ? `, ${p.detail}` : ''} (${fmtDuration(t - started)})`);
+      const rate = p.unit ? ` ${p.unit} (${perSecond(p.value, t - started)}/s)` : '';
+      write(`${p.label}: ${counts}${rate}${p.detail ? `, ${p.detail}` : ''} (${fmtDuration(t - started)})`);
     },
     stop: () => undefined,
   };
 }
 
+function perSecond(value: number, ms: number): string {
+  return ms > 0 ? ((value * 1000) / ms).toFixed(1) : '0';
+}
+
 function barReporter(): ProgressReporter {
+  const started = performance.now();
   let bar: SingleBar | undefined;
   let last: ProgressState | undefined;
   let stopped = false;
   const render = (p: ProgressState): void => {
     if (!bar) return;
     bar.setTotal(p.total);
-    bar.update(p.value, { label: p.label, detail: p.detail });
+    const rate = p.unit ? ` ${p.unit} | ${perSecond(p.value, performance.now() - started)}/s` : '';
+    bar.update(p.value, { label: p.label, detail: p.detail, rate });
   };
   // Loaded on first use so that short commands never pay for it.
   const loading = import('cli-progress').then(({ default: cp }) => {
     if (stopped) return;
     bar = new cp.SingleBar({
-      format: '{label} [{bar}] {value}/{total} | {detail} | {duration_formatted}',
+      format: '{label} [{bar}] {value}/{total}{rate} | ETA {eta_formatted} | {detail} | {duration_formatted}',
+      etaBuffer: 50,
       stream: process.stderr,
       hideCursor: true,
       clearOnComplete: true,
     });
-    bar.start(last?.total ?? 0, last?.value ?? 0, { label: last?.label ?? '', detail: last?.detail ?? '' });
+    bar.start(last?.total ?? 0, last?.value ?? 0, { label: last?.label ?? '', detail: last?.detail ?? '', rate: '' });
   });
   void loading;
   return {

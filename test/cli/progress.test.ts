@@ -18,6 +18,15 @@ describe('progress without a terminal', () => {
     expect(lines).toHaveLength(2);
   });
 
+  test('with a unit, the rate per second since the start', () => {
+    let now = 0;
+    const lines: string[] = [];
+    const p = progressReporter({ enabled: true, tty: false, intervalMs: 1000, now: () => now, write: (l) => lines.push(l) });
+    now = 4000;
+    p.update({ label: 'upload', value: 50, total: 200, unit: 'items', detail: '50 created' });
+    expect(lines).toEqual(['upload: 50/200 items (12.5/s), 50 created (4.0 s)']);
+  });
+
   test('an unknown total prints the count alone', () => {
     let now = 0;
     const lines: string[] = [];
