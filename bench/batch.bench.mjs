@@ -11,6 +11,7 @@
 //
 // Usage: npm run bench -- batch [--batches N] [--size N] [--engine-concurrency N]
 import { spawn } from 'node:child_process';
+import { numFlag } from './args.mjs';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import path from 'node:path';
@@ -18,14 +19,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(here, '..', 'dist');
-const args = process.argv.slice(2);
-const flag = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : dflt;
-};
-const BATCHES = flag('batches', 10);
-const SIZE = flag('size', 1000);
-const CONCURRENCY = flag('engine-concurrency', 8);
+const BATCHES = numFlag('batches', 10);
+const SIZE = numFlag('size', 1000);
+const CONCURRENCY = numFlag('engine-concurrency', 8);
 const SECRET = 'whsec_bench_secret_0123456789';
 const ENGINE = 'simulate:42,0.1';
 const EVENTS = ['processor_run.processed', 'workflow_run.completed'];

@@ -8,20 +8,16 @@
 //
 // Usage: npm run bench -- client [--requests N] [--concurrency N] [--rounds N] [--in-process]
 import { spawn } from 'node:child_process';
+import { hasFlag, numFlag } from './args.mjs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(here, '..', 'dist');
-const args = process.argv.slice(2);
-const flag = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : dflt;
-};
-const REQUESTS = flag('requests', 5000);
-const CONCURRENCY = flag('concurrency', 32);
-const ROUNDS = flag('rounds', 3);
-const inProcess = args.includes('--in-process');
+const REQUESTS = numFlag('requests', 5000);
+const CONCURRENCY = numFlag('concurrency', 32);
+const ROUNDS = numFlag('rounds', 3);
+const inProcess = hasFlag('in-process');
 
 const { createClient } = await import(pathToFileURL(path.join(dist, 'api', 'index.js')).href);
 const sandboxModule = pathToFileURL(path.join(dist, 'sandbox', 'index.js')).href;

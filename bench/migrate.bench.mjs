@@ -4,6 +4,7 @@
 //   npm run bench -- migrate [--files N] [--rounds N] [--dir DIR]
 // --dir /dev/shm measures on tmpfs: without the disk (whose throttling dominates on some VMs),
 // the ratio is the CPU cost of the migration against the floor's.
+import { numFlag, strFlag } from './args.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { promises as fsp } from 'node:fs';
@@ -13,12 +14,8 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(here, '../dist/cli/index.js');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const N = arg('files', 10_000);
-const ROUNDS = arg('rounds', 2);
+const N = numFlag('files', 10_000);
+const ROUNDS = numFlag('rounds', 2);
 
 // Deterministic pseudo-random numbers, so every run migrates the same files.
 let seed = 42;
@@ -59,8 +56,7 @@ function document(i) {
   }
 }
 
-const dirArg = process.argv.indexOf('--dir');
-const work = mkdtempSync(path.join(dirArg > 0 ? process.argv[dirArg + 1] : os.tmpdir(), 'evalkit-bench-migrate-'));
+const work = mkdtempSync(path.join(strFlag('dir', os.tmpdir()), 'evalkit-bench-migrate-'));
 const src = path.join(work, 'src');
 const files = [];
 let bytes = 0;

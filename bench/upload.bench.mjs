@@ -9,6 +9,7 @@
 //
 // Options: --rows N (default 10000), --files N (1000), --rate N (200), --latency MS (20),
 // --concurrency N (32), --max-rps N (client-side pacing; default none).
+import { numFlag } from './args.mjs';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,10 +19,6 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(here, '..', 'dist');
 
-function arg(name, dflt) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-}
 
 const CONFIG = {
   type: 'EXTRACT',
@@ -70,12 +67,12 @@ if (process.argv[2] === '--worker') {
 }
 
 // ---------------------------------------------------------------------------------------------
-const ROWS = arg('rows', 10_000);
-const FILES = arg('files', 1000);
-const RATE = arg('rate', 200);
-const LATENCY = arg('latency', 20);
-const CONCURRENCY = arg('concurrency', 32);
-const MAX_RPS = arg('max-rps', 0);
+const ROWS = numFlag('rows', 10_000);
+const FILES = numFlag('files', 1000);
+const RATE = numFlag('rate', 200);
+const LATENCY = numFlag('latency', 20);
+const CONCURRENCY = numFlag('concurrency', 32);
+const MAX_RPS = numFlag('max-rps', 0);
 
 const { startSandbox } = await import(path.join(dist, 'sandbox/index.js'));
 const { createClient } = await import(path.join(dist, 'api/index.js'));

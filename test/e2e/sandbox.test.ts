@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, test } from 'vitest';
-import { BIN, runCli } from '../helpers/cli.js';
+import { describe, expect, test } from 'vitest';
+import { BIN, cleanupAfterEach, runCli } from '../helpers/cli.js';
 
 interface Running {
   child: ChildProcess;
@@ -14,23 +13,12 @@ interface Running {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-const children: ChildProcess[] = [];
-const dirs: string[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tmp(): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), 'evalkit-e2e-sandbox-'));
-  dirs.push(d);
-  return d;
-}
+const { track, tmp } = cleanupAfterEach('e2e-sandbox');
 
 /** Starts the built `evalkit sandbox` and resolves once it prints its URL. */
 function launch(args: string[]): Promise<Running> {
   const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
+  track(child);
   let out = '';
   let errText = '';
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));

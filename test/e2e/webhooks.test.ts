@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { signWebhook } from '../../src/api/index.js';
-import { BIN, runCli } from '../helpers/cli.js';
+import { BIN, cleanupAfterEach, runCli } from '../helpers/cli.js';
 
 const SECRET = 'whsec_e2e_listener_secret_0123';
 
@@ -15,23 +14,12 @@ interface Proc {
   exit: Promise<number | null>;
 }
 
-const children: ChildProcess[] = [];
-const dirs: string[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tmp(): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), 'evalkit-e2e-webhooks-'));
-  dirs.push(d);
-  return d;
-}
+const { track, tmp } = cleanupAfterEach('e2e-webhooks');
 
 /** Runs the built CLI and resolves once `ready` matches its output (stdout or stderr). */
 function launch(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<Proc & { match: RegExpExecArray }> {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  children.push(child);
+  track(child);
   let out = '';
   let errText = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -1,6 +1,9 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'dist/cli/index.js');
@@ -27,4 +30,25 @@ export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/**
+ * Children and temp folders of one test file, cleaned up after each test: a child still
+ * running is killed (SIGKILL), a folder removed. Call it at the top level of the test file.
+ */
+export function cleanupAfterEach(prefix: string): { track(child: ChildProcess): ChildProcess; tmp(): string } {
+  const children: ChildProcess[] = [];
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  return {
+    track: (child) => (children.push(child), child),
+    tmp: () => {
+      const d = mkdtempSync(path.join(os.tmpdir(), `evalkit-${prefix}-`));
+      dirs.push(d);
+      return d;
+    },
+  };
 }
