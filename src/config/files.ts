@@ -1,4 +1,4 @@
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { Operation } from 'fast-json-patch';
@@ -145,6 +145,7 @@ export interface FileJob {
 }
 
 const SKIP_DIRS = new Set(['node_modules']);
+const JSON_NAME = /\.(json|jsonl)$/i;
 
 /**
  * Files to migrate from paths: files as named, folders walked recursively for .json and .jsonl
@@ -175,20 +176,21 @@ export async function collectFiles(paths: readonly string[], opts: { outDir?: st
       add({ path: p, abs, rel: path.basename(abs), explicit: true });
       continue;
     }
-    const walk = async (dir: string): Promise<void> => {
+    // Paths are joined by hand: path.relative and path.join per file cost more than the walk.
+    const norm = path.normalize(p);
+    const shownRoot = norm === '.' ? '' : norm.endsWith(path.sep) ? norm : norm + path.sep;
+    const walk = async (dir: string, rel: string): Promise<void> => {
       if (outDir && dir === outDir) return;
       const entries = (await fsp.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const ent of entries) {
         if (ent.name.startsWith('.')) continue;
-        const full = path.join(dir, ent.name);
-        if (ent.isDirectory() && !SKIP_DIRS.has(ent.name)) await walk(full);
-        else if (ent.isFile() && /\.(json|jsonl)$/i.test(ent.name)) {
-          const rel = path.relative(abs, full);
-          add({ path: path.join(p, rel), abs: full, rel, explicit: false });
-        }
+        const full = dir.endsWith(path.sep) ? dir + ent.name : dir + path.sep + ent.name;
+        const entRel = rel + ent.name;
+        if (ent.isDirectory() && !SKIP_DIRS.has(ent.name)) await walk(full, entRel + path.sep);
+        else if (ent.isFile() && JSON_NAME.test(ent.name)) add({ path: shownRoot + entRel, abs: full, rel: entRel, explicit: false });
       }
     };
-    await walk(abs);
+    await walk(abs, '');
   }
   return { jobs, missing };
 }
@@ -228,7 +230,6 @@ export async function migrateFiles(
   opts: MigrateFilesOptions,
   onResult: (result: FileResult, index: number) => void,
 ): Promise<void> {
-  const limit = pLimit(opts.concurrency ?? 16);
   const writer = new AtomicWriter();
   const outDir = opts.outDir ? path.resolve(opts.outDir) : undefined;
   // Decided up front, in job order, so which file wins a clash does not depend on timing.
@@ -246,57 +247,100 @@ export async function migrateFiles(
       }
     });
   }
-  await Promise.all(
-    jobs.map((job, index) =>
-      limit(async () => {
-        let result: FileResult;
-        try {
-          const dest = dests.get(index);
-          result = typeof dest === 'object' ? dest : await migrateOneFile(job, opts, dest, writer);
-        } catch (e) {
-          if (!(e instanceof EvalkitError)) throw e;
-          result = failed(job.path, e.message, e.hint);
-        }
-        result.to = opts.to;
-        onResult(result, index);
-      }),
-    ),
-  );
+  // Reading, migrating and writing copies are synchronous (see AtomicWriter.writeCopySync), file
+  // after file, with a pause now and then for timers and signals. Only the durable writes of
+  // --write, which wait for the disk, overlap: up to `concurrency` at once.
+  const concurrency = opts.concurrency ?? 16;
+  const limit = pLimit(concurrency);
+  const writes = new Set<Promise<void>>();
+  const pause = yielder(20);
+  for (let index = 0; index < jobs.length; index++) {
+    await pause();
+    const job = jobs[index];
+    const dest = dests.get(index);
+    const { result, write } = typeof dest === 'object' ? { result: dest, write: undefined } : migrateOneFile(job, opts, dest, writer);
+    result.to = opts.to;
+    if (!write) {
+      onResult(result, index);
+      continue;
+    }
+    const task = limit(async () => {
+      await write();
+      onResult(result, index);
+    });
+    writes.add(task);
+    void task.finally(() => writes.delete(task));
+    while (writes.size >= concurrency) await Promise.race(writes);
+  }
+  await Promise.all(writes);
   await writer.flush();
 }
 
-async function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | undefined, writer: AtomicWriter): Promise<FileResult> {
+/** Reads and migrates one file, writes its --out-dir copy; a --write rewrite is left to the caller. */
+function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | undefined, writer: AtomicWriter): { result: FileResult; write?: () => Promise<void> } {
   let bytes: Buffer;
   let text: string;
   try {
-    bytes = await fsp.readFile(job.abs);
+    bytes = readFileSync(job.abs);
   } catch (e) {
-    return failed(job.path, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    return { result: failed(job.path, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`) };
   }
   try {
     text = utf8.decode(bytes);
   } catch {
-    return failed(job.path, 'not valid UTF-8', 'save the file as UTF-8');
+    return { result: failed(job.path, 'not valid UTF-8', 'save the file as UTF-8') };
   }
-  const r = migrateText(text, job.path, { ...opts, jsonl: isJsonlName(job.abs), warnIfEmpty: job.explicit });
+  let r: TextResult;
+  try {
+    r = migrateText(text, job.path, { ...opts, jsonl: isJsonlName(job.abs), warnIfEmpty: job.explicit });
+  } catch (e) {
+    if (!(e instanceof EvalkitError)) throw e;
+    return { result: failed(job.path, e.message, e.hint) };
+  }
   const { text: next, ...result } = r;
-  if (result.status === 'error') return result;
+  if (result.status === 'error') return { result };
   if (opts.mode === 'write' && next !== null) {
-    const real = await fsp.realpath(job.abs);
-    await writeOrFail(() => writer.write(real, next, { replace: true }), real, result, job.path);
-  } else if (opts.mode === 'out-dir' && dest !== undefined) {
-    // New copies of files that stay as they were: not synced one by one (see AtomicWriter).
-    await writeOrFail(() => writer.write(dest, next ?? bytes, { sync: false }), dest, result, job.path);
+    let real: string;
+    try {
+      real = realpathSync(job.abs);
+    } catch (e) {
+      return { result: failed(job.path, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`) };
+    }
+    return { result, write: async () => writeOrFail(() => writer.write(real, next, { replace: true }), real, result, job.path) };
   }
-  return result;
+  if (opts.mode === 'out-dir' && dest !== undefined) {
+    // New copies of files that stay as they were: not synced one by one (see AtomicWriter).
+    void writeOrFail(() => writer.writeCopySync(dest, next ?? bytes), dest, result, job.path);
+  }
+  return { result };
 }
 
-async function writeOrFail(write: () => Promise<void>, file: string, result: FileResult, shown: string): Promise<void> {
-  try {
-    await write();
-    result.written = file;
-  } catch (e) {
+/**
+ * For loops of mostly synchronous work: returns a promise that lets timers, signals and output
+ * through when `ms` have passed since the last time, and undefined otherwise.
+ */
+function yielder(ms: number): () => Promise<void> | undefined {
+  let last = performance.now();
+  return () => {
+    const now = performance.now();
+    if (now - last < ms) return undefined;
+    last = now;
+    return new Promise((resolve) => setImmediate(resolve));
+  };
+}
+
+/** Runs a write (synchronous or not); a failure becomes the file's error. */
+function writeOrFail(write: () => void | Promise<void>, file: string, result: FileResult, shown: string): void | Promise<void> {
+  const done = () => void (result.written = file);
+  const fail = (e: unknown) => {
     result.status = 'error';
     result.errors.push({ message: `cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, location: { file: shown } });
+  };
+  try {
+    const pending = write();
+    if (!pending) return done();
+    return pending.then(done, fail);
+  } catch (e) {
+    fail(e);
   }
 }

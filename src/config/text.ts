@@ -60,27 +60,37 @@ function skipString(t: string, i: number): number {
   }
 }
 
-function skipValue(t: string, i: number): number {
+/**
+ * The text with, for every object and array, the offset just past its closing bracket by the
+ * offset of its opening one: found in one pass, after which skipping a container costs a look-up
+ * instead of a scan (a change deep in a document would otherwise rescan it at every level).
+ */
+interface Scanned {
+  t: string;
+  ends: Map<number, number>;
+}
+
+function scan(t: string, from: number): Scanned {
+  const ends = new Map<number, number>();
+  const open: number[] = [];
+  let i = from;
+  while (i < t.length) {
+    const c = t.charCodeAt(i);
+    if (c === QUOTE) {
+      i = skipString(t, i);
+      continue;
+    }
+    if (c === LBRACE || c === LBRACKET) open.push(i);
+    else if (c === RBRACE || c === RBRACKET) ends.set(open.pop()!, i + 1);
+    i++;
+  }
+  return { t, ends };
+}
+
+function skipValue({ t, ends }: Scanned, i: number): number {
   const c = t.charCodeAt(i);
   if (c === QUOTE) return skipString(t, i);
-  if (c === LBRACE || c === LBRACKET) {
-    let depth = 0;
-    let j = i;
-    while (j < t.length) {
-      const d = t.charCodeAt(j);
-      if (d === QUOTE) {
-        j = skipString(t, j);
-        continue;
-      }
-      if (d === LBRACE || d === LBRACKET) depth++;
-      else if (d === RBRACE || d === RBRACKET) {
-        depth--;
-        if (depth === 0) return j + 1;
-      }
-      j++;
-    }
-    throw new Error('unterminated container');
-  }
+  if (c === LBRACE || c === LBRACKET) return ends.get(i)!;
   let j = i;
   while (j < t.length) {
     const d = t.charCodeAt(j);
@@ -90,7 +100,8 @@ function skipValue(t: string, i: number): number {
   return j;
 }
 
-function readObject(t: string, start: number): ObjectSpan {
+function readObject(s: Scanned, start: number): ObjectSpan {
+  const t = s.t;
   const props: Prop[] = [];
   let i = skipWs(t, start + 1);
   if (t.charCodeAt(i) === RBRACE) return { start, end: i + 1, props };
@@ -102,7 +113,7 @@ function readObject(t: string, start: number): ObjectSpan {
     i = skipWs(t, keyEnd);
     i = skipWs(t, i + 1); // past ':'
     const valueStart = i;
-    const valueEnd = skipValue(t, i);
+    const valueEnd = skipValue(s, i);
     props.push({ key, keyStart, keyEnd, valueStart, valueEnd });
     i = skipWs(t, valueEnd);
     if (t.charCodeAt(i) === RBRACE) return { start, end: i + 1, props };
@@ -110,12 +121,13 @@ function readObject(t: string, start: number): ObjectSpan {
   }
 }
 
-function readArray(t: string, start: number): Array<[number, number]> {
+function readArray(s: Scanned, start: number): Array<[number, number]> {
+  const t = s.t;
   const items: Array<[number, number]> = [];
   let i = skipWs(t, start + 1);
   if (t.charCodeAt(i) === RBRACKET) return items;
   for (;;) {
-    const end = skipValue(t, i);
+    const end = skipValue(s, i);
     items.push([i, end]);
     i = skipWs(t, end);
     if (t.charCodeAt(i) === RBRACKET) return items;
@@ -124,12 +136,12 @@ function readArray(t: string, start: number): Array<[number, number]> {
 }
 
 /** Offset of the value at `path`. Duplicate keys resolve to the last one, as JSON.parse does. */
-function find(t: string, root: number, path: readonly Segment[]): number {
+function find(s: Scanned, root: number, path: readonly Segment[]): number {
   let pos = root;
   for (const seg of path) {
-    if (t.charCodeAt(pos) === LBRACKET) pos = readArray(t, pos)[seg as number][0];
+    if (s.t.charCodeAt(pos) === LBRACKET) pos = readArray(s, pos)[seg as number][0];
     else {
-      const props = readObject(t, pos).props;
+      const props = readObject(s, pos).props;
       let hit: Prop | undefined;
       for (const p of props) if (p.key === String(seg)) hit = p;
       if (!hit) throw new Error(`no member ${String(seg)}`);
@@ -149,9 +161,10 @@ interface Edit {
 export function applyTextChanges(text: string, changes: readonly TextChange[]): string {
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const root = skipWs(text, bom);
+  const scanned = scan(text, root);
   const edits: Edit[] = [];
   for (const change of changes) {
-    const span = readObject(text, find(text, root, change.path));
+    const span = readObject(scanned, find(scanned, root, change.path));
     if ('rename' in change) {
       const [from, to] = change.rename;
       const prop = lastProp(span.props, from);
@@ -163,7 +176,7 @@ export function applyTextChanges(text: string, changes: readonly TextChange[]): 
         edits.push({ start: p.keyStart, end: p.keyEnd, text: JSON.stringify(m.key) });
       }
     } else {
-      edits.push({ start: span.start, end: span.end, text: renderObject(text, span, change.members) });
+      edits.push({ start: span.start, end: span.end, text: renderObject(scanned, span, change.members) });
     }
   }
   edits.sort((a, b) => b.start - a.start);
@@ -221,7 +234,8 @@ function styleOf(t: string, span: ObjectSpan): Style {
 }
 
 /** Re-lays out a config object from its plan; values are copied from the source text. */
-function renderObject(t: string, span: ObjectSpan, members: readonly Member[]): string {
+function renderObject(scanned: Scanned, span: ObjectSpan, members: readonly Member[]): string {
+  const t = scanned.t;
   const style = styleOf(t, span);
   const byKey = new Map<string, Prop>();
   for (const p of span.props) byKey.set(p.key, p);
@@ -230,7 +244,7 @@ function renderObject(t: string, span: ObjectSpan, members: readonly Member[]): 
     const top = byKey.get(path[0])!;
     if (path.length === 1) return { keyText: t.slice(top.keyStart, top.keyEnd), valueText: t.slice(top.valueStart, top.valueEnd) };
     let inner = nested.get(path[0]);
-    if (!inner) nested.set(path[0], (inner = readObject(t, top.valueStart)));
+    if (!inner) nested.set(path[0], (inner = readObject(scanned, top.valueStart)));
     const p = lastProp(inner.props, path[1]);
     return { keyText: t.slice(p.keyStart, p.keyEnd), valueText: t.slice(p.valueStart, p.valueEnd) };
   };

@@ -70,6 +70,18 @@ describe('evalkit migrate (built binary, real files)', () => {
     expect(readdirSync(path.join(dir, 'out')).sort()).toEqual(['document-classify.json', 'invoice-extract.json', 'nested', 'packet-splitter.json']);
   });
 
+  it('--out-dir: a copy that cannot be written is an error naming it; the other copies are written, no temp file is left', async () => {
+    const { dir } = sampleTree();
+    // A folder where the copy of invoice-extract.json should go: the rename over it fails.
+    mkdirSync(path.join(dir, 'out/invoice-extract.json/x'), { recursive: true });
+    const r = await runCli(['migrate', 'configs', '--out-dir', 'out'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`configs/invoice-extract.json: cannot write ${path.join(dir, 'out/invoice-extract.json')}: EISDIR`);
+    expect(r.stdout).toMatch(/^2 migrated, 0 unchanged, 1 error$/m);
+    expect(readdirSync(path.join(dir, 'out')).sort()).toEqual(['document-classify.json', 'invoice-extract.json', 'packet-splitter.json']);
+    expect(JSON.parse(readFileSync(path.join(dir, 'out/packet-splitter.json'), 'utf8'))).toHaveProperty('splitRules');
+  });
+
   it('--check exits 1 while files need migration and 0 once they are migrated, writing nothing', async () => {
     const { dir, before } = sampleTree();
     const pending = await runCli(['migrate', 'configs', '--check'], { cwd: dir });
