@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/util/errors.js';
+import { CopyWriter } from '../src/util/copies.js';
 import { writeFileAtomic } from '../src/util/fs.js';
 import { detectJsonStyle, fromPointer, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
 import { redact } from '../src/util/secrets.js';
@@ -58,6 +59,66 @@ describe('writeFileAtomic', () => {
     await writeFileAtomic(f, 'one');
     await writeFileAtomic(f, 'two');
     expect(readFileSync(f, 'utf8')).toBe('two');
+    expect(readdirSync(dir)).toEqual(['a.json']);
+  });
+});
+
+describe('CopyWriter', () => {
+  it('writes copies into new folders, in batches, calling back once per copy in write order', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-copies-'));
+    const w = new CopyWriter();
+    const done: Array<[number, string | undefined]> = [];
+    for (let i = 0; i < 100; i++) w.write(path.join(dir, `d${i % 3}`, `${i}.json`), i % 2 ? `{"i":${i}}` : Buffer.from(`\ufeff{"i":${i}}`), (e) => done.push([i, e]));
+    expect(w.pending).toBe(100);
+    await w.drain(10);
+    expect(w.pending).toBeLessThanOrEqual(10);
+    await w.close();
+    expect(done).toEqual(Array.from({ length: 100 }, (_, i) => [i, undefined]));
+    expect(readdirSync(dir).sort()).toEqual(['d0', 'd1', 'd2']);
+    expect(readdirSync(path.join(dir, 'd1')).filter((f) => f.startsWith('.'))).toEqual([]);
+    expect(readFileSync(path.join(dir, 'd1/7.json'), 'utf8')).toBe('{"i":7}');
+    expect(readFileSync(path.join(dir, 'd0/6.json'), 'utf8')).toBe('\ufeff{"i":6}');
+  });
+
+  it('reports a copy that cannot be written by its error code, removes its temp file and writes the others', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-copies-'));
+    mkdirSync(path.join(dir, 'b.json', 'x'), { recursive: true });
+    const w = new CopyWriter();
+    const done: Record<string, string | undefined> = {};
+    for (const name of ['a.json', 'b.json', 'c.json']) w.write(path.join(dir, name), name, (e) => (done[name] = e));
+    await w.close();
+    expect(done).toEqual({ 'a.json': undefined, 'b.json': 'EISDIR', 'c.json': undefined });
+    expect(readdirSync(dir).sort()).toEqual(['a.json', 'b.json', 'c.json']);
+    expect(readFileSync(path.join(dir, 'c.json'), 'utf8')).toBe('c.json');
+  });
+
+  it('throttle: nothing to wait for under 1,024 pending copies; past that, waits until a quarter are left', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-copies-'));
+    const w = new CopyWriter();
+    let written = 0;
+    for (let i = 0; i < 1023; i++) w.write(path.join(dir, `${i}.json`), '{}', () => written++);
+    expect(w.throttle()).toBeUndefined();
+    w.write(path.join(dir, 'last.json'), '{}', () => written++);
+    const wait = w.throttle();
+    expect(wait).toBeInstanceOf(Promise);
+    await wait;
+    expect(w.pending).toBeLessThanOrEqual(256);
+    await w.close();
+    expect(written).toBe(1024);
+    expect(readdirSync(dir)).toHaveLength(1024);
+  });
+
+  it('fails every copy after its worker is gone instead of waiting forever', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-copies-'));
+    const w = new CopyWriter();
+    w.write(path.join(dir, 'a.json'), 'a', () => undefined);
+    await w.close();
+    const after = await new Promise<string | undefined>((resolve) => {
+      w.write(path.join(dir, 'b.json'), 'b', resolve);
+      w.flush();
+    });
+    expect(after).toBe('copy writer stopped');
+    await w.drain();
     expect(readdirSync(dir)).toEqual(['a.json']);
   });
 });

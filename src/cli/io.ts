@@ -3,16 +3,19 @@ import { stableStringify } from '../util/json.js';
 
 /** Results go to stdout. */
 export function out(text: string): void {
+  flushOut();
   process.stdout.write(text.endsWith('\n') || text === '' ? text : text + '\n');
 }
 
 /** Machine output: sorted keys, one document. */
 export function outJson(value: unknown): void {
+  flushOut();
   process.stdout.write(stableStringify(value));
 }
 
 /** Progress, warnings and errors go to stderr, with secrets removed. */
 export function err(text: string): void {
+  flushOut();
   process.stderr.write(redact(text.endsWith('\n') ? text : text + '\n'));
 }
 
@@ -22,3 +25,32 @@ export const formatOption = {
   default: 'text' as const,
   describe: 'output format: human text, or JSON with stable sorted keys',
 };
+
+let gathered: string[] = [];
+let gatheredSize = 0;
+let flushQueued = false;
+
+/**
+ * Like out(), for a line per file over thousands of files: lines are gathered and written
+ * together, once per 64 KB or per turn of the event loop, instead of a write each. out(),
+ * outJson() and err() write what is gathered first, so lines keep their order.
+ */
+export function outGathered(text: string): void {
+  const line = text.endsWith('\n') ? text : text + '\n';
+  gathered.push(line);
+  gatheredSize += line.length;
+  if (gatheredSize >= 1 << 16) flushOut();
+  else if (!flushQueued) {
+    flushQueued = true;
+    setImmediate(flushOut);
+  }
+}
+
+export function flushOut(): void {
+  flushQueued = false;
+  if (gathered.length === 0) return;
+  const text = gathered.join('');
+  gathered = [];
+  gatheredSize = 0;
+  process.stdout.write(text);
+}

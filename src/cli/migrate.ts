@@ -4,7 +4,7 @@ import type { FileResult } from '../config/files.js';
 import { MAPPING } from '../config/mapping.js';
 import { LAYOUTS, NEW_LAYOUT, PROCESSOR_TYPES, type Layout, type ProcessorType } from '../config/types.js';
 import { defineCommand } from './command.js';
-import { err, formatOption, out, outJson } from './io.js';
+import { err, formatOption, out, outGathered, outJson } from './io.js';
 
 interface MigrateArgs {
   paths: string[];
@@ -84,7 +84,8 @@ export default defineCommand<MigrateArgs>({
     const { jobs, missing } = await core.collectFiles(paths, { outDir: argv.outDir });
     for (const m of missing) m.to = argv.to;
     const text = argv.format === 'text';
-    const print = text ? out : () => undefined;
+    // A line per file: gathered into fewer writes (see outGathered).
+    const print = text ? outGathered : () => undefined;
     for (const m of missing) {
       results.push(m);
       if (text) printResult(m, mode, print);

@@ -9,6 +9,7 @@ import { makePatch } from './patch.js';
 import { applyTextChanges, type TextChange } from './text.js';
 import type { Dropped, Finding, Layout } from './types.js';
 import { AtomicWriter } from '../util/fs.js';
+import { CopyWriter } from '../util/copies.js';
 
 export type FileStatus = 'migrated' | 'unchanged' | 'error';
 
@@ -247,37 +248,61 @@ export async function migrateFiles(
       }
     });
   }
-  // Reading, migrating and writing copies are synchronous (see AtomicWriter.writeCopySync), file
-  // after file, with a pause now and then for timers and signals. Only the durable writes of
-  // --write, which wait for the disk, overlap: up to `concurrency` at once.
+  // Reading and migrating are synchronous, file after file, with a pause now and then for timers
+  // and signals: for small files a blocking read costs a fraction of a promise-based one. Copies
+  // are written on a worker thread meanwhile (see CopyWriter); the durable writes of --write,
+  // which wait for the disk, overlap up to `concurrency` at once.
   const concurrency = opts.concurrency ?? 16;
   const limit = pLimit(concurrency);
   const writes = new Set<Promise<void>>();
+  const copies = opts.mode === 'out-dir' ? new CopyWriter() : undefined;
   const pause = yielder(20);
-  for (let index = 0; index < jobs.length; index++) {
-    await pause();
-    const job = jobs[index];
-    const dest = dests.get(index);
-    const { result, write } = typeof dest === 'object' ? { result: dest, write: undefined } : migrateOneFile(job, opts, dest, writer);
-    result.to = opts.to;
-    if (!write) {
-      onResult(result, index);
-      continue;
+  try {
+    for (let index = 0; index < jobs.length; index++) {
+      const paused = pause();
+      if (paused) {
+        copies?.flush();
+        await paused;
+      }
+      const job = jobs[index];
+      const dest = dests.get(index);
+      const { result, write, copy } = typeof dest === 'object' ? { result: dest } : migrateOneFile(job, opts, dest, writer);
+      result.to = opts.to;
+      if (copy && copies) {
+        copies.write(copy.file, copy.data, (error) => {
+          if (error) writeFailed(result, copy.file, job.path, error);
+          else result.written = copy.file;
+          onResult(result, index);
+        });
+        const full = copies.throttle();
+        if (full) await full;
+      } else if (write) {
+        const task = limit(async () => {
+          await write();
+          onResult(result, index);
+        });
+        writes.add(task);
+        void task.finally(() => writes.delete(task));
+        while (writes.size >= concurrency) await Promise.race(writes);
+      } else onResult(result, index);
     }
-    const task = limit(async () => {
-      await write();
-      onResult(result, index);
-    });
-    writes.add(task);
-    void task.finally(() => writes.delete(task));
-    while (writes.size >= concurrency) await Promise.race(writes);
+    await Promise.all(writes);
+  } finally {
+    await copies?.close();
   }
-  await Promise.all(writes);
   await writer.flush();
 }
 
-/** Reads and migrates one file, writes its --out-dir copy; a --write rewrite is left to the caller. */
-function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | undefined, writer: AtomicWriter): { result: FileResult; write?: () => Promise<void> } {
+interface OneFile {
+  result: FileResult;
+  /** --write: the durable rewrite, left to the caller. */
+  write?: () => Promise<void>;
+  /** --out-dir: the copy to write. */
+  copy?: { file: string; data: string | Uint8Array };
+}
+
+/** Reads and migrates one file; what is to be written is left to the caller. */
+function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | undefined, writer: AtomicWriter): OneFile {
   let bytes: Buffer;
   let text: string;
   try {
@@ -306,13 +331,26 @@ function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | 
     } catch (e) {
       return { result: failed(job.path, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`) };
     }
-    return { result, write: async () => writeOrFail(() => writer.write(real, next, { replace: true }), real, result, job.path) };
+    return {
+      result,
+      write: async () => {
+        try {
+          await writer.write(real, next, { replace: true });
+          result.written = real;
+        } catch (e) {
+          writeFailed(result, real, job.path, (e as NodeJS.ErrnoException).code ?? String(e));
+        }
+      },
+    };
   }
-  if (opts.mode === 'out-dir' && dest !== undefined) {
-    // New copies of files that stay as they were: not synced one by one (see AtomicWriter).
-    void writeOrFail(() => writer.writeCopySync(dest, next ?? bytes), dest, result, job.path);
-  }
+  // Files that need no migration are copied as they are.
+  if (opts.mode === 'out-dir' && dest !== undefined) return { result, copy: { file: dest, data: next ?? bytes } };
   return { result };
+}
+
+function writeFailed(result: FileResult, file: string, shown: string, why: string): void {
+  result.status = 'error';
+  result.errors.push({ message: `cannot write ${file}: ${why}`, location: { file: shown } });
 }
 
 /**
@@ -327,20 +365,4 @@ function yielder(ms: number): () => Promise<void> | undefined {
     last = now;
     return new Promise((resolve) => setImmediate(resolve));
   };
-}
-
-/** Runs a write (synchronous or not); a failure becomes the file's error. */
-function writeOrFail(write: () => void | Promise<void>, file: string, result: FileResult, shown: string): void | Promise<void> {
-  const done = () => void (result.written = file);
-  const fail = (e: unknown) => {
-    result.status = 'error';
-    result.errors.push({ message: `cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, location: { file: shown } });
-  };
-  try {
-    const pending = write();
-    if (!pending) return done();
-    return pending.then(done, fail);
-  } catch (e) {
-    fail(e);
-  }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import fs, { promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -10,7 +10,6 @@ import path from 'node:path';
  */
 export class AtomicWriter {
   private readonly made = new Map<string, Promise<unknown>>();
-  private readonly madeSync = new Set<string>();
   private readonly touched = new Set<string>();
   private readonly tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
   private count = 0;
@@ -40,31 +39,6 @@ export class AtomicWriter {
     }
     await handle.close();
     await this.rename(tmp, file, dir);
-  }
-
-  /**
-   * A new copy of a file that stays as it was, written synchronously and without syncing its
-   * data: an OS crash can cost a copy (made again by a re-run) but never a user's file, and a
-   * killed process still leaves no copy or a whole one, never a torn file. For thousands of
-   * small files three blocking calls cost a fraction of a promise-based write (each of its
-   * steps is a round trip through the thread pool), so callers yield to the event loop now and
-   * then instead.
-   */
-  writeCopySync(file: string, data: string | Uint8Array): void {
-    const dir = path.dirname(file);
-    if (!this.madeSync.has(dir)) {
-      fs.mkdirSync(dir, { recursive: true });
-      this.madeSync.add(dir);
-    }
-    const tmp = this.tempName(file, dir);
-    try {
-      fs.writeFileSync(tmp, data, { flag: 'wx' });
-      fs.renameSync(tmp, file);
-    } catch (e) {
-      fs.rmSync(tmp, { force: true });
-      throw e;
-    }
-    this.touched.add(dir);
   }
 
   private tempName(file: string, dir: string): string {
