@@ -9,6 +9,7 @@
  */
 import type { Segment } from './detect.js';
 import type { Member } from './plan.js';
+import { toPointer } from '../util/json.js';
 
 export interface Prop {
   key: string;
@@ -157,32 +158,69 @@ interface Edit {
   text: string;
 }
 
-/** Apply migration changes to a JSON text (one document or one JSONL line). */
-export function applyTextChanges(text: string, changes: readonly TextChange[]): string {
+/**
+ * Apply migration changes to a JSON text (one document or one JSONL line). `migrated` is the
+ * document the text must now hold: every edit is checked against it (a re-laid-out object must
+ * parse to the migrated object, key for key and in order; renamed keys must leave exactly the
+ * migrated object's keys), and edits must not overlap. Everything else is the original text, byte
+ * for byte, so the whole text holds the migrated document. Throws an Error naming the pointer of
+ * the first edit that would not (a bug in evalkit, never a problem of the input).
+ */
+export function applyTextChanges(text: string, changes: readonly TextChange[], migrated: unknown): string {
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const root = skipWs(text, bom);
   const scanned = scan(text, root);
   const edits: Edit[] = [];
   for (const change of changes) {
     const span = readObject(scanned, find(scanned, root, change.path));
-    if ('rename' in change) {
-      const [from, to] = change.rename;
-      const prop = lastProp(span.props, from);
-      edits.push({ start: prop.keyStart, end: prop.keyEnd, text: JSON.stringify(to) });
-    } else if (change.renameOnly && new Set(span.props.map((p) => p.key)).size === span.props.length) {
-      for (const m of change.members) {
-        if (!('from' in m) || m.key === m.from[0]) continue;
-        const p = lastProp(span.props, m.from[0]);
-        edits.push({ start: p.keyStart, end: p.keyEnd, text: JSON.stringify(m.key) });
-      }
-    } else {
-      edits.push({ start: span.start, end: span.end, text: renderObject(scanned, span, change.members) });
+    const expected = valueAt(migrated, change.path);
+    const wrong = (what: string) => new Error(`${toPointer(change.path) || '/'}: ${what}`);
+    if (!('rename' in change) && !(change.renameOnly && new Set(span.props.map((p) => p.key)).size === span.props.length)) {
+      const rendered = renderObject(scanned, span, change.members);
+      if (!sameDocument(JSON.parse(rendered), expected)) throw wrong('the rewritten object does not parse to the migrated one');
+      edits.push({ start: span.start, end: span.end, text: rendered });
+      continue;
     }
+    const renames = 'rename' in change ? [change.rename] : change.members.flatMap((m) => ('from' in m && m.key !== m.from[0] ? [[m.from[0], m.key] as const] : []));
+    const keys = span.props.map((p) => p.key);
+    for (const [from, to] of renames) {
+      const p = lastProp(span.props, from);
+      keys[span.props.indexOf(p)] = to;
+      edits.push({ start: p.keyStart, end: p.keyEnd, text: JSON.stringify(to) });
+    }
+    const want = isObject(expected) ? Object.keys(expected) : [];
+    if (keys.length !== want.length || keys.some((k, i) => k !== want[i])) throw wrong('the renamed keys are not those of the migrated object');
   }
   edits.sort((a, b) => b.start - a.start);
   let out = text;
-  for (const e of edits) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  let limit = text.length;
+  for (const e of edits) {
+    if (e.end > limit) throw new Error('overlapping edits');
+    limit = e.start;
+    out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  }
   return out;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function valueAt(doc: unknown, path: readonly Segment[]): unknown {
+  let cur = doc;
+  for (const k of path) cur = typeof cur === 'object' && cur !== null && Object.hasOwn(cur, k) ? (cur as Record<string | number, unknown>)[k] : undefined;
+  return cur;
+}
+
+/** Equal values and equal key order, in one pass. */
+function sameDocument(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameDocument(v, b[i]));
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && sameDocument((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 function lastProp(props: readonly Prop[], key: string): Prop {
