@@ -61,7 +61,7 @@ function toFileError(e: unknown, file: string): FileError {
 
 /**
  * Migrates the text of one file. Pure. The migrated text keeps everything the migration does
- * not change byte for byte (see text.ts), and is checked to parse to the migrated document.
+ * not change byte for byte (see text.ts); every edit is checked against the migrated document.
  */
 export function migrateText(text: string, file: string, opts: TextOptions): TextResult {
   const base = { path: file, to: opts.to, patch: [] as Operation[], warnings: [] as Finding[], dropped: [] as Dropped[], errors: [] as FileError[], items: [] as SpotReport[] };
