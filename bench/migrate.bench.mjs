@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(here, '../dist/cli/index.js');
 const N = numFlag('files', 10_000);
-const ROUNDS = numFlag('rounds', 2);
+const ROUNDS = numFlag('rounds', 3);
 
 // Deterministic pseudo-random numbers, so every run migrates the same files.
 let seed = 42;
