@@ -290,12 +290,13 @@ interface OneFile {
 
 /** Reads and migrates one file; what is to be written is left to the caller. */
 function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | undefined, writer: AtomicWriter): OneFile {
+  const cannotRead = (e: unknown): OneFile => ({ result: failed(job.path, `cannot read: ${errorCode(e)}`) });
   let bytes: Buffer;
   let text: string;
   try {
     bytes = readFileSync(job.abs);
   } catch (e) {
-    return { result: failed(job.path, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`) };
+    return cannotRead(e);
   }
   try {
     text = utf8.decode(bytes);
@@ -316,7 +317,7 @@ function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | 
     try {
       real = realpathSync(job.abs);
     } catch (e) {
-      return { result: failed(job.path, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`) };
+      return cannotRead(e);
     }
     return {
       result,
@@ -325,7 +326,7 @@ function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | 
           await writer.write(real, next, { replace: true });
           result.written = real;
         } catch (e) {
-          writeFailed(result, real, job.path, (e as NodeJS.ErrnoException).code ?? String(e));
+          writeFailed(result, real, job.path, errorCode(e));
         }
       },
     };
@@ -333,6 +334,10 @@ function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | 
   // Files that need no migration are copied as they are.
   if (opts.mode === 'out-dir' && dest !== undefined) return { result, copy: { file: dest, data: next ?? bytes } };
   return { result };
+}
+
+function errorCode(e: unknown): string {
+  return (e as NodeJS.ErrnoException).code ?? String(e);
 }
 
 function writeFailed(result: FileResult, file: string, shown: string, why: string): void {
