@@ -175,8 +175,12 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
     const span = readObject(scanned, find(scanned, root, change.path));
     const expected = valueAt(migrated, change.path);
     const wrong = (what: string) => new Error(`${toPointer(change.path) || '/'}: ${what}`);
-    if (!('rename' in change) && !(change.renameOnly && new Set(span.props.map((p) => p.key)).size === span.props.length)) {
-      const rendered = renderObject(scanned, span, change.members);
+    // Renames are made in place, keeping every byte but the keys. An object with a duplicate key
+    // (JSON.parse keeps the last) is re-laid out instead, from the members JSON.parse sees.
+    const unique = new Set(span.props.map((p) => p.key)).size === span.props.length;
+    if (!unique || !('rename' in change || change.renameOnly)) {
+      const members = 'rename' in change ? renamedMembers(span, ...change.rename) : change.members;
+      const rendered = renderObject(scanned, span, members);
       if (!sameDocument(JSON.parse(rendered), expected)) throw wrong('the rewritten object does not parse to the migrated one');
       edits.push({ start: span.start, end: span.end, text: rendered });
       continue;
@@ -200,6 +204,12 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
     out = out.slice(0, e.start) + e.text + out.slice(e.end);
   }
   return out;
+}
+
+/** The members of an object with one key renamed, in the order JSON.parse gives them (first place of each key). */
+function renamedMembers(span: ObjectSpan, from: string, to: string): Member[] {
+  const keys = [...new Set(span.props.map((p) => p.key))];
+  return keys.map((k) => ({ key: k === from ? to : k, from: [k] }));
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
