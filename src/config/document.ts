@@ -1,6 +1,6 @@
 import type { Operation } from 'fast-json-patch';
 import { EvalkitError, InputError } from '../util/errors.js';
-import { isPlainObject, toPointer } from '../util/json.js';
+import { isPlainObject, toPointer, valueAt } from '../util/json.js';
 import { detectLayout, resolveType, type Segment, type Site } from './detect.js';
 import { applyPlan, planConfig, setOwn, type Plan } from './plan.js';
 import { makePatch } from './patch.js';
@@ -84,12 +84,6 @@ function migrateOneConfig(config: Record<string, unknown>, envelope: Spot['envel
   return { next: r.plan ? applyPlan(config, r.plan.members) : config, plan: r.plan, type, from, warnings, dropped: r.dropped };
 }
 
-function getAt(doc: unknown, path: readonly Segment[]): unknown {
-  let cur = doc;
-  for (const k of path) cur = Object.hasOwn(cur as object, k) ? (cur as Record<string | number, unknown>)[k] : undefined;
-  return cur;
-}
-
 /** Copy-on-write replacement of values at paths; untouched subtrees are shared. */
 function replaceAt(doc: unknown, reps: ReadonlyArray<{ path: readonly Segment[]; value: unknown }>): unknown {
   if (reps.length === 0) return doc;
@@ -132,7 +126,7 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
   for (const spot of findSpots(doc)) {
     const site: Site = { ...where, path: spot.path };
     const pointer = toPointer(spot.path);
-    const value = getAt(doc, spot.path) as Record<string, unknown>;
+    const value = valueAt(doc, spot.path) as Record<string, unknown>;
     try {
       if (spot.kind === 'config') {
         const r = migrateOneConfig(value, spot.envelope, opts, site);
@@ -197,17 +191,22 @@ export function migrateConfig(doc: unknown, opts: MigrateOptions): MigrateResult
   };
 }
 
-/** The result of migrating a whole document (envelopes, arrays, API responses). */
-export interface DocumentResult {
-  doc: unknown;
-  changed: boolean;
+/** What a migration reports, of a document or of a file. */
+export interface MigrationReport {
   from: Layout | null;
   to: Layout;
   /** Every config and splitter output found, with its pointer, type and layout. */
   items: SpotReport[];
+  /** RFC 6902 operations from the input to its migrated form. */
   patch: Operation[];
   warnings: Finding[];
   dropped: Dropped[];
+}
+
+/** The result of migrating a whole document (envelopes, arrays, API responses). */
+export interface DocumentResult extends MigrationReport {
+  doc: unknown;
+  changed: boolean;
 }
 
 /**

@@ -4,10 +4,10 @@ import pLimit from 'p-limit';
 import type { Operation } from 'fast-json-patch';
 import { EvalkitError, InternalError, type Location } from '../util/errors.js';
 import { parseJson } from '../util/json.js';
-import { migrateTree, summarizeFrom, type SpotReport, type TreeOptions } from './document.js';
+import { migrateTree, summarizeFrom, type MigrationReport, type SpotReport, type TreeOptions } from './document.js';
 import { makePatch } from './patch.js';
 import { applyTextChanges, type TextChange } from './text.js';
-import type { Dropped, Finding, Layout } from './types.js';
+import type { Dropped, Finding } from './types.js';
 import { AtomicWriter } from '../util/fs.js';
 import { CopyWriter } from '../util/copies.js';
 
@@ -19,18 +19,10 @@ export interface FileError {
   hint?: string;
 }
 
-/** The outcome for one file (or stdin). */
-export interface FileResult {
+/** The outcome for one file (or stdin). For JSONL the patch treats the file as an array of records. */
+export interface FileResult extends MigrationReport {
   path: string;
   status: FileStatus;
-  from: Layout | null;
-  to: Layout;
-  /** Every config and splitter output found. */
-  items: SpotReport[];
-  /** RFC 6902 operations from the file to its migrated form (JSONL: the file as an array of records). */
-  patch: Operation[];
-  warnings: Finding[];
-  dropped: Dropped[];
   errors: FileError[];
   /** Where the result was written (--write: the file itself; --out-dir: the copy). */
   written?: string;

@@ -3,7 +3,7 @@
  * directions, splitter output conversion and schema validation.
  */
 export { migrateConfig, migrateDocument, migrateTree, summarizeFrom } from './document.js';
-export type { DocumentResult, SpotReport, TreeOptions, TreeResult } from './document.js';
+export type { DocumentResult, MigrationReport, SpotReport, TreeOptions, TreeResult } from './document.js';
 export { convertSplitterOutput } from './splitter.js';
 export { validateConfig } from './validate.js';
 export { MAPPING, SPLITTER_OUTPUT_KEY } from './mapping.js';

@@ -1,5 +1,5 @@
 import jsonpatch, { type Operation } from 'fast-json-patch';
-import { fromPointer, isPlainObject } from '../util/json.js';
+import { fromPointer, isPlainObject, valueAt } from '../util/json.js';
 
 /**
  * RFC 6902 operations that turn `before` into `after` (fast-json-patch's compare), with each
@@ -12,7 +12,7 @@ export function makePatch(before: unknown, after: unknown): Operation[] {
   const ops = jsonpatch.compare(before, after);
   const removes = new Map<number, unknown>();
   ops.forEach((op, i) => {
-    if (op.op === 'remove' && parentIsObject(before, op.path)) removes.set(i, valueAt(before, op.path));
+    if (op.op === 'remove' && parentIsObject(before, op.path)) removes.set(i, valueAt(before, fromPointer(op.path)));
   });
   if (removes.size === 0) return ops;
   const dropped = new Set<number>();
@@ -36,19 +36,9 @@ function isContainer(v: unknown): v is object {
   return v !== null && typeof v === 'object';
 }
 
-function walk(doc: unknown, tokens: readonly string[]): unknown {
-  let cur = doc;
-  for (const t of tokens) cur = isContainer(cur) ? (cur as Record<string, unknown>)[t] : undefined;
-  return cur;
-}
-
-function valueAt(doc: unknown, pointer: string): unknown {
-  return walk(doc, fromPointer(pointer));
-}
-
 function parentIsObject(doc: unknown, pointer: string): boolean {
   const tokens = fromPointer(pointer);
-  return tokens.length > 0 && isPlainObject(walk(doc, tokens.slice(0, -1)));
+  return tokens.length > 0 && isPlainObject(valueAt(doc, tokens.slice(0, -1)));
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {

@@ -1,5 +1,5 @@
 import { InputError } from '../util/errors.js';
-import { isPlainObject } from '../util/json.js';
+import { isPlainObject, valueAt } from '../util/json.js';
 import { at, type Segment, type Site } from './detect.js';
 import { ADVANCED, rowsOf } from './mapping.js';
 import { NEW_LAYOUT, OLD_LAYOUT } from './types.js';
@@ -155,7 +155,7 @@ function planDown(config: Record<string, unknown>, type: ProcessorType, site: Si
 /** Build the migrated object from a plan; values are shared with the source, not copied. */
 export function applyPlan(config: Record<string, unknown>, members: readonly Member[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const m of members) setOwn(out, m.key, 'from' in m ? getIn(config, m.from) : applyPlan(config, m.members));
+  for (const m of members) setOwn(out, m.key, 'from' in m ? valueAt(config, m.from) : applyPlan(config, m.members));
   return out;
 }
 
@@ -163,10 +163,4 @@ export function applyPlan(config: Record<string, unknown>, members: readonly Mem
 export function setOwn(obj: Record<string | number, unknown>, key: string | number, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
-}
-
-export function getIn(obj: unknown, path: readonly string[]): unknown {
-  let cur = obj;
-  for (const k of path) cur = Object.hasOwn(cur as object, k) ? (cur as Record<string, unknown>)[k] : undefined;
-  return cur;
 }

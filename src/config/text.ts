@@ -9,7 +9,7 @@
  */
 import type { Segment } from './detect.js';
 import type { Member } from './plan.js';
-import { toPointer } from '../util/json.js';
+import { isPlainObject, toPointer, valueAt } from '../util/json.js';
 
 export interface Prop {
   key: string;
@@ -192,7 +192,7 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
       keys[span.props.indexOf(p)] = to;
       edits.push({ start: p.keyStart, end: p.keyEnd, text: JSON.stringify(to) });
     }
-    const want = isObject(expected) ? Object.keys(expected) : [];
+    const want = isPlainObject(expected) ? Object.keys(expected) : [];
     if (keys.length !== want.length || keys.some((k, i) => k !== want[i])) throw wrong('the renamed keys are not those of the migrated object');
   }
   edits.sort((a, b) => b.start - a.start);
@@ -210,16 +210,6 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
 function renamedMembers(span: ObjectSpan, from: string, to: string): Member[] {
   const keys = [...new Set(span.props.map((p) => p.key))];
   return keys.map((k) => ({ key: k === from ? to : k, from: [k] }));
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function valueAt(doc: unknown, path: readonly Segment[]): unknown {
-  let cur = doc;
-  for (const k of path) cur = typeof cur === 'object' && cur !== null && Object.hasOwn(cur, k) ? (cur as Record<string | number, unknown>)[k] : undefined;
-  return cur;
 }
 
 /** Equal values and equal key order, in one pass. */

@@ -6,6 +6,7 @@
 import { parseBoolean, parseCurrency, parseDate, parseEnum, parseNumber, type Coerced, type DateOrder } from '../expected/coerce.js';
 import type { EnumValue, Node } from '../expected/model.js';
 import type { Segment } from './paths.js';
+import { isPlainObject } from '../util/json.js';
 
 export interface CoerceOptions {
   /** ISO 4217 code for amounts that name no currency (--currency). */
@@ -111,14 +112,14 @@ export function coerceDeep(node: Node, value: unknown, at: Segment[], opts: Coer
     return value;
   }
   if (node.kind === 'currency' && typeof value === 'number' && opts.currency) return { amount: value, iso_4217_currency_code: opts.currency };
-  if (node.kind === 'currency' && isObject(value) && typeof value.amount === 'string') {
+  if (node.kind === 'currency' && isPlainObject(value) && typeof value.amount === 'string') {
     const r = parseNumber(value.amount, { decimalComma: opts.decimalComma });
     if (r.ok) return { ...value, amount: r.value };
     problems.push({ at: [...at, 'amount'], rule: 'coerce-number', message: r.reason, hint: hintFor('coerce-number', r.ambiguous) });
     return value;
   }
   if (node.kind === 'array' && Array.isArray(value)) return value.map((v, i) => coerceDeep(node.items, v, [...at, i], opts, problems));
-  if (node.kind === 'object' && isObject(value)) {
+  if (node.kind === 'object' && isPlainObject(value)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const child = Object.prototype.hasOwnProperty.call(node.properties, k) ? node.properties[k] : undefined;
@@ -129,6 +130,3 @@ export function coerceDeep(node: Node, value: unknown, at: Segment[], opts: Coer
   return value;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}

@@ -5,7 +5,7 @@
  */
 import type { Finding } from '../expected/index.js';
 import type { ExpectedModel } from '../expected/model.js';
-import { fromPointer } from '../util/json.js';
+import { fromPointer, valueAt } from '../util/json.js';
 import { coerceCell, coerceDeep, type CellProblem, type CoerceOptions } from './cells.js';
 import { classCell, completeJsonSplits, matchClassification, splitsCell } from './classes.js';
 import type { Column, ColumnPlan } from './columns.js';
@@ -163,12 +163,12 @@ function buildExtractValue(
       setAt(value, path, null);
       continue;
     }
-    if (getAt(value, path.slice(0, k + 1)) !== undefined) setAt(value, path, null);
+    if (valueAt(value, path.slice(0, k + 1)) !== undefined) setAt(value, path, null);
     // No element at all: the whole array is empty, which an empty cell says as null.
-    else if (getAt(value, path.slice(0, k)) === undefined) setAt(value, path.slice(0, k), null);
+    else if (valueAt(value, path.slice(0, k)) === undefined) setAt(value, path.slice(0, k), null);
   }
   for (const { prefix, column } of indexed.values()) {
-    const arr = getAt(value, prefix);
+    const arr = valueAt(value, prefix);
     if (!Array.isArray(arr)) continue;
     for (let i = 0; i < arr.length; i++) {
       if (!(i in arr)) {
@@ -180,15 +180,6 @@ function buildExtractValue(
     }
   }
   return value;
-}
-
-function getAt(root: unknown, segs: readonly Segment[]): unknown {
-  let cur = root;
-  for (const s of segs) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string | number, unknown>)[s];
-  }
-  return cur;
 }
 
 /** Validator findings -> row findings at the column that produced the value. */

@@ -83,6 +83,16 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** The value at a path of member names and array indexes (own members only), or undefined. */
+export function valueAt(root: unknown, path: ReadonlyArray<string | number>): unknown {
+  let cur = root;
+  for (const k of path) {
+    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, k)) return undefined;
+    cur = (cur as Record<string | number, unknown>)[k];
+  }
+  return cur;
+}
+
 /** Indentation and trailing newline of a JSON text, so a rewrite can keep the file's style. */
 export interface JsonStyle {
   indent: string | number;
