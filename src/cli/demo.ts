@@ -91,7 +91,7 @@ function describe(e: DemoEvent): string[] {
     }
     case 'report': {
       const b = e.report.baseline?.tally;
-      const verdicts = b ? `; vs 1.0: ${b.improved} improved, ${b.regressed} regressed, ${b.within_noise} within noise` : '';
+      const verdicts = b ? `; vs 1.0: ${b.improved} improved, ${b.regressed} regressed, ${b.inconclusive} inconclusive, ${b.no_change} no change` : '';
       return [`${tag}report: ${e.report.summary.documents} documents, ${e.report.summary.failed} failed run(s)${verdicts} -> ${rel(path.dirname(e.files[0]?.file ?? '.'))}/report.{${e.files.map((f) => path.basename(f.file).replace(/^report\./, '')).join(',')}}`];
     }
   }
@@ -155,7 +155,7 @@ export default defineCommand<DemoArgs>({
       out('');
       out('HTML reports:');
       for (const d of result.datasets) out(`  ${rel(d.reports.html)}`);
-      out(`\n${result.datasets.length} datasets in ${(result.elapsedMs / 1000).toFixed(1)} s. The same pipeline against the service: README "Use it against the service".`);
+      out(`\n${result.datasets.length} dataset${result.datasets.length === 1 ? '' : 's'} in ${(result.elapsedMs / 1000).toFixed(1)} s. The same pipeline against the service: README "Use it against the service".`);
       return 0;
     } finally {
       process.off('SIGINT', abort);

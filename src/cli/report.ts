@@ -14,6 +14,10 @@ interface ReportArgs {
   failUnder: string[];
   gateOn: 'point' | 'lower';
   failOnRegression: boolean;
+  pairBy: 'auto' | 'id' | 'file' | 'name';
+  minPaired?: string;
+  equivalence: number;
+  maxFailedRate?: number;
   fuzzyThreshold: number;
   numberTolerance: number;
   bootstrap: number;
@@ -48,12 +52,16 @@ export default defineCommand<ReportArgs>({
   builder: (y) =>
     y
       .option('from', { type: 'string', demandOption: true, describe: 'evaluation export (JSON, or JSONL with a header line) written by `evalkit eval run/export`' })
-      .option('baseline', { type: 'string', describe: 'earlier report.json or export to compare with (items paired by id)' })
+      .option('baseline', { type: 'string', describe: 'earlier report.json or export to compare with (documents paired by item id, file id, file name, content hash)' })
       .option('out-dir', { type: 'string', describe: 'folder for the reports (default reports/<export name>)' })
       .option('format', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'reports to write: json, md, html, junit (comma-separated)' })
       .option('fail-under', { type: 'string', array: true, default: [] as string[], describe: 'gate METRIC=THRESHOLD, e.g. micro.f1=0.9, field:total.recall=0.95, accuracy=0.8 (repeatable)' })
       .option('gate-on', { choices: ['point', 'lower'] as const, default: 'point' as const, describe: 'gate on the point estimate or on the lower bound of the 95% interval' })
-      .option('fail-on-regression', { type: 'boolean', default: false, describe: 'fail when a metric regressed significantly against --baseline' })
+      .option('fail-on-regression', { type: 'boolean', default: false, describe: 'fail when a metric regressed significantly (Holm-corrected) against --baseline, or when too few documents pair' })
+      .option('pair-by', { choices: ['auto', 'id', 'file', 'name'] as const, default: 'auto' as const, describe: 'how documents pair with the baseline: auto tries item id, file id, file name, content hash in turn' })
+      .option('min-paired', { type: 'string', describe: 'fewest paired documents a baseline comparison accepts: a count or a share of this run (default 90%)' })
+      .option('equivalence', { type: 'number', default: 0.01, describe: 'margin: a delta whose 95% interval lies inside ±margin is "no change"' })
+      .option('max-failed-rate', { type: 'number', describe: 'gate: fail when more than this share of the runs failed (0 to 1)' })
       .option('fuzzy-threshold', { type: 'number', default: 0.9, describe: 'normalised Levenshtein similarity at which fuzzy fields match' })
       .option('number-tolerance', { type: 'number', default: 1e-6, describe: 'relative tolerance for numbers' })
       .option('bootstrap', { type: 'number', default: 2000, describe: 'bootstrap resamples for F1 intervals and baseline deltas (0 turns it off)' })
@@ -61,7 +69,9 @@ export default defineCommand<ReportArgs>({
       .example('$0 report --from exports/invoices.json', 'write reports/invoices/report.{json,md,html,junit.xml}')
       .example('$0 report --from run.jsonl --baseline reports/main/report.json --fail-on-regression', 'fail only on significant regressions')
       .example('$0 report --from run.json --fail-under micro.f1=0.9 --fail-under field:total.recall=0.95 --gate-on lower', 'gate on interval lower bounds')
-      .example('$0 report --from run.json --format md,junit --out-dir out/', 'only the Markdown and JUnit reports') as unknown as Argv<ReportArgs>,
+      .example('$0 report --from run.json --format md,junit --out-dir out/', 'only the Markdown and JUnit reports')
+      .example('$0 report --from new-set.json --baseline old-set.json --pair-by name --min-paired 100%', 'a re-created set: pair by file name, all documents must pair')
+      .example('$0 report --from run.json --max-failed-rate 0.02', 'fail when more than 2% of the runs failed') as unknown as Argv<ReportArgs>,
   async run(argv) {
     const formats = parseFormats(argv.format);
     if (formats.length === 0) throw new UsageError('--format: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
@@ -80,6 +90,10 @@ export default defineCommand<ReportArgs>({
       gates,
       gateOn: argv.gateOn,
       failOnRegression: argv.failOnRegression,
+      pairBy: argv.pairBy,
+      minPaired: argv.minPaired,
+      equivalence: argv.equivalence,
+      maxFailedRate: argv.maxFailedRate,
       fuzzyThreshold: argv.fuzzyThreshold,
       numberTolerance: argv.numberTolerance,
       bootstrap: argv.bootstrap,
@@ -116,11 +130,15 @@ export default defineCommand<ReportArgs>({
     for (const w of report.warnings) err(`evalkit: warning: ${w}`);
     if (report.baseline) {
       const b = report.baseline;
-      lines.push(`baseline ${b.file}: ${b.paired} paired; ${b.tally.regressed} regressed, ${b.tally.improved} improved, ${b.tally.within_noise} within noise, ${b.tally.not_comparable} not comparable`);
+      const k = b.pairing.byKey;
+      const keys = (['id', 'file', 'name', 'hash'] as const).filter((x) => k[x] > 0).map((x) => `${k[x]} by ${x === 'id' ? 'item id' : x === 'file' ? 'file id' : x === 'name' ? 'file name' : 'content hash'}`);
+      lines.push(`baseline ${b.file}: ${b.paired} paired of ${b.pairing.current} current, ${b.pairing.baseline} baseline${keys.length ? ` (${keys.join(', ')})` : ''}`);
+      lines.push(`  ${b.tally.regressed} regressed, ${b.tally.improved} improved, ${b.tally.inconclusive} inconclusive, ${b.tally.no_change} no change, ${b.tally.not_comparable} not comparable`);
+      if (b.onlyInCurrent.length) lines.push(`  unpaired in this run: ${b.onlyInCurrent.slice(0, 10).join(', ')}${b.onlyInCurrent.length > 10 ? `, ... (${b.onlyInCurrent.length} in all)` : ''}`);
       for (const w of b.warnings) err(`evalkit: warning: baseline: ${w}`);
       for (const k of report.gates.regressed) lines.push(`regressed: ${k}`);
     }
-    for (const g of report.gates.results) lines.push(g.passed ? `pass ${g.gate} (${f3(g.value)})` : `FAIL ${g.gate}: ${g.reason ?? ''}`);
+    for (const g of report.gates.results) lines.push(g.passed ? `pass ${g.gate} (${g.metric === 'baseline.paired' ? g.value : f3(g.value)})` : `FAIL ${g.gate}: ${g.reason ?? ''}`);
     if (report.gates.failOnRegression && report.gates.regressed.length) lines.push(`FAIL --fail-on-regression: ${report.gates.regressed.length} significant regression(s)`);
     lines.push(`wrote ${written.join(', ')}`);
     const failedGates = report.gates.results.filter((g) => !g.passed).length;

@@ -131,3 +131,9 @@ export class FileResolver {
     }
   }
 }
+
+/** An uploaded name without the tag evalkit put in it: `inv 1.ek2c26....pdf` -> `inv 1.pdf`. */
+export function nameWithoutUploadTag(name: string): string {
+  const m = TAG_RE.exec(name);
+  return m ? name.slice(0, m.index) + name.slice(m.index + 3 + TAG_HEX) : name;
+}

@@ -70,7 +70,7 @@ export interface DemoDatasetResult {
   baseline: Headline;
   /** The headline metric's verdict against 1.0. */
   verdict: Verdict | null;
-  tally: { improved: number; regressed: number; within_noise: number; not_comparable: number };
+  tally: { improved: number; regressed: number; inconclusive: number; no_change: number; not_comparable: number };
   reports: Record<WrittenReport['format'], string>;
 }
 
@@ -198,7 +198,7 @@ async function runDataset(d: DemoDataset, client: Client, baseUrl: string, token
     candidate: headline,
     baseline: headlineOf(baselineReport),
     verdict: row?.verdict ?? null,
-    tally: report.baseline?.tally ?? { improved: 0, regressed: 0, within_noise: 0, not_comparable: 0 },
+    tally: report.baseline?.tally ?? { improved: 0, regressed: 0, inconclusive: 0, no_change: 0, not_comparable: 0 },
     reports: Object.fromEntries(files.map((f) => [f.format, f.file])) as DemoDatasetResult['reports'],
   };
 }

@@ -6,9 +6,10 @@
  */
 import { isCurrencyCode, SHARED_SYMBOLS, UNAMBIGUOUS_SYMBOLS } from './currencies.js';
 
-export type Coerced<T> = { ok: true; value: T } | { ok: false; reason: string; ambiguous?: boolean };
+// Dates have one parser, shared with the report's date comparator.
+export { isIsoDate, parseDate, type DateOptions, type DateOrder } from '../util/dates.js';
 
-export type DateOrder = 'dmy' | 'mdy';
+export type Coerced<T> = { ok: true; value: T } | { ok: false; reason: string; ambiguous?: boolean };
 
 export interface Currency {
   amount: number;
@@ -23,11 +24,6 @@ export interface NumberOptions {
 export interface CurrencyOptions extends NumberOptions {
   /** ISO 4217 code used when the text names no currency (and for a shared symbol such as `$`). */
   defaultCurrency?: string;
-}
-
-export interface DateOptions {
-  /** Order of day and month in numeric dates such as 03/04/2024. */
-  dateOrder?: DateOrder;
 }
 
 const ok = <T>(value: T): Coerced<T> => ({ ok: true, value });
@@ -112,80 +108,6 @@ export function parseBoolean(text: string): Coerced<boolean> {
   if (TRUE_WORDS.has(s)) return ok(true);
   if (FALSE_WORDS.has(s)) return ok(false);
   return fail(`"${text}" is not a boolean (use true/false, yes/no, 1/0)`);
-}
-
-const DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-function isLeapYear(y: number): boolean {
-  return y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-}
-
-function validYmd(y: number, m: number, d: number): boolean {
-  return m >= 1 && m <= 12 && d >= 1 && d <= (m === 2 && !isLeapYear(y) ? 28 : DAYS_IN_MONTH[m]);
-}
-
-const ISO_DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
-
-/** `YYYY-MM-DD` naming a real calendar day (the same test as ajv-formats' full `date`). */
-export function isIsoDate(text: unknown): boolean {
-  if (typeof text !== 'string') return false;
-  const m = ISO_DATE.exec(text);
-  return m !== null && validYmd(+m[1], +m[2], +m[3]);
-}
-
-function iso(y: number, m: number, d: number, text: string): Coerced<string> {
-  if (!validYmd(y, m, d)) return fail(`"${text}" is not a calendar date`);
-  return ok(`${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`);
-}
-
-const MONTHS: Record<string, number> = {};
-['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'].forEach((name, i) => {
-  MONTHS[name] = i + 1;
-  MONTHS[name.slice(0, 3)] = i + 1;
-});
-MONTHS.sept = 9;
-
-const WEEKDAY_PREFIX = /^(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+/i;
-const SEP = '[\\s\\-./,]+';
-const ORD = '(?:st|nd|rd|th)?';
-
-/**
- * A date to ISO `YYYY-MM-DD`. Certain forms: ISO (with or without a time), Y/M/D, YYYYMMDD,
- * month names (`15 March 2024`, `Mar 15, 2024`), and D/M/Y or M/D/Y when one part exceeds 12
- * or both are equal. `03/04/2024` needs `dateOrder`; two-digit years are refused.
- */
-export function parseDate(text: string, opts: DateOptions = {}): Coerced<string> {
-  const s = text.trim().replace(WEEKDAY_PREFIX, '');
-  let m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(s);
-  if (m) return iso(+m[1], +m[2], +m[3], text);
-  m = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$/.exec(s);
-  if (m) return iso(+m[1], +m[2], +m[3], text);
-  m = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
-  if (m) return iso(+m[1], +m[2], +m[3], text);
-  m = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{2}|\d{4})$/.exec(s);
-  if (m) {
-    if (m[3].length === 2) return fail(`"${text}" has a two-digit year; write the full year`, true);
-    const a = +m[1];
-    const b = +m[2];
-    const y = +m[3];
-    let order: DateOrder | undefined;
-    if (a === b) order = 'dmy';
-    else if (a > 12 && b <= 12) order = 'dmy';
-    else if (b > 12 && a <= 12) order = 'mdy';
-    else if (a <= 12 && b <= 12) order = opts.dateOrder;
-    if (!order) {
-      if (a > 12 && b > 12) return fail(`"${text}" is not a calendar date`);
-      return fail(`"${text}" could be day-month or month-day; say which order the data uses (dmy or mdy)`, true);
-    }
-    return order === 'dmy' ? iso(y, b, a, text) : iso(y, a, b, text);
-  }
-  m = new RegExp(`^(\\d{1,2})${ORD}${SEP}([a-z]+)\\.?${SEP}(\\d{4})$`, 'i').exec(s);
-  if (m && MONTHS[m[2].toLowerCase()]) return iso(+m[3], MONTHS[m[2].toLowerCase()], +m[1], text);
-  m = new RegExp(`^([a-z]+)\\.?${SEP}(\\d{1,2})${ORD}${SEP}(\\d{4})$`, 'i').exec(s);
-  if (m && MONTHS[m[1].toLowerCase()]) return iso(+m[3], MONTHS[m[1].toLowerCase()], +m[2], text);
-  m = new RegExp(`^(\\d{4})${SEP}([a-z]+)\\.?${SEP}(\\d{1,2})$`, 'i').exec(s);
-  if (m && MONTHS[m[2].toLowerCase()]) return iso(+m[1], MONTHS[m[2].toLowerCase()], +m[3], text);
-  return fail(`"${text}" is not a date evalkit can read`);
 }
 
 const SYMBOLS_LONGEST_FIRST = [...Object.keys(UNAMBIGUOUS_SYMBOLS), ...Object.keys(SHARED_SYMBOLS)].sort((a, b) => b.length - a.length);

@@ -1,7 +1,7 @@
 /**
  * CLASSIFY: the class of each document, and the metrics over classes.
  */
-import { isPlainObject } from '../util/json.js';
+import { dict, isPlainObject } from '../util/json.js';
 import type { ClassifyMetrics, ClassMetrics, DocumentRecord } from './generated/report.js';
 import { f1Score, proportion } from './stats.js';
 
@@ -55,7 +55,7 @@ export function classifyMetrics(docs: DocumentRecord[], classes: string[]): Clas
   const fp = new Map<string, number>();
   const fn = new Map<string, number>();
   const inc = (m: Map<string, number>, k: string): void => void m.set(k, (m.get(k) ?? 0) + 1);
-  const matrix: Record<string, Record<string, number>> = {};
+  const matrix = dict<Record<string, number>>();
   let correct = 0;
   let confSum = 0;
   let confN = 0;
@@ -64,8 +64,8 @@ export function classifyMetrics(docs: DocumentRecord[], classes: string[]): Clas
     const p = d.classify?.predicted ?? null;
     const ek = e ?? NONE;
     const pk = p ?? NONE;
-    matrix[ek] ??= {};
-    matrix[ek][pk] = (matrix[ek][pk] ?? 0) + 1;
+    const row = Object.hasOwn(matrix, ek) ? matrix[ek] : (matrix[ek] = dict<number>());
+    row[pk] = (Object.hasOwn(row, pk) ? row[pk] : 0) + 1;
     if (d.correct) correct++;
     if (e !== null && e === p) inc(tp, e);
     else {

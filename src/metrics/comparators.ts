@@ -39,6 +39,9 @@ function exactPrepare(v: unknown): string {
 /** String exact: equal after Unicode NFC and trimming. Numbers and booleans compare as their text. */
 export const exactString: Matcher = { prepare: exactPrepare, equal: (a, b) => a === b };
 
+/** Enum: the exact string (no trimming, no case folding, no normalisation); other values as canonical JSON. */
+export const exactEnum: Matcher = { prepare: (v) => (typeof v === 'string' ? `s${v}` : `j${canonicalJson(v)}`), equal: (a, b) => a === b };
+
 /** 1 - levenshtein(a', b') / max(|a'|, |b'|) on the fuzzy forms (1 when both forms are empty). */
 export function similarity(a: string, b: string): number {
   return preparedSimilarity(fuzzyForm(a), fuzzyForm(b));
@@ -151,8 +154,9 @@ export function matcherFor(type: ValueType, fuzzy: boolean, opts: CompareOptions
     case 'boolean':
       return boolean;
     case 'string':
-    case 'enum':
       return exactString;
+    case 'enum':
+      return exactEnum;
     default:
       return unknownMatcher(opts.numberTolerance);
   }

@@ -4,7 +4,7 @@
  * src/report/build.ts.
  */
 import { InputError } from '../util/errors.js';
-import type { EvaluationExport, ExportItem } from './generated/export.js';
+import type { EvaluationExport, ExportItem, ExportOptions } from './generated/export.js';
 import type {
   ArrayCardinality,
   ClassifyMetrics,
@@ -24,8 +24,8 @@ import type { CompareOptions } from './comparators.js';
 import { buildExtractPlan, extractValues, ExtractScorer, FA, FD, FN, KINDS, TN, TP } from './extract.js';
 import { classifyModel, extractModel, splitterModel, type DenseCounts, type Model } from './models.js';
 import { ExtractRecord } from './records.js';
-import { configSplitTypes, scoreSplitterDoc, splitsOf } from './splitter.js';
-import { f1Score, proportion } from './stats.js';
+import { configSplitTypes, describeInvalid, invalidCount, noInvalidSplits, scoreSplitterDoc, splitsOf } from './splitter.js';
+import { clusteredProportion, f1Score, proportion } from './stats.js';
 
 export interface Evaluation {
   type: ReportProcessorType;
@@ -85,6 +85,11 @@ class WorstList {
 
 const moreErrors = (a: WorstDocument, b: WorstDocument): boolean => a.errors > b.errors;
 
+/** The export's options with missing members as none. */
+export function exportOptions(exp: Pick<EvaluationExport, 'options'>): Required<ExportOptions> {
+  return { fuzzyMatchFields: exp.options?.fuzzyMatchFields ?? [], excludeFields: exp.options?.excludeFields ?? [] };
+}
+
 function base(item: ExportItem): Pick<DocumentRecord, 'id' | 'fileId' | 'fileName' | 'failed'> {
   const out: Pick<DocumentRecord, 'id' | 'fileId' | 'fileName' | 'failed'> = { id: item.id, fileId: item.fileId, failed: isFailed(item) };
   if (item.fileName !== undefined) out.fileName = item.fileName;
@@ -96,8 +101,9 @@ function base(item: ExportItem): Pick<DocumentRecord, 'id' | 'fileId' | 'fileNam
  * `splitter` sorted by the caller), so that the JSON renderer can use the native JSON.stringify.
  */
 function record(item: ExportItem, correct: boolean, errors: number, extra: Pick<DocumentRecord, 'classify' | 'splitter'>): DocumentRecord {
-  const r = { classify: extra.classify, correct, errors, failed: isFailed(item), fileId: item.fileId, fileName: item.fileName, id: item.id, splitter: extra.splitter };
+  const r = { classify: extra.classify, contentHash: item.contentHash, correct, errors, failed: isFailed(item), fileId: item.fileId, fileName: item.fileName, id: item.id, splitter: extra.splitter };
   if (r.classify === undefined) delete r.classify;
+  if (r.contentHash === undefined) delete r.contentHash;
   if (r.fileName === undefined) delete r.fileName;
   if (r.splitter === undefined) delete r.splitter;
   return r as DocumentRecord;
@@ -146,12 +152,10 @@ type Scored = Omit<Evaluation, 'failures'>;
 function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: CompareOptions): Scored {
   const expected = items.map((it) => extractValues(it.expectedOutput));
   const predicted = items.map((it) => (isFailed(it) ? undefined : extractValues(it.output)));
-  const plan = buildExtractPlan(exp.processor.config, [...expected, ...predicted], {
-    ...opts,
-    fuzzyMatchFields: exp.options.fuzzyMatchFields,
-    excludeFields: exp.options.excludeFields,
-  });
+  const options = exportOptions(exp);
+  const plan = buildExtractPlan(exp.processor.config, expected, predicted, { ...opts, ...options });
   const warnings = [...plan.warnings];
+  if (!plan.declared) warnings.push('the config declares no fields (no `schema` or `fields`); the fields scored are the keys of the expected outputs');
   const missing = items.filter((_, i) => expected[i] === undefined).length;
   if (missing) warnings.push(`${missing} item(s) have an expectedOutput without field values; every field counts as expected empty`);
 
@@ -162,24 +166,31 @@ function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: Compa
   const card = plan.arrays.map(() => ({ equal: 0, expected: 0, predicted: 0 }));
   const worst = new WorstList(WORST, moreErrors);
   const documents: DocumentRecord[] = [];
+  const anyFuzzy = plan.leaves.some((l) => l.exact);
   const dense: DenseCounts = {
     width: L,
     data: new Int32Array(items.length * L * KINDS),
     slot: new Map(plan.leaves.map((l) => [l.path, l.index])),
     correct: new Uint8Array(items.length),
+    unexpected: new Int32Array(items.length),
   };
+  if (anyFuzzy) dense.exact = new Int32Array(items.length * L * KINDS);
   let correctDocs = 0;
+  let unexpectedDocs = 0;
+  let unexpectedTotal = 0;
   const byPath = [...plan.leaves].sort((a, b) => (a.path < b.path ? -1 : 1));
   const paths = byPath.map((l) => l.path);
   const slots = byPath.map((l) => l.index);
   const keys = paths.map((p) => `${JSON.stringify(p)}:[`);
-  const anyFuzzy = plan.leaves.some((l) => l.exact);
   items.forEach((item, d) => {
     scorer.score(expected[d], predicted[d]);
     const c = scorer.counts;
     dense.data.set(c, d * L * KINDS);
     for (let i = 0; i < c.length; i++) totals[i] += c[i];
-    if (anyFuzzy) for (let i = 0; i < c.length; i++) exactTotals[i] += scorer.exact[i];
+    if (dense.exact) {
+      dense.exact.set(scorer.exact, d * L * KINDS);
+      for (let i = 0; i < c.length; i++) exactTotals[i] += scorer.exact[i];
+    }
     card.forEach((a, i) => {
       const e = scorer.cardinality[i * 2];
       const p = scorer.cardinality[i * 2 + 1];
@@ -188,11 +199,19 @@ function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: Compa
       if (e === p) a.equal++;
     });
     const errors = scorer.errors();
-    if (errors === 0) correctDocs++;
-    dense.correct[d] = errors === 0 ? 1 : 0;
+    const failed = isFailed(item);
+    // A failed run is never a correct document, even when nothing was expected.
+    const correct = errors === 0 && !failed;
+    if (correct) correctDocs++;
+    dense.correct[d] = correct ? 1 : 0;
+    (dense.unexpected as Int32Array)[d] = scorer.unexpected;
+    if (scorer.unexpected > 0) {
+      unexpectedDocs++;
+      unexpectedTotal += scorer.unexpected;
+    }
     documents.push(
       new ExtractRecord(
-        { correct: errors === 0, errors, failed: isFailed(item), fileId: item.fileId, fileName: item.fileName, id: item.id },
+        { contentHash: item.contentHash, correct, errors, failed, fileId: item.fileId, fileName: item.fileName, id: item.id, unexpected: scorer.unexpected },
         { data: dense.data, offset: d * L * KINDS, paths, slots, slotOf: dense.slot, keys },
       ) as DocumentRecord,
     );
@@ -202,8 +221,17 @@ function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: Compa
     }
   });
 
-  const leaves = [...plan.leaves].sort((a, b) => (a.path < b.path ? -1 : 1));
-  const units = leaves.map((l) => l.path);
+  const unexpectedKeys = [...scorer.unexpectedKeys].map(([path, [p, e]]) => ({ path, predicted: p, expected: e })).sort((a, b) => (a.path < b.path ? -1 : 1));
+  const expectedStray = unexpectedKeys.reduce((n, k) => n + k.expected, 0);
+  if (expectedStray) {
+    const named = unexpectedKeys.filter((k) => k.expected > 0).map((k) => k.path);
+    warnings.push(
+      `${expectedStray} expected value(s) under keys the config does not define are not scored (${named.slice(0, 10).join(', ')}${named.length > 10 ? ', ...' : ''}); \`evalkit validate\` reports them as unknown-field`,
+    );
+  }
+
+  const leaves = byPath;
+  const units = paths;
   const fields: FieldMetrics[] = leaves.map((leaf) => {
     const counts = countsOf(totals, leaf.index * KINDS);
     const row: FieldMetrics = {
@@ -212,26 +240,92 @@ function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: Compa
       multiset: leaf.multiset,
       fuzzy: leaf.fuzzy,
       supported: counts.tp + counts.fn + counts.fd > 0,
-      ...scoresOf(counts),
+      ...fieldScores(counts, dense.data, leaf.index, L, items.length),
     };
-    if (leaf.fuzzy) row.exact = scoresOf(countsOf(exactTotals, leaf.index * KINDS));
+    if (leaf.fuzzy && dense.exact) row.exact = fieldScores(countsOf(exactTotals, leaf.index * KINDS), dense.exact, leaf.index, L, items.length);
     return row;
   });
   const micro = new Float64Array(KINDS);
   for (let i = 0; i < totals.length; i++) micro[i % KINDS] += totals[i];
+  micro[FA] += unexpectedTotal;
   const arrays: ArrayCardinality[] = plan.arrays
     .map((path, i) => ({ path, rate: proportion(card[i].equal, items.length), expectedRows: card[i].expected, predictedRows: card[i].predicted }))
     .sort((a, b) => (a.path < b.path ? -1 : 1));
   const extract: ExtractMetrics = {
     fields,
-    micro: scoresOf(countsOf(micro)),
+    micro: microScores(countsOf(micro), dense, items.length),
     macro: { f1: { value: null, interval: null }, fields: fields.filter((f) => f.supported).length },
     document: { accuracy: proportion(correctDocs, items.length) },
     unsupportedFields: fields.filter((f) => !f.supported).map((f) => f.path),
     excludedFields: plan.excluded,
     arrays,
+    unexpected: { predicted: unexpectedTotal, documents: unexpectedDocs, expected: expectedStray, keys: unexpectedKeys },
   };
   return { type: 'EXTRACT', documents, worstDocuments: worst.docs, warnings, extract, units, dense };
+}
+
+/**
+ * A field's scores with intervals clustered by document: per document k and n of precision
+ * (TP of TP + FA + FD), recall (TP of TP + FN + FD) and accuracy (TP + TN of all outcomes).
+ */
+function fieldScores(c: Counts, data: Int32Array, slot: number, width: number, docs: number): Scores {
+  const kP = new Float64Array(docs);
+  const nP = new Float64Array(docs);
+  const nR = new Float64Array(docs);
+  const kA = new Float64Array(docs);
+  const nA = new Float64Array(docs);
+  for (let d = 0; d < docs; d++) {
+    const o = (d * width + slot) * KINDS;
+    const tp = data[o + TP];
+    kP[d] = tp;
+    nP[d] = tp + data[o + FA] + data[o + FD];
+    nR[d] = tp + data[o + FN] + data[o + FD];
+    kA[d] = tp + data[o + TN];
+    nA[d] = kA[d] + data[o + FA] + data[o + FN] + data[o + FD];
+  }
+  return {
+    counts: c,
+    precision: clusteredProportion(kP, nP),
+    recall: clusteredProportion(kP, nR),
+    f1: { value: f1Score(c.tp, c.fp, c.fn + c.fd), interval: null },
+    accuracy: clusteredProportion(kA, nA),
+  };
+}
+
+/** Micro scores: the per-document sums over every field (and unexpected keys), clustered by document. */
+function microScores(c: Counts, dense: DenseCounts, docs: number): Scores {
+  const kP = new Float64Array(docs);
+  const nP = new Float64Array(docs);
+  const nR = new Float64Array(docs);
+  const kA = new Float64Array(docs);
+  const nA = new Float64Array(docs);
+  const { data, width } = dense;
+  for (let d = 0; d < docs; d++) {
+    let tp = 0;
+    let tn = 0;
+    let fa = dense.unexpected?.[d] ?? 0;
+    let fn = 0;
+    let fd = 0;
+    for (let o = d * width * KINDS, end = o + width * KINDS; o < end; o += KINDS) {
+      tp += data[o + TP];
+      tn += data[o + TN];
+      fa += data[o + FA];
+      fn += data[o + FN];
+      fd += data[o + FD];
+    }
+    kP[d] = tp;
+    nP[d] = tp + fa + fd;
+    nR[d] = tp + fn + fd;
+    kA[d] = tp + tn;
+    nA[d] = tp + tn + fa + fn + fd;
+  }
+  return {
+    counts: c,
+    precision: clusteredProportion(kP, nP),
+    recall: clusteredProportion(kP, nR),
+    f1: { value: f1Score(c.tp, c.fp, c.fn + c.fd), interval: null },
+    accuracy: clusteredProportion(kA, nA),
+  };
 }
 
 function evaluateClassify(exp: EvaluationExport, items: ExportItem[]): Scored {
@@ -269,40 +363,54 @@ function evaluateSplitter(exp: EvaluationExport, items: ExportItem[]): Scored {
   const worst = new WorstList(WORST, moreErrors);
   const documents: DocumentRecord[] = [];
   const typeSet = new Set(declared);
-  let invalid = 0;
+  const invalidE = noInvalidSplits();
+  const invalidP = noInvalidSplits();
   const sum = { expected: 0, predicted: 0, correct: 0, pqTp: 0, pqFp: 0, pqFn: 0, iouSum: 0, pages: 0, pagesCorrect: 0 };
   const perType = new Map<string, [number, number, number]>();
-  for (const item of items) {
+  const perDoc = { correct: new Float64Array(items.length), predicted: new Float64Array(items.length), expected: new Float64Array(items.length), pages: new Float64Array(items.length), pagesCorrect: new Float64Array(items.length) };
+  const perDocType = new Map<string, Float64Array[]>();
+  items.forEach((item, d) => {
     const failed = isFailed(item);
-    const E = splitsOf(item.expectedOutput);
-    const P = failed ? { splits: [], invalid: 0 } : splitsOf(item.output);
-    invalid += E.invalid + P.invalid;
+    const E = splitsOf(item.expectedOutput, item.pageCount, invalidE);
+    const P = failed ? { splits: [] } : splitsOf(item.output, item.pageCount, invalidP);
     const s = scoreSplitterDoc(E.splits, P.splits);
     for (const k of Object.keys(sum) as Array<keyof typeof sum>) sum[k] += s[k];
+    perDoc.correct[d] = s.correct;
+    perDoc.predicted[d] = s.predicted;
+    perDoc.expected[d] = s.expected;
+    perDoc.pages[d] = s.pages;
+    perDoc.pagesCorrect[d] = s.pagesCorrect;
     for (const [t, v] of Object.entries(s.types)) {
       typeSet.add(t);
       const acc = perType.get(t) ?? [0, 0, 0];
       perType.set(t, [acc[0] + v[0], acc[1] + v[1], acc[2] + v[2]]);
+      let cols = perDocType.get(t);
+      if (!cols) perDocType.set(t, (cols = [0, 1, 2].map(() => new Float64Array(items.length))));
+      cols[0][d] = v[0];
+      cols[1][d] = v[1];
+      cols[2][d] = v[2];
     }
     const errors = s.expected - s.correct + (s.predicted - s.correct);
     const { diffs, ...counts } = s;
     const splitter = Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1))) as typeof counts;
     splitter.types = Object.fromEntries(Object.entries(counts.types).sort(([a], [b]) => (a < b ? -1 : 1)));
-    documents.push(record(item, errors === 0, errors, { splitter }));
+    documents.push(record(item, errors === 0 && !failed, errors, { splitter }));
     worst.offer({ ...base(item), errors, diffs: diffs.slice(0, 50), diffsCut: Math.max(0, diffs.length - 50) });
-  }
+  });
   const units = [...typeSet].sort();
+  const none = new Float64Array(items.length);
   const types: SplitTypeMetrics[] = units.map((type) => {
     const [e, p, c] = perType.get(type) ?? [0, 0, 0];
-    return { type, expected: e, predicted: p, correct: c, precision: proportion(c, p), recall: proportion(c, e), f1: { value: f1Score(c, p - c, e - c), interval: null } };
+    const [ce, cp, cc] = perDocType.get(type) ?? [none, none, none];
+    return { type, expected: e, predicted: p, correct: c, precision: clusteredProportion(cc, cp), recall: clusteredProportion(cc, ce), f1: { value: f1Score(c, p - c, e - c), interval: null } };
   });
   const pqDen = sum.pqTp + sum.pqFp / 2 + sum.pqFn / 2;
   const splitter: SplitterMetrics = {
     numExpectedDocs: sum.expected,
     numPredictedDocs: sum.predicted,
     numCorrectDocs: sum.correct,
-    precision: proportion(sum.correct, sum.predicted),
-    recall: proportion(sum.correct, sum.expected),
+    precision: clusteredProportion(perDoc.correct, perDoc.predicted),
+    recall: clusteredProportion(perDoc.correct, perDoc.expected),
     f1: { value: f1Score(sum.correct, sum.predicted - sum.correct, sum.expected - sum.correct), interval: null },
     panoptic: {
       pq: { value: pqDen === 0 ? null : sum.iouSum / pqDen, interval: null },
@@ -313,10 +421,12 @@ function evaluateSplitter(exp: EvaluationExport, items: ExportItem[]): Scored {
       fn: sum.pqFn,
       iouSum: sum.iouSum,
     },
-    pageAccuracy: proportion(sum.pagesCorrect, sum.pages),
+    pageAccuracy: clusteredProportion(perDoc.pagesCorrect, perDoc.pages),
     types,
   };
-  const warnings = invalid ? [`${invalid} split(s) without a type or with an invalid page range were left out`] : [];
+  const warnings: string[] = [];
+  if (invalidCount(invalidE)) warnings.push(`${invalidCount(invalidE)} expected split(s) were left out: ${describeInvalid(invalidE)}`);
+  if (invalidCount(invalidP)) warnings.push(`${invalidCount(invalidP)} predicted split(s) were left out: ${describeInvalid(invalidP)}`);
   return { type: 'SPLITTER', documents, worstDocuments: worst.docs, warnings, splitter, units };
 }
 

@@ -3,7 +3,7 @@
  * Line items (arrays of objects) are paired by maximum-weight bipartite matching, arrays of
  * primitives are scored as multisets. See the README section `evalkit report` for the rules.
  */
-import { isPlainObject } from '../util/json.js';
+import { isPlainObject, own } from '../util/json.js';
 import type { DocumentDiff, ValueType } from './generated/report.js';
 import { maxWeightPairs } from './assignment.js';
 import { matcherFor, type CompareOptions, type Matcher } from './comparators.js';
@@ -34,7 +34,7 @@ export interface Leaf {
 type Plan =
   | { kind: 'leaf'; leaf: Leaf }
   | { kind: 'multiset'; leaf: Leaf }
-  | { kind: 'object'; keys: string[]; children: Plan[] }
+  | { kind: 'object'; keys: string[]; children: Plan[]; known: ReadonlySet<string>; path: string }
   | { kind: 'rows'; path: string; row: Plan; cardinality: number; flat?: FlatRow; leaves: Leaf[] };
 
 /** A row made of objects and leaves only (no arrays inside): its leaves and their key paths. */
@@ -79,6 +79,8 @@ export interface ExtractPlan {
   excluded: string[];
   warnings: string[];
   legacy: boolean;
+  /** Whether the fields are the config's (else the keys of the expected outputs). */
+  declared: boolean;
 }
 
 /**
@@ -87,17 +89,20 @@ export interface ExtractPlan {
  */
 export function extractValues(output: unknown): Record<string, unknown> | undefined {
   if (!isPlainObject(output)) return undefined;
-  if (isPlainObject(output.value)) return output.value;
+  const value = own(output, 'value');
+  if (isPlainObject(value)) return value;
   const entries = Object.entries(output).filter(([k]) => k !== 'metadata');
-  if (entries.length > 0 && entries.every(([, v]) => isPlainObject(v) && 'value' in v)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of entries) {
-      const f = v as Record<string, unknown>;
-      out[typeof f.id === 'string' && f.id !== '' ? f.id : k] = f.value;
-    }
-    return out;
+  if (entries.length > 0 && entries.every(([, v]) => isPlainObject(v) && Object.hasOwn(v, 'value'))) {
+    // fromEntries defines members, so a field id `__proto__` stays an ordinary key.
+    return Object.fromEntries(
+      entries.map(([k, v]) => {
+        const f = v as Record<string, unknown>;
+        const id = own(f, 'id');
+        return [typeof id === 'string' && id !== '' ? id : k, own(f, 'value')];
+      }),
+    );
   }
-  if ('value' in output) return undefined;
+  if (Object.hasOwn(output, 'value')) return undefined;
   return Object.fromEntries(entries);
 }
 
@@ -106,10 +111,16 @@ export interface PlanOptions extends CompareOptions {
   excludeFields: readonly string[];
 }
 
-/** Builds the plan: the config's field tree, completed from `values`, minus excluded fields. */
-export function buildExtractPlan(config: unknown, values: Iterable<unknown>, opts: PlanOptions): ExtractPlan {
+/**
+ * Builds the plan: the fields the config declares (when it declares none, the keys of the
+ * expected values), minus excluded fields. Values only teach leaves of unknown type their
+ * type: a key that a prediction adds is never a field, so it cannot add TN to other documents.
+ */
+export function buildExtractPlan(config: unknown, expected: readonly unknown[], predicted: readonly unknown[], opts: PlanOptions): ExtractPlan {
   const tree = treeFromConfig(config);
-  for (const v of values) mergeValue(tree, v);
+  const declared = tree.props.size > 0;
+  for (const v of expected) mergeValue(tree, v, !declared);
+  for (const v of predicted) mergeValue(tree, v, false);
   const leaves: Leaf[] = [];
   const arrays: string[] = [];
   const excluded: string[] = [];
@@ -141,14 +152,15 @@ export function buildExtractPlan(config: unknown, values: Iterable<unknown>, opt
     if (node.kind === 'object') {
       const keys: string[] = [];
       const children: Plan[] = [];
-      for (const k of [...node.props.keys()].sort()) {
+      const known = new Set(node.props.keys());
+      for (const k of [...known].sort()) {
         const child = compile(node.props.get(k) as FieldNode, childPath(path, k), inArray);
         if (child) {
           keys.push(k);
           children.push(child);
         }
       }
-      return path !== '' && keys.length === 0 ? undefined : { kind: 'object', keys, children };
+      return path !== '' && keys.length === 0 ? undefined : { kind: 'object', keys, children, known, path };
     }
     if (node.items.kind === 'leaf') return { kind: 'multiset', leaf: makeLeaf(path, node.items.valueType, true) };
     if (node.items.kind === 'array') return { kind: 'leaf', leaf: makeLeaf(path, 'unknown', false) };
@@ -164,7 +176,7 @@ export function buildExtractPlan(config: unknown, values: Iterable<unknown>, opt
   const root = compile(tree, '', false) as Plan;
   for (const e of opts.excludeFields) if (!usedExclude.has(e)) warnings.push(`excludeFields: "${e}" names no field`);
   for (const e of opts.fuzzyMatchFields) if (!usedFuzzy.has(e)) warnings.push(`fuzzyMatchFields: "${e}" names no field`);
-  return { root, leaves, arrays, excluded: excluded.sort(), warnings, legacy: usesLegacyFields(config) };
+  return { root, leaves, arrays, excluded: excluded.sort(), warnings, legacy: usesLegacyFields(config), declared };
 }
 
 /** Non-empty elements of an array (a lone non-empty value counts as one), with their positions. */
@@ -202,7 +214,7 @@ function prepareRow(flat: FlatRow, index: number, row: unknown): PreparedRow {
   let capacity = 0;
   for (let l = 0; l < n; l++) {
     let v: unknown = row;
-    for (const k of flat.keys[l]) v = isPlainObject(v) ? v[k] : undefined;
+    for (const k of flat.keys[l]) v = own(v, k);
     raw[l] = v;
     if (isEmpty(v)) prep[l] = EMPTY;
     else {
@@ -269,7 +281,13 @@ export class ExtractScorer {
   readonly cardinality: Int32Array;
   diffs: DocumentDiff[] = [];
   diffsCut = 0;
+  /** Non-empty predicted / expected values under keys outside the fields, in the last document. */
+  unexpected = 0;
+  unexpectedExpected = 0;
+  /** Path (`vendor.extra`, `line_items[].note`) -> [predicted, expected] over every document scored. */
+  readonly unexpectedKeys = new Map<string, [number, number]>();
   private withDiffs = false;
+  private counting = true;
   private readonly path: Array<string | number> = [];
 
   constructor(readonly plan: ExtractPlan) {
@@ -284,6 +302,8 @@ export class ExtractScorer {
    * building it for every document was most of the garbage a large report made.
    */
   score(expected: Record<string, unknown> | undefined, predicted: Record<string, unknown> | undefined, withDiffs = false): void {
+    // A document scored again for its differences must not count its unexpected keys twice.
+    this.counting = !withDiffs;
     this.counts.fill(0);
     this.exact.fill(0);
     this.cardinality.fill(0);
@@ -291,11 +311,47 @@ export class ExtractScorer {
     this.diffsCut = 0;
     this.withDiffs = withDiffs;
     this.node(this.plan.root, expected, predicted);
+    this.unexpected = this.strayKeys(this.plan.root, predicted, 0);
+    this.unexpectedExpected = this.strayKeys(this.plan.root, expected, 1);
   }
 
-  /** Number of wrong outcomes (FA + FN + FD) in the last scored document. */
+  /**
+   * Counts the non-empty values of `v` under keys the plan's objects do not know (excluded
+   * fields are known), per path; `side` 0 predicted, 1 expected. Pairing plays no part: an
+   * unexpected key is one whatever row it is in.
+   */
+  private strayKeys(plan: Plan, v: unknown, side: 0 | 1): number {
+    if (plan.kind === 'object') {
+      if (!isPlainObject(v)) return 0;
+      let n = 0;
+      for (const k of Object.keys(v)) {
+        if (plan.known.has(k)) continue;
+        if (isEmpty(v[k])) continue;
+        n++;
+        const path = childPath(plan.path, k);
+        if (side === 0 && this.withDiffs) {
+          if (this.diffs.length >= MAX_DIFFS) this.diffsCut++;
+          else this.diffs.push({ path, outcome: 'FA', expected: null, predicted: v[k] });
+        }
+        if (!this.counting) continue;
+        const c = this.unexpectedKeys.get(path) ?? [0, 0];
+        c[side]++;
+        this.unexpectedKeys.set(path, c);
+      }
+      for (let i = 0; i < plan.keys.length; i++) n += this.strayKeys(plan.children[i], own(v, plan.keys[i]), side);
+      return n;
+    }
+    if (plan.kind === 'rows') {
+      let n = 0;
+      for (const [, row] of nonEmptyElements(v)) n += this.strayKeys(plan.row, row, side);
+      return n;
+    }
+    return 0;
+  }
+
+  /** Number of wrong outcomes (FA + FN + FD, unexpected keys included) in the last scored document. */
   errors(): number {
-    let n = 0;
+    let n = this.unexpected;
     const c = this.counts;
     for (let i = 0; i < c.length; i += KINDS) n += c[i + FA] + c[i + FN] + c[i + FD];
     return n;
@@ -376,7 +432,7 @@ export class ExtractScorer {
         for (let i = 0; i < plan.keys.length; i++) {
           const k = plan.keys[i];
           this.path.push(k);
-          this.node(plan.children[i], eo?.[k], po?.[k]);
+          this.node(plan.children[i], own(eo, k), own(po, k));
           this.path.pop();
         }
         return;
@@ -493,7 +549,7 @@ export class ExtractScorer {
         if (!isPlainObject(v)) return;
         for (let i = 0; i < plan.keys.length; i++) {
           this.path.push(plan.keys[i]);
-          this.oneSided(plan.children[i], v[plan.keys[i]], o);
+          this.oneSided(plan.children[i], own(v, plan.keys[i]), o);
           this.path.pop();
         }
         return;
@@ -519,7 +575,7 @@ export function matchWeight(plan: Plan, e: unknown, p: unknown): number {
     case 'object': {
       if (!isPlainObject(e) || !isPlainObject(p)) return 0;
       let w = 0;
-      for (let i = 0; i < plan.keys.length; i++) w += matchWeight(plan.children[i], e[plan.keys[i]], p[plan.keys[i]]);
+      for (let i = 0; i < plan.keys.length; i++) w += matchWeight(plan.children[i], own(e, plan.keys[i]), own(p, plan.keys[i]));
       return w;
     }
     case 'rows': {
@@ -542,7 +598,7 @@ function capacity(plan: Plan, e: unknown): number {
     case 'object': {
       if (!isPlainObject(e)) return 0;
       let c = 0;
-      for (let i = 0; i < plan.keys.length; i++) c += capacity(plan.children[i], e[plan.keys[i]]);
+      for (let i = 0; i < plan.keys.length; i++) c += capacity(plan.children[i], own(e, plan.keys[i]));
       return c;
     }
     case 'rows': {

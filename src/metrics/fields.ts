@@ -139,30 +139,36 @@ export function inferNode(v: unknown): FieldNode {
 }
 
 /**
- * Adds to `node` what `value` shows and the tree lacks: undeclared keys (from expected or
- * predicted values) become fields, and leaves of unknown type take the type of the first
- * non-empty value. Declared types are never changed.
+ * Adds to `node` what `value` shows and the tree lacks: with `addKeys`, undeclared keys become
+ * fields; leaves of unknown type take the type of the first non-empty value. Declared types are
+ * never changed.
  */
-export function mergeValue(node: FieldNode, value: unknown): void {
+export function mergeValue(node: FieldNode, value: unknown, addKeys = true): void {
   if (value === null || value === undefined) return;
   if (node.kind === 'object') {
     if (!isPlainObject(value)) return;
-    for (const k in value) {
+    for (const k of Object.keys(value)) {
       const v = value[k];
       const child = node.props.get(k);
-      if (child === undefined) node.props.set(k, inferNode(v));
+      if (child === undefined) {
+        if (addKeys) node.props.set(k, inferNode(v));
+      }
       // Leaves of a known type learn nothing from values: skip the call (every value of every
       // document passes through here).
-      else if (child.kind !== 'leaf' || child.valueType === 'unknown') mergeValue(child, v);
+      else if (child.kind !== 'leaf' || child.valueType === 'unknown') mergeValue(child, v, addKeys);
     }
   } else if (node.kind === 'array') {
     if (!Array.isArray(value)) return;
     if (node.items.kind === 'leaf' && node.items.valueType === 'unknown') {
       const first = value.find((x) => !isEmpty(x));
-      if (first !== undefined) node.items = inferNode(first);
+      if (first !== undefined) {
+        const inferred = inferNode(first);
+        // Without addKeys an array of unknown items learns a leaf type only, never new keys.
+        if (addKeys || inferred.kind === 'leaf') node.items = inferred;
+      }
     }
     if (node.items.kind === 'leaf' && node.items.valueType !== 'unknown') return;
-    for (const x of value) mergeValue(node.items, x);
+    for (const x of value) mergeValue(node.items, x, addKeys);
   } else if (node.valueType === 'unknown' && !isEmpty(value)) {
     const inferred = inferNode(value);
     if (inferred.kind === 'leaf') node.valueType = inferred.valueType;

@@ -34,35 +34,47 @@ export interface DenseCounts {
   data: Int32Array;
   slot: Map<string, number>;
   correct: Uint8Array;
+  /** Per document: predicted values under keys outside the fields (false alarms of no field). */
+  unexpected?: Int32Array;
+  /** The exact-match counts of fuzzy fields, laid out as `data`. */
+  exact?: Int32Array;
 }
 
 export function denseFromRecords(docs: DocumentRecord[], fields: string[]): DenseCounts {
   const width = fields.length;
   const data = new Int32Array(docs.length * width * 5);
   const correct = new Uint8Array(docs.length);
+  const unexpected = new Int32Array(docs.length);
   docs.forEach((d, i) => {
     correct[i] = d.correct ? 1 : 0;
+    unexpected[i] = d.unexpected ?? 0;
     fields.forEach((f, s) => {
       const t = tupleOf(d, f);
       if (t) data.set(t, (i * width + s) * 5);
     });
   });
-  return { width, data, slot: new Map(fields.map((f, s) => [f, s])), correct };
+  return { width, data, slot: new Map(fields.map((f, s) => [f, s])), correct, unexpected };
 }
 
 /**
  * EXTRACT: per field [tp, fp = fa + fd, fnAll = fn + fd]; then, pooled over fields, tn and
- * errors (fa + fn + fd) for micro accuracy; then correct and 1 per document.
+ * errors (fa + fn + fd, unexpected keys included) and the unexpected keys alone (false alarms
+ * of no field, in micro precision); then correct and 1 per document; then, for each of
+ * `exactFields` (fuzzy fields), the exact matcher's [tp, fp, fnAll] from `dense.exact`.
  */
-export function extractModel(docs: DocumentRecord[], fields: string[], dense: DenseCounts = denseFromRecords(docs, fields)): Model {
+export function extractModel(docs: DocumentRecord[], fields: string[], dense: DenseCounts = denseFromRecords(docs, fields), exactFields: string[] = []): Model {
   const F = fields.length;
+  const X = dense.exact ? exactFields.length : 0;
   const n = docs.length;
-  const cols = columns(F * 3 + 4, n);
+  const A = F * 3 + 5;
+  const cols = columns(A + X * 3, n);
   const slots = fields.map((f) => dense.slot.get(f) ?? -1);
+  const exactSlots = exactFields.map((f) => dense.slot.get(f) ?? -1);
   const { data, width } = dense;
   for (let i = 0; i < n; i++) {
+    const stray = dense.unexpected?.[i] ?? 0;
     let tn = 0;
-    let err = 0;
+    let err = stray;
     for (let f = 0; f < F; f++) {
       if (slots[f] < 0) continue;
       const o = (i * width + slots[f]) * 5;
@@ -77,16 +89,25 @@ export function extractModel(docs: DocumentRecord[], fields: string[], dense: De
     }
     cols[F * 3][i] = tn;
     cols[F * 3 + 1][i] = err;
-    cols[F * 3 + 2][i] = dense.correct[i];
-    cols[F * 3 + 3][i] = 1;
+    cols[F * 3 + 2][i] = stray;
+    cols[F * 3 + 3][i] = dense.correct[i];
+    cols[F * 3 + 4][i] = 1;
+    for (let x = 0; x < X; x++) {
+      if (exactSlots[x] < 0) continue;
+      const ex = dense.exact as Int32Array;
+      const o = (i * width + exactSlots[x]) * 5;
+      cols[A + x * 3][i] = ex[o];
+      cols[A + x * 3 + 1][i] = ex[o + 2] + ex[o + 4];
+      cols[A + x * 3 + 2][i] = ex[o + 3] + ex[o + 4];
+    }
   }
-  const keys = [...fields.map((p) => `field:${p}.f1`), ...EXTRACT_AGGREGATES];
+  const keys = [...fields.map((p) => `field:${p}.f1`), ...EXTRACT_AGGREGATES, ...exactFields.slice(0, X).map((p) => `field:${p}.exact.f1`)];
   return {
     keys,
     columns: cols,
     compute(s, out) {
       let tp = 0;
-      let fp = 0;
+      let fp = s[F * 3 + 2];
       let fnAll = 0;
       let macroSum = 0;
       let macroN = 0;
@@ -111,7 +132,11 @@ export function extractModel(docs: DocumentRecord[], fields: string[], dense: De
       out[F + 2] = div(2 * tp, 2 * tp + fp + fnAll);
       out[F + 3] = div(tp + tn, tp + tn + err);
       out[F + 4] = div(macroSum, macroN);
-      out[F + 5] = div(s[F * 3 + 2], s[F * 3 + 3]);
+      out[F + 5] = div(s[F * 3 + 3], s[F * 3 + 4]);
+      for (let x = 0; x < X; x++) {
+        const ftp = s[A + x * 3];
+        out[F + 6 + x] = div(2 * ftp, 2 * ftp + s[A + x * 3 + 1] + s[A + x * 3 + 2]);
+      }
     },
     correct(key) {
       const m = /^field:(.*)\.f1$/.exec(key);
@@ -205,7 +230,7 @@ export function splitterModel(docs: DocumentRecord[], types: string[]): Model {
     cols[K][i] = d.correct ? 1 : 0;
     cols[K + 1][i] = 1;
     types.forEach((t, ti) => {
-      const x = s?.types?.[t];
+      const x = s?.types && Object.hasOwn(s.types, t) ? s.types[t] : undefined;
       if (!x) return;
       cols[K + 2 + ti * 3][i] = x[0];
       cols[K + 3 + ti * 3][i] = x[1];
@@ -231,7 +256,7 @@ export function splitterModel(docs: DocumentRecord[], types: string[]): Model {
       if (!m) return docCorrect;
       const type = m[1];
       return (d) => {
-        const x = d.splitter?.types?.[type];
+        const x = d.splitter?.types && Object.hasOwn(d.splitter.types, type) ? d.splitter.types[type] : undefined;
         return !x || (x[0] === x[2] && x[1] === x[2]);
       };
     },

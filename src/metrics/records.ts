@@ -21,27 +21,36 @@ interface Source {
 
 export class ExtractRecord {
   declare readonly [SOURCE]: Source;
+  readonly contentHash?: string;
   readonly correct: boolean;
   readonly errors: number;
   readonly failed: boolean;
   readonly fileId: string;
   readonly fileName?: string;
   readonly id: string;
+  /** Predicted values under keys outside the fields (only when there are any). */
+  readonly unexpected?: number;
 
-  constructor(base: { correct: boolean; errors: number; failed: boolean; fileId: string; fileName?: string; id: string }, source: Source) {
+  constructor(
+    base: { contentHash?: string; correct: boolean; errors: number; failed: boolean; fileId: string; fileName?: string; id: string; unexpected: number },
+    source: Source,
+  ) {
+    if (base.contentHash !== undefined) this.contentHash = base.contentHash;
     this.correct = base.correct;
     this.errors = base.errors;
     this.failed = base.failed;
     this.fileId = base.fileId;
     if (base.fileName !== undefined) this.fileName = base.fileName;
     this.id = base.id;
+    if (base.unexpected > 0) this.unexpected = base.unexpected;
     Object.defineProperty(this, SOURCE, { value: source, enumerable: false });
   }
 
   /** field path -> [tp, tn, fa, fn, fd], fields without outcomes left out, keys sorted. */
   get fields(): Record<string, OutcomeTuple> {
     const { data, offset, paths, slots } = this[SOURCE];
-    const out: Record<string, OutcomeTuple> = {};
+    // No prototype: a field path `__proto__` or `constructor` is an ordinary member.
+    const out = Object.create(null) as Record<string, OutcomeTuple>;
     for (let i = 0; i < paths.length; i++) {
       const o = offset + slots[i] * 5;
       if (data[o] + data[o + 1] + data[o + 2] + data[o + 3] + data[o + 4] === 0) continue;
@@ -68,7 +77,7 @@ export class ExtractRecord {
   jsonText(): string {
     const { data, offset, paths, slots, keys } = this[SOURCE];
     // Parts joined once (a flat string), not a chain of `+=` (a rope the final join must flatten).
-    const parts = [`{"correct":${this.correct},"errors":${this.errors},"failed":${this.failed},"fields":{`];
+    const parts = [this.contentHash === undefined ? '{' : `{"contentHash":${JSON.stringify(this.contentHash)},`, `"correct":${this.correct},"errors":${this.errors},"failed":${this.failed},"fields":{`];
     let first = true;
     for (let i = 0; i < paths.length; i++) {
       const o = offset + slots[i] * 5;
@@ -78,19 +87,31 @@ export class ExtractRecord {
     }
     parts.push('},"fileId":', JSON.stringify(this.fileId));
     if (this.fileName !== undefined) parts.push(',"fileName":', JSON.stringify(this.fileName));
-    parts.push(',"id":', JSON.stringify(this.id), '}');
+    parts.push(',"id":', JSON.stringify(this.id));
+    if (this.unexpected !== undefined) parts.push(',"unexpected":', String(this.unexpected));
+    parts.push('}');
     return parts.join('');
   }
 
   /** The plain record, keys in sorted order. */
   toJSON(): DocumentRecord {
-    const r: DocumentRecord = { correct: this.correct, errors: this.errors, failed: this.failed, fields: this.fields, fileId: this.fileId, id: this.id };
-    if (this.fileName === undefined) return r;
-    return { correct: r.correct, errors: r.errors, failed: r.failed, fields: r.fields, fileId: r.fileId, fileName: this.fileName, id: r.id };
+    const r: DocumentRecord = {
+      contentHash: this.contentHash,
+      correct: this.correct,
+      errors: this.errors,
+      failed: this.failed,
+      fields: this.fields,
+      fileId: this.fileId,
+      fileName: this.fileName,
+      id: this.id,
+      unexpected: this.unexpected,
+    };
+    for (const k of ['contentHash', 'fileName', 'unexpected'] as const) if (r[k] === undefined) delete r[k];
+    return r;
   }
 }
 
 /** The [tp, tn, fa, fn, fd] of a field in a record of either kind (undefined: no outcomes). */
 export function tupleOf(d: DocumentRecord, path: string): OutcomeTuple | undefined {
-  return d instanceof ExtractRecord ? d.tuple(path) : d.fields?.[path];
+  return d instanceof ExtractRecord ? d.tuple(path) : d.fields && Object.hasOwn(d.fields, path) ? d.fields[path] : undefined;
 }

@@ -2,8 +2,9 @@
  * SPLITTER: exact split matching (type and page range), panoptic quality and page-level
  * accuracy, per document.
  */
-import { isPlainObject } from '../util/json.js';
+import { dict, isPlainObject } from '../util/json.js';
 import type { DocumentDiff, DocumentRecord } from './generated/report.js';
+import { maxWeightPairs } from './assignment.js';
 
 /** Longer page ranges are treated as invalid rather than enumerated page by page. */
 export const MAX_PAGES = 100_000;
@@ -25,36 +26,62 @@ export function configSplitTypes(config: unknown): string[] {
   return list.filter(isPlainObject).flatMap((c) => (typeof c.type === 'string' && c.type.trim() !== '' ? [c.type.trim()] : []));
 }
 
+/** Why splits were left out, counted. */
+export interface InvalidSplits {
+  /** No `type` and no `classificationId`, or not an object. */
+  noType: number;
+  /** startPage or endPage not an integer. */
+  notInteger: number;
+  /** startPage below 1. */
+  startBelowOne: number;
+  /** endPage before startPage, or more than MAX_PAGES pages. */
+  badRange: number;
+  /** endPage past the document's page count (when the export gives it). */
+  pastLastPage: number;
+}
+
+export const noInvalidSplits = (): InvalidSplits => ({ noType: 0, notInteger: 0, startBelowOne: 0, badRange: 0, pastLastPage: 0 });
+
 /**
  * The splits of an output: `splits` (2025-04-21) or `subDocumentClassifications` (before).
- * A split's type is its `type`, else its `classificationId`; splits without a type or with
- * an invalid page range (not integers, end before start, more than MAX_PAGES pages) are only
- * counted, in `invalid`.
+ * A split's type is its `type`, else its `classificationId`. Splits without a type, with pages
+ * that are not integers, a startPage below 1, an endPage before the startPage (or more than
+ * MAX_PAGES pages), or an endPage past `pageCount` are left out and counted in `invalid`.
  */
-export function splitsOf(output: unknown): { splits: Split[]; invalid: number } {
-  if (!isPlainObject(output)) return { splits: [], invalid: 0 };
+export function splitsOf(output: unknown, pageCount?: number, invalid: InvalidSplits = noInvalidSplits()): { splits: Split[]; invalid: InvalidSplits } {
+  if (!isPlainObject(output)) return { splits: [], invalid };
   const list = Array.isArray(output.splits) ? output.splits : Array.isArray(output.subDocumentClassifications) ? output.subDocumentClassifications : [];
   const splits: Split[] = [];
-  let invalid = 0;
   for (const s of list) {
     if (!isPlainObject(s)) {
-      invalid++;
+      invalid.noType++;
       continue;
     }
     const type = typeof s.type === 'string' && s.type.trim() !== '' ? s.type.trim() : typeof s.classificationId === 'string' ? s.classificationId : '';
     const { startPage, endPage } = s;
-    if (type === '' || !Number.isInteger(startPage) || !Number.isInteger(endPage)) {
-      invalid++;
-      continue;
-    }
-    const span = (endPage as number) - (startPage as number);
-    if (span < 0 || span >= MAX_PAGES) {
-      invalid++;
-      continue;
-    }
-    splits.push({ type, startPage: startPage as number, endPage: endPage as number });
+    if (type === '') invalid.noType++;
+    else if (!Number.isInteger(startPage) || !Number.isInteger(endPage)) invalid.notInteger++;
+    else if ((startPage as number) < 1) invalid.startBelowOne++;
+    else if ((endPage as number) < (startPage as number) || (endPage as number) - (startPage as number) >= MAX_PAGES) invalid.badRange++;
+    else if (pageCount !== undefined && (endPage as number) > pageCount) invalid.pastLastPage++;
+    else splits.push({ type, startPage: startPage as number, endPage: endPage as number });
   }
   return { splits, invalid };
+}
+
+/** "3 without a type, 1 with startPage below 1": the reasons that occurred, for a warning. */
+export function describeInvalid(x: InvalidSplits): string {
+  const parts: string[] = [];
+  if (x.noType) parts.push(`${x.noType} without a type`);
+  if (x.notInteger) parts.push(`${x.notInteger} with pages that are not whole numbers`);
+  if (x.startBelowOne) parts.push(`${x.startBelowOne} with startPage below 1`);
+  if (x.badRange) parts.push(`${x.badRange} with endPage before startPage`);
+  if (x.pastLastPage) parts.push(`${x.pastLastPage} past the document's last page`);
+  return parts.join(', ');
+}
+
+export function invalidCount(x: InvalidSplits): number {
+  return x.noType + x.notInteger + x.startBelowOne + x.badRange + x.pastLastPage;
 }
 
 /** Intersection over union of the page sets of two splits. */
@@ -80,7 +107,7 @@ export function scoreSplitterDoc(E: Split[], P: Split[]): SplitterDoc {
     else pool.set(k, [j]);
   });
   const matchedP = new Uint8Array(P.length);
-  const types: Record<string, [number, number, number]> = {};
+  const types = dict<[number, number, number]>();
   const t = (type: string): [number, number, number] => (types[type] ??= [0, 0, 0]);
   const diffs: DocumentDiff[] = [];
   let correct = 0;
@@ -100,34 +127,42 @@ export function scoreSplitterDoc(E: Split[], P: Split[]): SplitterDoc {
     if (!matchedP[j]) diffs.push({ path: 'splits', outcome: 'FA', expected: null, predicted: show(s) });
   });
 
-  // Panoptic quality: same-type segments match when their page-set IoU exceeds 0.5.
-  const candidates: Array<[number, number, number]> = [];
-  E.forEach((e, i) =>
-    P.forEach((p, j) => {
-      if (e.type !== p.type) return;
+  // Panoptic quality: same-type segments match when their page-set IoU exceeds 0.5. Where
+  // segments overlap a segment may qualify for several; the matching is the one with the most
+  // pairs, then the largest IoU sum (a maximum-weight assignment with weight M + IoU, M above any
+  // IoU sum), so the result depends on the splits, never on their order.
+  const M = Math.min(E.length, P.length) + 1;
+  let any = false;
+  const weights = E.map((e) =>
+    P.map((p) => {
+      if (e.type !== p.type) return 0;
       const iou = pageIou(e, p);
-      if (iou > 0.5) candidates.push([iou, i, j]);
+      if (iou <= 0.5) return 0;
+      any = true;
+      return M + iou;
     }),
   );
-  // With non-overlapping segments on each side a match is unique; for overlapping predictions
-  // the highest IoU wins (ties by position), so the result does not depend on the input order.
-  candidates.sort((a, b) => b[0] - a[0] || a[1] - b[1] || a[2] - b[2]);
-  const usedE = new Uint8Array(E.length);
-  const usedP = new Uint8Array(P.length);
   let pqTp = 0;
   let iouSum = 0;
-  for (const [iou, i, j] of candidates) {
-    if (usedE[i] || usedP[j]) continue;
-    usedE[i] = usedP[j] = 1;
-    pqTp++;
-    iouSum += iou;
+  if (any) {
+    for (const [i, j] of maxWeightPairs(weights)) {
+      pqTp++;
+      iouSum += pageIou(E[i], P[j]);
+    }
   }
 
-  // Page-level accuracy over every page some expected or predicted split covers.
+  // Page-level accuracy over every page some expected or predicted split covers: a page is
+  // right when the types covering it are the same set on both sides (overlaps included).
   const labelOf = (splits: Split[]): Map<number, string> => {
-    const m = new Map<number, string>();
-    for (const s of splits) for (let pg = s.startPage; pg <= s.endPage; pg++) if (!m.has(pg)) m.set(pg, s.type);
-    return m;
+    const sets = new Map<number, Set<string>>();
+    for (const s of splits) {
+      for (let pg = s.startPage; pg <= s.endPage; pg++) {
+        const set = sets.get(pg);
+        if (set) set.add(s.type);
+        else sets.set(pg, new Set([s.type]));
+      }
+    }
+    return new Map([...sets].map(([pg, set]) => [pg, set.size === 1 ? [...set][0] : JSON.stringify([...set].sort())]));
   };
   const el = labelOf(E);
   const pl = labelOf(P);

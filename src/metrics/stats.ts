@@ -123,3 +123,94 @@ export class Rng {
     return Math.floor((this.u32() / 4294967296) * n);
   }
 }
+
+/** The 0.8 quantile of the standard normal distribution (80% power). */
+export const Z80 = 0.8416212335729143;
+
+/**
+ * Wilson interval widened for clustered outcomes. Document i contributes k_i successes in n_i
+ * outcomes; when every n_i is 0 or 1 the outcomes are independent across documents and this is
+ * the plain Wilson interval. Otherwise the variance of p = Σk / Σn is the cluster-robust one of
+ * a ratio estimator, v = C/(C−1) · Σ(k_i − p·n_i)² / (Σn)² over the C documents with n_i > 0,
+ * the design effect is deff = max(1, v / (p(1−p)/Σn)) (1 when p is 0 or 1), and the interval is
+ * Wilson's with n / deff outcomes at the same p. One document alone has deff = Σn.
+ */
+export function clusteredProportion(k: ArrayLike<number>, n: ArrayLike<number>): Proportion {
+  let K = 0;
+  let N = 0;
+  let C = 0;
+  let clustered = false;
+  for (let i = 0; i < n.length; i++) {
+    K += k[i];
+    N += n[i];
+    if (n[i] > 0) C++;
+    if (n[i] > 1) clustered = true;
+  }
+  if (!clustered || N === 0) return proportion(K, N);
+  const p = K / N;
+  let deff = 1;
+  if (p > 0 && p < 1) {
+    if (C < 2) deff = N;
+    else {
+      let ss = 0;
+      for (let i = 0; i < n.length; i++) {
+        if (n[i] === 0) continue;
+        const r = k[i] - p * n[i];
+        ss += r * r;
+      }
+      const v = ((C / (C - 1)) * ss) / (N * N);
+      deff = Math.max(1, v / ((p * (1 - p)) / N));
+    }
+  }
+  const nEff = N / deff;
+  const interval = wilson(p * nEff, nEff);
+  return { value: p, k: K, n: N, interval, designEffect: deff };
+}
+
+/** Holm's step-down adjusted p-values (same order as given): max over j ≤ i of min(1, (m − j + 1)·p_(j)). */
+export function holm(ps: readonly number[]): number[] {
+  const m = ps.length;
+  const order = ps.map((_, i) => i).sort((a, b) => ps[a] - ps[b] || a - b);
+  const out = new Array<number>(m);
+  let run = 0;
+  order.forEach((i, rank) => {
+    run = Math.max(run, Math.min(1, (m - rank) * ps[i]));
+    out[i] = run;
+  });
+  return out;
+}
+
+/** Benjamini-Hochberg q-values (same order as given): min over j ≥ i of min(1, m·p_(j) / j). */
+export function benjaminiHochberg(ps: readonly number[]): number[] {
+  const m = ps.length;
+  const order = ps.map((_, i) => i).sort((a, b) => ps[a] - ps[b] || a - b);
+  const out = new Array<number>(m);
+  let run = 1;
+  for (let rank = m - 1; rank >= 0; rank--) {
+    const i = order[rank];
+    run = Math.min(run, Math.min(1, (m * ps[i]) / (rank + 1)));
+    out[i] = run;
+  }
+  return out;
+}
+
+/**
+ * Minimum detectable effect of a paired comparison on per-document correctness: the smallest
+ * |p01 − p10| that McNemar's test detects with 80% power at two-sided 5%, for n pairs whose
+ * discordance rate is d = (b + c)/n. From n = (z₀.₉₇₅ + z₀.₈)²·d/δ², δ = z·sqrt(d/n); as a
+ * change of δ needs at least δ·n discordant pairs, d is taken as at least δ, which makes
+ * δ at least z²/n. At most 1 (no change is detectable); null for n = 0.
+ */
+export function mcnemarMde(b: number, c: number, n: number): number | null {
+  if (n === 0) return null;
+  const z = Z95 + Z80;
+  const d = (b + c) / n;
+  // A change in a rate cannot exceed 1: at 1 no change of any size is detectable.
+  return Math.min(1, Math.max(z * Math.sqrt(d / n), (z * z) / n));
+}
+
+/** Pairs a McNemar comparison needs to detect a change of `effect` at 80% power (discordance d). */
+export function mcnemarPairsNeeded(effect: number, d: number): number {
+  const z = Z95 + Z80;
+  return Math.ceil((z * z * Math.max(d, effect)) / (effect * effect));
+}

@@ -1,6 +1,7 @@
 /**
  * What "empty" means for a field value, and the normal forms the comparators work on.
  */
+import { parseDate } from '../util/dates.js';
 
 /**
  * Empty: null, absent (undefined), "" (also after trimming), [] or {}, and, recursively, an
@@ -68,45 +69,15 @@ export function asBoolean(v: unknown): boolean | undefined {
   return undefined;
 }
 
-const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-
-/** 1-12 for an English month name or a prefix of it of at least three letters ("Mar", "Sept"). */
-function monthOf(word: string): number | undefined {
-  const w = word.toLowerCase();
-  if (w.length < 3) return undefined;
-  const i = MONTH_NAMES.findIndex((name) => name.startsWith(w));
-  return i < 0 ? undefined : i + 1;
-}
-
-function ymd(y: number, m: number, d: number): string | undefined {
-  if (m < 1 || m > 12 || d < 1) return undefined;
-  const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
-  if (d > days) return undefined;
-  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
-}
-
 /**
- * The calendar date a value names, as YYYY-MM-DD, or undefined. Accepted: ISO 8601 dates and
- * date-times (the date part as written, no time-zone shift), YYYY/MM/DD, YYYYMMDD, and dates with
- * an English month name ("5 March 2024", "March 5, 2024", "Mar 5 2024"). All-numeric day/month
- * orders such as 03/05/2024 are ambiguous and are not read as dates.
+ * The calendar date a value names, as YYYY-MM-DD, or undefined: what `parseDate` (the parser
+ * dataset coercion and validate use) reads with certainty. All-numeric dates whose day and month
+ * could be swapped (03/05/2024) are ambiguous and are not read as dates.
  */
 export function asDate(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
-  const t = v.trim();
-  let m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:$|[T ])/.exec(t) ?? /^(\d{4})\/(\d{1,2})\/(\d{1,2})$/.exec(t) ?? /^(\d{4})(\d{2})(\d{2})$/.exec(t);
-  if (m) return ymd(Number(m[1]), Number(m[2]), Number(m[3]));
-  m = /^(\d{1,2})(?:st|nd|rd|th)?\.?\s+([A-Za-z]+)\.?,?\s+(\d{4})$/.exec(t);
-  if (m) {
-    const month = monthOf(m[2]);
-    return month ? ymd(Number(m[3]), month, Number(m[1])) : undefined;
-  }
-  m = /^([A-Za-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})$/.exec(t);
-  if (m) {
-    const month = monthOf(m[1]);
-    return month ? ymd(Number(m[3]), month, Number(m[2])) : undefined;
-  }
-  return undefined;
+  const d = parseDate(v);
+  return d.ok ? d.value : undefined;
 }
 
 /** Stable text of any JSON value (sorted keys), for comparing values of unknown type. */

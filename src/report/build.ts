@@ -7,10 +7,12 @@ import { InputError, UsageError } from '../util/errors.js';
 import type { EvaluationExport } from '../metrics/generated/export.js';
 import { bootstrap, pointStats } from '../metrics/bootstrap.js';
 import { DEFAULT_COMPARE, type CompareOptions } from '../metrics/comparators.js';
-import { evaluateExport, modelFor, type Evaluation } from '../metrics/evaluate.js';
-import { mcnemarExact, percentileInterval } from '../metrics/stats.js';
+import { evaluateExport, exportOptions, modelFor, type Evaluation } from '../metrics/evaluate.js';
+import { extractModel } from '../metrics/models.js';
+import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
 import type { BaselineComparison, ComparisonRow, DocumentRecord, Estimate, Interval, Report, Verdict } from '../metrics/generated/report.js';
-import { evaluateGates, parseGates, type GateOn, type GateSpec } from './gates.js';
+import { evaluateGates, fmtGate, parseGates, type GateOn, type GateSpec } from './gates.js';
+import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
 
 export type BaselineInput = { kind: 'export'; file: string; export: EvaluationExport } | { kind: 'report'; file: string; report: Report };
 
@@ -23,14 +25,23 @@ export interface ComputeReportOptions {
   /** File name shown as the report's source. */
   sourceFile?: string;
   baseline?: BaselineInput;
+  /** How documents pair with the baseline's (default auto: id, file id, file name, content hash). */
+  pairBy?: PairBy;
+  /** Fewest pairs a baseline comparison accepts: a count or a share (`90%`, the default). */
+  minPaired?: number | string;
+  /** A delta whose interval lies inside ±equivalence is `no_change` (default 0.01). */
+  equivalence?: number;
   gates?: ReadonlyArray<string | GateSpec>;
   gateOn?: GateOn;
   failOnRegression?: boolean;
+  /** Fail when more than this share of the runs failed. */
+  maxFailedRate?: number;
 }
 
 export const DEFAULT_BOOTSTRAP = 2000;
 export const DEFAULT_SEED = 1;
-/** McNemar p-value below which a change in per-document correctness counts as real. */
+export const DEFAULT_EQUIVALENCE = 0.01;
+/** Family-wise error rate of the regression verdicts (Holm-adjusted McNemar p below it). */
 export const ALPHA = 0.05;
 
 function check(ok: boolean, message: string, hint: string): void {
@@ -46,17 +57,25 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   };
   const B = opts.bootstrap ?? DEFAULT_BOOTSTRAP;
   const seed = opts.seed ?? DEFAULT_SEED;
+  const equivalence = opts.equivalence ?? DEFAULT_EQUIVALENCE;
+  const pairBy = opts.pairBy ?? 'auto';
   check(cmp.fuzzyThreshold >= 0 && cmp.fuzzyThreshold <= 1, `--fuzzy-threshold ${cmp.fuzzyThreshold} is not between 0 and 1`, 'the default is 0.9');
   check(cmp.numberTolerance >= 0 && Number.isFinite(cmp.numberTolerance), `--number-tolerance ${cmp.numberTolerance} must be 0 or more`, 'the default is 1e-6 (relative)');
   check(Number.isInteger(B) && B >= 0, `--bootstrap ${B} must be a whole number, 0 or more`, 'the default is 2000; 0 turns the bootstrap off');
   check(Number.isInteger(seed), `--seed ${seed} must be a whole number`, 'the default is 1');
+  check(Number.isFinite(equivalence) && equivalence >= 0 && equivalence < 1, `--equivalence ${equivalence} must be from 0 up to 1`, `the default is ${DEFAULT_EQUIVALENCE} (one point)`);
+  check((PAIR_BY as readonly string[]).includes(pairBy), `--pair-by ${pairBy} is not one of ${PAIR_BY.join(', ')}`, 'the default is auto');
+  if (opts.maxFailedRate !== undefined) {
+    check(Number.isFinite(opts.maxFailedRate) && opts.maxFailedRate >= 0 && opts.maxFailedRate <= 1, `--max-failed-rate ${opts.maxFailedRate} must be between 0 and 1`, 'for example 0.05 fails when more than 5% of the runs failed');
+  }
   const gateSpecs = (opts.gates ?? []).flatMap((g) => (typeof g === 'string' ? parseGates([g]) : [g]));
   if (opts.failOnRegression && !opts.baseline) {
     throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
   }
 
   const ev = evaluateExport(exp, cmp);
-  const model = modelFor(ev.type, ev.documents, ev.units, ev.dense);
+  const exactFields = ev.extract?.fields.filter((f) => f.fuzzy).map((f) => f.path) ?? [];
+  const model = ev.type === 'EXTRACT' ? extractModel(ev.documents, ev.units, ev.dense, exactFields) : modelFor(ev.type, ev.documents, ev.units, ev.dense);
   const point = pointStats(model);
   const n = ev.documents.length;
   const intervals: Array<Interval | null> = B > 0 && n > 0 ? bootstrap([model], n, B, seed)[0].map(percentileInterval) : model.keys.map(() => null);
@@ -67,8 +86,9 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   };
   fillEstimates(ev, est);
 
+  const options = exportOptions(exp);
   const report: Report = {
-    format: 'evalkit-report/1',
+    format: 'evalkit-report/2',
     type: ev.type,
     source: {
       file: opts.sourceFile ?? 'export.json',
@@ -79,8 +99,10 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
       numberTolerance: cmp.numberTolerance,
       bootstrap: B,
       seed,
-      fuzzyMatchFields: [...exp.options.fuzzyMatchFields].sort(),
-      excludeFields: [...exp.options.excludeFields].sort(),
+      equivalence,
+      pairBy,
+      fuzzyMatchFields: [...options.fuzzyMatchFields].sort(),
+      excludeFields: [...options.excludeFields].sort(),
     },
     summary: { documents: n, processed: n - ev.failures.length, failed: ev.failures.length },
     warnings: ev.warnings,
@@ -94,14 +116,20 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   if (ev.extract) report.extract = ev.extract;
   if (ev.classify) report.classify = ev.classify;
   if (ev.splitter) report.splitter = ev.splitter;
-  if (opts.baseline) report.baseline = compareBaseline(ev, report.options, opts.baseline, cmp, B, seed);
-  report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false);
+  if (opts.baseline) {
+    report.baseline = compareBaseline(ev, report.options, opts.baseline, cmp, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false);
+  }
+  report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate });
+  report.warnings.push(...gatePowerWarnings(report));
   return report;
 }
 
 function fillEstimates(ev: Evaluation, est: (key: string) => Estimate): void {
   if (ev.extract) {
-    for (const f of ev.extract.fields) f.f1 = est(`field:${f.path}.f1`);
+    for (const f of ev.extract.fields) {
+      f.f1 = est(`field:${f.path}.f1`);
+      if (f.exact) f.exact.f1 = est(`field:${f.path}.exact.f1`);
+    }
     ev.extract.micro.f1 = est('micro.f1');
     ev.extract.macro.f1 = est('macro.f1');
   }
@@ -139,7 +167,16 @@ function baselineSide(input: BaselineInput, options: Report['options'], cmp: Com
   return { type: r.type, documents: r.documents, units, warnings };
 }
 
-function compareBaseline(ev: Evaluation, options: Report['options'], input: BaselineInput, cmp: CompareOptions, B: number, seed: number): BaselineComparison {
+function compareBaseline(
+  ev: Evaluation,
+  options: Report['options'],
+  input: BaselineInput,
+  cmp: CompareOptions,
+  B: number,
+  seed: number,
+  minPaired: number,
+  gated: boolean,
+): BaselineComparison {
   const side = baselineSide(input, options, cmp);
   if (side.type !== ev.type) {
     throw new InputError(`the baseline is a ${side.type} evaluation but this export is ${ev.type}`, {
@@ -148,20 +185,19 @@ function compareBaseline(ev: Evaluation, options: Report['options'], input: Base
     });
   }
   const warnings = [...side.warnings];
-  const baseById = new Map(side.documents.map((d) => [d.id, d]));
-  const curIds = new Set(ev.documents.map((d) => d.id));
-  const cur: DocumentRecord[] = [];
-  const base: DocumentRecord[] = [];
-  for (const d of ev.documents) {
-    const b = baseById.get(d.id);
-    if (b) {
-      cur.push(d);
-      base.push(b);
-    }
+  const pairing = pairDocuments(ev.documents, side.documents, options.pairBy);
+  const cur = pairing.pairs.map(([i]) => ev.documents[i]);
+  const base = pairing.pairs.map(([, j]) => side.documents[j]);
+  const onlyInCurrent = pairing.onlyInCurrent.map((i) => ev.documents[i].id).sort();
+  const onlyInBaseline = pairing.onlyInBaseline.map((j) => side.documents[j].id).sort();
+  const sufficient = cur.length >= minPaired;
+  if (!sufficient) {
+    warnings.push(
+      `only ${cur.length} of ${ev.documents.length} document(s) paired with the baseline's ${side.documents.length} (at least ${minPaired} needed); ` +
+        'the comparison is not evidence' +
+        (gated ? ' and --fail-on-regression fails' : ''),
+    );
   }
-  const onlyInCurrent = ev.documents.filter((d) => !baseById.has(d.id)).map((d) => d.id);
-  const onlyInBaseline = side.documents.filter((d) => !curIds.has(d.id)).map((d) => d.id).sort();
-  if (cur.length === 0) warnings.push('no document is in both runs (items are paired by id); nothing can be compared');
 
   // EXTRACT compares the fields both runs have (aggregates too); classes and split types are pooled.
   let units: string[];
@@ -170,7 +206,8 @@ function compareBaseline(ev: Evaluation, options: Report['options'], input: Base
     const baseUnits = new Set(side.units);
     units = ev.units.filter((u) => baseUnits.has(u));
     onlyCurrentUnits.push(...ev.units.filter((u) => !baseUnits.has(u)));
-    const onlyBase = side.units.filter((u) => !ev.units.includes(u));
+    const curUnits = new Set(ev.units);
+    const onlyBase = side.units.filter((u) => !curUnits.has(u));
     if (onlyCurrentUnits.length || onlyBase.length) {
       warnings.push(
         `aggregates compare the ${units.length} field(s) both runs have` +
@@ -210,31 +247,99 @@ function compareBaseline(ev: Evaluation, options: Report['options'], input: Base
     const baseline = nullable(basePoint[k]);
     const delta = current === null || baseline === null ? null : current - baseline;
     const p = mcnemarExact(b, c);
-    return { key, current, baseline, delta, interval: deltaIntervals[k], mcnemar: { b, c, p }, verdict: verdict(delta, deltaIntervals[k], b, c, p, B) };
+    return { key, current, baseline, delta, interval: deltaIntervals[k], mcnemar: { b, c, p }, pHolm: p, q: p, mde: mcnemarMde(b, c, cur.length), verdict: 'not_comparable' };
   });
+  // Many metrics, many tests: Holm across the comparable rows for the verdicts (and so the gate),
+  // Benjamini-Hochberg q-values for reading the table.
+  const comparable = rows.filter((r) => r.delta !== null);
+  const adjusted = holm(comparable.map((r) => r.mcnemar.p));
+  const qs = benjaminiHochberg(comparable.map((r) => r.mcnemar.p));
+  comparable.forEach((r, i) => {
+    r.pHolm = adjusted[i];
+    r.q = qs[i];
+  });
+  for (const r of rows) r.verdict = verdict(r.delta, r.interval, r.mcnemar.b, r.mcnemar.c, r.pHolm, B, options.equivalence);
   for (const u of onlyCurrentUnits) {
-    rows.push({ key: `field:${u}.f1`, current: null, baseline: null, delta: null, interval: null, mcnemar: { b: 0, c: 0, p: 1 }, verdict: 'not_comparable' });
+    rows.push({ key: `field:${u}.f1`, current: null, baseline: null, delta: null, interval: null, mcnemar: { b: 0, c: 0, p: 1 }, pHolm: 1, q: 1, mde: null, verdict: 'not_comparable' });
   }
   rows.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
-  const tally = { improved: 0, regressed: 0, within_noise: 0, not_comparable: 0 };
+  const tally = { improved: 0, regressed: 0, inconclusive: 0, no_change: 0, not_comparable: 0 };
   for (const r of rows) tally[r.verdict]++;
-  return { file: input.file, kind: input.kind, paired: cur.length, onlyInCurrent, onlyInBaseline, warnings, rows, tally };
+  if (gated && cur.length > 0) warnings.push(...comparisonPowerWarnings(rows, cur.length, options.equivalence));
+  return {
+    file: input.file,
+    kind: input.kind,
+    paired: cur.length,
+    pairing: {
+      by: options.pairBy,
+      current: ev.documents.length,
+      baseline: side.documents.length,
+      paired: cur.length,
+      byKey: pairing.byKey,
+      minPaired,
+      sufficient,
+    },
+    equivalence: options.equivalence,
+    onlyInCurrent,
+    onlyInBaseline,
+    warnings,
+    rows,
+    tally,
+  };
 }
 
 /**
- * A change is called real only when both tests agree: the paired bootstrap interval of the
- * delta excludes 0 and the exact McNemar test on per-document correctness gives p < 0.05 in
- * the same direction. With --bootstrap 0, McNemar and the sign of the delta decide.
+ * Power of the regression gate: for each aggregate whose minimum detectable effect (80% power)
+ * exceeds the equivalence margin, how large a change these documents can detect and about how
+ * many documents a change of the margin would need.
  */
-export function verdict(delta: number | null, interval: Interval | null, b: number, c: number, p: number, B: number): Verdict {
-  if (delta === null) return 'not_comparable';
-  const significant = p < ALPHA;
-  if (B > 0) {
-    if (interval && interval.lower > 0 && significant && c > b) return 'improved';
-    if (interval && interval.upper < 0 && significant && b > c) return 'regressed';
-    return 'within_noise';
+function comparisonPowerWarnings(rows: ComparisonRow[], n: number, margin: number): string[] {
+  const weak = rows.filter((r) => !r.key.includes(':') && r.mde !== null && r.delta !== null && r.mde > margin);
+  if (weak.length === 0 || margin === 0) return [];
+  const byMde = new Map<string, string[]>();
+  for (const r of weak) {
+    const m = (r.mde as number) >= 1 ? 'no change of any size' : `a change of ${fmtGate(r.mde as number, margin)} or more`;
+    byMde.set(m, [...(byMde.get(m) ?? []), r.key]);
   }
-  if (significant && c > b && delta > 0) return 'improved';
-  if (significant && b > c && delta < 0) return 'regressed';
-  return 'within_noise';
+  const worst = weak.reduce((a, r) => ((r.mde as number) > (a.mde as number) ? r : a));
+  const d = (worst.mcnemar.b + worst.mcnemar.c) / n;
+  return [
+    `power: these ${n} paired documents cannot detect a regression of the equivalence margin (${margin}); in per-document correctness they detect at 80% power ` +
+      [...byMde].map(([m, keys]) => `${m} for ${keys.join(', ')}`).join('; ') +
+      `; detecting ${margin} needs about ${mcnemarPairsNeeded(margin, d)} documents`,
+  ];
+}
+
+/** For a threshold gate: the estimate is closer to the threshold than the set can resolve. */
+function gatePowerWarnings(report: Report): string[] {
+  const out: string[] = [];
+  for (const g of report.gates.results) {
+    if (g.mde === undefined || g.mde === null || g.value === null || g.metric === 'failed.rate' || g.metric === 'baseline.paired') continue;
+    const margin = Math.abs(g.value - g.threshold);
+    if (margin >= g.mde) continue;
+    const need = margin > 0 ? Math.ceil(report.summary.documents * (g.mde / margin) ** 2) : undefined;
+    out.push(
+      `power: gate ${g.gate}: ${fmtGate(g.value, g.threshold)} is ${fmtGate(margin, 0)} from the threshold, less than this set resolves at 80% power (${fmtGate(g.mde, 0)})` +
+        (need ? `; resolving that needs about ${need} documents` : ''),
+    );
+  }
+  return out;
+}
+
+/**
+ * Corrected verdicts. `improved` / `regressed`: the delta's interval lies above / below 0 and
+ * the Holm-adjusted exact McNemar p is below 0.05 with the discordant pairs in the same
+ * direction (with --bootstrap 0 the delta's sign stands in for the interval). `no_change`: the
+ * interval lies inside [−margin, +margin] (with --bootstrap 0: |delta| ≤ margin). Otherwise
+ * `inconclusive`: the data cannot tell a change of the margin from none.
+ */
+export function verdict(delta: number | null, interval: Interval | null, b: number, c: number, pHolm: number, B: number, margin = DEFAULT_EQUIVALENCE): Verdict {
+  if (delta === null) return 'not_comparable';
+  const significant = pHolm < ALPHA;
+  const above = B > 0 ? interval !== null && interval.lower > 0 : delta > 0;
+  const below = B > 0 ? interval !== null && interval.upper < 0 : delta < 0;
+  if (significant && c > b && above) return 'improved';
+  if (significant && b > c && below) return 'regressed';
+  const inside = B > 0 ? interval !== null && interval.lower >= -margin && interval.upper <= margin : Math.abs(delta) <= margin;
+  return inside ? 'no_change' : 'inconclusive';
 }

@@ -4,6 +4,7 @@
  */
 import { UsageError } from '../util/errors.js';
 import type { GateResult, Gates, Interval, Report } from '../metrics/generated/report.js';
+import { Z80, Z95 } from '../metrics/stats.js';
 
 export interface GateSpec {
   /** As the user wrote it, e.g. `micro.f1=0.9`. */
@@ -83,7 +84,8 @@ export function metricCatalog(report: Report): Map<string, MetricValue> {
 
 /** The canonical name of a metric a user named; a usage error listing the choices otherwise. */
 export function resolveMetric(report: Report, catalog: Map<string, MetricValue>, name: string): string {
-  const canonical = ALIASES[report.type][name] ?? name;
+  const aliases = ALIASES[report.type];
+  const canonical = Object.hasOwn(aliases, name) ? aliases[name] : name;
   if (catalog.has(canonical)) return canonical;
   const prefix = /^(field|class|type|array):/.exec(name)?.[1];
   let hint: string;
@@ -100,22 +102,64 @@ export function resolveMetric(report: Report, catalog: Map<string, MetricValue>,
   throw new UsageError(`--fail-under: no metric "${name}" in this ${report.type} report`, { hint });
 }
 
+/**
+ * A gate's number, rounded for people: three decimals, or more where three would hide the
+ * difference from the threshold (0.8999 against 0.9 prints 0.8999, not 0.900).
+ */
+export function fmtGate(value: number, threshold: number): string {
+  for (let digits = 3; digits < 12; digits++) {
+    const text = value.toFixed(digits);
+    if (value === threshold || Number(text) !== threshold) return String(Number(text));
+  }
+  return String(value);
+}
+
+/** 2.80 standard errors (80% power at two-sided 5%), the standard error taken from a 95% interval. */
+function gateMde(iv: Interval | null): number | null {
+  return iv ? ((Z95 + Z80) * (iv.upper - iv.lower)) / (2 * Z95) : null;
+}
+
+export interface GateExtras {
+  maxFailedRate?: number;
+}
+
 /** Evaluates the gates against a report (whose baseline section, if any, is already filled). */
-export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn: GateOn, failOnRegression: boolean): Gates {
+export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn: GateOn, failOnRegression: boolean, extras: GateExtras = {}): Gates {
   const catalog = metricCatalog(report);
   const results: GateResult[] = specs.map((spec) => {
     const metric = resolveMetric(report, catalog, spec.metric);
     const mv = catalog.get(metric) as MetricValue;
     const value = gateOn === 'lower' ? (mv.interval?.lower ?? null) : mv.value;
-    const r: GateResult = { gate: spec.gate, metric, threshold: spec.threshold, on: gateOn, value, passed: value !== null && value >= spec.threshold };
+    const r: GateResult = { gate: spec.gate, metric, threshold: spec.threshold, on: gateOn, value, passed: value !== null && value >= spec.threshold, mde: gateMde(mv.interval) };
     if (value === null) {
       r.reason =
         mv.value === null
           ? 'the metric is undefined here (zero denominator)'
           : 'the metric has no interval (F1-type intervals need --bootstrap greater than 0)';
-    } else if (!r.passed) r.reason = `${gateOn === 'lower' ? 'lower bound ' : ''}${value} is below ${spec.threshold}`;
+    } else if (!r.passed) r.reason = `${gateOn === 'lower' ? 'lower bound ' : ''}${fmtGate(value, spec.threshold)} is below ${spec.threshold}`;
     return r;
   });
+  if (extras.maxFailedRate !== undefined) {
+    const { documents, failed } = report.summary;
+    const rate = documents === 0 ? null : failed / documents;
+    const max = extras.maxFailedRate;
+    const r: GateResult = { gate: `failed.rate<=${max}`, metric: 'failed.rate', threshold: max, op: '<=', on: 'point', value: rate, passed: rate !== null && rate <= max };
+    if (rate === null) r.reason = 'the export has no documents';
+    else if (!r.passed) r.reason = `${failed} of ${documents} run(s) failed (${fmtGate(rate, max)}), more than ${max}`;
+    results.push(r);
+  }
+  const pairing = report.baseline?.pairing;
+  if (failOnRegression && pairing) {
+    // A comparison that paired (almost) nothing is no evidence of "no regression".
+    const r: GateResult = { gate: `baseline.paired>=${pairing.minPaired}`, metric: 'baseline.paired', threshold: pairing.minPaired, op: '>=', on: 'point', value: pairing.paired, passed: pairing.sufficient };
+    if (!r.passed) {
+      const k = pairing.byKey;
+      r.reason =
+        `only ${pairing.paired} of ${pairing.current} document(s) paired with the baseline's ${pairing.baseline} (by item id ${k.id}, file id ${k.file}, file name ${k.name}, content hash ${k.hash}); ` +
+        'compare runs of the same documents, or lower --min-paired';
+    }
+    results.push(r);
+  }
   const regressed = (report.baseline?.rows ?? []).filter((r) => r.verdict === 'regressed').map((r) => r.key);
   const passed = results.every((r) => r.passed) && !(failOnRegression && regressed.length > 0);
   return { gateOn, failOnRegression, results, regressed, passed };

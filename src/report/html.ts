@@ -6,7 +6,7 @@
  * Every value that comes from a document or a user is escaped.
  */
 import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../metrics/generated/report.js';
-import { num } from './markdown.js';
+import { num, VERDICT_ORDER, VERDICT_RULE } from './markdown.js';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -122,10 +122,10 @@ function heatmap(r: Report): string {
     const m = r.classify.confusionMatrix;
     const labels = [...new Set([...Object.keys(m), ...Object.values(m).flatMap((x) => Object.keys(x))])].sort();
     const rows = labels
-      .filter((e) => m[e])
+      .filter((e) => Object.hasOwn(m, e))
       .map((e) => {
         const total = Object.values(m[e]).reduce((a, b) => a + b, 0);
-        return [`<code>${esc(e)}</code>`, ...labels.map((p) => heat(m[e][p] ?? 0, total, e === p))];
+        return [`<code>${esc(e)}</code>`, ...labels.map((p) => heat(Object.hasOwn(m[e], p) ? m[e][p] : 0, total, e === p))];
       });
     return `<h2>Confusion matrix</h2><p>Rows: expected class; columns: predicted class; shade: share of the row.</p>${table(['', ...labels.map((l) => `<code>${esc(l)}</code>`)], rows, 'heat')}`;
   }
@@ -149,7 +149,7 @@ function heatmap(r: Report): string {
 function baseline(r: Report): string {
   const b = r.baseline;
   if (!b) return '';
-  const order = { regressed: 0, improved: 1, within_noise: 2, not_comparable: 3 } as const;
+  const order = VERDICT_ORDER;
   // One scale for every row, so that bars compare; at least ±0.05.
   const scale = Math.max(0.05, ...b.rows.flatMap((x) => [x.delta, x.interval?.lower, x.interval?.upper].map((v) => Math.abs(v ?? 0))));
   const rows = [...b.rows]
@@ -162,16 +162,25 @@ function baseline(r: Report): string {
       x.delta === null ? 'n/a' : `${x.delta >= 0 ? '+' : ''}${x.delta.toFixed(3)}`,
       iv(x.interval),
       `${num(x.mcnemar.p)} <small>(b ${x.mcnemar.b}, c ${x.mcnemar.c})</small>`,
+      num(x.pHolm),
+      num(x.q),
+      num(x.mde),
       `<span class="v-${x.verdict}">${x.verdict.replace('_', ' ')}</span>`,
     ]);
   const t = b.tally;
+  const pr = b.pairing;
+  const unpaired = (label: string, ids: string[]): string =>
+    ids.length ? `<p>${label} (${ids.length}): ${ids.slice(0, 200).map((id) => `<code>${esc(id)}</code>`).join(', ')}${ids.length > 200 ? `, … ${ids.length - 200} more in report.json` : ''}</p>` : '';
   return (
     `<h2>Baseline <code>${esc(b.file)}</code></h2>` +
-    `<p>${b.paired} paired documents; ${b.onlyInCurrent.length} only in this run, ${b.onlyInBaseline.length} only in the baseline. ` +
-    `${t.regressed} regressed, ${t.improved} improved, ${t.within_noise} within noise, ${t.not_comparable} not comparable. ` +
-    'A change is called real only when the paired bootstrap interval of the difference excludes 0 and McNemar p &lt; 0.05.</p>' +
+    `<p><b>${pr.paired} paired of ${pr.current} current, ${pr.baseline} baseline</b> (by item id ${pr.byKey.id}, file id ${pr.byKey.file}, file name ${pr.byKey.name}, content hash ${pr.byKey.hash}; ` +
+    `at least ${pr.minPaired} needed${pr.sufficient ? '' : ', <span class="bad">not reached</span>'}). ` +
+    `${t.regressed} regressed, ${t.improved} improved, ${t.inconclusive} inconclusive, ${t.no_change} no change, ${t.not_comparable} not comparable. ` +
+    `${esc(VERDICT_RULE.replace('±margin', `±${b.equivalence}`))}</p>` +
     b.warnings.map((w) => `<p class="warn">${esc(w)}</p>`).join('') +
-    table(['metric', 'baseline', 'current', `Δ (bar: 95% interval; edges ±${scale.toFixed(3)})`, 'Δ', 'interval', 'McNemar p', 'verdict'], rows, 'bars')
+    unpaired('Unpaired in this run', b.onlyInCurrent) +
+    unpaired('Unpaired in the baseline', b.onlyInBaseline) +
+    table(['metric', 'baseline', 'current', `Δ (bar: 95% interval; edges ±${scale.toFixed(3)})`, 'Δ', 'interval', 'McNemar p', 'Holm p', 'BH q', 'MDE (80%)', 'verdict'], rows, 'bars')
   );
 }
 
@@ -202,7 +211,7 @@ th{background:#f4f4f4}code{font-size:12px}pre{margin:0;white-space:pre-wrap;word
 .track{fill:#eee}.bar{fill:#4a7bd0}.wh{stroke:#111;stroke-width:1.5}.axis{stroke:#999}.pos{fill:#2e8b57}.neg{fill:#c0392b}
 .ok{color:#2e7d32;font-weight:600}.bad{color:#c62828;font-weight:600}.warn{color:#8a6d3b}.empty{color:#999}
 .heat td{text-align:center}.cell{display:inline-block;min-width:3em;padding:2px 4px}
-.v-regressed{color:#c62828;font-weight:600}.v-improved{color:#2e7d32;font-weight:600}.v-within_noise,.v-not_comparable{color:#666}
+.v-regressed{color:#c62828;font-weight:600}.v-improved{color:#2e7d32;font-weight:600}.v-inconclusive,.v-no_change,.v-not_comparable{color:#666}
 details{margin:.5em 0}summary{cursor:pointer}`;
 
 export function renderHtml(r: Report): string {

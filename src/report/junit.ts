@@ -30,7 +30,7 @@ function unitCases(r: Report): { suite: string; prefix: string; cases: Case[] } 
     const problems: string[] = [];
     for (const g of failedGates) if (g.metric.startsWith(`${prefix}:${unit}.`)) problems.push(`gate ${g.gate} failed: ${g.reason ?? ''}`);
     const row = rows.get(`${prefix}:${unit}.f1`);
-    if (row?.verdict === 'regressed') problems.push(`F1 regressed: ${num(row.baseline)} -> ${num(row.current)} (McNemar p ${num(row.mcnemar.p, 4)})`);
+    if (row?.verdict === 'regressed') problems.push(`F1 regressed: ${num(row.baseline)} -> ${num(row.current)} (McNemar p ${num(row.mcnemar.p, 4)}, Holm ${num(row.pHolm, 4)})`);
     const c: Case = { name: unit, out: row ? `${out}; baseline ${num(row.baseline)}, verdict ${row.verdict}` : out };
     if (problems.length) c.failure = problems.join('; ');
     return c;

@@ -7,7 +7,7 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
-import { InputError } from '../util/errors.js';
+import { InputError, InternalError } from '../util/errors.js';
 import { fromPointer, isPlainObject, lineColumnAt, parseJson } from '../util/json.js';
 import type { EvaluationExport, EvaluationExportHeader, ExportItem } from '../metrics/generated/export.js';
 import type { Report } from '../metrics/generated/report.js';
@@ -22,6 +22,8 @@ interface Validators {
   header: ValidateFunction;
   item: ValidateFunction;
   report: ValidateFunction;
+  /** What a baseline needs of a report of any version (format 1 or 2): its type, options and documents. */
+  baselineReport: ValidateFunction;
 }
 let ajv: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
@@ -60,6 +62,23 @@ async function getValidators(): Promise<Validators> {
     },
     get report() {
       return get(REPORT_ID);
+    },
+    get baselineReport() {
+      let fn = compiled.get('baseline');
+      if (!fn) {
+        fn = a.compile({
+          type: 'object',
+          required: ['format', 'type', 'options', 'documents'],
+          properties: {
+            format: { enum: ['evalkit-report/1', 'evalkit-report/2'] },
+            type: { $ref: `${REPORT_ID}#/$defs/processorType` },
+            options: { type: 'object' },
+            documents: { type: 'array', items: { $ref: `${REPORT_ID}#/$defs/documentRecord` } },
+          },
+        });
+        compiled.set('baseline', fn);
+      }
+      return fn;
     },
   };
 }
@@ -109,10 +128,19 @@ function looksLikeJsonl(text: string): boolean {
   }
 }
 
+/** A missing `format` is the current one; missing options (or members of them) are none. */
+function withDefaults(exp: EvaluationExport): EvaluationExport {
+  return {
+    ...exp,
+    format: exp.format ?? 'evalkit-export/1',
+    options: { fuzzyMatchFields: exp.options?.fuzzyMatchFields ?? [], excludeFields: exp.options?.excludeFields ?? [] },
+  };
+}
+
 async function checkExport(data: unknown, file: string, text: string): Promise<EvaluationExport> {
   const v = await getValidators();
   if (!v.export(data)) throw invalid(v.export, file, 'evaluation export', { text });
-  return data as EvaluationExport;
+  return withDefaults(data as EvaluationExport);
 }
 
 /** Parses an export from text (JSON, or JSONL when `file` ends in .jsonl/.ndjson or the text looks like it). */
@@ -149,7 +177,7 @@ class JsonlExportReader {
 
   finish(): EvaluationExport {
     if (!this.header) throw new InputError('empty export: no header line', { location: { file: this.file, line: 1 }, hint: EXPORT_HINT });
-    return { ...this.header, items: this.items };
+    return withDefaults({ ...this.header, items: this.items });
   }
 }
 
@@ -187,6 +215,24 @@ export async function loadExport(file: string): Promise<EvaluationExport> {
   return parseExport(text, file);
 }
 
+/**
+ * The canonical report text parses and matches schemas/report.schema.json; an internal error
+ * otherwise (a report evalkit made that is not valid is evalkit's bug, and nothing is written).
+ */
+export async function checkReportJson(text: string): Promise<void> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new InternalError(`the report is not valid JSON (${(e as Error).message}); nothing was written`);
+  }
+  const v = await getValidators();
+  if (!v.report(data)) {
+    const e = (v.report.errors ?? [])[0];
+    throw new InternalError(`the report does not match schemas/report.schema.json at ${e?.instancePath || '/'}: ${e ? describe(e) : 'invalid'}; nothing was written`);
+  }
+}
+
 /** Reads a baseline: a report.json written by `evalkit report`, or an export. */
 export async function loadBaseline(file: string): Promise<BaselineInput> {
   const name = file.split(/[\\/]/).pop() ?? file;
@@ -202,7 +248,9 @@ export async function loadBaseline(file: string): Promise<BaselineInput> {
   const data = parseJson(body, file);
   if (isPlainObject(data) && typeof data.format === 'string' && data.format.startsWith('evalkit-report/')) {
     const v = await getValidators();
-    if (!v.report(data)) throw invalid(v.report, file, 'evalkit report', { text: body }, 'pass a report.json written by `evalkit report` of this version, or the export it was made from');
+    // Reports of this version are checked whole; of the previous one, what a comparison reads.
+    const check = data.format === 'evalkit-report/2' ? v.report : v.baselineReport;
+    if (!check(data)) throw invalid(check, file, 'evalkit report', { text: body }, 'pass a report.json written by `evalkit report` (format 1 or 2), or the export it was made from');
     return { kind: 'report', file: name, report: data as unknown as Report };
   }
   return { kind: 'export', file: name, export: await checkExport(data, file, body) };

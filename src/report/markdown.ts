@@ -28,6 +28,22 @@ export function code(s: string): string {
   return t === '' ? '""' : `${fence}${pad}${t}${pad}${fence}`;
 }
 
+/**
+ * Prose that carries users' strings (warnings name option entries and fields): the marks that
+ * start Markdown syntax inside a line are backslash-escaped, `<` and `&` become entities and
+ * bare URLs are broken, so no link, image, emphasis or raw HTML can come out of it.
+ */
+export function text(s: string): string {
+  return s
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/[\\`*_{}[\]#!|~>]/g, '\\$&')
+    // Bare URLs would become links (GFM autolinks).
+    .replace(/:\/\//g, '\\://')
+    .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`);
+}
+
 interface Table {
   head: string[];
   align: Array<'l' | 'r'>;
@@ -89,12 +105,17 @@ function gates(r: Report): Block[] {
   if (g.results.length === 0 && !g.failOnRegression) return [];
   const failed = g.results.filter((x) => !x.passed).length;
   const out: Block[] = [`### Gates: ${g.passed ? 'passed' : '**FAILED**'}\n`];
-  const rows = g.results.map((x) => [code(x.gate), num(x.value), x.on === 'lower' ? 'lower bound' : 'point', x.passed ? 'pass' : `**FAIL**: ${x.reason ?? ''}`]);
+  const rows = g.results.map((x) => [
+    code(x.gate),
+    x.metric === 'baseline.paired' ? String(x.value) : num(x.value),
+    x.on === 'lower' ? 'lower bound' : 'point',
+    x.passed ? 'pass' : `**FAIL**: ${text(x.reason ?? '')}`,
+  ]);
   if (g.failOnRegression) {
     rows.push([
       'no significant regression',
       String(g.regressed.length),
-      'verdicts',
+      'Holm-corrected verdicts',
       g.regressed.length === 0 ? 'pass' : `**FAIL**: regressed ${g.regressed.map(code).join(', ')}`,
     ]);
   }
@@ -103,19 +124,29 @@ function gates(r: Report): Block[] {
   return out;
 }
 
-const VERDICT_ORDER = { regressed: 0, improved: 1, within_noise: 2, not_comparable: 3 } as const;
+export const VERDICT_ORDER = { regressed: 0, improved: 1, inconclusive: 2, no_change: 3, not_comparable: 4 } as const;
+
+export const VERDICT_RULE =
+  'Verdicts: improved / regressed when the paired bootstrap 95% interval of Δ excludes 0 and McNemar p, Holm-corrected across the metrics compared, is below 0.05; ' +
+  'no change when the interval lies inside ±margin; inconclusive otherwise (the data cannot tell a change of the margin from none).';
 
 function baseline(r: Report): Block[] {
   const b = r.baseline;
   if (!b) return [];
   const t = b.tally;
+  const pr = b.pairing;
   const out: Block[] = [
-    `### Baseline ${code(b.file)} (${b.paired} paired documents)\n`,
-    `**${t.regressed} regressed · ${t.improved} improved** · ${t.within_noise} within noise · ${t.not_comparable} not comparable` +
-      ` · ${b.onlyInCurrent.length} only in this run · ${b.onlyInBaseline.length} only in the baseline.` +
-      ' A change is called real only when the paired bootstrap interval of the difference excludes 0 and McNemar p < 0.05.\n',
+    `### Baseline ${code(b.file)}: ${pr.paired} paired of ${pr.current} current, ${pr.baseline} baseline\n`,
+    `Paired by item id ${pr.byKey.id}, file id ${pr.byKey.file}, file name ${pr.byKey.name}, content hash ${pr.byKey.hash} (--pair-by ${pr.by}; at least ${pr.minPaired} needed${pr.sufficient ? '' : ', **not reached**'}).\n`,
+    `**${t.regressed} regressed · ${t.improved} improved** · ${t.inconclusive} inconclusive · ${t.no_change} no change · ${t.not_comparable} not comparable.` +
+      ` ${VERDICT_RULE.replace('±margin', `±${b.equivalence}`)}\n`,
   ];
-  for (const w of b.warnings) out.push(`> ${w.replace(/\n/g, ' ')}\n`);
+  for (const w of b.warnings) out.push(`> ${text(w)}\n`);
+  const unpaired = (label: string, ids: string[]): void => {
+    if (ids.length) out.push(`${label} (${ids.length}): ${ids.slice(0, 20).map(code).join(', ')}${ids.length > 20 ? `, … ${ids.length - 20} more in report.json` : ''}\n`);
+  };
+  unpaired('Unpaired in this run', b.onlyInCurrent);
+  unpaired('Unpaired in the baseline', b.onlyInBaseline);
   const rows = [...b.rows]
     .sort((x, y) => VERDICT_ORDER[x.verdict] - VERDICT_ORDER[y.verdict] || (x.key < y.key ? -1 : 1))
     .map((x: ComparisonRow) => [
@@ -125,9 +156,17 @@ function baseline(r: Report): Block[] {
       signed(x.delta),
       interval(x.interval),
       num(x.mcnemar.p),
+      num(x.pHolm),
+      num(x.q),
+      num(x.mde),
       x.verdict === 'regressed' ? '**regressed**' : x.verdict === 'improved' ? '**improved**' : x.verdict.replace('_', ' '),
     ]);
-  out.push({ head: ['metric', 'baseline', 'current', 'Δ', '95% interval of Δ', 'McNemar p', 'verdict'], align: ['l', 'r', 'r', 'r', 'l', 'r', 'l'], rows, cuttable: true });
+  out.push({
+    head: ['metric', 'baseline', 'current', 'Δ', '95% interval of Δ', 'McNemar p', 'Holm p', 'BH q', 'MDE (80%)', 'verdict'],
+    align: ['l', 'r', 'r', 'r', 'l', 'r', 'r', 'r', 'r', 'l'],
+    rows,
+    cuttable: true,
+  });
   return out;
 }
 
@@ -162,6 +201,13 @@ function extractTables(r: Report): Block[] {
   }
   if (x.unsupportedFields.length) out.push(`Unsupported (no non-empty expected value, left out of macro F1): ${x.unsupportedFields.map(code).join(', ')}\n`);
   if (x.excludedFields.length) out.push(`Excluded (excludeFields): ${x.excludedFields.map(code).join(', ')}\n`);
+  if (x.unexpected.predicted) {
+    out.push(
+      `Unexpected keys (not in the config; each predicted value counts as a false alarm in the micro counts): ${x.unexpected.predicted} value(s) in ${x.unexpected.documents} document(s): ` +
+        x.unexpected.keys.filter((k) => k.predicted > 0).slice(0, 20).map((k) => `${code(k.path)} ${k.predicted}`).join(', ') +
+        '\n',
+    );
+  }
   return out;
 }
 
@@ -180,7 +226,7 @@ function classifyTables(r: Report): Block[] {
     out.push('### Confusion matrix (rows expected, columns predicted)\n', {
       head: ['', ...labels.map(code)],
       align: ['l', ...labels.map((): 'r' => 'r')],
-      rows: labels.filter((e) => c.confusionMatrix[e]).map((e) => [code(e), ...labels.map((p) => String(c.confusionMatrix[e]?.[p] ?? 0))]),
+      rows: labels.filter((e) => Object.hasOwn(c.confusionMatrix, e)).map((e) => [code(e), ...labels.map((p) => String(Object.hasOwn(c.confusionMatrix[e], p) ? c.confusionMatrix[e][p] : 0))]),
       cuttable: false,
     });
   } else out.push(`The confusion matrix has ${labels.length} labels; see report.json or report.html.\n`);
@@ -204,7 +250,7 @@ function blocks(r: Report): Block[] {
   const p = r.source.processor;
   const out: Block[] = [
     `## evalkit report: ${code(p.name || p.id)} ${code(p.version)} (${r.type})\n`,
-    `${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export ${code(r.source.file)} · intervals: Wilson for proportions, bootstrap (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise\n`,
+    `${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export ${code(r.source.file)} · intervals: Wilson for proportions (widened by the design effect where documents give several outcomes), bootstrap over documents (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise\n`,
     headline(r),
     ...gates(r),
     ...baseline(r),
@@ -213,7 +259,7 @@ function blocks(r: Report): Block[] {
     ...splitterTables(r),
     ...failures(r),
   ];
-  if (r.warnings.length) out.push('### Warnings\n', r.warnings.map((w) => `- ${w.replace(/\n/g, ' ')}`).join('\n') + '\n');
+  if (r.warnings.length) out.push('### Warnings\n', r.warnings.map((w) => `- ${text(w)}`).join('\n') + '\n');
   return out;
 }
 

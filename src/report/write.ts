@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { Report } from '../metrics/generated/report.js';
 import { writeFileAtomic } from '../util/fs.js';
+import { checkReportJson } from './load.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
@@ -20,13 +21,20 @@ export interface WrittenReport {
   text: string;
 }
 
+/**
+ * Renders every asked format, checks the canonical JSON against schemas/report.schema.json, and
+ * only then writes the files (each atomically): a renderer that fails, or a report that is not
+ * valid, leaves nothing on disk.
+ */
 export async function writeReports(report: Report, outDir: string, formats: readonly ReportFormat[] = REPORT_FORMATS): Promise<WrittenReport[]> {
-  const written: WrittenReport[] = [];
+  const rendered: WrittenReport[] = [];
+  let json: string | undefined;
   for (const format of formats) {
     const text = RENDERERS[format](report);
-    const file = path.join(outDir, REPORT_FILE_NAMES[format]);
-    await writeFileAtomic(file, text);
-    written.push({ format, file, text });
+    if (format === 'json') json = text;
+    rendered.push({ format, file: path.join(outDir, REPORT_FILE_NAMES[format]), text });
   }
-  return written;
+  await checkReportJson(json ?? renderJson(report));
+  for (const r of rendered) await writeFileAtomic(r.file, r.text);
+  return rendered;
 }

@@ -93,6 +93,19 @@ export function valueAt(root: unknown, path: ReadonlyArray<string | number>): un
   return cur;
 }
 
+/**
+ * A member of an object by a user's key (a field id, class name or metadata key), own members
+ * only: `constructor`, `toString` and `__proto__` are valid keys and never reach the prototype.
+ */
+export function own(o: unknown, key: string): unknown {
+  return o !== null && typeof o === 'object' && Object.hasOwn(o, key) ? (o as Record<string, unknown>)[key] : undefined;
+}
+
+/** An object keyed by users' keys: no prototype, so any key (`__proto__` too) is an ordinary member. */
+export function dict<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 /** Indentation and trailing newline of a JSON text, so a rewrite can keep the file's style. */
 export interface JsonStyle {
   indent: string | number;

@@ -117,7 +117,7 @@ describe('baseline comparison', () => {
     expect(name?.delta).toBeCloseTo(110 / 120 - 0.5, 12);
     expect(name?.interval?.lower).toBeGreaterThan(0);
     expect(name?.verdict).toBe('improved');
-    expect(row(r, 'field:total.f1')?.verdict).toBe('within_noise'); // unchanged
+    expect(row(r, 'field:total.f1')?.verdict).toBe('no_change'); // unchanged: the interval of Δ is [0, 0]
     expect(r.baseline?.paired).toBe(60);
   });
 
@@ -129,17 +129,17 @@ describe('baseline comparison', () => {
     expect(r.gates.passed).toBe(false);
   });
 
-  it('a small change is within noise', () => {
+  it('a small change is inconclusive, not a regression', () => {
     const r = computeReport(run(60, (i) => i < 31), { bootstrap: 400, baseline: { kind: 'export', file: 'base.json', export: base }, failOnRegression: true });
     expect(row(r, 'field:name.f1')?.mcnemar).toMatchObject({ b: 0, c: 1 });
-    expect(row(r, 'field:name.f1')?.verdict).toBe('within_noise');
+    expect(row(r, 'field:name.f1')?.verdict).toBe('inconclusive');
     expect(r.gates.passed).toBe(true);
   });
 
   it('lists items present on one side only and leaves them out of the paired statistics', () => {
     const cur = run(60, (i) => i < 55, (i) => (i === 0 ? 'only_current' : `doc_${String(i).padStart(3, '0')}`));
     const old = run(60, (i) => i < 30, (i) => (i === 59 ? 'only_baseline' : `doc_${String(i).padStart(3, '0')}`));
-    const r = computeReport(cur, { bootstrap: 0, baseline: { kind: 'export', file: 'old.json', export: old } });
+    const r = computeReport(cur, { bootstrap: 0, pairBy: 'id', baseline: { kind: 'export', file: 'old.json', export: old } });
     expect(r.baseline?.onlyInCurrent).toEqual(['doc_059', 'only_current']);
     expect(r.baseline?.onlyInBaseline).toEqual(['doc_000', 'only_baseline']);
     expect(r.baseline?.paired).toBe(58);

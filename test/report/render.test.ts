@@ -38,6 +38,8 @@ describe('JUnit XML', () => {
     expect(gates?.testcase?.map((c) => [c['@_name'], Boolean(c.failure)])).toEqual([
       ['micro.f1=0.9', true],
       ['field:vendor.recall=0.8', false],
+      // 5 of the 6 documents pair with the baseline's: below the default 90%, so the regression check cannot pass.
+      ['baseline.paired>=6', true],
       ['no significant regression', false],
     ]);
     expect(gates?.testcase?.[0].failure?.['@_message']).toContain('is below 0.9');
@@ -56,7 +58,7 @@ describe('JUnit XML', () => {
     const xml = renderJunit(r);
     const fields = parseJunit(xml).testsuite.find((s) => s['@_name'] === 'fields');
     const weird = fields?.testcase?.find((c) => c['@_name'] === 'a<b>&"c"');
-    expect(weird?.failure?.['@_message']).toMatch(/^F1 regressed: 1\.000 -> 0\.250 \(McNemar p 0\.0000\)$/);
+    expect(weird?.failure?.['@_message']).toMatch(/^F1 regressed: 1\.000 -> 0\.250 \(McNemar p 0\.0000, Holm 0\.0000\)$/);
     expect(fields?.testcase?.find((c) => c['@_name'] === 'total')?.failure).toBeUndefined();
     expect(xml).toContain('name="a&lt;b&gt;&amp;&quot;c&quot;"');
   });

@@ -1,7 +1,7 @@
 /* Generated from schemas/export.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit. */
 
 /**
- * Format marker and version of the export file.
+ * Format marker and version of the export file; an export without it is read as this version.
  *
  * This interface was referenced by `EvaluationExport`'s JSON-Schema
  * via the `definition` "format".
@@ -24,9 +24,9 @@ export type ExportRunStatus = "PENDING" | "PROCESSING" | "PROCESSED" | "FAILED" 
  * An evaluation export: the processor that ran, the evaluation options and, per evaluation set item, the expected output next to the run's output. `evalkit report --from FILE` reads it with no network. JSON form: this object. JSONL form (for large sets, file name ending in .jsonl or .ndjson): the first line is an EvaluationExportHeader (this object without `items`), and every following non-empty line is one ExportItem.
  */
 export interface EvaluationExport {
-  format: ExportFormat;
+  format?: ExportFormat;
   processor: ExportProcessor;
-  options: ExportOptions;
+  options?: ExportOptions;
   source?: ExportSource;
   items: ExportItem[];
 }
@@ -53,14 +53,14 @@ export interface ExportProcessor {
   };
 }
 /**
- * Evaluation options of the batch processor run. Field paths name leaf fields (`total`, `vendor.name`, `line_items[].amount`) or a whole subtree (`line_items`).
+ * Evaluation options of the batch processor run. Field paths name leaf fields (`total`, `vendor.name`, `line_items[].amount`) or a whole subtree (`line_items`). Missing members (or missing options) mean none.
  *
  * This interface was referenced by `EvaluationExport`'s JSON-Schema
  * via the `definition` "options".
  */
 export interface ExportOptions {
-  fuzzyMatchFields: string[];
-  excludeFields: string[];
+  fuzzyMatchFields?: string[];
+  excludeFields?: string[];
 }
 /**
  * Where the export came from; informational, never needed to compute a report.
@@ -84,11 +84,19 @@ export interface ExportSource {
  */
 export interface ExportItem {
   /**
-   * Evaluation set item id; pairs items with a baseline.
+   * Evaluation set item id; pairs items with a baseline (then file id, file name, content hash).
    */
   id: string;
   fileId: string;
   fileName?: string;
+  /**
+   * SHA-256 of the file's content in hex (at least its first 24 digits); pairs items with a baseline when ids, file ids and names do not. `dataset upload` puts the first 24 digits in the uploaded name (`inv.ek<hex>.pdf`), from where it is read when this member is absent.
+   */
+  contentHash?: string;
+  /**
+   * Number of pages of the file, when known; SPLITTER splits past it are left out with a warning.
+   */
+  pageCount?: number;
   expectedOutput: {
     [k: string]: unknown;
   };
@@ -107,8 +115,8 @@ export interface ExportItem {
  * via the `definition` "header".
  */
 export interface EvaluationExportHeader {
-  format: ExportFormat;
+  format?: ExportFormat;
   processor: ExportProcessor;
-  options: ExportOptions;
+  options?: ExportOptions;
   source?: ExportSource;
 }

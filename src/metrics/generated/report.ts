@@ -41,16 +41,21 @@ export type TypeTuple = [number, number, number];
  */
 export type IntervalOrNull = Interval | null;
 /**
+ * improved / regressed: the delta's interval excludes 0 and the Holm-adjusted McNemar p < 0.05 in the same direction; no_change: the interval lies inside the equivalence margin; inconclusive: neither; not_comparable: a side is undefined.
+ *
  * This interface was referenced by `Report`'s JSON-Schema
  * via the `definition` "verdict".
  */
-export type Verdict = "improved" | "regressed" | "within_noise" | "not_comparable";
+export type Verdict = "improved" | "regressed" | "inconclusive" | "no_change" | "not_comparable";
 
 /**
  * The canonical evaluation report written by `evalkit report` (report.json). Deterministic: the same export, options and seed give the same bytes (keys sorted; rows sorted by path, label or id). Every metric is defined in the README section `evalkit report`.
  */
 export interface Report {
-  format: "evalkit-report/1";
+  /**
+   * Format marker. Version 2 (evalkit 0.2): corrected verdicts (improved, regressed, inconclusive, no_change), pairing, clustered intervals. A report of version 1 is still read as a baseline.
+   */
+  format: "evalkit-report/2";
   type: ReportProcessorType;
   source: ReportSource;
   options: ReportOptions;
@@ -97,6 +102,14 @@ export interface ReportOptions {
   seed: number;
   fuzzyMatchFields: string[];
   excludeFields: string[];
+  /**
+   * Equivalence margin: a delta whose 95% interval lies inside [-margin, +margin] is `no_change`.
+   */
+  equivalence: number;
+  /**
+   * How documents pair with a baseline's: `auto` (item id, then file id, then file name, then content hash) or one key alone.
+   */
+  pairBy: "auto" | "id" | "file" | "name";
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -142,6 +155,7 @@ export interface ExtractMetrics {
   unsupportedFields: string[];
   excludedFields: string[];
   arrays: ArrayCardinality[];
+  unexpected: UnexpectedKeys;
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -188,7 +202,7 @@ export interface Counts {
   n: number;
 }
 /**
- * k successes out of n, value k/n (null when n = 0) with its Wilson 95% interval.
+ * k successes out of n, value k/n (null when n = 0) with its Wilson 95% interval; when documents contribute several outcomes each, the Wilson interval is widened by the design effect (`designEffect`, README: Intervals).
  *
  * This interface was referenced by `Report`'s JSON-Schema
  * via the `definition` "proportion".
@@ -198,6 +212,10 @@ export interface Proportion {
   k: number;
   n: number;
   interval: Interval | null;
+  /**
+   * Present when some document contributes more than one outcome: the cluster design effect (at least 1) by which n was divided for the interval.
+   */
+  designEffect?: number;
 }
 /**
  * A 95% interval: Wilson score for proportions, bootstrap percentile otherwise.
@@ -241,6 +259,28 @@ export interface ArrayCardinality {
   rate: Proportion;
   expectedRows: number;
   predictedRows: number;
+}
+/**
+ * Keys outside the config's fields. Predicted values under them count as false alarms (FA, so FP) of a pseudo-field in the micro counts, never as TN elsewhere; expected values under them are not scored (a warning says so).
+ */
+export interface UnexpectedKeys {
+  /**
+   * Predicted non-empty values under undeclared keys (the pseudo-field's FA count).
+   */
+  predicted: number;
+  /**
+   * Documents with at least one such predicted value.
+   */
+  documents: number;
+  /**
+   * Expected non-empty values under undeclared keys (not scored).
+   */
+  expected: number;
+  keys: {
+    path: string;
+    predicted: number;
+    expected: number;
+  }[];
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -339,7 +379,7 @@ export interface DocumentRecord {
   fileName?: string;
   failed: boolean;
   /**
-   * Every outcome is TP or TN (EXTRACT), the class is right (CLASSIFY), every split matched and none extra (SPLITTER).
+   * Every outcome is TP or TN and no unexpected key was predicted (EXTRACT), the class is right (CLASSIFY), every split matched and none extra (SPLITTER); never true for a failed run.
    */
   correct: boolean;
   /**
@@ -374,6 +414,14 @@ export interface DocumentRecord {
       [k: string]: TypeTuple;
     };
   };
+  /**
+   * Content identity of the document's file (a SHA-256 prefix in hex), when known; used to pair with a baseline.
+   */
+  contentHash?: string;
+  /**
+   * EXTRACT: predicted values under keys the config does not define (false alarms of the pseudo-field `unexpected keys`).
+   */
+  unexpected?: number;
 }
 /**
  * Documents with the most wrong outcomes (ties by id), with their differences.
@@ -417,16 +465,25 @@ export interface BaselineComparison {
   file: string;
   kind: "export" | "report";
   paired: number;
+  /**
+   * Ids of this run's documents that paired with none of the baseline's.
+   */
   onlyInCurrent: string[];
+  /**
+   * Ids of the baseline's documents that paired with none of this run's.
+   */
   onlyInBaseline: string[];
   warnings: string[];
   rows: ComparisonRow[];
   tally: {
     improved: number;
     regressed: number;
-    within_noise: number;
+    inconclusive: number;
+    no_change: number;
     not_comparable: number;
   };
+  pairing: Pairing;
+  equivalence: number;
 }
 /**
  * One metric on the documents present in both runs: baseline and current values, their difference with a paired bootstrap 95% interval, an exact McNemar test on per-document correctness, and the verdict.
@@ -458,6 +515,47 @@ export interface ComparisonRow {
     p: number;
   };
   verdict: Verdict;
+  /**
+   * McNemar p adjusted by Holm's step-down procedure across the comparable rows (what the verdict and --fail-on-regression use).
+   */
+  pHolm: number;
+  /**
+   * Benjamini-Hochberg q-value of the McNemar p across the comparable rows.
+   */
+  q: number;
+  /**
+   * Minimum detectable effect at 80% power (two-sided 5%) on per-document correctness for this number of paired documents and this discordance (1: no change of any size is detectable); null when nothing is paired.
+   */
+  mde: number | null;
+}
+/**
+ * How documents were paired with the baseline's.
+ */
+export interface Pairing {
+  by: "auto" | "id" | "file" | "name";
+  /**
+   * Documents of this run.
+   */
+  current: number;
+  /**
+   * Documents of the baseline.
+   */
+  baseline: number;
+  paired: number;
+  /**
+   * Pairs found by each key, in the order tried.
+   */
+  byKey: {
+    id: number;
+    file: number;
+    name: number;
+    hash: number;
+  };
+  /**
+   * Fewest pairs the comparison accepts (--min-paired; default 90% of this run's documents, at least 1).
+   */
+  minPaired: number;
+  sufficient: boolean;
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -468,7 +566,7 @@ export interface Gates {
   failOnRegression: boolean;
   results: GateResult[];
   /**
-   * Comparison rows with verdict regressed (they fail the run only with --fail-on-regression).
+   * Comparison rows with verdict regressed, Holm-corrected (they fail the run only with --fail-on-regression).
    */
   regressed: string[];
   passed: boolean;
@@ -479,7 +577,7 @@ export interface Gates {
  */
 export interface GateResult {
   /**
-   * The gate as given, e.g. `micro.f1=0.9`.
+   * The gate as given, e.g. `micro.f1=0.9`; `failed.rate<=0.05` for --max-failed-rate, `baseline.paired>=11` for --min-paired.
    */
   gate: string;
   metric: string;
@@ -488,4 +586,12 @@ export interface GateResult {
   value: number | null;
   passed: boolean;
   reason?: string;
+  /**
+   * How value is held against threshold: `>=` (default) or `<=` (failed.rate).
+   */
+  op?: ">=" | "<=";
+  /**
+   * Smallest difference from the threshold this set resolves at 80% power (2.80 standard errors, taken from the 95% interval); null without an interval.
+   */
+  mde?: number | null;
 }
