@@ -6,7 +6,7 @@
 import { parseBoolean, parseCurrency, parseDate, parseEnum, parseNumber, type Coerced, type DateOrder } from '../expected/coerce.js';
 import type { EnumValue, Node } from '../expected/model.js';
 import type { Segment } from './paths.js';
-import { isPlainObject } from '../util/json.js';
+import { dict, isPlainObject } from '../util/json.js';
 
 export interface CoerceOptions {
   /** ISO 4217 code for amounts that name no currency (--currency). */
@@ -120,7 +120,7 @@ export function coerceDeep(node: Node, value: unknown, at: Segment[], opts: Coer
   }
   if (node.kind === 'array' && Array.isArray(value)) return value.map((v, i) => coerceDeep(node.items, v, [...at, i], opts, problems));
   if (node.kind === 'object' && isPlainObject(value)) {
-    const out: Record<string, unknown> = {};
+    const out = dict<unknown>();
     for (const [k, v] of Object.entries(value)) {
       const child = Object.prototype.hasOwnProperty.call(node.properties, k) ? node.properties[k] : undefined;
       out[k] = child ? coerceDeep(child, v, [...at, k], opts, problems) : v;

@@ -5,7 +5,7 @@
  * two cannot disagree.
  */
 import { InputError } from '../util/errors.js';
-import { isPlainObject, toPointer } from '../util/json.js';
+import { dict, isPlainObject, toPointer } from '../util/json.js';
 
 export type FieldType = 'string' | 'number' | 'currency' | 'boolean' | 'date' | 'array' | 'enum' | 'object' | 'signature';
 export const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'currency', 'boolean', 'date', 'array', 'enum', 'object', 'signature'];
@@ -83,7 +83,7 @@ function classificationsOf(config: Record<string, unknown>, key: string): Classi
 }
 
 function fieldsToProperties(list: unknown[], path: Array<string | number>, legacy?: LegacyField[]): Record<string, Node> {
-  const props: Record<string, Node> = {};
+  const props = dict<Node>();
   list.forEach((f, i) => {
     const at = [...path, i];
     if (!isPlainObject(f) || typeof f.id !== 'string' || f.id === '') throw configError('each field needs a non-empty string "id"', at);
@@ -179,7 +179,7 @@ function nodeFromJsonSchema(s: unknown, root: Json, path: Array<string | number>
       const keys = Object.keys(s.properties).sort().join(',');
       if (keys === CURRENCY_KEYS) return { kind: 'currency' };
       if (keys === SIGNATURE_KEYS) return SIGNATURE_NODE;
-      const properties: Record<string, Node> = {};
+      const properties = dict<Node>();
       for (const [k, v] of Object.entries(s.properties)) properties[k] = nodeFromJsonSchema(v, root, [...path, 'properties', k], refs);
       return { kind: 'object', properties };
     }

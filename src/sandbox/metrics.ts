@@ -19,7 +19,7 @@
  * Percentages are 0-100 with two decimals; null when there is nothing to divide by.
  */
 import { distance } from 'fastest-levenshtein';
-import { isPlainObject } from '../util/json.js';
+import { dict, isPlainObject } from '../util/json.js';
 import type { Json, ProcessorType } from './core.js';
 
 export interface EvaluatedRun {
@@ -208,8 +208,8 @@ function extractMetrics(runs: EvaluatedRun[], opts: MetricOptions): Json {
 // CLASSIFY
 
 function classifyMetrics(runs: EvaluatedRun[]): Json {
-  const distribution: Record<string, number> = {};
-  const confusionMatrix: Record<string, Record<string, number>> = {};
+  const distribution = dict<number>();
+  const confusionMatrix = dict<Record<string, number>>();
   const byClass = new Map<string, { n: number; correct: number }>();
   const confidences: number[] = [];
   let correct = 0;
@@ -218,7 +218,7 @@ function classifyMetrics(runs: EvaluatedRun[]): Json {
     const out = r.output as Json;
     const predicted = String(out.id ?? '');
     distribution[predicted] = (distribution[predicted] ?? 0) + 1;
-    confusionMatrix[actual] ??= {};
+    confusionMatrix[actual] ??= dict<number>();
     confusionMatrix[actual][predicted] = (confusionMatrix[actual][predicted] ?? 0) + 1;
     const c = byClass.get(actual) ?? { n: 0, correct: 0 };
     c.n++;
@@ -229,7 +229,7 @@ function classifyMetrics(runs: EvaluatedRun[]): Json {
     byClass.set(actual, c);
     if (typeof out.confidence === 'number') confidences.push(out.confidence);
   }
-  const accuracyPercByClassification: Record<string, number | null> = {};
+  const accuracyPercByClassification = dict<number | null>();
   for (const [k, c] of byClass) accuracyPercByClassification[k] = perc(c.correct, c.n);
   return { accuracyPerc: perc(correct, runs.length), meanConfidence: mean(confidences), distribution, accuracyPercByClassification, confusionMatrix };
 }
