@@ -102,9 +102,11 @@ export function extractModel(docs: DocumentRecord[], fields: string[], dense: De
     }
   }
   const keys = [...fields.map((p) => `field:${p}.f1`), ...EXTRACT_AGGREGATES, ...exactFields.slice(0, X).map((p) => `field:${p}.exact.f1`)];
+  const triple = (at: number): number[] => [at, at + 1, at + 2];
   return {
     keys,
     columns: cols,
+    groups: [...fields.map((_, f) => triple(f * 3)), [F * 3, F * 3 + 1, F * 3 + 2, F * 3 + 3, F * 3 + 4], ...Array.from({ length: X }, (_, x) => triple(A + x * 3))],
     compute(s, out) {
       let tp = 0;
       let fp = s[F * 3 + 2];
