@@ -88,11 +88,11 @@ describe('evalkit report: gates and exit codes', () => {
 
   it.each([
     ['micro.f1=0.8', 0, 'pass micro.f1=0.8 (0.821)'],
-    ['micro.f1=0.9', 1, 'FAIL micro.f1=0.9: 0.8211920529801324 is below 0.9'],
+    ['micro.f1=0.9', 1, 'FAIL micro.f1=0.9: 0.821 is below 0.9'],
     ['field:total.recall=0.6', 0, 'pass field:total.recall=0.6 (0.667)'],
-    ['field:total.recall=0.95', 1, 'FAIL field:total.recall=0.95: 0.6666666666666666 is below 0.95'],
+    ['field:total.recall=0.95', 1, 'FAIL field:total.recall=0.95: 0.667 is below 0.95'],
     ['accuracy=0.7', 0, 'pass accuracy=0.7 (0.728)'],
-    ['accuracy=0.8', 1, 'FAIL accuracy=0.8: 0.7282608695652174 is below 0.8'],
+    ['accuracy=0.8', 1, 'FAIL accuracy=0.8: 0.728 is below 0.8'],
   ])('--fail-under %s -> exit %i', async (g, code, line) => {
     const r = await gate(g);
     expect(r.code).toBe(code);
@@ -129,7 +129,9 @@ describe('evalkit report: gates and exit codes', () => {
     expect(junit).toContain('<testcase classname="evalkit.fields" name="name" time="0">\n      <failure message="F1 regressed: 0.967 -&gt; 0.500');
     const same = await report(['--from', path.join(dir, 'same.json'), '--baseline', path.join(dir, 'good.json'), '--fail-on-regression', '--out-dir', path.join(dir, 'b')]);
     expect(same.code).toBe(0);
-    expect(same.stdout).toContain('0 of 0 gate(s) failed, no significant regression');
+    // --fail-on-regression adds the pairing gate: all 60 documents paired.
+    expect(same.stdout).toContain('pass baseline.paired>=54 (60)');
+    expect(same.stdout).toContain('0 of 1 gate(s) failed, no significant regression');
   });
 });
 
