@@ -228,7 +228,7 @@ export function renderHtml(r: Report): string {
 <title>${esc(title)}</title><style>${STYLE}</style></head>
 <body>
 <h1>${esc(title)}</h1>
-<p>${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export <code>${esc(r.source.file)}</code> · intervals: Wilson for proportions, bootstrap (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise</p>
+<p>${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export <code>${esc(r.source.file)}</code> · intervals: Wilson for proportions (widened by the design effect where documents give several outcomes), bootstrap over documents (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise</p>
 ${headline(r)}
 ${gates(r)}
 ${baseline(r)}

@@ -91,6 +91,18 @@ describe('Markdown', () => {
     const md = renderMarkdown(r);
     expect(md).toContain("| `` a\\|b`c `` |");
   });
+
+  it("escapes users' strings in warnings: no image, link, HTML or emphasis comes out of an option entry", () => {
+    const evil = ['![x](https://evil.example/p.png)', '<img src=x onerror=alert(1)>', '[click](javascript:alert(1))', '**bold** _em_ `tick`', 'www.evil.example'];
+    const r = computeReport(extractExport({ type: 'EXTRACT', schema: { type: 'object', properties: { a: { type: 'string' } } } }, [{ e: { a: 'x' }, p: { a: 'x' } }], { fuzzyMatchFields: evil, excludeFields: evil }), {
+      bootstrap: 0,
+    });
+    const md = renderMarkdown(r);
+    const warnings = md.slice(md.indexOf('### Warnings'));
+    expect(warnings).toContain('\\!\\[x\\](https\\://evil.example/p.png)');
+    expect(warnings).not.toMatch(/<img|(?<!\\)!\[|(?<!\\)\[click|https:\/\/|(?<!\\)\*\*|www\.evil/);
+    expect(warnings).toContain('&lt;img src=x onerror=alert(1)\\>');
+  });
 });
 
 describe('JSON', () => {
