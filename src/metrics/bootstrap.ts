@@ -71,6 +71,20 @@ function blockOf(model: StatModel, cols: number[], n: number): Block {
 function addBlock(b: Block, w: Int32Array, n: number, sums: Float64Array): void {
   const G = b.cols.length;
   if (b.kind === 'dense') {
+    if (G === 2) {
+      const [v0, v1] = b.values;
+      let a0 = 0;
+      let a1 = 0;
+      for (let i = 0; i < n; i++) {
+        const wi = w[i];
+        if (wi === 0) continue;
+        a0 += wi * v0[i];
+        a1 += wi * v1[i];
+      }
+      sums[b.cols[0]] = a0;
+      sums[b.cols[1]] = a1;
+      return;
+    }
     for (let g = 0; g < G; g++) {
       const v = b.values[g];
       let acc = 0;

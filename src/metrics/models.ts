@@ -106,7 +106,7 @@ export function extractModel(docs: DocumentRecord[], fields: string[], dense: De
   return {
     keys,
     columns: cols,
-    groups: [...fields.map((_, f) => triple(f * 3)), [F * 3, F * 3 + 1, F * 3 + 2, F * 3 + 3, F * 3 + 4], ...Array.from({ length: X }, (_, x) => triple(A + x * 3))],
+    groups: [...fields.map((_, f) => triple(f * 3)), [F * 3, F * 3 + 1], [F * 3 + 2], [F * 3 + 3], [F * 3 + 4], ...Array.from({ length: X }, (_, x) => triple(A + x * 3))],
     compute(s, out) {
       let tp = 0;
       let fp = s[F * 3 + 2];

@@ -53,7 +53,8 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     const deltaRows = page.locator('h2:has-text("Baseline") ~ table').first().locator('tbody tr');
     expect(await deltaRows.count()).toBe(report.baseline?.rows.length);
     expect(await deltaRows.locator('svg line.axis').count()).toBe(report.baseline?.rows.length);
-    expect(await page.locator('text=only in the baseline').count()).toBeGreaterThan(0);
+    expect(await page.locator('text=Unpaired in the baseline').count()).toBeGreaterThan(0);
+    expect(await page.locator('text=5 paired of 6 current, 6 baseline').count()).toBe(1);
 
     // Outcome heatmap for EXTRACT fields.
     expect(await page.locator('table.heat tbody tr').count()).toBe(fields.length);
