@@ -2,7 +2,8 @@
  * Reports of evaluation runs: computeReport (export -> canonical report), loading exports and
  * baselines, gates, and the json, markdown, junit and html renderers.
  */
-export { computeReport, verdict, DEFAULT_BOOTSTRAP, DEFAULT_SEED, type ComputeReportOptions, type BaselineInput } from './build.js';
+export { computeReport, verdict, DEFAULT_BOOTSTRAP, DEFAULT_SEED, DEFAULT_EQUIVALENCE, type ComputeReportOptions, type BaselineInput } from './build.js';
+export { pairDocuments, minPairedOf, PAIR_BY, type PairBy, type Pairing } from './pairing.js';
 export { loadExport, loadBaseline, parseExport } from './load.js';
 export { parseGates, evaluateGates, metricCatalog, type GateSpec, type GateOn } from './gates.js';
 export { renderJson } from './json.js';

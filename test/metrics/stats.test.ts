@@ -1,6 +1,6 @@
 // Statistics against known values, the seeded bootstrap, and the paired baseline comparison.
 import { describe, expect, it } from 'vitest';
-import { Rng, mcnemarExact, percentileInterval, wilson } from '../../src/metrics/index.js';
+import { Rng, benjaminiHochberg, clusteredProportion, holm, mcnemarExact, mcnemarMde, percentileInterval, wilson } from '../../src/metrics/index.js';
 import { computeReport, renderJson, type Report } from '../../src/report/index.js';
 import { extractExport, report } from './helpers.js';
 
@@ -152,5 +152,38 @@ describe('baseline comparison', () => {
     const fromExport = computeReport(better, { bootstrap: 200, baseline: { kind: 'export', file: 'b', export: base } });
     const fromReport = computeReport(better, { bootstrap: 200, baseline: { kind: 'report', file: 'b', report: baseReport } });
     expect(fromReport.baseline?.rows).toEqual(fromExport.baseline?.rows);
+  });
+});
+
+describe('multiple comparisons, clustered proportions and power', () => {
+  it('Holm and Benjamini-Hochberg match the hand-computed adjustments', () => {
+    // Sorted p: 0.005, 0.01, 0.03, 0.04 (m = 4). Holm: 4·0.005, 3·0.01, 2·0.03, max(0.06, 0.04).
+    // BH: 4p/i = 0.02, 0.02, 0.04, 0.04, then the running minimum from the largest.
+    const ps = [0.01, 0.04, 0.03, 0.005];
+    holm(ps).forEach((v, i) => expect(v).toBeCloseTo([0.03, 0.06, 0.06, 0.02][i], 12));
+    benjaminiHochberg(ps).forEach((v, i) => expect(v).toBeCloseTo([0.02, 0.04, 0.04, 0.02][i], 12));
+    expect(holm([0.5, 0.6])).toEqual([1, 1]);
+  });
+
+  it('widens Wilson by the design effect when documents give several outcomes', () => {
+    // k = [2, 0, 3] of n = [2, 2, 3]: p = 5/7; residuals 4/7, −10/7, 6/7; v = 3/2 · (152/49) / 49;
+    // p(1−p)/N = 10/343; deff = 78204/24010.
+    const c = clusteredProportion([2, 0, 3], [2, 2, 3]);
+    expect(c.value).toBeCloseTo(5 / 7, 12);
+    expect(c.designEffect).toBeCloseTo(78204 / 24010, 12);
+    const nEff = 7 / (78204 / 24010);
+    const w = wilson((5 / 7) * nEff, nEff);
+    expect(c.interval?.lower).toBeCloseTo(w?.lower ?? NaN, 12);
+    expect(c.interval?.upper).toBeCloseTo(w?.upper ?? NaN, 12);
+    // One outcome per document at most: plain Wilson, no design effect.
+    expect(clusteredProportion([1, 0, 1], [1, 1, 1])).toEqual({ value: 2 / 3, k: 2, n: 3, interval: wilson(2, 3) });
+  });
+
+  it('minimum detectable effect of McNemar at 80% power', () => {
+    const z = 1.959963984540054 + 0.8416212335729143;
+    expect(mcnemarMde(3, 1, 20)).toBeCloseTo((z * z) / 20, 12); // z·sqrt(0.2/20) = 0.280 < z²/20 = 0.392
+    expect(mcnemarMde(30, 20, 200)).toBeCloseTo(z * Math.sqrt(0.25 / 200), 12);
+    expect(mcnemarMde(1, 1, 3)).toBe(1);
+    expect(mcnemarMde(0, 0, 0)).toBeNull();
   });
 });
