@@ -122,6 +122,27 @@ export class Rng {
   below(n: number): number {
     return Math.floor((this.u32() / 4294967296) * n);
   }
+
+  /**
+   * `draws` times: counts[below(n)]++, with the generator's state in locals (the bootstrap's
+   * inner loop: the same numbers as calling below() draws times, at a fraction of the cost).
+   */
+  countDraws(counts: Int32Array, n: number, draws: number): void {
+    let { a, b, c, d } = this;
+    for (let j = 0; j < draws; j++) {
+      const t = (((a + b) | 0) + d) | 0;
+      d = (d + 1) | 0;
+      a = b ^ (b >>> 9);
+      b = (c + (c << 3)) | 0;
+      c = (c << 21) | (c >>> 11);
+      c = (c + t) | 0;
+      counts[Math.floor(((t >>> 0) / 4294967296) * n)]++;
+    }
+    this.a = a;
+    this.b = b;
+    this.c = c;
+    this.d = d;
+  }
 }
 
 /** The 0.8 quantile of the standard normal distribution (80% power). */

@@ -55,6 +55,17 @@ describe('percentile interval and PRNG', () => {
     const most = new Float64Array([NaN, NaN, NaN, 0.5]);
     expect(percentileInterval(most)).toBeNull(); // fewer than half defined
   });
+  it('countDraws gives the counts of as many below() draws, and leaves the generator where they would', () => {
+    const a = new Rng(9);
+    const b = new Rng(9);
+    const counts = new Int32Array(7);
+    a.countDraws(counts, 7, 1000);
+    const want = new Int32Array(7);
+    for (let j = 0; j < 1000; j++) want[b.below(7)]++;
+    expect(counts).toEqual(want);
+    expect(a.u32()).toBe(b.u32());
+  });
+
   it('gives the same sequence for the same seed', () => {
     const a = new Rng(42);
     const b = new Rng(42);
