@@ -265,23 +265,24 @@ function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: Compa
 }
 
 /**
- * A field's scores with intervals clustered by document: per document k and n of precision
- * (TP of TP + FA + FD), recall (TP of TP + FN + FD) and accuracy (TP + TN of all outcomes).
+ * Scores with intervals clustered by document, from each document's outcome counts as
+ * `outcomes(d)` gives them ([tp, tn, fa, fn, fd]): per document k and n of precision (TP of
+ * TP + FA + FD), recall (TP of TP + FN + FD) and accuracy (TP + TN of all outcomes).
  */
-function fieldScores(c: Counts, data: Int32Array, slot: number, width: number, docs: number): Scores {
+function clusteredScores(c: Counts, docs: number, outcomes: (d: number, out: Float64Array) => void): Scores {
   const kP = new Float64Array(docs);
   const nP = new Float64Array(docs);
   const nR = new Float64Array(docs);
   const kA = new Float64Array(docs);
   const nA = new Float64Array(docs);
+  const t = new Float64Array(KINDS);
   for (let d = 0; d < docs; d++) {
-    const o = (d * width + slot) * KINDS;
-    const tp = data[o + TP];
-    kP[d] = tp;
-    nP[d] = tp + data[o + FA] + data[o + FD];
-    nR[d] = tp + data[o + FN] + data[o + FD];
-    kA[d] = tp + data[o + TN];
-    nA[d] = kA[d] + data[o + FA] + data[o + FN] + data[o + FD];
+    outcomes(d, t);
+    kP[d] = t[TP];
+    nP[d] = t[TP] + t[FA] + t[FD];
+    nR[d] = t[TP] + t[FN] + t[FD];
+    kA[d] = t[TP] + t[TN];
+    nA[d] = kA[d] + t[FA] + t[FN] + t[FD];
   }
   return {
     counts: c,
@@ -292,40 +293,22 @@ function fieldScores(c: Counts, data: Int32Array, slot: number, width: number, d
   };
 }
 
-/** Micro scores: the per-document sums over every field (and unexpected keys), clustered by document. */
+/** One field's scores: its counts in each document. */
+function fieldScores(c: Counts, data: Int32Array, slot: number, width: number, docs: number): Scores {
+  return clusteredScores(c, docs, (d, t) => {
+    const o = (d * width + slot) * KINDS;
+    for (let k = 0; k < KINDS; k++) t[k] = data[o + k];
+  });
+}
+
+/** Micro scores: each document's counts summed over every field, plus its unexpected keys as FA. */
 function microScores(c: Counts, dense: DenseCounts, docs: number): Scores {
-  const kP = new Float64Array(docs);
-  const nP = new Float64Array(docs);
-  const nR = new Float64Array(docs);
-  const kA = new Float64Array(docs);
-  const nA = new Float64Array(docs);
   const { data, width } = dense;
-  for (let d = 0; d < docs; d++) {
-    let tp = 0;
-    let tn = 0;
-    let fa = dense.unexpected?.[d] ?? 0;
-    let fn = 0;
-    let fd = 0;
-    for (let o = d * width * KINDS, end = o + width * KINDS; o < end; o += KINDS) {
-      tp += data[o + TP];
-      tn += data[o + TN];
-      fa += data[o + FA];
-      fn += data[o + FN];
-      fd += data[o + FD];
-    }
-    kP[d] = tp;
-    nP[d] = tp + fa + fd;
-    nR[d] = tp + fn + fd;
-    kA[d] = tp + tn;
-    nA[d] = tp + tn + fa + fn + fd;
-  }
-  return {
-    counts: c,
-    precision: clusteredProportion(kP, nP),
-    recall: clusteredProportion(kP, nR),
-    f1: { value: f1Score(c.tp, c.fp, c.fn + c.fd), interval: null },
-    accuracy: clusteredProportion(kA, nA),
-  };
+  return clusteredScores(c, docs, (d, t) => {
+    t.fill(0);
+    t[FA] = dense.unexpected?.[d] ?? 0;
+    for (let o = d * width * KINDS, end = o + width * KINDS; o < end; o += KINDS) for (let k = 0; k < KINDS; k++) t[k] += data[o + k];
+  });
 }
 
 function evaluateClassify(exp: EvaluationExport, items: ExportItem[]): Scored {
