@@ -1,10 +1,12 @@
 // Renderer properties the golden files do not show on their own: the JUnit file is XML that a
 // test reporter can read, Markdown stays under 60 KB with a note, JSON matches its schema.
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { computeReport, renderJson, renderJunit, renderMarkdown, MARKDOWN_MAX_BYTES } from '../../src/report/index.js';
+import { computeReport, renderJson, renderJunit, renderMarkdown, writeReports, MARKDOWN_MAX_BYTES } from '../../src/report/index.js';
 import { extractExport } from '../metrics/helpers.js';
 import { GOLDEN, goldenReport } from './golden.js';
 
@@ -128,5 +130,27 @@ describe('JSON', () => {
         v === null || typeof v !== 'object' ? true : Array.isArray(v) ? v.every(sortedDeep) : Object.keys(v).every((k, i, ks) => i === 0 || ks[i - 1] < k) && Object.values(v).every(sortedDeep);
       expect(sortedDeep(data)).toBe(true);
     }
+  });
+});
+
+describe('writeReports: all or nothing', () => {
+  const cfg = { type: 'EXTRACT', schema: { type: 'object', properties: { a: { type: 'string' } } } };
+  const make = () => computeReport(extractExport(cfg, [{ e: { a: 'x' }, p: { a: 'y' } }]), { bootstrap: 0 });
+
+  it('writes nothing when report.json would not match the schema', async () => {
+    const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'evalkit-write-')), 'out');
+    const r = make();
+    (r.summary as { documents: number }).documents = -1;
+    await expect(writeReports(r, dir)).rejects.toThrow(/does not match schemas\/report\.schema\.json at \/summary\/documents/);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('writes nothing when a renderer fails after others succeeded', async () => {
+    const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'evalkit-write-')), 'out');
+    const r = make();
+    // The HTML renderer reads the worst documents; a broken one throws there, after json and md rendered.
+    (r as { worstDocuments: unknown }).worstDocuments = [null];
+    await expect(writeReports(r, dir, ['json', 'md', 'html'])).rejects.toThrow();
+    expect(existsSync(dir)).toBe(false);
   });
 });
