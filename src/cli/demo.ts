@@ -57,7 +57,7 @@ function equivalents(e: DemoEvent): string[] {
       return [`evalkit eval run --evaluation-set ${e.evaluationSetId} --version ${e.version}${opts} --out ${sh(rel(e.file))}`];
     }
     case 'report':
-      return [`evalkit report --from ${sh(rel(e.from))} --baseline ${sh(rel(e.baseline))} --out-dir ${sh(rel(path.dirname(e.files[0]?.file ?? e.from)))}`];
+      return [`evalkit report --from ${sh(rel(e.from))} --baseline ${sh(rel(e.baseline))}${e.report.calibration?.targetAccuracy ? ` --target-accuracy ${e.report.calibration.targetAccuracy}` : ''} --out-dir ${sh(rel(path.dirname(e.files[0]?.file ?? e.from)))}`];
   }
 }
 

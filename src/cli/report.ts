@@ -18,6 +18,8 @@ interface ReportArgs {
   minPaired?: string;
   equivalence: number;
   maxFailedRate?: number;
+  confidence?: 'logprobs' | 'ocr' | 'review' | 'min';
+  targetAccuracy?: number;
   fuzzyThreshold: number;
   numberTolerance: number;
   bootstrap: number;
@@ -62,6 +64,8 @@ export default defineCommand<ReportArgs>({
       .option('min-paired', { type: 'string', describe: 'fewest paired documents a baseline comparison accepts: a count or a share of this run (default 90%)' })
       .option('equivalence', { type: 'number', default: 0.01, describe: 'margin: a delta whose 95% interval lies inside ±margin is "no change"' })
       .option('max-failed-rate', { type: 'number', describe: 'gate: fail when more than this share of the runs failed (0 to 1)' })
+      .option('confidence', { choices: ['logprobs', 'ocr', 'review', 'min'] as const, describe: 'which confidence of the output metadata to judge (default: logprobs where present, else ocr, else review)' })
+      .option('target-accuracy', { type: 'number', describe: 'auto-accept thresholds: per field the lowest confidence whose accepted values reach this accuracy on the Wilson lower bound' })
       .option('fuzzy-threshold', { type: 'number', default: 0.9, describe: 'normalised Levenshtein similarity at which fuzzy fields match' })
       .option('number-tolerance', { type: 'number', default: 1e-6, describe: 'relative tolerance for numbers' })
       .option('bootstrap', { type: 'number', default: 2000, describe: 'bootstrap resamples for F1 intervals and baseline deltas (0 turns it off)' })
@@ -71,7 +75,8 @@ export default defineCommand<ReportArgs>({
       .example('$0 report --from run.json --fail-under micro.f1=0.9 --fail-under field:total.recall=0.95 --gate-on lower', 'gate on interval lower bounds')
       .example('$0 report --from run.json --format md,junit --out-dir out/', 'only the Markdown and JUnit reports')
       .example('$0 report --from new-set.json --baseline old-set.json --pair-by name --min-paired 100%', 'a re-created set: pair by file name, all documents must pair')
-      .example('$0 report --from run.json --max-failed-rate 0.02', 'fail when more than 2% of the runs failed') as unknown as Argv<ReportArgs>,
+      .example('$0 report --from run.json --max-failed-rate 0.02', 'fail when more than 2% of the runs failed')
+      .example('$0 report --from run.json --target-accuracy 0.99', 'per field the confidence above which values can be accepted without review') as unknown as Argv<ReportArgs>,
   async run(argv) {
     const formats = parseFormats(argv.format);
     if (formats.length === 0) throw new UsageError('--format: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
@@ -94,6 +99,8 @@ export default defineCommand<ReportArgs>({
       minPaired: argv.minPaired,
       equivalence: argv.equivalence,
       maxFailedRate: argv.maxFailedRate,
+      confidence: argv.confidence,
+      targetAccuracy: argv.targetAccuracy,
       fuzzyThreshold: argv.fuzzyThreshold,
       numberTolerance: argv.numberTolerance,
       bootstrap: argv.bootstrap,
@@ -126,6 +133,13 @@ export default defineCommand<ReportArgs>({
     if (report.splitter) {
       const s = report.splitter;
       lines.push(`F1 ${f3(s.f1.value)} · precision ${f3(s.precision.value)} · recall ${f3(s.recall.value)} · PQ ${f3(s.panoptic.pq.value)} · page accuracy ${f3(s.pageAccuracy.value)}`);
+    }
+    const cal = report.calibration;
+    if (cal) {
+      const o = cal.overall;
+      let line = `confidence (${cal.source}): ${o.withConfidence} value(s) · ECE ${f3(o.ece)} · Brier ${f3(o.brier)} · AUROC ${f3(o.auroc)}`;
+      if (cal.straightThrough) line += ` · straight-through at ${cal.targetAccuracy}: ${f3(cal.straightThrough.value)} of documents`;
+      lines.push(line);
     }
     for (const w of report.warnings) err(`evalkit: warning: ${w}`);
     if (report.baseline) {

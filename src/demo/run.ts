@@ -27,6 +27,9 @@ import { findDatasets, type DemoDataset } from './datasets.js';
 export const BASELINE_VERSION = '1.0';
 export const CANDIDATE_VERSION = 'draft';
 
+/** The auto-accept target of the demo's reports (README: Confidence). */
+export const DEMO_TARGET_ACCURACY = 0.8;
+
 export interface DemoOptions {
   /** Folder of sample datasets (each with a dataset.json). */
   datasetsDir: string;
@@ -180,6 +183,7 @@ async function runDataset(d: DemoDataset, client: Client, baseUrl: string, token
     sourceFile: path.basename(cand.file),
     baseline: { kind: 'export', file: path.basename(base.file), export: base.result.export },
     bootstrap: opts.bootstrap,
+    targetAccuracy: DEMO_TARGET_ACCURACY,
   });
   const files = await writeReports(report, dir);
   onEvent({ step: 'report', dataset: d, report, files, from: cand.file, baseline: base.file });

@@ -7,6 +7,7 @@ import { InputError } from '../util/errors.js';
 import type { EvaluationExport, ExportItem, ExportOptions } from './generated/export.js';
 import type {
   ArrayCardinality,
+  CalibrationReport,
   ClassifyMetrics,
   Counts,
   DocumentRecord,
@@ -26,9 +27,19 @@ import { classifyModel, extractModel, splitterModel, type DenseCounts, type Mode
 import { ExtractRecord } from './records.js';
 import { configSplitTypes, describeInvalid, invalidCount, noInvalidSplits, scoreSplitterDoc, splitsOf } from './splitter.js';
 import { clusteredProportion, f1Score, proportion } from './stats.js';
+import { buildCalibration, ConfidenceLog, confidenceMap, defaultSource, metadataEntries, type ConfidenceSource, type ValuesByDocument } from './calibration.js';
+
+/** How confidence is read and judged (README: Confidence). */
+export interface ConfidenceOptions {
+  /** Which confidence to read (default: logprobs where present, else OCR, else review). */
+  source?: ConfidenceSource;
+  /** Accuracy the auto-accept thresholds must reach on their Wilson lower bound. */
+  targetAccuracy?: number;
+}
 
 export interface Evaluation {
   type: ReportProcessorType;
+  calibration?: CalibrationReport;
   documents: DocumentRecord[];
   worstDocuments: WorstDocument[];
   failures: FailedItem[];
@@ -134,14 +145,14 @@ export function scoresOf(c: Counts): Scores {
 }
 
 /** Scores an export. `opts` are the comparator settings; options of the export apply as given. */
-export function evaluateExport(exp: EvaluationExport, opts: CompareOptions): Evaluation {
+export function evaluateExport(exp: EvaluationExport, opts: CompareOptions, conf: ConfidenceOptions = {}): Evaluation {
   const items = sortedItems(exp);
   const failures = items.filter(isFailed).map(failureOf);
   switch (exp.processor.type) {
     case 'EXTRACT':
-      return { ...evaluateExtract(exp, items, opts), failures };
+      return { ...evaluateExtract(exp, items, opts, conf), failures };
     case 'CLASSIFY':
-      return { ...evaluateClassify(exp, items), failures };
+      return { ...evaluateClassify(exp, items, conf), failures };
     case 'SPLITTER':
       return { ...evaluateSplitter(exp, items), failures };
   }
@@ -149,7 +160,7 @@ export function evaluateExport(exp: EvaluationExport, opts: CompareOptions): Eva
 
 type Scored = Omit<Evaluation, 'failures'>;
 
-function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: CompareOptions): Scored {
+function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: CompareOptions, confOpts: ConfidenceOptions): Scored {
   const expected = items.map((it) => extractValues(it.expectedOutput));
   const predicted = items.map((it) => (isFailed(it) ? undefined : extractValues(it.output)));
   const options = exportOptions(exp);
@@ -182,8 +193,25 @@ function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: Compa
   const paths = byPath.map((l) => l.path);
   const slots = byPath.map((l) => l.index);
   const keys = paths.map((p) => `${JSON.stringify(p)}:[`);
+  const source = confOpts.source ?? defaultSource(metadataEntries(items.map((it) => (isFailed(it) ? undefined : it.output))));
+  // Confidence is logged by field in path order (the report's), values of each document in turn.
+  const rank = new Int32Array(L);
+  slots.forEach((slot, r) => (rank[slot] = r));
+  const log = source ? new ConfidenceLog(L) : undefined;
+  const byDoc: ValuesByDocument = { start: [0], unit: [], conf: [] };
   items.forEach((item, d) => {
+    scorer.confidence = log && source && !isFailed(item) ? (confidenceMap(item.output, source) ?? EMPTY_CONFIDENCE) : undefined;
     scorer.score(expected[d], predicted[d]);
+    if (log) {
+      for (let k = 0; k < scorer.confLeaf.length; k++) {
+        const u = rank[scorer.confLeaf[k]];
+        log.add(u, scorer.confValue[k], scorer.confRight[k]);
+        byDoc.unit.push(u);
+        byDoc.conf.push(scorer.confValue[k]);
+      }
+      byDoc.start.push(byDoc.unit.length);
+      scorer.confidence = undefined;
+    }
     const c = scorer.counts;
     dense.data.set(c, d * L * KINDS);
     for (let i = 0; i < c.length; i++) totals[i] += c[i];
@@ -261,8 +289,12 @@ function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: Compa
     arrays,
     unexpected: { predicted: unexpectedTotal, documents: unexpectedDocs, expected: expectedStray, keys: unexpectedKeys },
   };
-  return { type: 'EXTRACT', documents, worstDocuments: worst.docs, warnings, extract, units, dense };
+  const failed = Uint8Array.from(items, (it) => (isFailed(it) ? 1 : 0));
+  const calibration = log && source && log.conf.some((c) => c.length > 0) ? buildCalibration(log, paths, byDoc, failed, source, confOpts.targetAccuracy) : undefined;
+  return { type: 'EXTRACT', documents, worstDocuments: worst.docs, warnings, extract, units, dense, calibration };
 }
+
+const EMPTY_CONFIDENCE: ReadonlyMap<string, number> = new Map();
 
 /**
  * Scores with intervals clustered by document, from each document's outcome counts as
@@ -311,7 +343,7 @@ function microScores(c: Counts, dense: DenseCounts, docs: number): Scores {
   });
 }
 
-function evaluateClassify(exp: EvaluationExport, items: ExportItem[]): Scored {
+function evaluateClassify(exp: EvaluationExport, items: ExportItem[], confOpts: ConfidenceOptions): Scored {
   const { types, idToType } = configClasses(exp.processor.config);
   // Confidently wrong documents first.
   const worse = (a: WorstDocument, b: WorstDocument): boolean => (a.confidence ?? -1) > (b.confidence ?? -1);
@@ -338,7 +370,21 @@ function evaluateClassify(exp: EvaluationExport, items: ExportItem[]): Scored {
   }
   const warnings = noExpected ? [`${noExpected} item(s) have no expected class (expectedOutput needs a type or id); they count as wrong`] : [];
   const units = classLabels(documents, types);
-  return { type: 'CLASSIFY', documents, worstDocuments: worst.docs, warnings, classify: classifyMetrics(documents, units), units };
+  // The class is one value per document; its confidence is the output's `confidence`.
+  const log = new ConfidenceLog(1);
+  const byDoc: ValuesByDocument = { start: [0], unit: [], conf: [] };
+  for (const d of documents) {
+    const conf = d.failed ? null : (d.classify?.confidence ?? null);
+    if (!d.failed && d.classify?.predicted !== null) {
+      log.add(0, conf ?? NaN, d.correct ? 1 : 0);
+      byDoc.unit.push(0);
+      byDoc.conf.push(conf ?? NaN);
+    }
+    byDoc.start.push(byDoc.unit.length);
+  }
+  const failed = Uint8Array.from(documents, (d) => (d.failed ? 1 : 0));
+  const calibration = log.conf[0].length ? buildCalibration(log, ['class'], byDoc, failed, confOpts.source ?? 'logprobs', confOpts.targetAccuracy) : undefined;
+  return { type: 'CLASSIFY', documents, worstDocuments: worst.docs, warnings, classify: classifyMetrics(documents, units), units, calibration };
 }
 
 function evaluateSplitter(exp: EvaluationExport, items: ExportItem[]): Scored {

@@ -281,6 +281,16 @@ export class ExtractScorer {
   readonly cardinality: Int32Array;
   diffs: DocumentDiff[] = [];
   diffsCut = 0;
+  /**
+   * With a confidence map (metadata path -> confidence) for the document, each predicted value
+   * scored as TP, FD or FA in it: its leaf, its confidence (NaN when the map has none) and
+   * whether it is right. Multisets give none.
+   */
+  confidence: ReadonlyMap<string, number> | undefined;
+  readonly confLeaf: number[] = [];
+  readonly confValue: number[] = [];
+  readonly confRight: number[] = [];
+  private readonly ppath: Array<string | number> = [];
   /** Non-empty predicted / expected values under keys outside the fields, in the last document. */
   unexpected = 0;
   unexpectedExpected = 0;
@@ -309,6 +319,9 @@ export class ExtractScorer {
     this.cardinality.fill(0);
     this.diffs = [];
     this.diffsCut = 0;
+    this.confLeaf.length = 0;
+    this.confValue.length = 0;
+    this.confRight.length = 0;
     this.withDiffs = withDiffs;
     this.node(this.plan.root, expected, predicted);
     this.unexpected = this.strayKeys(this.plan.root, predicted, 0);
@@ -387,6 +400,34 @@ export class ExtractScorer {
     this.counts[leaf.index * KINDS + o]++;
     if (leaf.exact) this.exact[leaf.index * KINDS + x]++;
     if (o >= FA) this.diff(o, e, p, keys);
+    if (this.confidence && (o === TP || o === FD || o === FA)) {
+      const c = this.confidence.get(this.predictedPath(keys));
+      this.confLeaf.push(leaf.index);
+      this.confValue.push(c ?? NaN);
+      this.confRight.push(o === TP ? 1 : 0);
+    }
+  }
+
+  private push(e: string | number, p: string | number): void {
+    this.path.push(e);
+    this.ppath.push(p);
+  }
+
+  private pop(): void {
+    this.path.pop();
+    this.ppath.pop();
+  }
+
+  /** The predicted value's path as the service's metadata names it: `line_items[0].amount`. */
+  private predictedPath(keys?: string[]): string {
+    let s = '';
+    const add = (seg: string | number): void => {
+      if (typeof seg === 'number') s += `[${seg}]`;
+      else s += s === '' ? seg : `.${seg}`;
+    };
+    for (const seg of this.ppath) add(seg);
+    if (keys) for (const k of keys) add(k);
+    return s;
   }
 
   private leaf(leaf: Leaf, e: unknown, p: unknown): void {
@@ -431,9 +472,9 @@ export class ExtractScorer {
         const po = isPlainObject(p) ? p : undefined;
         for (let i = 0; i < plan.keys.length; i++) {
           const k = plan.keys[i];
-          this.path.push(k);
+          this.push(k, k);
           this.node(plan.children[i], own(eo, k), own(po, k));
-          this.path.pop();
+          this.pop();
         }
         return;
       }
@@ -475,8 +516,8 @@ export class ExtractScorer {
     const L = flat.leaves.length;
     for (let i = 0; i < E.length; i++) {
       const a = E[i];
-      this.path.push(a.index);
       const j = pairOf[i];
+      this.push(a.index, j >= 0 ? P[j].index : -1);
       if (j >= 0) {
         const b = P[j];
         for (let l = 0; l < L; l++) {
@@ -492,14 +533,14 @@ export class ExtractScorer {
       } else {
         for (let l = 0; l < L; l++) if (a.prep[l] !== EMPTY) this.record(flat.leaves[l], FN, FN, a.raw[l], null, flat.keys[l]);
       }
-      this.path.pop();
+      this.pop();
     }
     for (let j = 0; j < P.length; j++) {
       if (usedP[j]) continue;
       const b = P[j];
-      this.path.push(`+${b.index}`);
+      this.push(`+${b.index}`, b.index);
       for (let l = 0; l < L; l++) if (b.prep[l] !== EMPTY) this.record(flat.leaves[l], FA, FA, null, b.raw[l], flat.keys[l]);
-      this.path.pop();
+      this.pop();
     }
   }
 
@@ -517,16 +558,16 @@ export class ExtractScorer {
       usedP[j] = 1;
     }
     for (let i = 0; i < E.length; i++) {
-      this.path.push(E[i][0]);
+      this.push(E[i][0], pairOf[i] >= 0 ? P[pairOf[i]][0] : -1);
       if (pairOf[i] >= 0) this.node(plan.row, E[i][1], P[pairOf[i]][1]);
       else this.oneSided(plan.row, E[i][1], FN);
-      this.path.pop();
+      this.pop();
     }
     for (let j = 0; j < P.length; j++) {
       if (usedP[j]) continue;
-      this.path.push(`+${P[j][0]}`);
+      this.push(`+${P[j][0]}`, P[j][0]);
       this.oneSided(plan.row, P[j][1], FA);
-      this.path.pop();
+      this.pop();
     }
   }
 
@@ -548,17 +589,17 @@ export class ExtractScorer {
       case 'object': {
         if (!isPlainObject(v)) return;
         for (let i = 0; i < plan.keys.length; i++) {
-          this.path.push(plan.keys[i]);
+          this.push(plan.keys[i], plan.keys[i]);
           this.oneSided(plan.children[i], own(v, plan.keys[i]), o);
-          this.path.pop();
+          this.pop();
         }
         return;
       }
       case 'rows':
         for (const [i, row] of nonEmptyElements(v)) {
-          this.path.push(o === FA ? `+${i}` : i);
+          this.push(o === FA ? `+${i}` : i, o === FA ? i : -1);
           this.oneSided(plan.row, row, o);
-          this.path.pop();
+          this.pop();
         }
         return;
     }

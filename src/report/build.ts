@@ -9,6 +9,7 @@ import { bootstrap, pointStats } from '../metrics/bootstrap.js';
 import { DEFAULT_COMPARE, type CompareOptions } from '../metrics/comparators.js';
 import { evaluateExport, exportOptions, modelFor, type Evaluation } from '../metrics/evaluate.js';
 import { extractModel } from '../metrics/models.js';
+import { CONFIDENCE_SOURCES, type ConfidenceSource } from '../metrics/calibration.js';
 import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
 import type { BaselineComparison, ComparisonRow, DocumentRecord, Estimate, Interval, Report, Verdict } from '../metrics/generated/report.js';
 import { evaluateGates, fmtGate, parseGates, type GateOn, type GateSpec } from './gates.js';
@@ -36,6 +37,10 @@ export interface ComputeReportOptions {
   failOnRegression?: boolean;
   /** Fail when more than this share of the runs failed. */
   maxFailedRate?: number;
+  /** Which confidence to read: logprobs, ocr, review (1-5 as 0-1) or min (default: logprobs where present). */
+  confidence?: ConfidenceSource;
+  /** Auto-accept thresholds: the lowest confidence whose accepted values' Wilson lower bound reaches this. */
+  targetAccuracy?: number;
 }
 
 export const DEFAULT_BOOTSTRAP = 2000;
@@ -73,7 +78,11 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
     throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
   }
 
-  const ev = evaluateExport(exp, cmp);
+  if (opts.targetAccuracy !== undefined) {
+    check(Number.isFinite(opts.targetAccuracy) && opts.targetAccuracy > 0 && opts.targetAccuracy < 1, `--target-accuracy ${opts.targetAccuracy} must be between 0 and 1`, 'for example 0.99');
+  }
+  if (opts.confidence !== undefined) check((CONFIDENCE_SOURCES as readonly string[]).includes(opts.confidence), `--confidence ${opts.confidence} is not one of ${CONFIDENCE_SOURCES.join(', ')}`, 'the default reads logprobsConfidence where present');
+  const ev = evaluateExport(exp, cmp, { source: opts.confidence, targetAccuracy: opts.targetAccuracy });
   const exactFields = ev.extract?.fields.filter((f) => f.fuzzy).map((f) => f.path) ?? [];
   const model = ev.type === 'EXTRACT' ? extractModel(ev.documents, ev.units, ev.dense, exactFields) : modelFor(ev.type, ev.documents, ev.units, ev.dense);
   const point = pointStats(model);
@@ -116,6 +125,8 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   if (ev.extract) report.extract = ev.extract;
   if (ev.classify) report.classify = ev.classify;
   if (ev.splitter) report.splitter = ev.splitter;
+  if (ev.calibration) report.calibration = ev.calibration;
+  else if (opts.targetAccuracy !== undefined) report.warnings.push('--target-accuracy: no predicted value carries a confidence, so no threshold can be chosen');
   if (opts.baseline) {
     report.baseline = compareBaseline(ev, report.options, opts.baseline, cmp, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false);
   }

@@ -6,7 +6,7 @@
  * Every value that comes from a document or a user is escaped.
  */
 import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../metrics/generated/report.js';
-import { num, VERDICT_ORDER, VERDICT_RULE } from './markdown.js';
+import { num, thresholdCells, VERDICT_ORDER, VERDICT_RULE } from './markdown.js';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -199,6 +199,22 @@ function worst(r: Report): string {
   return `<h2>Worst documents</h2>${docs.join('')}`;
 }
 
+function calibration(r: Report): string {
+  const c = r.calibration;
+  if (!c) return '';
+  const o = c.overall;
+  const target = c.targetAccuracy;
+  // Reliability diagram of all values: per bin, the accuracy bar with its Wilson whiskers.
+  const bins = o.bins.map((b) => [`${b.lower.toFixed(1)}–${b.upper.toFixed(1)}`, String(b.count), num(b.meanConfidence), bar(b.accuracy, b.interval), num(b.accuracy)]);
+  const rows = c.fields.map((f) => [`<code>${esc(f.path)}</code>`, String(f.withConfidence), String(f.withoutConfidence), num(f.ece), num(f.brier), num(f.auroc), ...thresholdCells(f.threshold, target).map(esc)]);
+  const stp = c.straightThrough && target !== null ? ` <b>Straight-through at ${target}: ${num(c.straightThrough.value)}</b> (${c.straightThrough.k} of ${c.straightThrough.n} documents, ${iv(c.straightThrough.interval)}).` : '';
+  return (
+    `<h2>Confidence (${esc(c.source)})</h2><p>${o.withConfidence} predicted value(s) with a confidence, ${o.withoutConfidence} without. ECE ${num(o.ece)}, Brier ${num(o.brier)}, AUROC ${num(o.auroc)}.${stp}</p>` +
+    table(['confidence bin', 'values', 'mean confidence', 'accuracy (bar: 95% interval)', 'accuracy'], bins, 'bars') +
+    table(['field', 'with conf.', 'without', 'ECE', 'Brier', 'AUROC', target === null ? 'threshold' : `threshold for ${target}`, 'accuracy (lower bound)', 'coverage'], rows)
+  );
+}
+
 function failures(r: Report): string {
   if (r.failures.length === 0) return '';
   const rows = r.failures.map((f) => [`<code>${esc(f.id)}</code>`, esc(f.fileName ?? f.fileId), esc(f.status), esc(f.failureMessage ?? f.failureReason ?? '')]);
@@ -234,6 +250,7 @@ ${gates(r)}
 ${baseline(r)}
 ${bars(r)}
 ${heatmap(r)}
+${calibration(r)}
 ${failures(r)}
 ${worst(r)}
 ${extras.join('\n')}

@@ -2,7 +2,7 @@
  * Markdown for pull-request comments and CI job summaries: headline table, gates, baseline
  * verdicts, worst fields, failed runs. Kept under MAX_BYTES: long tables are cut, with a note.
  */
-import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../metrics/generated/report.js';
+import type { ComparisonRow, Estimate, Interval, Proportion, Report, ThresholdPoint } from '../metrics/generated/report.js';
 
 export const MAX_BYTES = 60_000;
 
@@ -240,6 +240,36 @@ function splitterTables(r: Report): Block[] {
   return ['### Split types\n', { head: ['type', 'F1', 'precision', 'recall', 'expected', 'predicted', 'correct'], align: ['l', 'r', 'r', 'r', 'r', 'r', 'r'], rows, cuttable: true }];
 }
 
+/** Threshold row cells: the chosen threshold, the accepted values' accuracy (lower bound) and coverage. */
+export function thresholdCells(t: ThresholdPoint | null | undefined, target: number | null): string[] {
+  if (target === null) return ['', '', ''];
+  if (!t) return ['none reaches it', '', ''];
+  return [num(t.threshold, 2), `${num(t.accuracy)} (≥ ${num(t.lower)})`, num(t.coverage)];
+}
+
+function calibrationTables(r: Report): Block[] {
+  const c = r.calibration;
+  if (!c) return [];
+  const o = c.overall;
+  const target = c.targetAccuracy;
+  const out: Block[] = [
+    `### Confidence (${c.source})\n`,
+    `${o.withConfidence} predicted value(s) with a confidence, ${o.withoutConfidence} without · ECE ${num(o.ece)} · Brier ${num(o.brier)} · AUROC ${num(o.auroc)}` +
+      (c.straightThrough && target !== null
+        ? ` · **straight-through at ${target}: ${num(c.straightThrough.value)}** (${c.straightThrough.k} of ${c.straightThrough.n} documents, ${interval(c.straightThrough.interval)})`
+        : '') +
+      '\n',
+  ];
+  const rows = c.fields.map((f) => [code(f.path), String(f.withConfidence), String(f.withoutConfidence), num(f.ece), num(f.brier), num(f.auroc), ...thresholdCells(f.threshold, target)]);
+  out.push({
+    head: ['field', 'with conf.', 'without', 'ECE', 'Brier', 'AUROC', target === null ? 'threshold' : `threshold for ${target}`, 'accuracy (lower bound)', 'coverage'],
+    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'r'],
+    rows,
+    cuttable: true,
+  });
+  return out;
+}
+
 function failures(r: Report): Block[] {
   if (r.failures.length === 0) return [];
   const rows = r.failures.map((f) => [code(f.id), code(f.fileName ?? f.fileId), f.status, f.failureMessage || f.failureReason ? code(f.failureMessage ?? f.failureReason ?? '') : '']);
@@ -257,6 +287,7 @@ function blocks(r: Report): Block[] {
     ...extractTables(r),
     ...classifyTables(r),
     ...splitterTables(r),
+    ...calibrationTables(r),
     ...failures(r),
   ];
   if (r.warnings.length) out.push('### Warnings\n', r.warnings.map((w) => `- ${text(w)}`).join('\n') + '\n');

@@ -72,6 +72,7 @@ export interface Report {
   worstDocuments: WorstDocument[];
   baseline?: BaselineComparison;
   gates: Gates;
+  calibration?: CalibrationReport;
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -594,4 +595,139 @@ export interface GateResult {
    * Smallest difference from the threshold this set resolves at 80% power (2.80 standard errors, taken from the 95% interval); null without an interval.
    */
   mde?: number | null;
+}
+/**
+ * Confidence against correctness of predicted values (README: Confidence). Present when any predicted value has a confidence.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "calibration".
+ */
+export interface CalibrationReport {
+  source: "logprobs" | "ocr" | "review" | "min";
+  targetAccuracy: number | null;
+  overall: CalibrationStats;
+  fields: FieldCalibration[];
+  /**
+   * With --target-accuracy: the share of documents whose every predicted value is auto-accepted at its field's threshold (Wilson interval); null otherwise.
+   */
+  straightThrough: Proportion | null;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "calibrationStats".
+ */
+export interface CalibrationStats {
+  /**
+   * Predicted values with a confidence from the source.
+   */
+  withConfidence: number;
+  /**
+   * Predicted values without one (never accepted, never guessed).
+   */
+  withoutConfidence: number;
+  bins: CalibrationBin[];
+  /**
+   * Expected calibration error: sum over bins of (count / N) * |accuracy - mean confidence|.
+   */
+  ece: number | null;
+  /**
+   * Mean of (confidence - correct)^2.
+   */
+  brier: number | null;
+  /**
+   * Probability that a right value's confidence exceeds a wrong one's, ties counted half; null without both.
+   */
+  auroc: number | null;
+}
+/**
+ * One reliability-diagram bin: confidences in [lower, upper) ([0.9, 1.0] for the last).
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "calibrationBin".
+ */
+export interface CalibrationBin {
+  lower: number;
+  upper: number;
+  count: number;
+  meanConfidence: number;
+  accuracy: number;
+  interval: IntervalOrNull;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "fieldCalibration".
+ */
+export interface FieldCalibration {
+  /**
+   * Field path (EXTRACT) or `class` (CLASSIFY).
+   */
+  path: string;
+  /**
+   * Predicted values with a confidence from the source.
+   */
+  withConfidence: number;
+  /**
+   * Predicted values without one (never accepted, never guessed).
+   */
+  withoutConfidence: number;
+  bins: CalibrationBin[];
+  /**
+   * Expected calibration error: sum over bins of (count / N) * |accuracy - mean confidence|.
+   */
+  ece: number | null;
+  /**
+   * Mean of (confidence - correct)^2.
+   */
+  brier: number | null;
+  /**
+   * Probability that a right value's confidence exceeds a wrong one's, ties counted half; null without both.
+   */
+  auroc: number | null;
+  /**
+   * The threshold sweep, thinned to at most 50 points evenly spaced by rank (the choice is made on every distinct threshold).
+   */
+  sweep: ThresholdPoint[];
+  /**
+   * With --target-accuracy: the chosen threshold, or null when none reaches the target.
+   */
+  threshold: ThresholdChoice | null;
+}
+/**
+ * Values with confidence >= threshold accepted: how many, how many right, their accuracy with its Wilson lower bound, and the share of the field's predicted values accepted.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "thresholdPoint".
+ */
+export interface ThresholdPoint {
+  threshold: number;
+  accepted: number;
+  correct: number;
+  accuracy: number;
+  lower: number;
+  coverage: number;
+}
+/**
+ * The lowest threshold whose accepted values' accuracy has its Wilson lower bound at or above the target.
+ */
+export interface ThresholdChoice {
+  threshold: number;
+  accepted: number;
+  correct: number;
+  accuracy: number;
+  lower: number;
+  coverage: number;
+}
+/**
+ * Values with confidence >= threshold accepted: how many, how many right, their accuracy with its Wilson lower bound, and the share of the field's predicted values accepted.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "thresholdChoice".
+ */
+export interface ThresholdPoint1 {
+  threshold: number;
+  accepted: number;
+  correct: number;
+  accuracy: number;
+  lower: number;
+  coverage: number;
 }
