@@ -17,6 +17,7 @@ interface SandboxArgs {
   idSeed?: string;
   workflows?: string;
   webhooks?: string;
+  versionHeader?: string[];
   format: 'text' | 'json';
 }
 
@@ -38,6 +39,7 @@ export default defineCommand<SandboxArgs>({
       .option('id-seed', { type: 'string', describe: 'mint ids from this seed (in memory only): the same requests in the same order get the same ids' })
       .option('workflows', { type: 'string', describe: 'JSON file of workflows (sandbox extension): {"workflows": [{"id": "workflow_...", "name", "versions": [{"version": 1, "steps": [{"processorId", "version"}]}]}]}' })
       .option('webhooks', { type: 'string', describe: 'JSON file of webhook endpoints: {"endpoints": [{"url", "secret", "apiVersion"?, "events"?}], "delivery"?: {"maxAttempts", "baseDelayMs", ...}}' })
+      .option('version-header', { type: 'string', array: true, describe: 'header name the API version is read from and echoed under; repeatable (default: x-service-api-version and x-extend-api-version, the official SDK\'s)' })
       .option('format', formatOption)
       .example('$0 sandbox', 'in-memory sandbox on http://127.0.0.1:8787; prints the dev token')
       .example('$0 sandbox --data-dir .sandbox --port 9000', 'keep processors, files and runs across restarts')
@@ -67,6 +69,7 @@ export default defineCommand<SandboxArgs>({
       idSeed: argv.idSeed,
       workflows: argv.workflows,
       webhooks: argv.webhooks,
+      versionHeaders: argv.versionHeader,
       log: (line) => err(line),
     });
     // Handlers first: whoever reads the banner may signal at once.
@@ -89,7 +92,8 @@ export default defineCommand<SandboxArgs>({
       } else out(`tokens from ${argv.tokens}`);
       if (argv.workflows) out(`workflows from ${argv.workflows}`);
       if (argv.webhooks) out(`webhook endpoints from ${argv.webhooks}`);
-      out('Send "x-service-api-version: 2025-04-21" (required for tokens created on or after 2025-04-21). Ctrl-C stops.');
+      const names = argv.versionHeader?.length ? argv.versionHeader.map((h) => h.toLowerCase()) : ['x-service-api-version', 'x-extend-api-version'];
+      out(`Send "${names[0]}: 2025-04-21"${names.length > 1 ? ` (or ${names.slice(1).join(', ')})` : ''} (required for tokens created on or after 2025-04-21). Ctrl-C stops.`);
     }
     await stopped;
     await sb.close();

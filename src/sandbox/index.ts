@@ -28,7 +28,7 @@ import { processorRoutes } from './routes/processors.js';
 import { createSandboxServer } from './server.js';
 import type { WebhooksConfig, WebhooksSpec, WorkflowDefinition, WorkflowSpec } from './settings.js';
 import { Store } from './store.js';
-import { DEFAULT_VERSION_HEADER } from './versioning.js';
+import { DEFAULT_VERSION_HEADERS } from './versioning.js';
 import { DEFAULT_DELIVERY, WebhookDispatcher } from './webhooks/dispatcher.js';
 import { syncConfigEndpoints } from './webhooks/endpoints.js';
 import { saveWorkflow } from './workflows/definitions.js';
@@ -66,7 +66,9 @@ export interface SandboxOptions {
   engineDelayMs?: number;
   /** Cap of request bodies in bytes (default 32 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
-  /** Name of the version header (default x-service-api-version). */
+  /** Names the API version header is read from and echoed under (default x-service-api-version and x-extend-api-version, the real service's). */
+  versionHeaders?: readonly string[];
+  /** One name instead of `versionHeaders` (kept for callers of the first release). */
   versionHeader?: string;
   /** Mint ids from this seed instead of at random, for reproducible scripted runs (in memory only, not with dataDir). */
   idSeed?: string;
@@ -146,7 +148,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     for (const w of workflows) saveWorkflow(store, w as WorkflowDefinition & { id: string }, 'file', true);
     const events = new EventBus();
-    const versionHeader = (options.versionHeader ?? DEFAULT_VERSION_HEADER).toLowerCase();
+    const versionHeaders = headerNames(options);
     const ctx: Ctx = {
       store,
       ids,
@@ -169,7 +171,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
     ctx.scheduler = new Scheduler(concurrency, delayMs, makeWorker(() => ctx));
     syncConfigEndpoints(ctx, webhooks?.endpoints ?? []);
-    ctx.webhooks = new WebhookDispatcher(ctx, webhooks?.delivery ?? DEFAULT_DELIVERY, versionHeader, options.log);
+    ctx.webhooks = new WebhookDispatcher(ctx, webhooks?.delivery ?? DEFAULT_DELIVERY, versionHeaders, options.log);
     const router = new Router().add(
       ...processorRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...batchRoutes,
       ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes,
@@ -177,7 +179,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const server = createSandboxServer(ctx, {
       router,
       registry: new TokenRegistry(tokens),
-      versionHeader,
+      versionHeaders,
       rateLimit,
       latencyMs,
       failRate,
@@ -229,6 +231,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     store.close();
     throw e;
   }
+}
+
+function headerNames(options: SandboxOptions): string[] {
+  const given = options.versionHeaders ?? (options.versionHeader === undefined ? DEFAULT_VERSION_HEADERS : [options.versionHeader]);
+  const names = [...new Set(given.map((n) => n.trim().toLowerCase()))];
+  if (names.length === 0) throw new UsageError('at least one version header name is needed');
+  for (const n of names) if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(n)) throw new UsageError(`"${n}" is not a valid HTTP header name`);
+  return names;
 }
 
 /** The workflows and webhooks settings, checked before anything starts (exit 2 naming the file and pointer). */

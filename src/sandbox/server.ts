@@ -11,7 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { TokenRecord, TokenRegistry } from './auth.js';
 import type { Ctx } from './context.js';
-import { layoutOf, resolveVersion, type ApiVersion } from './versioning.js';
+import { layoutOf, resolveVersion, type VersionInEffect } from './versioning.js';
 import { BinaryBody, HttpError, RawJson, type HandlerResult, type Req } from './http.js';
 import type { Router } from './router.js';
 import { mulberry32, type Rng } from './engine/rng.js';
@@ -21,7 +21,8 @@ import { EvalkitError } from '../util/errors.js';
 export interface ServerOptions {
   router: Router;
   registry: TokenRegistry;
-  versionHeader: string;
+  /** Names the API version is read from (lowercase); see versioning.ts. */
+  versionHeaders: readonly string[];
   /** Requests per second per token (or per client address without a token); 0 = off. */
   rateLimit: number;
   latencyMs: number;
@@ -72,7 +73,7 @@ export function createSandboxServer(ctx: Ctx, opts: ServerOptions): Server {
 }
 
 async function handle(ctx: Ctx, opts: ServerOptions, limiter: RateLimiter | undefined, rng: Rng, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  let version: ApiVersion | undefined;
+  let inEffect: VersionInEffect | undefined;
   try {
     if (opts.latencyMs > 0) await new Promise((r) => setTimeout(r, opts.latencyMs));
     const url = req.url ?? '/';
@@ -96,11 +97,12 @@ async function handle(ctx: Ctx, opts: ServerOptions, limiter: RateLimiter | unde
       }
       if (opts.failRate > 0 && rng() < opts.failRate) throw new HttpError(500, 'injected failure (evalkit sandbox --fail-rate); retry the request');
       token = opts.registry.authenticate(req.headers.authorization);
-      version = resolveVersion(req.headers, token, opts.versionHeader);
+      inEffect = resolveVersion(req.headers, token, opts.versionHeaders);
     }
     if (!match) throw new HttpError(404, `no such endpoint: ${method} ${path}`);
     if ('allowed' in match) throw new HttpError(405, `method ${method} is not allowed on ${path}; use ${match.allowed.join(' or ')}`, { allow: match.allowed.join(', ') });
     const route = match.route;
+    const version = inEffect?.version;
     const r: Req = {
       method,
       path,
@@ -120,12 +122,12 @@ async function handle(ctx: Ctx, opts: ServerOptions, limiter: RateLimiter | unde
       else r.body = parseBody(req, buf);
     }
     if (!ctx.coreLoaded) await ctx.ready;
-    reply(res, await route.handler(r, ctx), version && [opts.versionHeader, version]);
+    reply(res, await route.handler(r, ctx), inEffect);
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
     const headers: Record<string, string> = { ...e.headers };
     if (e.status === 413) headers.connection = 'close';
-    sendJson(res, e.status, JSON.stringify({ success: false, error: e.message }), version && [opts.versionHeader, version], headers);
+    sendJson(res, e.status, JSON.stringify({ success: false, error: e.message }), inEffect, headers);
     if (e.status === 413) req.resume();
   }
 }
@@ -197,8 +199,8 @@ function parseBody(req: IncomingMessage, buf: Buffer): unknown {
   }
 }
 
-/** The version in effect, echoed under the configured header name. */
-type Echo = readonly [header: string, version: ApiVersion] | undefined;
+/** The version in effect, echoed under the name it was sent (or every accepted name). */
+type Echo = VersionInEffect | undefined;
 
 function reply(res: ServerResponse, result: HandlerResult, version: Echo): void {
   if (result instanceof RawJson) sendJson(res, result.status, result.text, version);
@@ -215,7 +217,7 @@ function reply(res: ServerResponse, result: HandlerResult, version: Echo): void 
 
 function sendJson(res: ServerResponse, status: number, text: string, version?: Echo, extra?: Record<string, string>): void {
   const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) };
-  if (version) headers[version[0]] = version[1];
+  if (version) for (const name of version.echo) headers[name] = version.version;
   if (extra) Object.assign(headers, extra);
   res.writeHead(status, headers);
   res.end(text);
