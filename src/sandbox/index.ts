@@ -25,7 +25,10 @@ import { evaluationRoutes } from './routes/evaluation.js';
 import { fileRoutes } from './routes/files.js';
 import { processorRunRoutes } from './routes/processorRuns.js';
 import { processorRoutes } from './routes/processors.js';
+import { lifecycleRoutes } from './routes/lifecycle.js';
+import { notEmulatedRoutes } from './routes/notEmulated.js';
 import { createSandboxServer } from './server.js';
+import { checkFaultRule, Faults, parseFaultRule, type FaultRule } from './faults.js';
 import type { WebhooksConfig, WebhooksSpec, WorkflowDefinition, WorkflowSpec } from './settings.js';
 import { Store } from './store.js';
 import { DEFAULT_VERSION_HEADERS } from './versioning.js';
@@ -37,6 +40,7 @@ export type { SandboxEvent } from './events.js';
 export type { TokenSpec } from './auth.js';
 export type { WebhooksSpec, WorkflowSpec } from './settings.js';
 export type { DeliveryPolicy } from './webhooks/dispatcher.js';
+export type { FaultRule } from './faults.js';
 export { API_VERSIONS } from './versioning.js';
 
 export interface SandboxOptions {
@@ -56,8 +60,13 @@ export interface SandboxOptions {
   latencyMs?: number;
   /** Probability (0-1) of an injected 500 per request. */
   failRate?: number;
-  /** Seed of the injected failures (random by default). */
+  /** Seed of the injected failures and jitter (random by default). */
   failSeed?: number;
+  /**
+   * Injected faults, each a rule (faults.ts) or its text `status=429,rate=0.1,retryAfter=2,route=GET /processors*`.
+   * `rateLimit`, `failRate` and `latencyMs` are shorthands for `status=429,limit=N`, `status=500,rate=P` and `latency=MS`.
+   */
+  faults?: ReadonlyArray<string | FaultRule>;
   /** `simulate[:seed,error-rate[,failure-rate]]` (default `simulate`) or `replay:FILE`, or an Engine. */
   engine?: string | Engine;
   /** Runs processed at the same time (default 4). */
@@ -114,9 +123,7 @@ function num(name: string, v: number | undefined, min: number, max: number, dflt
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   const port = num('port', options.port, 0, 65535, DEFAULT_PORT);
   if (!Number.isInteger(port)) throw new UsageError('port must be an integer');
-  const rateLimit = num('rate limit', options.rateLimit, 0, 1e6, 0);
-  const latencyMs = num('latency', options.latencyMs, 0, 600_000, 0);
-  const failRate = num('fail rate', options.failRate, 0, 1, 0);
+  const faults = faultRules(options);
   const concurrency = Math.floor(num('engine concurrency', options.engineConcurrency, 1, 1000, 4));
   const delayMs = num('engine delay', options.engineDelayMs, 0, 600_000, 200);
   const maxBodyBytes = num('max body bytes', options.maxBodyBytes, 1024, 2 ** 31, DEFAULT_MAX_BODY_BYTES);
@@ -174,16 +181,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ctx.webhooks = new WebhookDispatcher(ctx, webhooks?.delivery ?? DEFAULT_DELIVERY, versionHeaders, options.log);
     const router = new Router().add(
       ...processorRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...batchRoutes,
-      ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes,
+      ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes, ...lifecycleRoutes, ...notEmulatedRoutes,
     );
     const server = createSandboxServer(ctx, {
       router,
       registry: new TokenRegistry(tokens),
       versionHeaders,
-      rateLimit,
-      latencyMs,
-      failRate,
-      failSeed: options.failSeed,
+      faults: new Faults(faults, options.failSeed),
       log: options.log,
     });
     const host = options.host ?? DEFAULT_HOST;
@@ -231,6 +235,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     store.close();
     throw e;
   }
+}
+
+function faultRules(options: SandboxOptions): FaultRule[] {
+  const rateLimit = num('rate limit', options.rateLimit, 0, 1e6, 0);
+  const latencyMs = num('latency', options.latencyMs, 0, 600_000, 0);
+  const failRate = num('fail rate', options.failRate, 0, 1, 0);
+  const rules: FaultRule[] = [];
+  if (latencyMs > 0) rules.push({ latency: latencyMs });
+  if (rateLimit > 0) rules.push({ status: 429, limit: rateLimit });
+  if (failRate > 0) rules.push({ status: 500, rate: failRate });
+  for (const f of options.faults ?? []) {
+    try {
+      rules.push(typeof f === 'string' ? parseFaultRule(f) : checkFaultRule({ ...f }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  return rules;
 }
 
 function headerNames(options: SandboxOptions): string[] {

@@ -29,9 +29,13 @@ function checkSteps(ctx: Ctx, steps: WorkflowStep[], at: string): void {
 
 async function create(req: Req, ctx: Ctx): Promise<Json> {
   assertWorkspaceToken(req.token, 'creating a workflow');
-  const r = (await settings()).parseWorkflowDefinition(objectBody(req.body));
+  const body = objectBody(req.body);
+  // The official SDK's workflow.create sends only {name}: a workflow with an empty draft, given steps later.
+  const nameOnly = Object.keys(body).length === 1 && typeof body.name === 'string';
+  const r = (await settings()).parseWorkflowDefinition(nameOnly ? { name: body.name, steps: [{ processorId: 'dp_none' }] } : body);
   if (!r.ok) throw badRequest(`invalid workflow at ${r.issue.pointer || '/'}: ${r.issue.message}`);
   const def = { ...r.value, id: r.value.id ?? ctx.ids('workflow') };
+  if (nameOnly) def.versions = [{ version: 'draft', steps: [] }];
   const given = req.body as { versions?: unknown };
   def.versions.forEach((v, i) => checkSteps(ctx, v.steps, given.versions ? `/versions/${i}/steps` : '/steps'));
   saveWorkflow(ctx.store, def, 'api', false);
