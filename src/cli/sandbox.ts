@@ -18,6 +18,7 @@ interface SandboxArgs {
   workflows?: string;
   webhooks?: string;
   versionHeader?: string[];
+  fault?: string[];
   format: 'text' | 'json';
 }
 
@@ -30,9 +31,10 @@ export default defineCommand<SandboxArgs>({
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
       .option('data-dir', { type: 'string', describe: 'keep state in DIR/sandbox.db across restarts (in memory without it)' })
       .option('tokens', { type: 'string', describe: 'JSON file of tokens: {"tokens": [{"token", "createdAt", "processors"?, "workflows"?, "apiVersion"?}]}; without it a dev token is printed' })
-      .option('rate-limit', { type: 'number', describe: 'requests per second per token; above it 429 with Retry-After' })
-      .option('latency-ms', { type: 'number', describe: 'delay added to every response' })
-      .option('fail-rate', { type: 'number', describe: 'probability 0-1 of an injected 500 per request (resilience tests)' })
+      .option('fault', { type: 'string', array: true, describe: 'inject a fault, repeatable: status=429|402|5xx with rate=P (share of requests) or limit=N (requests/s per token), retryAfter=S, latency=MS, jitter=MS, route="[METHOD ]/path*"' })
+      .option('rate-limit', { type: 'number', describe: 'requests per second per token; above it 429 with Retry-After (same as --fault status=429,limit=N)' })
+      .option('latency-ms', { type: 'number', describe: 'delay added to every response (same as --fault latency=MS)' })
+      .option('fail-rate', { type: 'number', describe: 'probability 0-1 of an injected 500 per request (same as --fault status=500,rate=P)' })
       .option('engine', { type: 'string', default: 'simulate', describe: 'simulate[:SEED,ERROR_RATE[,FAILURE_RATE]] (outputs from expected outputs with seeded errors) or replay:FILE.jsonl (recorded outputs)' })
       .option('engine-concurrency', { type: 'number', default: 4, describe: 'runs processed at once; beyond it lower priority numbers go first' })
       .option('engine-delay-ms', { type: 'number', default: 200, describe: 'processing time of one run (+-25%)' })
@@ -46,13 +48,35 @@ export default defineCommand<SandboxArgs>({
       .example('$0 sandbox --engine simulate:7,0.2', 'seed 7, 20% of fields wrong: reproducible, non-trivial evaluation metrics')
       .example('$0 sandbox --engine replay:recorded.jsonl', 'answer runs with recorded outputs (by file name or sha256, and version)')
       .example('$0 sandbox --rate-limit 5 --fail-rate 0.1 --latency-ms 50', 'exercise a client\'s retries and backoff')
+      .example("$0 sandbox --fault 'status=429,rate=0.1,retryAfter=2' --fault 'status=503,rate=0.05,route=POST /processor_runs*' --fault 'latency=200,jitter=100'", 'faults an SDK user must handle, per route')
       .example('$0 sandbox --data-dir .sandbox --workflows workflows.json --webhooks hooks.json', 'workflows over kept processors; events signed and sent to your endpoint')
-      .epilogue('Stops cleanly on Ctrl-C (SIGINT) or SIGTERM. Point the CLI at it with EVALKIT_BASE_URL and EVALKIT_API_TOKEN. See README "evalkit sandbox".') as unknown as Argv<SandboxArgs>,
+      .epilogue(
+        [
+          'Stops cleanly on Ctrl-C (SIGINT) or SIGTERM. Point the CLI at it with EVALKIT_BASE_URL and EVALKIT_API_TOKEN.',
+          '',
+          'The official TypeScript SDK (npm extend-ai 0.0.12) works against it with only baseUrl and token changed:',
+          '',
+          "  import { ExtendClient } from 'extend-ai';",
+          '  const token = process.env.EVALKIT_API_TOKEN;',
+          "  const client = new ExtendClient({ baseUrl: 'http://127.0.0.1:8787', token });",
+          "  const run = await client.processorRun.create({ processorId, rawText: 'Total: 7' });",
+          '',
+          'See README "evalkit sandbox" for the SDK methods and their status.',
+        ].join('\n'),
+      ) as unknown as Argv<SandboxArgs>,
   async run(argv) {
     for (const [name, v] of [['--rate-limit', argv.rateLimit], ['--latency-ms', argv.latencyMs], ['--port', argv.port], ['--engine-delay-ms', argv.engineDelayMs]] as const) {
       if (v !== undefined && (!Number.isFinite(v) || v < 0)) throw new UsageError(`${name} must be a number >= 0`);
     }
     if (argv.failRate !== undefined && !(argv.failRate >= 0 && argv.failRate <= 1)) throw new UsageError('--fail-rate must be a number from 0 to 1');
+    const { parseFaultRule } = await import('../sandbox/faults.js');
+    const faults = (argv.fault ?? []).map((f) => {
+      try {
+        return parseFaultRule(f);
+      } catch (e) {
+        throw new UsageError(`--fault ${(e as Error).message.replace(/^fault /, '')}`, { hint: "for example --fault 'status=429,rate=0.1,retryAfter=2,route=GET /processors*'" });
+      }
+    });
     if (!Number.isInteger(argv.engineConcurrency) || argv.engineConcurrency < 1) throw new UsageError('--engine-concurrency must be an integer >= 1');
     const { startSandbox } = await import('../sandbox/index.js');
     const sb = await startSandbox({
@@ -70,6 +94,7 @@ export default defineCommand<SandboxArgs>({
       workflows: argv.workflows,
       webhooks: argv.webhooks,
       versionHeaders: argv.versionHeader,
+      faults,
       log: (line) => err(line),
     });
     // Handlers first: whoever reads the banner may signal at once.
@@ -92,6 +117,7 @@ export default defineCommand<SandboxArgs>({
       } else out(`tokens from ${argv.tokens}`);
       if (argv.workflows) out(`workflows from ${argv.workflows}`);
       if (argv.webhooks) out(`webhook endpoints from ${argv.webhooks}`);
+      for (const f of argv.fault ?? []) out(`fault: ${f}`);
       const names = argv.versionHeader?.length ? argv.versionHeader.map((h) => h.toLowerCase()) : ['x-service-api-version', 'x-extend-api-version'];
       out(`Send "${names[0]}: 2025-04-21"${names.length > 1 ? ` (or ${names.slice(1).join(', ')})` : ''} (required for tokens created on or after 2025-04-21). Ctrl-C stops.`);
     }

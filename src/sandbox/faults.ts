@@ -61,7 +61,7 @@ export function parseFaultRule(text: string): FaultRule {
     if (value === '' || !Number.isFinite(n) || n < 0) throw new Error(`fault "${text}": ${key} must be a number >= 0 (got "${value}")`);
     (rule as Record<string, number>)[key] = n;
   }
-  return checkFaultRule(rule, text);
+  return checkFaultRule(rule, JSON.stringify(text));
 }
 
 export function checkFaultRule(rule: FaultRule, label = JSON.stringify(rule)): FaultRule {
