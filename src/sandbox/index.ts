@@ -10,7 +10,7 @@ import { UsageError } from '../util/errors.js';
 import { devToken, TokenRegistry, toRecords, type TokenRecord, type TokenSpec } from './auth.js';
 import type { Ctx } from './context.js';
 import { loadCore, type Core } from './core.js';
-import { parseEngine, type Engine } from './engine/index.js';
+import { loadEngine, type Engine } from './engine/index.js';
 import { makeWorker } from './engine/process.js';
 import { Scheduler } from './engine/scheduler.js';
 import { EventBus, type SandboxEvent } from './events.js';
@@ -127,7 +127,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const concurrency = Math.floor(num('engine concurrency', options.engineConcurrency, 1, 1000, 4));
   const delayMs = num('engine delay', options.engineDelayMs, 0, 600_000, 200);
   const maxBodyBytes = num('max body bytes', options.maxBodyBytes, 1024, 2 ** 31, DEFAULT_MAX_BODY_BYTES);
-  const engine = typeof options.engine === 'object' ? options.engine : parseEngine(options.engine);
+  const engine = typeof options.engine === 'object' ? options.engine : await loadEngine(options.engine);
   let tokens: TokenRecord[] | undefined;
   if (typeof options.tokens === 'string') tokens = (await import('./tokensFile.js')).loadTokensFile(options.tokens);
   else if (Array.isArray(options.tokens)) tokens = toRecords(options.tokens);
