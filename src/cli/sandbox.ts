@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { UsageError } from '../util/errors.js';
+import { UsageError, type ExitCode } from '../util/errors.js';
 import { defineCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 
@@ -19,6 +19,8 @@ interface SandboxArgs {
   webhooks?: string;
   versionHeader?: string[];
   fault?: string[];
+  record?: string;
+  upstream?: string;
   format: 'text' | 'json';
 }
 
@@ -42,11 +44,15 @@ export default defineCommand<SandboxArgs>({
       .option('workflows', { type: 'string', describe: 'JSON file of workflows (sandbox extension): {"workflows": [{"id": "workflow_...", "name", "versions": [{"version": 1, "steps": [{"processorId", "version"}]}]}]}' })
       .option('webhooks', { type: 'string', describe: 'JSON file of webhook endpoints: {"endpoints": [{"url", "secret", "apiVersion"?, "events"?}], "delivery"?: {"maxAttempts", "baseDelayMs", ...}}' })
       .option('version-header', { type: 'string', array: true, describe: 'header name the API version is read from and echoed under; repeatable (default: x-service-api-version and x-extend-api-version, the official SDK\'s)' })
+      .option('record', { type: 'string', describe: 'record mode: forward every request to the service (--upstream, token from EVALKIT_API_TOKEN) and write each ended processor run to FILE in the replay format' })
+      .option('upstream', { type: 'string', describe: 'base URL of the service in record mode (default: EVALKIT_BASE_URL)' })
       .option('format', formatOption)
       .example('$0 sandbox', 'in-memory sandbox on http://127.0.0.1:8787; prints the dev token')
       .example('$0 sandbox --data-dir .sandbox --port 9000', 'keep processors, files and runs across restarts')
       .example('$0 sandbox --engine simulate:7,0.2', 'seed 7, 20% of fields wrong: reproducible, non-trivial evaluation metrics')
       .example('$0 sandbox --engine replay:recorded.jsonl', 'answer runs with recorded outputs (by file name or sha256, and version)')
+      .example('$0 sandbox --engine replay:reports/eval.json', 'answer runs with the outputs of an evaluation export (by file name)')
+      .example('EVALKIT_API_TOKEN=sk_... $0 sandbox --record recorded.jsonl --upstream https://api.example.com', 'record the service\'s outputs through a local proxy, for replay offline')
       .example('$0 sandbox --rate-limit 5 --fail-rate 0.1 --latency-ms 50', 'exercise a client\'s retries and backoff')
       .example("$0 sandbox --fault 'status=429,rate=0.1,retryAfter=2' --fault 'status=503,rate=0.05,route=POST /processor_runs*' --fault 'latency=200,jitter=100'", 'faults an SDK user must handle, per route')
       .example('$0 sandbox --data-dir .sandbox --workflows workflows.json --webhooks hooks.json', 'workflows over kept processors; events signed and sent to your endpoint')
@@ -78,6 +84,8 @@ export default defineCommand<SandboxArgs>({
       }
     });
     if (!Number.isInteger(argv.engineConcurrency) || argv.engineConcurrency < 1) throw new UsageError('--engine-concurrency must be an integer >= 1');
+    if (argv.record !== undefined) return record(argv);
+    if (argv.upstream !== undefined) throw new UsageError('--upstream is for record mode', { hint: 'add --record FILE' });
     const { startSandbox } = await import('../sandbox/index.js');
     const sb = await startSandbox({
       port: argv.port,
@@ -127,3 +135,37 @@ export default defineCommand<SandboxArgs>({
     return 0;
   },
 });
+
+/** `--record FILE`: a proxy to the service instead of the emulation. */
+async function record(argv: SandboxArgs): Promise<ExitCode> {
+  const emulation = ([['--data-dir', argv.dataDir], ['--tokens', argv.tokens], ['--workflows', argv.workflows], ['--webhooks', argv.webhooks], ['--fault', argv.fault],
+    ['--rate-limit', argv.rateLimit], ['--fail-rate', argv.failRate], ['--latency-ms', argv.latencyMs], ['--id-seed', argv.idSeed]] as const).find(([, v]) => v !== undefined);
+  if (emulation) throw new UsageError(`${emulation[0]} is for the emulation; --record forwards every request to the service`, { hint: `drop ${emulation[0]} or --record` });
+  if (!argv.record) throw new UsageError('--record needs a file to write', { hint: 'for example --record recorded.jsonl' });
+  const upstream = argv.upstream ?? process.env.EVALKIT_BASE_URL;
+  if (!upstream) throw new UsageError('record mode needs the service\'s base URL', { hint: 'pass --upstream URL or set EVALKIT_BASE_URL' });
+  const upstreamToken = process.env.EVALKIT_API_TOKEN;
+  if (!upstreamToken) throw new UsageError('record mode needs the service\'s API token', { hint: 'set EVALKIT_API_TOKEN (it is sent to the service only, never written)' });
+  const { startRecorder } = await import('../sandbox/record.js');
+  const rec = await startRecorder({ file: argv.record, upstream, upstreamToken, port: argv.port, host: argv.host, log: (line) => err(line) });
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  if (argv.format === 'json') outJson({ url: rec.url, mode: 'record', upstream, record: argv.record, token: rec.token });
+  else {
+    out(`evalkit sandbox listening on ${rec.url} (record mode: forwarding to ${upstream}, writing ${argv.record})`);
+    out(`dev token: ${rec.token}`);
+    out(`  export EVALKIT_BASE_URL=${rec.url} EVALKIT_API_TOKEN=${rec.token}`);
+    out('Requests are sent to the service with the token of EVALKIT_API_TOKEN. Ctrl-C stops.');
+  }
+  await stopped;
+  await rec.close();
+  err(`evalkit sandbox: stopped; ${rec.recorded()} run(s) recorded in ${argv.record}`);
+  return 0;
+}

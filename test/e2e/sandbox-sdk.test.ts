@@ -1,11 +1,15 @@
 /** `evalkit sandbox` flags of the SDK drop-in work (issue 15), through the built binary. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { Extend} from 'extend-ai';
 import { ExtendClient } from 'extend-ai';
 import { BIN, cleanupAfterEach, runCli } from '../helpers/cli.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { INVOICE_CONFIG } from '../sandbox/helpers.js';
 
-const { track } = cleanupAfterEach('e2e-sandbox-sdk');
+const { track, tmp } = cleanupAfterEach('e2e-sandbox-sdk');
 
 interface Running {
   child: ChildProcess;
@@ -15,8 +19,8 @@ interface Running {
   exit: Promise<number | null>;
 }
 
-function launch(args: string[]): Promise<Running> {
-  const child = track(spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+function launch(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Running> {
+  const child = track(spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } }));
   let out = '';
   let errText = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -99,6 +103,67 @@ describe('evalkit sandbox as a drop-in for the official SDK (built binary)', () 
     [['--version-header', 'bad header'], /"bad header" is not a valid HTTP header name/],
   ])('%j is a usage error (exit 2)', async (args, message) => {
     const r = await runCli(['sandbox', '--port', '0', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  test('--record FILE --upstream URL forwards with the token of EVALKIT_API_TOKEN; --engine replay:FILE answers the recorded outputs', async () => {
+    const service = await startSandbox({ port: 0, engineDelayMs: 2 });
+    const file = path.join(tmp(), 'recorded.jsonl');
+    try {
+      const rec = await launch(['--record', file, '--upstream', service.url], { EVALKIT_API_TOKEN: service.token, EVALKIT_BASE_URL: '' });
+      expect(rec.stdout()).toContain(`record mode: forwarding to ${service.url}, writing ${file}`);
+      expect(rec.stdout()).not.toContain(service.token);
+      const client = new ExtendClient({ baseUrl: rec.url, token: rec.token });
+      const p = await client.processor.create({ name: 'inv', type: 'EXTRACT', config: INVOICE_CONFIG as never });
+      const run = await client.processorRun.create({ processorId: p.processor.id, rawText: 'Invoice number: E-1', sync: true });
+      await stop(rec);
+      const text = readFileSync(file, 'utf8');
+      expect(text).not.toContain(service.token);
+      expect(text.trim().split('\n')).toHaveLength(1);
+
+      const replay = await launch(['--engine', `replay:${file}`, '--engine-delay-ms', '1']);
+      try {
+        const c2 = new ExtendClient({ baseUrl: replay.url, token: replay.token });
+        const p2 = await c2.processor.create({ name: 'inv', type: 'EXTRACT', config: INVOICE_CONFIG as never });
+        const again = await c2.processorRun.create({ processorId: p2.processor.id, rawText: 'Invoice number: E-1', sync: true });
+        expect(JSON.stringify(again.processorRun.output)).toBe(JSON.stringify(run.processorRun.output));
+      } finally {
+        await stop(replay);
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
+  test('--engine replay:FILE takes an evaluation export', async () => {
+    const file = path.join(tmp(), 'export.json');
+    const output = { value: { invoice_number: 'X-9' }, metadata: {} };
+    writeFileSync(file, JSON.stringify({
+      format: 'evalkit-export/1',
+      processor: { id: 'dp_real', name: 'inv', type: 'EXTRACT', version: '1.0', config: INVOICE_CONFIG },
+      options: { fuzzyMatchFields: [], excludeFields: [] },
+      items: [{ id: 'evi_1', fileId: 'file_real', fileName: 'x-9.txt', expectedOutput: { value: {} }, output, status: 'PROCESSED' }],
+    }));
+    const s = await launch(['--engine', `replay:${file}`, '--engine-delay-ms', '1']);
+    try {
+      const c = new ExtendClient({ baseUrl: s.url, token: s.token });
+      const p = await c.processor.create({ name: 'inv', type: 'EXTRACT', config: INVOICE_CONFIG as never });
+      const up = await c.file.upload(new File(['anything'], 'x-9.txt'));
+      const run = await c.processorRun.create({ processorId: p.processor.id, file: { fileId: up.file.id }, sync: true });
+      expect(run.processorRun.output).toEqual(output);
+    } finally {
+      await stop(s);
+    }
+  });
+
+  test.each([
+    [['--record', 'x.jsonl', '--upstream', 'http://127.0.0.1:9'], {}, /record mode needs the service's API token/],
+    [['--record', 'x.jsonl'], { EVALKIT_API_TOKEN: 't' }, /record mode needs the service's base URL/],
+    [['--record', 'x.jsonl', '--upstream', 'http://127.0.0.1:9', '--fault', 'status=500'], { EVALKIT_API_TOKEN: 't' }, /--fault is for the emulation/],
+    [['--upstream', 'http://127.0.0.1:9'], {}, /--upstream is for record mode/],
+  ])('%j is a usage error', async (args, env, message) => {
+    const r = await runCli(['sandbox', '--port', '0', ...args], { env: { EVALKIT_API_TOKEN: '', EVALKIT_BASE_URL: '', ...env } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
   });

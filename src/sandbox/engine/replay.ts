@@ -4,6 +4,7 @@
  *   {"fileName": "inv-001.pdf", "version": "1.0", "output": {...}}
  *   {"sha256": "<hex of the file bytes or of the rawText>", "processorId": "dp_...", "output": {...}}
  *   {"fileName": "broken.pdf", "failureReason": "CORRUPT_FILE", "failureMessage": "..."}
+ *   {"sha256": "...", "fileName": "inv-1.pdf", "processorType": "EXTRACT", "output": {...}}   (written by record mode)
  *
  * A record matches by content hash or file name, and optionally by processorId and version
  * (a version label such as "1.0"/"draft" or a version id). The most specific match wins (hash
@@ -57,6 +58,7 @@ export function parseReplay(text: string, file: string): ReplayRecord[] {
       fileName: str('fileName'),
       sha256: str('sha256')?.toLowerCase(),
       processorId: str('processorId'),
+      processorType: str('processorType'),
       version: str('version') ?? str('processorVersionId'),
       failureReason: str('failureReason'),
       failureMessage: str('failureMessage'),
