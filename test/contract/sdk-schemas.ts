@@ -12,7 +12,7 @@
  *   section): SPEC_WINS lists each such member; nothing else is relaxed.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync, renameSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -171,4 +171,28 @@ export async function responseChecker(): Promise<ResponseChecker> {
       }
     },
   };
+}
+
+/** The errors each method's doc comment says it throws (`@throws {@link Extend.NotFoundError}`), read from the SDK's .d.ts. */
+export function typedErrors(): Map<SdkMethod, Set<string>> {
+  // Every resource client of the SDK, so that a method missing from RESPONSE_TYPES shows up.
+  const files: Array<[string, string]> = [['', path.join(SDK_DIR, 'Client.d.ts')]];
+  for (const resource of readdirSync(path.join(SDK_DIR, 'api/resources'), { withFileTypes: true })) {
+    if (resource.isDirectory()) files.push([resource.name, path.join(SDK_DIR, 'api/resources', resource.name, 'client/Client.d.ts')]);
+  }
+  const out = new Map<SdkMethod, Set<string>>();
+  for (const [resource, file] of files) {
+    let pending = new Set<string>();
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      const t = /@throws \{@link Extend\.(\w+)\}/.exec(line);
+      if (t) pending.add(t[1]);
+      const m = /^\s{4}(\w+)\(.*HttpResponsePromise/.exec(line);
+      if (m) {
+        const name = (resource ? `${resource}.${m[1]}` : m[1]) as SdkMethod;
+        out.set(name, pending);
+        pending = new Set();
+      }
+    }
+  }
+  return out;
 }

@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Extend, ExtendClient, ExtendError } from 'extend-ai';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { CLASSIFY_CONFIG, INVOICE_CONFIG, SPLITTER_CONFIG } from '../sandbox/helpers.js';
-import { RESPONSE_TYPES, responseChecker, type ResponseChecker, type SdkMethod } from './sdk-schemas.js';
+import { RESPONSE_TYPES, responseChecker, typedErrors, type ResponseChecker, type SdkMethod } from './sdk-schemas.js';
 
 let sb: SandboxHandle;
 let client: ExtendClient;
 let checker: ResponseChecker;
+const TYPED = typedErrors();
 const called = new Set<SdkMethod>();
 
 /** Calls one SDK method and checks its answer against the SDK's type. */
@@ -185,40 +186,92 @@ describe('endpoints the sandbox does not emulate', () => {
   });
 });
 
+/** Every method, with ids that do not exist (and bodies that pass the body checks). */
+const MISSING: Record<SdkMethod, (c: ExtendClient) => Promise<unknown>> = {
+  'workflowRun.list': (c) => c.workflowRun.list(),
+  'workflowRun.create': (c) => c.workflowRun.create({ workflowId: 'workflow_missing', rawTexts: ['x'] }),
+  'workflowRun.get': (c) => c.workflowRun.get('workflow_run_missing'),
+  'workflowRun.update': (c) => c.workflowRun.update('workflow_run_missing', { name: 'x' }),
+  'workflowRun.delete': (c) => c.workflowRun.delete('workflow_run_missing'),
+  'workflowRun.cancel': (c) => c.workflowRun.cancel('workflow_run_missing'),
+  'batchWorkflowRun.create': (c) => c.batchWorkflowRun.create({ workflowId: 'workflow_missing', inputs: [{ rawText: 'x' }] }),
+  'processorRun.list': (c) => c.processorRun.list(),
+  'processorRun.create': (c) => c.processorRun.create({ processorId: 'dp_missing', rawText: 'x' }),
+  'processorRun.get': (c) => c.processorRun.get('dpr_missing'),
+  'processorRun.delete': (c) => c.processorRun.delete('dpr_missing'),
+  'processorRun.cancel': (c) => c.processorRun.cancel('dpr_missing'),
+  'processor.list': (c) => c.processor.list(),
+  'processor.create': (c) => c.processor.create({ name: 'x', type: 'EXTRACT', cloneProcessorId: 'dp_missing' }),
+  'processor.update': (c) => c.processor.update('dp_missing', { name: 'x' }),
+  'processorVersion.get': (c) => c.processorVersion.get('dp_missing', 'dpv_missing'),
+  'processorVersion.list': (c) => c.processorVersion.list('dp_missing'),
+  'processorVersion.create': (c) => c.processorVersion.create('dp_missing', { releaseType: 'major' }),
+  'parserRun.get': (c) => c.parserRun.get('parser_run_missing'),
+  'parserRun.delete': (c) => c.parserRun.delete('parser_run_missing'),
+  'file.list': (c) => c.file.list(),
+  'file.get': (c) => c.file.get('file_missing'),
+  'file.delete': (c) => c.file.delete('file_missing'),
+  'file.upload': (c) => c.file.upload(new File(['x'], 'x.txt')),
+  'evaluationSet.list': (c) => c.evaluationSet.list(),
+  'evaluationSet.create': (c) => c.evaluationSet.create({ name: 'x', description: 'x', processorId: 'dp_missing' }),
+  'evaluationSet.get': (c) => c.evaluationSet.get('ev_missing'),
+  'evaluationSetItem.list': (c) => c.evaluationSetItem.list('ev_missing'),
+  'evaluationSetItem.create': (c) => c.evaluationSetItem.create({ evaluationSetId: 'ev_missing', fileId: 'file_missing', expectedOutput: { value: {} } }),
+  'evaluationSetItem.update': (c) => c.evaluationSetItem.update('evi_missing', { expectedOutput: { value: {} } }),
+  'evaluationSetItem.delete': (c) => c.evaluationSetItem.delete('evi_missing'),
+  'evaluationSetItem.createBatch': (c) => c.evaluationSetItem.createBatch({ evaluationSetId: 'ev_missing', items: [{ fileId: 'file_missing', expectedOutput: { value: {} } }] }),
+  'workflowRunOutput.update': (c) => c.workflowRunOutput.update('workflow_run_missing', 'dpr_missing', { reviewedOutput: { value: {} } }),
+  'batchProcessorRun.get': (c) => c.batchProcessorRun.get('bpr_missing'),
+  'workflow.create': (c) => c.workflow.create({ name: 'x' }),
+  parse: (c) => c.parse({ file: { fileId: 'file_missing' } }),
+  parseAsync: (c) => c.parseAsync({ file: { fileId: 'file_missing' } }),
+};
+
 describe('typed error paths', () => {
-  test('400: a body the service rejects is an Extend.BadRequestError with {success: false, error}', async () => {
+  test('400: a body the service rejects is an Extend.BadRequestError with {success: false, error} naming the rule', async () => {
     const e = await client.processorRun.create({ processorId: 'dp_nothing' }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(Extend.BadRequestError);
     expect((e as ExtendError).body).toEqual({ success: false, error: 'one of file or rawText is required' });
   });
 
-  test('401: an unknown token is an Extend.UnauthorizedError on every method that types it', async () => {
+  /** Expects `status`, as the SDK's typed error when the method's doc comment names it, else as ExtendError with the status. */
+  function expectError(method: SdkMethod, e: unknown, status: number, typed: string): void {
+    expect(e, method).toBeInstanceOf(ExtendError);
+    expect((e as ExtendError).statusCode, method).toBe(status);
+    expect((e as ExtendError).body, method).toEqual({ success: false, error: expect.any(String) });
+    if (TYPED.get(method)?.has(typed)) expect((e as Error).constructor.name, method).toBe(typed);
+  }
+
+  test('401: an unknown token, on every method (Extend.UnauthorizedError where the SDK types it)', async () => {
     const bad = new ExtendClient({ baseUrl: sb.url, token: 'sk_not_a_token' });
-    const results = await Promise.all([
-      bad.processor.list().catch((x: unknown) => x),
-      bad.workflowRun.list().catch((x: unknown) => x),
-      bad.file.get('file_x').catch((x: unknown) => x),
-      bad.evaluationSet.create({ name: 'x', description: 'x', processorId: 'dp_x' }).catch((x: unknown) => x),
-    ]);
-    for (const e of results) {
-      expect(e).toBeInstanceOf(Extend.UnauthorizedError);
-      expect((e as ExtendError).body).toMatchObject({ success: false });
-    }
+    const results = await Promise.all(Object.entries(MISSING).map(async ([m, fn]) => [m, await fn(bad).catch((x: unknown) => x)] as const));
+    expect(results).toHaveLength(Object.keys(RESPONSE_TYPES).length);
+    for (const [m, e] of results) expectError(m as SdkMethod, e, 401, 'UnauthorizedError');
   });
 
-  test('404: an unknown id is an Extend.NotFoundError', async () => {
-    const results = await Promise.all([
-      client.processorRun.get('dpr_missing').catch((x: unknown) => x),
-      client.workflowRun.get('workflow_run_missing').catch((x: unknown) => x),
-      client.processorVersion.get('dp_missing', 'dpv_missing').catch((x: unknown) => x),
-      client.evaluationSet.get('ev_missing').catch((x: unknown) => x),
-      client.batchProcessorRun.get('bpr_missing').catch((x: unknown) => x),
-      client.file.get('file_missing').catch((x: unknown) => x),
-    ]);
-    for (const e of results) {
-      expect(e).toBeInstanceOf(Extend.NotFoundError);
-      expect((e as ExtendError).body).toEqual({ success: false, error: expect.stringMatching(/not found/) });
-    }
+  test('404: unknown ids, on every method that takes one (Extend.NotFoundError where the SDK types it)', async () => {
+    const withIds = Object.entries(MISSING).filter(([m]) => !NOT_EMULATED.some(([n]) => n === m) && !/\.(list|create|createBatch|upload)$/.test(m));
+    const results = await Promise.all(withIds.map(async ([m, fn]) => [m, await fn(client).catch((x: unknown) => x)] as const));
+    for (const [m, e] of results) expectError(m as SdkMethod, e, 404, 'NotFoundError');
+    // Ids named in bodies too.
+    expectError('processorRun.create', await client.processorRun.create({ processorId: 'dp_missing', rawText: 'x' }).catch((x: unknown) => x), 404, 'NotFoundError');
+    expectError('workflowRun.create', await client.workflowRun.create({ workflowId: 'workflow_missing', rawTexts: ['x'] }).catch((x: unknown) => x), 404, 'NotFoundError');
+  });
+
+  test('400: malformed ids, bodies and queries (Extend.BadRequestError where the SDK types it)', async () => {
+    const { processor } = await client.processor.create({ name: 'for 400s', type: 'CLASSIFY' });
+    const cases: Array<[SdkMethod, () => Promise<unknown>]> = [
+      ['processorRun.get', () => client.processorRun.get('not an id!')],
+      ['processor.list', () => client.processor.list({ maxPageSize: 0 })],
+      ['processor.create', () => client.processor.create({ name: '', type: 'EXTRACT' })],
+      ['processorVersion.create', () => client.processorVersion.create(processor.id, { releaseType: 'patch' as never })],
+      ['workflowRun.create', () => client.workflowRun.create({ workflowId: 'workflow_x' })],
+      ['batchWorkflowRun.create', () => client.batchWorkflowRun.create({ workflowId: 'workflow_x', inputs: [] })],
+      ['evaluationSetItem.createBatch', () => client.evaluationSetItem.createBatch({ evaluationSetId: 'ev_x', items: [] })],
+      ['file.list', () => client.file.list({ maxPageSize: 5000 })],
+      ['workflowRun.list', () => client.workflowRun.list({ status: 'DONE' as never })],
+    ];
+    for (const [m, fn] of cases) expectError(m, await fn().catch((x: unknown) => x), 400, 'BadRequestError');
   });
 
   test('429: an injected rate limit carries Retry-After and X-RateLimit-Reset; the SDK honours them and then throws Extend.TooManyRequestsError', async () => {
@@ -242,6 +295,7 @@ describe('typed error paths', () => {
   });
 });
 
-test('the suite called every method of the SDK client', () => {
+test('the suite called every method of the SDK client (as the SDK\'s .d.ts lists them)', () => {
+  expect([...TYPED.keys()].sort()).toEqual(Object.keys(RESPONSE_TYPES).sort());
   expect([...called].sort()).toEqual(Object.keys(RESPONSE_TYPES).sort());
 });
