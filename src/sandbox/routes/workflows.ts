@@ -68,7 +68,10 @@ async function publish(req: Req, ctx: Ctx): Promise<Json> {
   const wf = loadWorkflow(ctx, req, req.params.id);
   const body = objectBody(req.body);
   for (const k of Object.keys(body)) if (k !== 'steps') throw badRequest(`unknown member "${k}": publishing takes only steps (default: the draft's)`);
-  const v = publishWorkflow(ctx, wf, await optionalSteps(ctx, body));
+  const steps = await optionalSteps(ctx, body);
+  const draft = ctx.store.st("SELECT steps FROM workflow_versions WHERE workflow_id = ? AND version = 'draft'").get(wf.id) as { steps: string } | undefined;
+  if (!steps && (!draft || (JSON.parse(draft.steps) as unknown[]).length === 0)) throw badRequest(`workflow ${wf.id} has no steps in its draft; publish with {steps} or give the draft steps first`);
+  const v = publishWorkflow(ctx, wf, steps);
   return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', wf.id) as WorkflowRow), version: v.version };
 }
 
