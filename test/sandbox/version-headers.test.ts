@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createClient, verifyWebhook, ApiError } from '../../src/api/index.js';
+import { createClient, verifyWebhook, ApiError, signWebhook, startWebhookListener } from '../../src/api/index.js';
 import { INVOICE_CONFIG, SPLITTER_CONFIG, createProcessor, start, type TestSandbox } from './helpers.js';
 import { startReceiver } from './receiver.js';
 
@@ -115,6 +115,25 @@ describe('webhook deliveries under both header names', () => {
     } finally {
       await s.close();
       await rx.close();
+    }
+  });
+
+  test('webhooks listen accepts events signed under the real service\'s header names, and reads its version header', async () => {
+    const secret = 'whsec_0123456789abcdef';
+    const got: Array<{ type: string; version: string | undefined }> = [];
+    const l = await startWebhookListener({ secret, onEvent: (e, info) => got.push({ type: e.eventType, version: info.apiVersion }), onReject: () => undefined });
+    try {
+      const body = JSON.stringify({ eventId: 'evt_1', eventType: 'processor.created', payload: {} });
+      const ts = String(Math.floor(Date.now() / 1000));
+      const r = await fetch(l.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-extend-api-version': '2025-04-21', 'x-extend-request-timestamp': ts, 'x-extend-request-signature': signWebhook(secret, ts, body) },
+        body,
+      });
+      expect(r.status).toBe(200);
+      expect(got).toEqual([{ type: 'processor.created', version: '2025-04-21' }]);
+    } finally {
+      await l.close();
     }
   });
 });
