@@ -47,6 +47,7 @@ describe('cancel and delete', () => {
     const p = await createProcessor(t, 'EXTRACT', INVOICE_CONFIG);
     const wf = await t.call<{ workflow: { id: string; version: string } }>('POST', '/workflows', { body: { name: 'sdk' } });
     expect(wf.body.workflow.version).toBe('draft');
+    expect((await t.call('POST', '/workflows', { body: { name: ' ' } })).body.error).toBe('invalid workflow at /name: must be a non-empty string of at most 256 characters');
     const wid = wf.body.workflow.id;
     expect((await t.call('POST', '/workflow_runs', { body: { workflowId: wid, rawTexts: ['x'] } })).body.error).toMatch(/has no steps/);
     expect((await t.call('POST', `/workflows/${wid}/publish`, { body: {} })).body.error).toMatch(/has no steps in its draft/);

@@ -31,11 +31,16 @@ async function create(req: Req, ctx: Ctx): Promise<Json> {
   assertWorkspaceToken(req.token, 'creating a workflow');
   const body = objectBody(req.body);
   // The official SDK's workflow.create sends only {name}: a workflow with an empty draft, given steps later.
-  const nameOnly = Object.keys(body).length === 1 && typeof body.name === 'string';
-  const r = (await settings()).parseWorkflowDefinition(nameOnly ? { name: body.name, steps: [{ processorId: 'dp_none' }] } : body);
+  if (Object.keys(body).length === 1 && 'name' in body) {
+    const name = typeof body.name === 'string' ? body.name.trim() : '';
+    if (name === '' || name.length > 256) throw badRequest('invalid workflow at /name: must be a non-empty string of at most 256 characters');
+    const def = { id: ctx.ids('workflow'), name, versions: [{ version: 'draft', steps: [] }] };
+    saveWorkflow(ctx.store, def, 'api', false);
+    return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', def.id) as WorkflowRow) };
+  }
+  const r = (await settings()).parseWorkflowDefinition(body);
   if (!r.ok) throw badRequest(`invalid workflow at ${r.issue.pointer || '/'}: ${r.issue.message}`);
   const def = { ...r.value, id: r.value.id ?? ctx.ids('workflow') };
-  if (nameOnly) def.versions = [{ version: 'draft', steps: [] }];
   const given = req.body as { versions?: unknown };
   def.versions.forEach((v, i) => checkSteps(ctx, v.steps, given.versions ? `/versions/${i}/steps` : '/steps'));
   saveWorkflow(ctx.store, def, 'api', false);
