@@ -128,7 +128,7 @@ async function createRuns(req: Req, ctx: Ctx, body: Json, items: Item[], batchId
   const steps = resolveSteps(ctx, workflow, version);
   if (steps.length === 0) throw badRequest(`workflow ${workflow.id} version ${version.version} has no steps; give it steps with POST /workflows/${workflow.id} {steps}`);
   const { inputs, files } = await materialize(ctx, items);
-  const { runs, steps: first } = buildWorkflowRuns({ ids: ctx.ids, workflow, version, steps, inputs, priority, batchId, now: nowIso() });
+  const { runs, steps: first } = buildWorkflowRuns({ ids: ctx.ids, workflow, version, steps, inputs, priority, batchId, now: nowIso(), baseUrl: ctx.baseUrl });
   insertWorkflowRuns(ctx, runs, first, files);
   for (const r of first) ctx.scheduler.enqueue(r.id, priority);
   return runs;

@@ -43,14 +43,16 @@ export interface NewWorkflowRuns {
   priority: number;
   batchId: string | null;
   now: string;
+  baseUrl: string;
 }
 
 /**
  * The item of `outputs` for one step (2.1), from its processor run document: the spec's members,
- * and the rest of the processor run as the official SDK types it (ProcessorRun; `url` is added
- * when served, the address depends on where the sandbox listens).
+ * and the rest of the processor run as the official SDK types it (ProcessorRun). `url` is stored
+ * with the address the sandbox listened on; a restarted sandbox on another one rewrites it when
+ * serving (workflowRunText).
  */
-function outputItem(run: Json): Json {
+function outputItem(run: Json, baseUrl: string): Json {
   return {
     object: 'document_processor_run',
     id: run.id,
@@ -72,6 +74,7 @@ function outputItem(run: Json): Json {
     config: run.config,
     files: run.files,
     mergedProcessors: [],
+    url: `${baseUrl}/processor_runs/${String(run.id)}`,
   };
 }
 
@@ -96,6 +99,7 @@ export function buildWorkflowRuns(n: NewWorkflowRuns): { runs: WorkflowRunRow[];
     const doc: Json = {
       object: 'workflow_run',
       id,
+      url: `${n.baseUrl}/workflow_runs/${id}`,
       // The official SDK types name as a string: the input's file name until it is set.
       name: file ? file.name : 'rawText',
       status: 'PROCESSING',
@@ -107,7 +111,7 @@ export function buildWorkflowRuns(n: NewWorkflowRuns): { runs: WorkflowRunRow[];
       reviewedAt: null,
       startTime: n.now,
       endTime: null,
-      outputs: [outputItem(JSON.parse(first.doc) as Json)],
+      outputs: [outputItem(JSON.parse(first.doc) as Json, n.baseUrl)],
       // Rule and external-data validation steps (the SDK's StepRun) do not exist offline.
       stepRuns: [],
       workflow: { object: 'workflow', id: n.workflow.id, version: n.version.version, name: n.workflow.name },
@@ -157,7 +161,7 @@ export function advanceWorkflowRun(ctx: Ctx, run: RunRow, runDoc: Json, now: str
   const outputs = doc.outputs as Json[];
   const i = outputs.length - 1;
   if (outputs[i]?.id !== run.id || outputs[i].status !== 'PROCESSING') return undefined;
-  outputs[i] = outputItem(runDoc);
+  outputs[i] = outputItem(runDoc, ctx.baseUrl);
   const job = JSON.parse(wr.job) as WorkflowJob;
   const out: Advanced = {};
   const fail = (reason: string, message: string): void => {
@@ -179,7 +183,7 @@ export function advanceWorkflowRun(ctx: Ctx, run: RunRow, runDoc: Json, now: str
     if (!processor || !version) fail('PROCESSOR_NOT_FOUND', `step ${i + 2}: processor ${pin.processorId} version ${pin.versionId} no longer exists`);
     else {
       const next = stepRun(ctx.ids, { processor, version }, inputOf(ctx, job), wr.id, doc.metadata as Json, job.priority, now);
-      outputs.push(outputItem(JSON.parse(next.doc) as Json));
+      outputs.push(outputItem(JSON.parse(next.doc) as Json, ctx.baseUrl));
       ctx.store.insertRuns([next]);
       out.next = next;
     }
@@ -210,7 +214,7 @@ export function updateWorkflowOutput(ctx: Ctx, workflowRunId: string, runDoc: Js
   const outputs = doc.outputs as Json[];
   const i = outputs.findIndex((o) => o.id === runDoc.id);
   if (i < 0) return;
-  outputs[i] = outputItem(runDoc);
+  outputs[i] = outputItem(runDoc, ctx.baseUrl);
   doc.reviewed = true;
   doc.reviewedBy = reviewedBy;
   doc.reviewedAt = now;
@@ -224,6 +228,8 @@ export function updateWorkflowOutput(ctx: Ctx, workflowRunId: string, runDoc: Js
  * 2025-04-21 splitter outputs as subDocumentClassifications and configs in their layout.
  */
 export function workflowRunText(ctx: Ctx, doc: string, layout: Layout): string {
+  // Fast path (events and GETs of batches): a document written by this sandbox at this address.
+  if (layout === HUB && doc.includes(`"url":${JSON.stringify(`${ctx.baseUrl}/workflow_runs/`)}`)) return doc;
   return JSON.stringify(workflowRunJson(ctx, JSON.parse(doc) as Json, layout));
 }
 
@@ -252,7 +258,7 @@ export function workflowRunJson(ctx: Ctx, d: Json, layout: Layout): Json {
 /** An output item stored before items carried the whole run: rebuilt from its processor run. */
 function storedOutput(ctx: Ctx, o: Json): Json {
   const row = ctx.store.st('SELECT doc FROM processor_runs WHERE id = ?').get(o.id) as { doc: string } | undefined;
-  return row ? outputItem(sdkRunMembers(JSON.parse(row.doc) as Json)) : { ...o, reviewed: false, edits: {}, files: [], mergedProcessors: [], config: {} };
+  return row ? outputItem(sdkRunMembers(JSON.parse(row.doc) as Json), ctx.baseUrl) : { ...o, reviewed: false, edits: {}, files: [], mergedProcessors: [], config: {} };
 }
 
 /**
