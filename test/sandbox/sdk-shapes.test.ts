@@ -105,3 +105,33 @@ describe('SDK shapes', () => {
     expect(versions).toEqual(expect.arrayContaining([{ id: expect.stringMatching(/^dpv_/), version: '0.1' }, { id: expect.stringMatching(/^dpv_/), version: 'draft' }]));
   });
 });
+
+describe('urls after a restart on another address', () => {
+  test('a workflow run and its outputs are served with the new address', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-sdk-urls-'));
+    try {
+      const a = await start({ dataDir });
+      const p = await createProcessor(a, 'EXTRACT', INVOICE_CONFIG);
+      const wf = await a.call<{ workflow: { id: string } }>('POST', '/workflows', { body: { name: 'w', steps: [{ processorId: p }] } });
+      const run = (await a.call<{ workflowRuns: Json[] }>('POST', '/workflow_runs', { body: { workflowId: wf.body.workflow.id, rawTexts: ['Total: 1'] } })).body.workflowRuns[0];
+      await a.sb.idle();
+      const before = (await a.call<{ workflowRun: Json }>('GET', `/workflow_runs/${String(run.id)}`)).body.workflowRun;
+      expect(before.url).toBe(`${a.url}/workflow_runs/${String(run.id)}`);
+      await a.close();
+      const b = await start({ dataDir });
+      try {
+        const after = (await b.call<{ workflowRun: Json }>('GET', `/workflow_runs/${String(run.id)}`)).body.workflowRun;
+        expect(after.url).toBe(`${b.url}/workflow_runs/${String(run.id)}`);
+        expect((after.outputs as Json[]).map((o) => o.url)).toEqual((before.outputs as Json[]).map((o) => `${b.url}/processor_runs/${String(o.id)}`));
+        expect({ ...after, url: before.url, outputs: before.outputs }).toEqual(before);
+      } finally {
+        await b.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
