@@ -98,10 +98,15 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** What the user should check for a given status. */
-function hintFor(status: number, path: string, versionHeader: string): string | undefined {
+function hintFor(status: number, path: string, versionHeader: string, serviceError: string | undefined): string | undefined {
   switch (status) {
-    case 400:
+    case 400: {
+      // A service that wants the version under another header name: the name is the problem, not the value.
+      const wanted = /missing header ([!#$%&'*+.^_`|~0-9A-Za-z-]+)/.exec(serviceError ?? '')?.[1]?.toLowerCase();
+      if (wanted && wanted !== versionHeader) return `the service reads the API version from header ${wanted}, but it was sent in ${versionHeader}: set EVALKIT_VERSION_HEADER=${wanted}`;
+      if (wanted) return `set EVALKIT_API_VERSION to the API version to send in ${versionHeader}`;
       return `fix the request the message names; if it mentions a version, set EVALKIT_API_VERSION (sent in ${versionHeader})`;
+    }
     case 401:
       return 'check that EVALKIT_API_TOKEN holds a valid, unexpired token for this EVALKIT_BASE_URL';
     case 403:
@@ -139,7 +144,7 @@ export function httpError(opts: {
     serviceError,
     retryable: isRetryableStatus(status),
     attempts: opts.attempts,
-    hint: hintFor(status, path, opts.versionHeader),
+    hint: hintFor(status, path, opts.versionHeader, serviceError),
   });
 }
 

@@ -5,13 +5,21 @@
  *   signature = hex(HMAC-SHA256(secret, "v0:" + timestamp + ":" + rawBody))
  *
  * sent with the unix timestamp (seconds) in WEBHOOK_TIMESTAMP_HEADER and the signature in
- * WEBHOOK_SIGNATURE_HEADER. The header names are not published; these are evalkit's (and the
- * sandbox's) choice, in the style of the version header x-service-api-version.
+ * WEBHOOK_SIGNATURE_HEADER (evalkit's names, in the style of the version header
+ * x-service-api-version), and under the real service's names (service-facts.md) as well, so
+ * receivers written for either verify sandbox deliveries.
  */
 import { createHmac } from 'node:crypto';
 
 export const WEBHOOK_TIMESTAMP_HEADER = 'x-service-webhook-timestamp';
 export const WEBHOOK_SIGNATURE_HEADER = 'x-service-webhook-signature';
+export const SERVICE_WEBHOOK_TIMESTAMP_HEADER = 'x-extend-request-timestamp';
+export const SERVICE_WEBHOOK_SIGNATURE_HEADER = 'x-extend-request-signature';
+/** [timestamp, signature] header names a receiver accepts, evalkit's first. */
+export const WEBHOOK_HEADER_PAIRS = [
+  [WEBHOOK_TIMESTAMP_HEADER, WEBHOOK_SIGNATURE_HEADER],
+  [SERVICE_WEBHOOK_TIMESTAMP_HEADER, SERVICE_WEBHOOK_SIGNATURE_HEADER],
+] as const;
 
 /** Event kinds the sandbox sends (service-facts.md names these and more). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -32,9 +40,10 @@ export function signWebhook(secret: string, timestamp: number | string, rawBody:
   return h.digest('hex');
 }
 
-/** The headers a sender adds to one delivery attempt. */
+/** The headers a sender adds to one delivery attempt (both pairs of names, the same values). */
 export function webhookSignatureHeaders(secret: string, rawBody: string | Uint8Array, nowMs = Date.now()): Record<string, string> {
-  const ts = Math.floor(nowMs / 1000);
-  return { [WEBHOOK_TIMESTAMP_HEADER]: String(ts), [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, ts, rawBody) };
+  const ts = String(Math.floor(nowMs / 1000));
+  const sig = signWebhook(secret, ts, rawBody);
+  return Object.fromEntries(WEBHOOK_HEADER_PAIRS.flatMap(([t, s]) => [[t, ts], [s, sig]]));
 }
 

@@ -50,7 +50,8 @@ export async function startWebhookListener(o: WebhookListenerOptions): Promise<W
     res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
   };
   const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
-    const raw = req.headers[versionHeader];
+    // The configured name, else the real service's name for the same header.
+    const raw = req.headers[versionHeader] ?? req.headers['x-extend-api-version'];
     const info: ReceivedInfo = { method: req.method ?? '', path: req.url ?? '/', apiVersion: Array.isArray(raw) ? raw[0] : raw };
     let event: WebhookEvent;
     try {

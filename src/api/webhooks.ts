@@ -8,9 +8,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { EvalkitError } from '../util/errors.js';
-import { signWebhook, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from './signing.js';
+import { signWebhook, WEBHOOK_HEADER_PAIRS } from './signing.js';
 
-export { signWebhook, webhookSignatureHeaders, WEBHOOK_EVENT_TYPES, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, type WebhookEventType } from './signing.js';
+export {
+  signWebhook, webhookSignatureHeaders, WEBHOOK_EVENT_TYPES, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, SERVICE_WEBHOOK_SIGNATURE_HEADER,
+  SERVICE_WEBHOOK_TIMESTAMP_HEADER, type WebhookEventType,
+} from './signing.js';
 
 /** Receivers reject events older than this (service-facts.md)... */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -77,14 +80,18 @@ function header(headers: HeadersLike, name: string): string | undefined {
  */
 export function verifyWebhook(secret: string, headers: HeadersLike, rawBody: string | Uint8Array, opts: VerifyWebhookOptions = {}): WebhookEvent {
   if (typeof secret !== 'string' || secret === '') throw new TypeError('verifyWebhook: the secret must be a non-empty string');
-  const tsText = header(headers, WEBHOOK_TIMESTAMP_HEADER)?.trim();
-  const sigText = header(headers, WEBHOOK_SIGNATURE_HEADER)?.trim();
+  // evalkit's header names, else the real service's (the same scheme under other names).
+  const pair = WEBHOOK_HEADER_PAIRS.find(([t, g]) => header(headers, t) !== undefined || header(headers, g) !== undefined) ?? WEBHOOK_HEADER_PAIRS[0];
+  const [tsHeader, sigHeader] = pair;
+  const tsText = header(headers, tsHeader)?.trim();
+  const sigText = header(headers, sigHeader)?.trim();
   if (!tsText || !sigText) {
-    const missing = [!tsText && WEBHOOK_TIMESTAMP_HEADER, !sigText && WEBHOOK_SIGNATURE_HEADER].filter(Boolean).join(' and ');
-    throw new WebhookVerificationError('unsigned', `unsigned event: missing header ${missing}`, 'only accept events signed by the service');
+    const missing = [!tsText && tsHeader, !sigText && sigHeader].filter(Boolean).join(' and ');
+    const names = WEBHOOK_HEADER_PAIRS.map((p) => p.join(' + ')).join(', or ');
+    throw new WebhookVerificationError('unsigned', `unsigned event: missing header ${missing} (accepted: ${names})`, 'only accept events signed by the service');
   }
-  if (!/^\d{1,12}$/.test(tsText)) throw new WebhookVerificationError('malformed', `header ${WEBHOOK_TIMESTAMP_HEADER} must be a unix timestamp in seconds`);
-  if (!/^[0-9a-fA-F]{64}$/.test(sigText)) throw new WebhookVerificationError('malformed', `header ${WEBHOOK_SIGNATURE_HEADER} must be 64 hex digits (HMAC-SHA256)`);
+  if (!/^\d{1,12}$/.test(tsText)) throw new WebhookVerificationError('malformed', `header ${tsHeader} must be a unix timestamp in seconds`);
+  if (!/^[0-9a-fA-F]{64}$/.test(sigText)) throw new WebhookVerificationError('malformed', `header ${sigHeader} must be 64 hex digits (HMAC-SHA256)`);
   const tolerance = opts.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const future = opts.maxFutureSeconds ?? DEFAULT_MAX_FUTURE_SECONDS;
   const age = Math.floor((opts.now ?? Date.now()) / 1000) - Number(tsText);

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { UsageError } from '../util/errors.js';
+import { UsageError, type ExitCode } from '../util/errors.js';
 import { defineCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 
@@ -17,6 +17,10 @@ interface SandboxArgs {
   idSeed?: string;
   workflows?: string;
   webhooks?: string;
+  versionHeader?: string[];
+  fault?: string[];
+  record?: string;
+  upstream?: string;
   format: 'text' | 'json';
 }
 
@@ -29,29 +33,59 @@ export default defineCommand<SandboxArgs>({
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
       .option('data-dir', { type: 'string', describe: 'keep state in DIR/sandbox.db across restarts (in memory without it)' })
       .option('tokens', { type: 'string', describe: 'JSON file of tokens: {"tokens": [{"token", "createdAt", "processors"?, "workflows"?, "apiVersion"?}]}; without it a dev token is printed' })
-      .option('rate-limit', { type: 'number', describe: 'requests per second per token; above it 429 with Retry-After' })
-      .option('latency-ms', { type: 'number', describe: 'delay added to every response' })
-      .option('fail-rate', { type: 'number', describe: 'probability 0-1 of an injected 500 per request (resilience tests)' })
+      .option('fault', { type: 'string', array: true, describe: 'inject a fault, repeatable: status=429|402|5xx with rate=P (share of requests) or limit=N (requests/s per token), retryAfter=S, latency=MS, jitter=MS, route="[METHOD ]/path*"' })
+      .option('rate-limit', { type: 'number', describe: 'requests per second per token; above it 429 with Retry-After (same as --fault status=429,limit=N)' })
+      .option('latency-ms', { type: 'number', describe: 'delay added to every response (same as --fault latency=MS)' })
+      .option('fail-rate', { type: 'number', describe: 'probability 0-1 of an injected 500 per request (same as --fault status=500,rate=P)' })
       .option('engine', { type: 'string', default: 'simulate', describe: 'simulate[:SEED,ERROR_RATE[,FAILURE_RATE]] (outputs from expected outputs with seeded errors) or replay:FILE.jsonl (recorded outputs)' })
       .option('engine-concurrency', { type: 'number', default: 4, describe: 'runs processed at once; beyond it lower priority numbers go first' })
       .option('engine-delay-ms', { type: 'number', default: 200, describe: 'processing time of one run (+-25%)' })
       .option('id-seed', { type: 'string', describe: 'mint ids from this seed (in memory only): the same requests in the same order get the same ids' })
       .option('workflows', { type: 'string', describe: 'JSON file of workflows (sandbox extension): {"workflows": [{"id": "workflow_...", "name", "versions": [{"version": 1, "steps": [{"processorId", "version"}]}]}]}' })
       .option('webhooks', { type: 'string', describe: 'JSON file of webhook endpoints: {"endpoints": [{"url", "secret", "apiVersion"?, "events"?}], "delivery"?: {"maxAttempts", "baseDelayMs", ...}}' })
+      .option('version-header', { type: 'string', array: true, describe: 'header name the API version is read from and echoed under; repeatable (default: x-service-api-version and x-extend-api-version, the official SDK\'s)' })
+      .option('record', { type: 'string', describe: 'record mode: forward every request to the service (--upstream, token from EVALKIT_API_TOKEN) and write each ended processor run to FILE in the replay format' })
+      .option('upstream', { type: 'string', describe: 'base URL of the service in record mode (default: EVALKIT_BASE_URL)' })
       .option('format', formatOption)
       .example('$0 sandbox', 'in-memory sandbox on http://127.0.0.1:8787; prints the dev token')
       .example('$0 sandbox --data-dir .sandbox --port 9000', 'keep processors, files and runs across restarts')
       .example('$0 sandbox --engine simulate:7,0.2', 'seed 7, 20% of fields wrong: reproducible, non-trivial evaluation metrics')
       .example('$0 sandbox --engine replay:recorded.jsonl', 'answer runs with recorded outputs (by file name or sha256, and version)')
+      .example('$0 sandbox --engine replay:reports/eval.json', 'answer runs with the outputs of an evaluation export (by file name)')
+      .example('EVALKIT_API_TOKEN=sk_... $0 sandbox --record recorded.jsonl --upstream https://api.example.com', 'record the service\'s outputs through a local proxy, for replay offline')
       .example('$0 sandbox --rate-limit 5 --fail-rate 0.1 --latency-ms 50', 'exercise a client\'s retries and backoff')
+      .example("$0 sandbox --fault 'status=429,rate=0.1,retryAfter=2' --fault 'status=503,rate=0.05,route=POST /processor_runs*' --fault 'latency=200,jitter=100'", 'faults an SDK user must handle, per route')
       .example('$0 sandbox --data-dir .sandbox --workflows workflows.json --webhooks hooks.json', 'workflows over kept processors; events signed and sent to your endpoint')
-      .epilogue('Stops cleanly on Ctrl-C (SIGINT) or SIGTERM. Point the CLI at it with EVALKIT_BASE_URL and EVALKIT_API_TOKEN. See README "evalkit sandbox".') as unknown as Argv<SandboxArgs>,
+      .epilogue(
+        [
+          'Stops cleanly on Ctrl-C (SIGINT) or SIGTERM. Point the CLI at it with EVALKIT_BASE_URL and EVALKIT_API_TOKEN.',
+          '',
+          'The official TypeScript SDK (npm extend-ai 0.0.12) works against it with only baseUrl and token changed:',
+          '',
+          "  import { ExtendClient } from 'extend-ai';",
+          '  const token = process.env.EVALKIT_API_TOKEN;',
+          "  const client = new ExtendClient({ baseUrl: 'http://127.0.0.1:8787', token });",
+          "  const run = await client.processorRun.create({ processorId, rawText: 'Total: 7' });",
+          '',
+          'See README "evalkit sandbox" for the SDK methods and their status.',
+        ].join('\n'),
+      ) as unknown as Argv<SandboxArgs>,
   async run(argv) {
     for (const [name, v] of [['--rate-limit', argv.rateLimit], ['--latency-ms', argv.latencyMs], ['--port', argv.port], ['--engine-delay-ms', argv.engineDelayMs]] as const) {
       if (v !== undefined && (!Number.isFinite(v) || v < 0)) throw new UsageError(`${name} must be a number >= 0`);
     }
     if (argv.failRate !== undefined && !(argv.failRate >= 0 && argv.failRate <= 1)) throw new UsageError('--fail-rate must be a number from 0 to 1');
+    const { parseFaultRule } = await import('../sandbox/faults.js');
+    const faults = (argv.fault ?? []).map((f) => {
+      try {
+        return parseFaultRule(f);
+      } catch (e) {
+        throw new UsageError(`--fault ${(e as Error).message.replace(/^fault /, '')}`, { hint: "for example --fault 'status=429,rate=0.1,retryAfter=2,route=GET /processors*'" });
+      }
+    });
     if (!Number.isInteger(argv.engineConcurrency) || argv.engineConcurrency < 1) throw new UsageError('--engine-concurrency must be an integer >= 1');
+    if (argv.record !== undefined) return record(argv);
+    if (argv.upstream !== undefined) throw new UsageError('--upstream is for record mode', { hint: 'add --record FILE' });
     const { startSandbox } = await import('../sandbox/index.js');
     const sb = await startSandbox({
       port: argv.port,
@@ -67,6 +101,8 @@ export default defineCommand<SandboxArgs>({
       idSeed: argv.idSeed,
       workflows: argv.workflows,
       webhooks: argv.webhooks,
+      versionHeaders: argv.versionHeader,
+      faults,
       log: (line) => err(line),
     });
     // Handlers first: whoever reads the banner may signal at once.
@@ -89,7 +125,9 @@ export default defineCommand<SandboxArgs>({
       } else out(`tokens from ${argv.tokens}`);
       if (argv.workflows) out(`workflows from ${argv.workflows}`);
       if (argv.webhooks) out(`webhook endpoints from ${argv.webhooks}`);
-      out('Send "x-service-api-version: 2025-04-21" (required for tokens created on or after 2025-04-21). Ctrl-C stops.');
+      for (const f of argv.fault ?? []) out(`fault: ${f}`);
+      const names = argv.versionHeader?.length ? argv.versionHeader.map((h) => h.toLowerCase()) : ['x-service-api-version', 'x-extend-api-version'];
+      out(`Send "${names[0]}: 2025-04-21"${names.length > 1 ? ` (or ${names.slice(1).join(', ')})` : ''} (required for tokens created on or after 2025-04-21). Ctrl-C stops.`);
     }
     await stopped;
     await sb.close();
@@ -97,3 +135,37 @@ export default defineCommand<SandboxArgs>({
     return 0;
   },
 });
+
+/** `--record FILE`: a proxy to the service instead of the emulation. */
+async function record(argv: SandboxArgs): Promise<ExitCode> {
+  const emulation = ([['--data-dir', argv.dataDir], ['--tokens', argv.tokens], ['--workflows', argv.workflows], ['--webhooks', argv.webhooks], ['--fault', argv.fault],
+    ['--rate-limit', argv.rateLimit], ['--fail-rate', argv.failRate], ['--latency-ms', argv.latencyMs], ['--id-seed', argv.idSeed]] as const).find(([, v]) => v !== undefined);
+  if (emulation) throw new UsageError(`${emulation[0]} is for the emulation; --record forwards every request to the service`, { hint: `drop ${emulation[0]} or --record` });
+  if (!argv.record) throw new UsageError('--record needs a file to write', { hint: 'for example --record recorded.jsonl' });
+  const upstream = argv.upstream ?? process.env.EVALKIT_BASE_URL;
+  if (!upstream) throw new UsageError('record mode needs the service\'s base URL', { hint: 'pass --upstream URL or set EVALKIT_BASE_URL' });
+  const upstreamToken = process.env.EVALKIT_API_TOKEN;
+  if (!upstreamToken) throw new UsageError('record mode needs the service\'s API token', { hint: 'set EVALKIT_API_TOKEN (it is sent to the service only, never written)' });
+  const { startRecorder } = await import('../sandbox/record.js');
+  const rec = await startRecorder({ file: argv.record, upstream, upstreamToken, port: argv.port, host: argv.host, log: (line) => err(line) });
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  if (argv.format === 'json') outJson({ url: rec.url, mode: 'record', upstream, record: argv.record, token: rec.token });
+  else {
+    out(`evalkit sandbox listening on ${rec.url} (record mode: forwarding to ${upstream}, writing ${argv.record})`);
+    out(`dev token: ${rec.token}`);
+    out(`  export EVALKIT_BASE_URL=${rec.url} EVALKIT_API_TOKEN=${rec.token}`);
+    out('Requests are sent to the service with the token of EVALKIT_API_TOKEN. Ctrl-C stops.');
+  }
+  await stopped;
+  await rec.close();
+  err(`evalkit sandbox: stopped; ${rec.recorded()} run(s) recorded in ${argv.record}`);
+  return 0;
+}

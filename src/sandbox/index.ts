@@ -10,7 +10,7 @@ import { UsageError } from '../util/errors.js';
 import { devToken, TokenRegistry, toRecords, type TokenRecord, type TokenSpec } from './auth.js';
 import type { Ctx } from './context.js';
 import { loadCore, type Core } from './core.js';
-import { parseEngine, type Engine } from './engine/index.js';
+import { loadEngine, type Engine } from './engine/index.js';
 import { makeWorker } from './engine/process.js';
 import { Scheduler } from './engine/scheduler.js';
 import { EventBus, type SandboxEvent } from './events.js';
@@ -25,10 +25,13 @@ import { evaluationRoutes } from './routes/evaluation.js';
 import { fileRoutes } from './routes/files.js';
 import { processorRunRoutes } from './routes/processorRuns.js';
 import { processorRoutes } from './routes/processors.js';
+import { lifecycleRoutes } from './routes/lifecycle.js';
+import { notEmulatedRoutes } from './routes/notEmulated.js';
 import { createSandboxServer } from './server.js';
+import { checkFaultRule, Faults, parseFaultRule, type FaultRule } from './faults.js';
 import type { WebhooksConfig, WebhooksSpec, WorkflowDefinition, WorkflowSpec } from './settings.js';
 import { Store } from './store.js';
-import { DEFAULT_VERSION_HEADER } from './versioning.js';
+import { DEFAULT_VERSION_HEADERS } from './versioning.js';
 import { DEFAULT_DELIVERY, WebhookDispatcher } from './webhooks/dispatcher.js';
 import { syncConfigEndpoints } from './webhooks/endpoints.js';
 import { saveWorkflow } from './workflows/definitions.js';
@@ -37,6 +40,7 @@ export type { SandboxEvent } from './events.js';
 export type { TokenSpec } from './auth.js';
 export type { WebhooksSpec, WorkflowSpec } from './settings.js';
 export type { DeliveryPolicy } from './webhooks/dispatcher.js';
+export type { FaultRule } from './faults.js';
 export { API_VERSIONS } from './versioning.js';
 
 export interface SandboxOptions {
@@ -56,8 +60,13 @@ export interface SandboxOptions {
   latencyMs?: number;
   /** Probability (0-1) of an injected 500 per request. */
   failRate?: number;
-  /** Seed of the injected failures (random by default). */
+  /** Seed of the injected failures and jitter (random by default). */
   failSeed?: number;
+  /**
+   * Injected faults, each a rule (faults.ts) or its text `status=429,rate=0.1,retryAfter=2,route=GET /processors*`.
+   * `rateLimit`, `failRate` and `latencyMs` are shorthands for `status=429,limit=N`, `status=500,rate=P` and `latency=MS`.
+   */
+  faults?: ReadonlyArray<string | FaultRule>;
   /** `simulate[:seed,error-rate[,failure-rate]]` (default `simulate`) or `replay:FILE`, or an Engine. */
   engine?: string | Engine;
   /** Runs processed at the same time (default 4). */
@@ -66,7 +75,9 @@ export interface SandboxOptions {
   engineDelayMs?: number;
   /** Cap of request bodies in bytes (default 32 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
-  /** Name of the version header (default x-service-api-version). */
+  /** Names the API version header is read from and echoed under (default x-service-api-version and x-extend-api-version, the real service's). */
+  versionHeaders?: readonly string[];
+  /** One name instead of `versionHeaders` (kept for callers of the first release). */
   versionHeader?: string;
   /** Mint ids from this seed instead of at random, for reproducible scripted runs (in memory only, not with dataDir). */
   idSeed?: string;
@@ -112,13 +123,11 @@ function num(name: string, v: number | undefined, min: number, max: number, dflt
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   const port = num('port', options.port, 0, 65535, DEFAULT_PORT);
   if (!Number.isInteger(port)) throw new UsageError('port must be an integer');
-  const rateLimit = num('rate limit', options.rateLimit, 0, 1e6, 0);
-  const latencyMs = num('latency', options.latencyMs, 0, 600_000, 0);
-  const failRate = num('fail rate', options.failRate, 0, 1, 0);
+  const faults = faultRules(options);
   const concurrency = Math.floor(num('engine concurrency', options.engineConcurrency, 1, 1000, 4));
   const delayMs = num('engine delay', options.engineDelayMs, 0, 600_000, 200);
   const maxBodyBytes = num('max body bytes', options.maxBodyBytes, 1024, 2 ** 31, DEFAULT_MAX_BODY_BYTES);
-  const engine = typeof options.engine === 'object' ? options.engine : parseEngine(options.engine);
+  const engine = typeof options.engine === 'object' ? options.engine : await loadEngine(options.engine);
   let tokens: TokenRecord[] | undefined;
   if (typeof options.tokens === 'string') tokens = (await import('./tokensFile.js')).loadTokensFile(options.tokens);
   else if (Array.isArray(options.tokens)) tokens = toRecords(options.tokens);
@@ -146,7 +155,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     for (const w of workflows) saveWorkflow(store, w as WorkflowDefinition & { id: string }, 'file', true);
     const events = new EventBus();
-    const versionHeader = (options.versionHeader ?? DEFAULT_VERSION_HEADER).toLowerCase();
+    const versionHeaders = headerNames(options);
     const ctx: Ctx = {
       store,
       ids,
@@ -169,19 +178,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
     ctx.scheduler = new Scheduler(concurrency, delayMs, makeWorker(() => ctx));
     syncConfigEndpoints(ctx, webhooks?.endpoints ?? []);
-    ctx.webhooks = new WebhookDispatcher(ctx, webhooks?.delivery ?? DEFAULT_DELIVERY, versionHeader, options.log);
+    ctx.webhooks = new WebhookDispatcher(ctx, webhooks?.delivery ?? DEFAULT_DELIVERY, versionHeaders, options.log);
     const router = new Router().add(
       ...processorRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...batchRoutes,
-      ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes,
+      ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes, ...lifecycleRoutes, ...notEmulatedRoutes,
     );
     const server = createSandboxServer(ctx, {
       router,
       registry: new TokenRegistry(tokens),
-      versionHeader,
-      rateLimit,
-      latencyMs,
-      failRate,
-      failSeed: options.failSeed,
+      versionHeaders,
+      faults: new Faults(faults, options.failSeed),
       log: options.log,
     });
     const host = options.host ?? DEFAULT_HOST;
@@ -229,6 +235,32 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     store.close();
     throw e;
   }
+}
+
+function faultRules(options: SandboxOptions): FaultRule[] {
+  const rateLimit = num('rate limit', options.rateLimit, 0, 1e6, 0);
+  const latencyMs = num('latency', options.latencyMs, 0, 600_000, 0);
+  const failRate = num('fail rate', options.failRate, 0, 1, 0);
+  const rules: FaultRule[] = [];
+  if (latencyMs > 0) rules.push({ latency: latencyMs });
+  if (rateLimit > 0) rules.push({ status: 429, limit: rateLimit });
+  if (failRate > 0) rules.push({ status: 500, rate: failRate });
+  for (const f of options.faults ?? []) {
+    try {
+      rules.push(typeof f === 'string' ? parseFaultRule(f) : checkFaultRule({ ...f }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  return rules;
+}
+
+function headerNames(options: SandboxOptions): string[] {
+  const given = options.versionHeaders ?? (options.versionHeader === undefined ? DEFAULT_VERSION_HEADERS : [options.versionHeader]);
+  const names = [...new Set(given.map((n) => n.trim().toLowerCase()))];
+  if (names.length === 0) throw new UsageError('at least one version header name is needed');
+  for (const n of names) if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(n)) throw new UsageError(`"${n}" is not a valid HTTP header name`);
+  return names;
 }
 
 /** The workflows and webhooks settings, checked before anything starts (exit 2 naming the file and pointer). */

@@ -10,12 +10,15 @@ export interface Job {
   evaluationSetItemId?: string;
 }
 
+/** What a run keeps of its file. */
+export type RunFile = Pick<FileRow, 'id' | 'name' | 'type' | 'num_pages' | 'created_at' | 'updated_at'>;
+
 export interface NewRun {
   processor: ProcessorRow;
   version: VersionRow;
   /** Config in effect (2025-04-21): the version's or the request's override. */
   config: Json;
-  input: { kind: 'text'; text: string } | { kind: 'file'; file: Pick<FileRow, 'id' | 'name' | 'type' | 'num_pages'> };
+  input: { kind: 'text'; text: string } | { kind: 'file'; file: RunFile };
   priority: number;
   metadata: Json;
   source: string;
@@ -46,10 +49,12 @@ export function buildRun(n: NewRun): RunRow {
     metadata: n.metadata,
     reviewed: false,
     edited: false,
-    edits: null,
+    edits: {},
     type: n.processor.type as ProcessorType,
     config: n.config,
     files: file ? [fileRef(file)] : [],
+    // The official SDK's ProcessorRun: the sandbox never merges processors.
+    mergedProcessors: [],
     priority: n.priority,
     source: n.source,
     sourceId: n.sourceId,

@@ -37,10 +37,25 @@ export function outputFor(ctx: Ctx, output: unknown, layout: Layout, type: strin
   return ctx.core.splitterOutput(output as Json, layout);
 }
 
+/**
+ * Members the official SDK's ProcessorRun requires and the spec leaves "not shown", for run
+ * documents stored before the sandbox wrote them (data dirs of the first release).
+ */
+export function sdkRunMembers(run: Json): Json {
+  if (Array.isArray(run.mergedProcessors)) return run;
+  const created = run.createdAt as string;
+  return {
+    ...run,
+    edits: run.edits ?? {},
+    mergedProcessors: [],
+    files: ((run.files as Json[] | undefined) ?? []).map((f) => ({ metadata: {}, createdAt: created, updatedAt: created, ...f })),
+  };
+}
+
 /** A run as served to an older API version: configs and splitter outputs in its layout, plus `url`. */
 export function runObject(ctx: Ctx, run: Json, layout: Layout): Json {
   const type = run.type as ProcessorType;
-  const out: Json = { ...run, url: `${ctx.baseUrl}/processor_runs/${String(run.id)}` };
+  const out: Json = { ...sdkRunMembers(run), url: `${ctx.baseUrl}/processor_runs/${String(run.id)}` };
   if (layout !== HUB) {
     out.config = configFor(ctx, run.config as Json, layout, type);
     out.output = outputFor(ctx, run.output, layout, type);
@@ -52,6 +67,7 @@ export function runObject(ctx: Ctx, run: Json, layout: Layout): Json {
 
 /** `"url":"..."` appended before the closing brace of a stored run document. */
 export function runSplice(ctx: Ctx, doc: string, id: string): string {
+  if (!doc.includes('"mergedProcessors":')) return JSON.stringify({ ...sdkRunMembers(JSON.parse(doc) as Json), url: `${ctx.baseUrl}/processor_runs/${id}` });
   return `${doc.slice(0, -1)},"url":${JSON.stringify(`${ctx.baseUrl}/processor_runs/${id}`)}}`;
 }
 
@@ -94,12 +110,18 @@ export function fileJson(ctx: Ctx, f: FileRow, flags: FileFlags, version: ApiVer
     updatedAt: f.updated_at,
   };
   if (f.parent_file_id) out.parentFileId = f.parent_file_id;
-  if (f.metadata) out.metadata = JSON.parse(f.metadata);
+  out.metadata = fileMetadata(f);
   return out;
 }
 
-export function fileRef(f: { id: string; name: string; type: string }): Json {
-  return { object: 'file', id: f.id, name: f.name, type: f.type };
+/** `metadata` (the SDK's FileMetadata): pageCount, and parentSplit for derived files. */
+function fileMetadata(f: Pick<FileRow, 'num_pages' | 'metadata'>): Json {
+  return { pageCount: f.num_pages, ...(f.metadata ? (JSON.parse(f.metadata) as Json) : {}) };
+}
+
+/** A file as runs list it: the spec's reference (object, id, name) with what the SDK's File_ requires. */
+export function fileRef(f: Pick<FileRow, 'id' | 'name' | 'type' | 'num_pages' | 'created_at' | 'updated_at'>): Json {
+  return { object: 'file', id: f.id, name: f.name, type: f.type, metadata: { pageCount: f.num_pages }, createdAt: f.created_at, updatedAt: f.updated_at };
 }
 
 export function setJson(s: SetRow): Json {

@@ -1,67 +1,38 @@
 /**
  * The HTTP layer: node:http, one pipeline per request:
  *
- *   latency -> path (optional /v1 prefix) -> public route? -> rate limit (429) -> injected
- *   failure (500) -> token (401) -> API version (400) -> route (404/405) -> body (413/400)
+ *   path (optional /v1 prefix) -> injected latency -> public route? -> injected faults (429,
+ *   402, 5xx: faults.ts) -> token (401) -> API version (400) -> route (404/405) -> body (413/400)
  *   -> handler -> `{success: true, ...}` or `{success: false, error}`
  *
- * Injected failures happen before any work, so a retried request never runs twice.
+ * Injected faults happen before any work, so a retried request never runs twice.
  * Unexpected errors answer 500 without details; the stack goes to the `log` callback only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { TokenRecord, TokenRegistry } from './auth.js';
 import type { Ctx } from './context.js';
-import { layoutOf, resolveVersion, type ApiVersion } from './versioning.js';
+import { layoutOf, resolveVersion, type VersionInEffect } from './versioning.js';
 import { BinaryBody, HttpError, RawJson, type HandlerResult, type Req } from './http.js';
 import type { Router } from './router.js';
-import { mulberry32, type Rng } from './engine/rng.js';
+import { retryHeaders, type Faults } from './faults.js';
 import { parseJson } from '../util/json.js';
 import { EvalkitError } from '../util/errors.js';
 
 export interface ServerOptions {
   router: Router;
   registry: TokenRegistry;
-  versionHeader: string;
-  /** Requests per second per token (or per client address without a token); 0 = off. */
-  rateLimit: number;
-  latencyMs: number;
-  /** Probability of an injected 500 per request. */
-  failRate: number;
-  failSeed?: number;
+  /** Names the API version is read from (lowercase); see versioning.ts. */
+  versionHeaders: readonly string[];
+  /** Injected faults (rate limits, errors, latency): faults.ts. */
+  faults: Faults;
   log?: (line: string) => void;
-}
-
-/** Per key token bucket: `rate` requests per second, bursts up to `rate`. */
-class RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  constructor(private readonly rate: number) {}
-
-  /** 0 when allowed, else the seconds to wait (for Retry-After). */
-  take(key: string): number {
-    const now = performance.now();
-    let b = this.buckets.get(key);
-    if (!b) {
-      if (this.buckets.size > 10_000) this.buckets.clear();
-      b = { tokens: this.rate, at: now };
-      this.buckets.set(key, b);
-    }
-    b.tokens = Math.min(this.rate, b.tokens + ((now - b.at) / 1000) * this.rate);
-    b.at = now;
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return 0;
-    }
-    return Math.max(1, Math.ceil((1 - b.tokens) / this.rate));
-  }
 }
 
 const PUBLIC_TOKEN: TokenRecord = { token: '', name: 'public', createdAt: '1970-01-01', processors: new Set(), workflows: new Set() };
 
 export function createSandboxServer(ctx: Ctx, opts: ServerOptions): Server {
-  const limiter = opts.rateLimit > 0 ? new RateLimiter(opts.rateLimit) : undefined;
-  const rng: Rng = mulberry32(opts.failSeed ?? Math.floor(Math.random() * 2 ** 32));
   const server = createServer({ keepAlive: true }, (req, res) => {
-    handle(ctx, opts, limiter, rng, req, res).catch((e: unknown) => {
+    handle(ctx, opts, req, res).catch((e: unknown) => {
       opts.log?.(`sandbox: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (!res.headersSent) sendJson(res, 500, '{"success":false,"error":"internal sandbox error"}');
       else res.destroy();
@@ -71,16 +42,17 @@ export function createSandboxServer(ctx: Ctx, opts: ServerOptions): Server {
   return server;
 }
 
-async function handle(ctx: Ctx, opts: ServerOptions, limiter: RateLimiter | undefined, rng: Rng, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  let version: ApiVersion | undefined;
+async function handle(ctx: Ctx, opts: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let inEffect: VersionInEffect | undefined;
   try {
-    if (opts.latencyMs > 0) await new Promise((r) => setTimeout(r, opts.latencyMs));
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     let path = q < 0 ? url : url.slice(0, q);
     if (path === '/v1' || path.startsWith('/v1/')) path = path.slice(3) || '/';
-    const segments = splitPath(path);
     const method = req.method ?? 'GET';
+    const delay = opts.faults.size ? opts.faults.delayMs(method, path) : 0;
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    const segments = splitPath(path);
     if (segments.length === 1 && segments[0] === 'healthz' && method === 'GET') {
       sendJson(res, 200, '{"success":true,"status":"ok"}');
       return;
@@ -89,18 +61,14 @@ async function handle(ctx: Ctx, opts: ServerOptions, limiter: RateLimiter | unde
     const isPublic = match !== undefined && 'route' in match && match.route.public === true;
     let token = PUBLIC_TOKEN;
     if (!isPublic) {
-      if (limiter) {
-        const auth = req.headers.authorization;
-        const wait = limiter.take(auth ?? `addr:${req.socket.remoteAddress ?? ''}`);
-        if (wait > 0) throw new HttpError(429, `rate limit exceeded: at most ${formatRate(opts.rateLimit)} requests per second; retry after ${wait} s`, { 'retry-after': String(wait) });
-      }
-      if (opts.failRate > 0 && rng() < opts.failRate) throw new HttpError(500, 'injected failure (evalkit sandbox --fail-rate); retry the request');
+      if (opts.faults.size) opts.faults.check(method, path, req.headers.authorization ?? `addr:${req.socket.remoteAddress ?? ''}`);
       token = opts.registry.authenticate(req.headers.authorization);
-      version = resolveVersion(req.headers, token, opts.versionHeader);
+      inEffect = resolveVersion(req.headers, token, opts.versionHeaders);
     }
     if (!match) throw new HttpError(404, `no such endpoint: ${method} ${path}`);
     if ('allowed' in match) throw new HttpError(405, `method ${method} is not allowed on ${path}; use ${match.allowed.join(' or ')}`, { allow: match.allowed.join(', ') });
     const route = match.route;
+    const version = inEffect?.version;
     const r: Req = {
       method,
       path,
@@ -120,18 +88,15 @@ async function handle(ctx: Ctx, opts: ServerOptions, limiter: RateLimiter | unde
       else r.body = parseBody(req, buf);
     }
     if (!ctx.coreLoaded) await ctx.ready;
-    reply(res, await route.handler(r, ctx), version && [opts.versionHeader, version]);
+    reply(res, await route.handler(r, ctx), inEffect);
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
-    const headers: Record<string, string> = { ...e.headers };
+    // Every 429 says when to come back, whoever raised it.
+    const headers: Record<string, string> = e.status === 429 && !e.headers['retry-after'] ? { ...retryHeaders(1), ...e.headers } : { ...e.headers };
     if (e.status === 413) headers.connection = 'close';
-    sendJson(res, e.status, JSON.stringify({ success: false, error: e.message }), version && [opts.versionHeader, version], headers);
+    sendJson(res, e.status, JSON.stringify({ success: false, error: e.message }), inEffect, headers);
     if (e.status === 413) req.resume();
   }
-}
-
-function formatRate(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(2);
 }
 
 /** Path segments, percent-decoded; 400 for a malformed escape. */
@@ -197,8 +162,8 @@ function parseBody(req: IncomingMessage, buf: Buffer): unknown {
   }
 }
 
-/** The version in effect, echoed under the configured header name. */
-type Echo = readonly [header: string, version: ApiVersion] | undefined;
+/** The version in effect, echoed under the name it was sent (or every accepted name). */
+type Echo = VersionInEffect | undefined;
 
 function reply(res: ServerResponse, result: HandlerResult, version: Echo): void {
   if (result instanceof RawJson) sendJson(res, result.status, result.text, version);
@@ -215,7 +180,7 @@ function reply(res: ServerResponse, result: HandlerResult, version: Echo): void 
 
 function sendJson(res: ServerResponse, status: number, text: string, version?: Echo, extra?: Record<string, string>): void {
   const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) };
-  if (version) headers[version[0]] = version[1];
+  if (version) for (const name of version.echo) headers[name] = version.version;
   if (extra) Object.assign(headers, extra);
   res.writeHead(status, headers);
   res.end(text);

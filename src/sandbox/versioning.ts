@@ -13,6 +13,16 @@ export const HEADER_REQUIRED_FROM = '2025-04-21';
 /** ...and are then pinned to this version. */
 export const PINNED_VERSION: ApiVersion = '2024-12-23';
 export const DEFAULT_VERSION_HEADER = 'x-service-api-version';
+/** The real service's name for the same header (service-facts.md), sent by its official SDK. */
+export const SERVICE_SDK_VERSION_HEADER = 'x-extend-api-version';
+/** Read by default: the spec's name and the real service's, so the official SDK works unchanged. */
+export const DEFAULT_VERSION_HEADERS: readonly string[] = [DEFAULT_VERSION_HEADER, SERVICE_SDK_VERSION_HEADER];
+
+/** The version in effect and the header names to echo it under (the one it came in, or every accepted name). */
+export interface VersionInEffect {
+  version: ApiVersion;
+  echo: readonly string[];
+}
 
 const KNOWN: ReadonlySet<string> = new Set(API_VERSIONS);
 
@@ -30,28 +40,36 @@ export function layoutOf(version: ApiVersion): Layout {
 }
 
 /**
- * The version in effect for one request: the header (name case-insensitive: Node lowercases
- * header names), else the token's own default (an organisation pinned by the operator), else
- * the part 9 rule: tokens created before 2025-04-21 are pinned to 2024-12-23, newer ones must
- * send the header and get a 400 that names it.
+ * The version in effect for one request: a version header (any of `headerNames`; names are
+ * case-insensitive, Node lowercases them) always wins; else the token's own default (an
+ * organisation pinned by the operator), else the part 9 rule: tokens created before 2025-04-21
+ * are pinned to 2024-12-23, newer ones must send the header and get a 400 that names it.
+ * The same version under two names is fine; two different versions are a 400.
  */
-export function resolveVersion(headers: IncomingHttpHeaders, token: TokenRecord, headerName: string): ApiVersion {
-  const raw = headers[headerName];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  if (value !== undefined && value.trim() !== '') {
-    const v = value.trim();
-    if (isApiVersion(v)) return v;
+export function resolveVersion(headers: IncomingHttpHeaders, token: TokenRecord, headerNames: readonly string[]): VersionInEffect {
+  let found: { name: string; value: string } | undefined;
+  for (const name of headerNames) {
+    const raw = headers[name];
+    const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    if (value === undefined || value === '') continue;
+    if (found && found.value !== value) throw new HttpError(400, `conflicting API versions: header ${found.name} says "${found.value}", header ${name} says "${value}"; send one`);
+    found ??= { name, value };
+  }
+  if (found) {
+    const v = found.value;
+    if (isApiVersion(v)) return { version: v, echo: [found.name] };
     throw new HttpError(
       400,
       /^\d{4}-\d{2}-\d{2}$/.test(v)
-        ? `unsupported API version "${v}" in header ${headerName}; supported: ${API_VERSIONS.join(', ')}`
-        : `header ${headerName} must be an API version date YYYY-MM-DD (for example ${CURRENT_VERSION})`,
+        ? `unsupported API version "${v}" in header ${found.name}; supported: ${API_VERSIONS.join(', ')}`
+        : `header ${found.name} must be an API version date YYYY-MM-DD (for example ${CURRENT_VERSION})`,
     );
   }
-  if (token.apiVersion) return token.apiVersion;
-  if (token.createdAt < HEADER_REQUIRED_FROM) return PINNED_VERSION;
+  if (token.apiVersion) return { version: token.apiVersion, echo: headerNames };
+  if (token.createdAt < HEADER_REQUIRED_FROM) return { version: PINNED_VERSION, echo: headerNames };
+  const names = headerNames.join(' or ');
   throw new HttpError(
     400,
-    `missing header ${headerName}: API tokens created on or after ${HEADER_REQUIRED_FROM} must send the API version, for example "${headerName}: ${CURRENT_VERSION}"`,
+    `missing header ${names}: API tokens created on or after ${HEADER_REQUIRED_FROM} must send the API version, for example "${headerNames[0]}: ${CURRENT_VERSION}"`,
   );
 }

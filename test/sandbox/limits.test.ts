@@ -100,7 +100,7 @@ describe('--fail-rate', () => {
     try {
       const r = await s.call('POST', '/processors', { body: { name: 'x', type: 'EXTRACT' } });
       expect(r.status).toBe(500);
-      expect(r.body).toEqual({ success: false, error: expect.stringMatching(/injected failure/) });
+      expect(r.body).toEqual({ success: false, error: expect.stringMatching(/injected fault/) });
       expect((await s.call('GET', '/healthz', { token: null })).status).toBe(200);
     } finally {
       await s.close();

@@ -175,7 +175,7 @@ describe('run lifecycle', () => {
   test('file inputs: {fileId}, {fileName, fileBase64}, {fileName, fileUrl} on loopback', async () => {
     const fileId = await uploadText(t, 'up.txt', 'Invoice number: U-1');
     const byId = await createRun({ processorId: pid, file: { fileId } });
-    expect(byId.run.files).toEqual([{ object: 'file', id: fileId, name: 'up.txt', type: 'TXT' }]);
+    expect(byId.run.files).toEqual([{ object: 'file', id: fileId, name: 'up.txt', type: 'TXT', metadata: { pageCount: 1 }, createdAt: expect.any(String), updatedAt: expect.any(String) }]);
     const b64 = await createRun({ processorId: pid, file: { fileName: 'b.csv', fileBase64: Buffer.from('a,b\n1,2').toString('base64') } });
     expect(b64.status).toBe(200);
     expect(b64.run.files).toEqual([expect.objectContaining({ name: 'b.csv', type: 'CSV' })]);

@@ -271,7 +271,7 @@ describe('POST /workflow_runs/batch (4.1) and GET /workflow_runs (4.3)', () => {
     expect(all.map((r) => r.createdAt)).toEqual([...all.map((r) => r.createdAt)].sort());
     expect((await listAll(`workflowId=${id}&fileNameContains=needle`, 10)).map((r) => r.files[0]?.id)).toEqual([fileId]);
     expect(await listAll(`workflowId=${id}&status=PROCESSED`, 10)).toHaveLength(3);
-    expect((await t.call('GET', '/workflow_runs?status=DONE')).body.error).toBe('query parameter status must be one of PROCESSING, PROCESSED, FAILED');
+    expect((await t.call('GET', '/workflow_runs?status=DONE')).body.error).toBe('query parameter status must be one of PROCESSING, PROCESSED, FAILED, CANCELLED');
     expect((await t.call('GET', '/workflow_runs?sortBy=name')).status).toBe(400);
   });
 });

@@ -1,11 +1,36 @@
 import { UsageError } from '../../util/errors.js';
-import { replayEngine } from './replay.js';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { exportReplayEngine, looksLikeExport, replayEngine } from './replay.js';
 import { SIMULATE_DEFAULTS, simulateEngine } from './simulate.js';
 import type { Engine } from './types.js';
 
 export type { Engine, EngineInput, EngineResult } from './types.js';
 
 const HINT = 'use --engine simulate, simulate:SEED, simulate:SEED,ERROR_RATE[,FAILURE_RATE] or replay:FILE.jsonl';
+
+/** Like parseEngine, and `replay:FILE` also reads an evaluation export (whose reader is async). */
+export async function loadEngine(spec: string | undefined): Promise<Engine> {
+  const s = (spec ?? 'simulate').trim();
+  const file = s.startsWith('replay:') ? s.slice('replay:'.length) : '';
+  if (file && isExportFile(file)) {
+    const { loadExport } = await import('../../report/load.js');
+    return exportReplayEngine(file, await loadExport(file));
+  }
+  return parseEngine(spec);
+}
+
+function isExportFile(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(64 * 1024);
+    return looksLikeExport(head.subarray(0, readSync(fd, head, 0, head.length, 0)).toString('utf8'));
+  } catch {
+    return false; // parseEngine reports the unreadable file
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 /** Parses `--engine`: `simulate[:seed,error-rate[,failure-rate]]` (default) or `replay:FILE`. */
 export function parseEngine(spec: string | undefined): Engine {

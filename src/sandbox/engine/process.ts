@@ -13,6 +13,7 @@ import type { Job } from '../runs.js';
 import type { BatchRow, FileRow, ItemRow, RunRow } from '../store.js';
 import { advanceWorkflowRun, WORKFLOW_SOURCE, type Advanced } from '../workflows/runs.js';
 import type { EngineInput, EngineResult } from './types.js';
+import { splitFiles } from './splitFiles.js';
 
 export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Promise<void> {
   return async (id, started) => {
@@ -22,14 +23,16 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
     const row = c.store.byId<RunRow>('processor_runs', id);
     if (!row || row.status !== 'PROCESSING') return;
     const doc = JSON.parse(row.doc) as Json;
-    const result = runEngine(c, row, doc);
+    const { result, pages, parent } = runEngine(c, row, doc);
     if (c.scheduler.isClosed) return;
     const now = nowIso();
     const label = result.label;
     doc.metadata = { ...(doc.metadata as Json | null), evalkitSandbox: label };
     doc.updatedAt = now;
+    let derived: FileRow[] = [];
     if (result.ok) {
-      const output = row.processor_type === 'SPLITTER' ? c.core.splitterOutput(result.output, HUB) : result.output;
+      let output = row.processor_type === 'SPLITTER' ? c.core.splitterOutput(result.output, HUB) : result.output;
+      if (row.processor_type === 'SPLITTER') ({ output, files: derived } = splitFiles(c, output, pages, parent, now));
       doc.status = 'PROCESSED';
       doc.output = output;
       doc.initialOutput = output;
@@ -39,10 +42,13 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
       doc.failureMessage = result.message;
     }
     const runTimeMs = Math.round(performance.now() - started);
-    const [batch, step] = c.store.tx((): [BatchRow | undefined, Advanced | undefined] => [
-      c.store.finishRun(id, doc.status as string, JSON.stringify(doc), runTimeMs, now, (b) => finishBatch(c, b)),
-      row.source === WORKFLOW_SOURCE ? advanceWorkflowRun(c, row, doc, now) : undefined,
-    ]);
+    const [batch, step] = c.store.tx((): [BatchRow | undefined, Advanced | undefined] => {
+      for (const f of derived) c.store.insertFile(f, Buffer.from(f.raw_text, 'utf8'));
+      return [
+        c.store.finishRun(id, doc.status as string, JSON.stringify(doc), runTimeMs, now, (b) => finishBatch(c, b)),
+        row.source === WORKFLOW_SOURCE ? advanceWorkflowRun(c, row, doc, now) : undefined,
+      ];
+    });
     c.events.emit({ type: result.ok ? 'processor_run.processed' : 'processor_run.failed', runId: id });
     if (batch) c.events.emit({ type: batch.status === 'PROCESSED' ? 'batch_processor_run.processed' : 'batch_processor_run.failed', batchProcessorRunId: batch.id });
     if (step?.next) c.scheduler.enqueue(step.next.id, step.next.priority);
@@ -50,7 +56,7 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
   };
 }
 
-function runEngine(c: Ctx, row: RunRow, doc: Json): EngineResult {
+function runEngine(c: Ctx, row: RunRow, doc: Json): { result: EngineResult; pages: string[]; parent?: Pick<FileRow, 'id' | 'name'> } {
   const job = JSON.parse(row.job) as Job;
   let text: string;
   let pages: string[];
@@ -62,7 +68,7 @@ function runEngine(c: Ctx, row: RunRow, doc: Json): EngineResult {
     sha256 = createHash('sha256').update(text).digest('hex');
   } else {
     const file = c.store.st('SELECT id, name, sha256, raw_text, pages FROM files WHERE id = ?').get(job.input.fileId) as Pick<FileRow, 'id' | 'name' | 'sha256' | 'raw_text' | 'pages'> | undefined;
-    if (!file) return { ok: false, reason: 'FILE_NOT_FOUND', message: `file ${job.input.fileId} was deleted before the run was processed`, label: { engine: c.engine.spec } };
+    if (!file) return { pages: [], result: { ok: false, reason: 'FILE_NOT_FOUND', message: `file ${job.input.fileId} was deleted before the run was processed`, label: { engine: c.engine.spec } } };
     text = file.raw_text;
     pages = JSON.parse(file.pages) as string[];
     sha256 = file.sha256;
@@ -85,14 +91,15 @@ function runEngine(c: Ctx, row: RunRow, doc: Json): EngineResult {
     expected: item ? (JSON.parse(item.expected) as Json) : undefined,
     truthKey: item?.id ?? sha256,
   };
+  const parent = job.input.kind === 'file' ? { id: job.input.fileId, name: fileName ?? '' } : undefined;
   try {
-    return c.engine.run(input);
+    return { result: c.engine.run(input), pages, parent };
   } catch {
-    return { ok: false, reason: 'ENGINE_ERROR', message: 'the sandbox engine could not process this run', label: { engine: c.engine.spec } };
+    return { pages, parent, result: { ok: false, reason: 'ENGINE_ERROR', message: 'the sandbox engine could not process this run', label: { engine: c.engine.spec } } };
   }
 }
 
-function finishBatch(c: Ctx, b: BatchRow): { status: string; metrics: string } {
+export function finishBatch(c: Ctx, b: BatchRow): { status: string; metrics: string } {
   const runs = c.store.runsOfBatch(b.id);
   const itemStmt = c.store.st('SELECT expected FROM evaluation_set_items WHERE id = ?');
   const evaluated: EvaluatedRun[] = runs.map((r) => {

@@ -4,11 +4,17 @@
  *   {"fileName": "inv-001.pdf", "version": "1.0", "output": {...}}
  *   {"sha256": "<hex of the file bytes or of the rawText>", "processorId": "dp_...", "output": {...}}
  *   {"fileName": "broken.pdf", "failureReason": "CORRUPT_FILE", "failureMessage": "..."}
+ *   {"sha256": "...", "fileName": "inv-1.pdf", "processorType": "EXTRACT", "output": {...}}   (written by record mode)
  *
  * A record matches by content hash or file name, and optionally by processorId and version
  * (a version label such as "1.0"/"draft" or a version id). The most specific match wins (hash
  * over name, each of processor and version adds), then the later line. No match fails the run
  * with failureReason REPLAY_NOT_FOUND. Outputs may use either splitter term.
+ *
+ * The file may also be an evalkit evaluation export (`evalkit eval run` / `eval export`, JSON
+ * or JSONL, read by src/report/load.ts, the one reader of that format): each item is a record
+ * by its file name (exports carry no file hash) and the export's processor type; a PROCESSED
+ * item replays its output, any other its failure.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,9 +22,12 @@ import { InputError } from '../../util/errors.js';
 import { isPlainObject, parseJson } from '../../util/json.js';
 import type { Json } from '../core.js';
 import type { Engine, EngineInput, EngineResult } from './types.js';
+import type { EvaluationExport } from '../../metrics/generated/export.js';
 
-interface ReplayRecord {
+export interface ReplayRecord {
   line: number;
+  /** Only runs of this processor type match (records from an export). */
+  processorType?: string;
   fileName?: string;
   sha256?: string;
   processorId?: string;
@@ -49,6 +58,7 @@ export function parseReplay(text: string, file: string): ReplayRecord[] {
       fileName: str('fileName'),
       sha256: str('sha256')?.toLowerCase(),
       processorId: str('processorId'),
+      processorType: str('processorType'),
       version: str('version') ?? str('processorVersionId'),
       failureReason: str('failureReason'),
       failureMessage: str('failureMessage'),
@@ -80,6 +90,7 @@ export function replayEngine(file: string): Engine {
 }
 
 function score(r: ReplayRecord, input: EngineInput): number {
+  if (r.processorType && r.processorType !== input.processorType) return -1;
   let s = 0;
   if (r.sha256) {
     if (r.sha256 !== input.sha256) return -1;
@@ -97,6 +108,48 @@ function score(r: ReplayRecord, input: EngineInput): number {
     s += 1;
   }
   return s;
+}
+
+/** The head of a file is an evaluation export's: JSONL whose first line is its header, or JSON starting with its format marker. */
+export function looksLikeExport(text: string): boolean {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (/^\s*\{\s*"format"\s*:\s*"evalkit-export\//.test(body)) return true;
+  const nl = body.indexOf('\n');
+  try {
+    const first: unknown = JSON.parse(nl < 0 ? body : body.slice(0, nl));
+    return isPlainObject(first) && typeof first.format === 'string' && first.format.startsWith('evalkit-export/');
+  } catch {
+    return false;
+  }
+}
+
+/** Replay records of an export's items: by file name and processor type; items without a file name cannot be matched and are left out. */
+export function exportRecords(exp: EvaluationExport, file: string): ReplayRecord[] {
+  const records: ReplayRecord[] = [];
+  exp.items.forEach((item, i) => {
+    if (!item.fileName) return;
+    const rec: ReplayRecord = { line: i + 1, fileName: item.fileName, processorType: exp.processor.type };
+    if (item.status === 'PROCESSED' && item.output) rec.output = item.output as Json;
+    else {
+      rec.failureReason = item.failureReason ?? (item.status === 'PROCESSED' ? 'NO_OUTPUT' : item.status);
+      rec.failureMessage = item.failureMessage ?? `the recorded run was ${item.status}`;
+    }
+    records.push(rec);
+  });
+  if (records.length === 0 && exp.items.length > 0) {
+    throw new InputError('the export names no file for any item, so no run can be matched to a recorded output', {
+      location: { file, pointer: '/items/0/fileName' },
+      hint: 'export with a version of evalkit that writes fileName, or replay a JSONL file with sha256 records',
+    });
+  }
+  return records;
+}
+
+/** An engine replaying an evaluation export. */
+export function exportReplayEngine(file: string, exp: EvaluationExport): Engine {
+  const records = exportRecords(exp, file);
+  const base = path.basename(file);
+  return { spec: `replay:${file}`, run: (input) => replay(records, input, base) };
 }
 
 export function replay(records: ReplayRecord[], input: EngineInput, base: string): EngineResult {
@@ -118,7 +171,7 @@ export function replay(records: ReplayRecord[], input: EngineInput, base: string
       label: { engine: 'replay', simulated: false },
     };
   }
-  const label: Json = { engine: 'replay', simulated: false, replayFile: base, replayLine: best.line };
+  const label: Json = { engine: 'replay', simulated: false, replayFile: base, ...(best.processorType ? { replayItem: best.line - 1 } : { replayLine: best.line }) };
   if (best.failureReason) return { ok: false, reason: best.failureReason, message: best.failureMessage ?? best.failureReason, label };
   return { ok: true, output: structuredClone(best.output as Json), label };
 }

@@ -14,7 +14,7 @@ import { nowIso } from '../ids.js';
 import { pageOf, pageParams } from '../paging.js';
 import { normalizeVersionLabel, resolveVersion } from '../resolve.js';
 import type { Route } from '../router.js';
-import { buildRun } from '../runs.js';
+import { buildRun, type RunFile } from '../runs.js';
 import { batchJson } from '../serialize.js';
 import type { BatchRow, Where } from '../store.js';
 import { isPlainObject } from '../../util/json.js';
@@ -55,9 +55,9 @@ function create(req: Req, ctx: Ctx): Json {
     metrics: '{}', created_at: now, updated_at: now,
   };
   const config = JSON.parse(version.config) as Json;
-  const fileStmt = ctx.store.st('SELECT id, name, type, num_pages FROM files WHERE id = ?');
+  const fileStmt = ctx.store.st('SELECT id, name, type, num_pages, created_at, updated_at FROM files WHERE id = ?');
   const runs = items.map((item) => {
-    const file = (fileStmt.get(item.file_id) as { id: string; name: string; type: string; num_pages: number } | undefined) ?? { id: item.file_id, name: '(deleted file)', type: 'UNKNOWN', num_pages: 1 };
+    const file = (fileStmt.get(item.file_id) as RunFile | undefined) ?? { id: item.file_id, name: '(deleted file)', type: 'UNKNOWN', num_pages: 1, created_at: now, updated_at: now };
     return buildRun({
       id: ctx.ids('run'),
       processor, version, config, priority, now, source: 'EVAL_SET', sourceId: set.id, batchId: batch.id, itemId: item.id,

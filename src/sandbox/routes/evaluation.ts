@@ -146,7 +146,7 @@ function updateItem(req: Req, ctx: Ctx): Json {
 function deleteItem(req: Req, ctx: Ctx): Json {
   const { item } = loadItem(ctx, req);
   ctx.store.deleteById('evaluation_set_items', item.id);
-  return { success: true, id: item.id, deleted: true };
+  return { success: true, evaluationSetItemId: item.id, message: `evaluation set item ${item.id} deleted` };
 }
 
 export const evaluationRoutes: Route[] = [

@@ -43,7 +43,7 @@ function list(req: Req, ctx: Ctx): Record<string, unknown> {
 function remove(req: Req, ctx: Ctx): Record<string, unknown> {
   const f = load(ctx, req.params.id);
   ctx.store.deleteById('files', f.id);
-  return { success: true, id: f.id, deleted: true };
+  return { success: true, fileId: f.id, message: `file ${f.id} deleted` };
 }
 
 /** GET /files/:id/content?expires=&signature= : the presignedUrl (a sandbox route, no token). */

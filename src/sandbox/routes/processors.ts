@@ -98,7 +98,9 @@ function list(req: Req, ctx: Ctx): Json {
   if (req.token.processors !== '*') where.push(['id IN (SELECT value FROM json_each(?))', JSON.stringify([...req.token.processors])]);
   const rows = ctx.store.list<ProcessorRow>('processors', { where, sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1 });
   const { rows: items, nextPageToken } = pageOf(rows, page, (r) => r[page.sortCol as keyof ProcessorRow]);
-  return { success: true, processors: items.map(processorJson), nextPageToken };
+  // The official SDK's ListProcessorsProcessor: each processor with its versions {id, version}, the draft included.
+  const versionsOf = ctx.store.st('SELECT id, version FROM processor_versions WHERE processor_id = ? ORDER BY ord DESC');
+  return { success: true, processors: items.map((p) => ({ ...processorJson(p), versions: versionsOf.all(p.id) })), nextPageToken };
 }
 
 function listVersions(req: Req, ctx: Ctx): Json {

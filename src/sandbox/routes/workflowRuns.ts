@@ -22,9 +22,10 @@ import { nowIso } from '../ids.js';
 import { pageOf, pageParams } from '../paging.js';
 import type { Route } from '../router.js';
 import type { FileRow, WorkflowRunRow, Where } from '../store.js';
+import type { RunFile } from '../runs.js';
 import { isPlainObject } from '../../util/json.js';
 import { loadWorkflow, normalizeWorkflowVersion, resolveSteps, resolveWorkflowVersion } from '../workflows/definitions.js';
-import { buildWorkflowRuns, insertWorkflowRuns, WORKFLOW_RUN_STATUSES, workflowRunText, type RunInput } from '../workflows/runs.js';
+import { buildWorkflowRuns, insertWorkflowRuns, WORKFLOW_RUN_STATUSES, workflowRunSummary, workflowRunText, type RunInput } from '../workflows/runs.js';
 import { prepareFile, priorityOf } from './processorRuns.js';
 
 /** Spec 4.1 and part 8: 1 to 1000 inputs per batch; the sandbox applies the same cap to POST /workflow_runs. */
@@ -93,12 +94,12 @@ async function materialize(ctx: Ctx, items: Item[]): Promise<{ inputs: Array<{ i
   const downloads = new Map<string, Promise<{ row: FileRow; bytes: Buffer }>>();
   const budget = DOWNLOAD_BUDGET_BODIES * ctx.maxBodyBytes;
   let downloaded = 0;
-  const fileStmt = ctx.store.st('SELECT id, name, type, num_pages FROM files WHERE id = ?');
+  const fileStmt = ctx.store.st('SELECT id, name, type, num_pages, created_at, updated_at FROM files WHERE id = ?');
   const inputs = await Promise.all(
     items.map(async ({ source, metadata, at }): Promise<{ input: RunInput; metadata: Json }> => {
       if (source.kind === 'text') return { input: source, metadata };
       if (source.kind === 'id') {
-        const file = fileStmt.get(source.fileId) as Pick<FileRow, 'id' | 'name' | 'type' | 'num_pages'> | undefined;
+        const file = fileStmt.get(source.fileId) as RunFile | undefined;
         if (!file) throw badRequest(`${at}.fileId ${source.fileId} does not exist (upload it with POST /files/upload first)`);
         return { input: { kind: 'file', file }, metadata };
       }
@@ -125,8 +126,9 @@ async function createRuns(req: Req, ctx: Ctx, body: Json, items: Item[], batchId
   const workflow = loadWorkflow(ctx, req, workflowIdOf(body), 'workflowId');
   const version = resolveWorkflowVersion(ctx, workflow, versionOf(body));
   const steps = resolveSteps(ctx, workflow, version);
+  if (steps.length === 0) throw badRequest(`workflow ${workflow.id} version ${version.version} has no steps; give it steps with POST /workflows/${workflow.id} {steps}`);
   const { inputs, files } = await materialize(ctx, items);
-  const { runs, steps: first } = buildWorkflowRuns({ ids: ctx.ids, workflow, version, steps, inputs, priority, batchId, now: nowIso() });
+  const { runs, steps: first } = buildWorkflowRuns({ ids: ctx.ids, workflow, version, steps, inputs, priority, batchId, now: nowIso(), baseUrl: ctx.baseUrl });
   insertWorkflowRuns(ctx, runs, first, files);
   for (const r of first) ctx.scheduler.enqueue(r.id, priority);
   return runs;
@@ -165,7 +167,8 @@ async function batch(req: Req, ctx: Ctx): Promise<Json> {
   const items = list.map((input: unknown, i): Item => {
     const at = `inputs[${i}]`;
     if (!isPlainObject(input)) throw badRequest(`${at} must be an object: {file, metadata?} or {rawText, metadata?}`);
-    onlyKeys(input, ['file', 'rawText', 'metadata'], at, 'an input is {file, metadata?} or {rawText, metadata?}');
+    // secrets feed external data validation steps, which the sandbox does not have: accepted, unused.
+    onlyKeys(input, ['file', 'rawText', 'metadata', 'secrets'], at, 'an input is {file, metadata?, secrets?} or {rawText, metadata?, secrets?}');
     const hasFile = input.file !== undefined && input.file !== null;
     const hasText = input.rawText !== undefined && input.rawText !== null;
     if (hasFile === hasText) throw badRequest(hasFile ? `${at}: give either file or rawText, not both` : `${at} needs either file or rawText`);
@@ -227,7 +230,7 @@ function list(req: Req, ctx: Ctx): RawJson {
     'seq, doc, created_at, updated_at',
   );
   const { rows: items, nextPageToken } = pageOf(rows, page, (r) => (page.sortCol === 'updated_at' ? r.updated_at : r.created_at));
-  const parts = items.map((r) => workflowRunText(ctx, r.doc, req.layout));
+  const parts = items.map((r) => JSON.stringify(workflowRunSummary(JSON.parse(r.doc) as Json)));
   return new RawJson(`{"success":true,"workflowRuns":[${parts.join(',')}],"nextPageToken":${JSON.stringify(nextPageToken)}}`);
 }
 

@@ -29,7 +29,16 @@ function checkSteps(ctx: Ctx, steps: WorkflowStep[], at: string): void {
 
 async function create(req: Req, ctx: Ctx): Promise<Json> {
   assertWorkspaceToken(req.token, 'creating a workflow');
-  const r = (await settings()).parseWorkflowDefinition(objectBody(req.body));
+  const body = objectBody(req.body);
+  // The official SDK's workflow.create sends only {name}: a workflow with an empty draft, given steps later.
+  if (Object.keys(body).length === 1 && 'name' in body) {
+    const name = typeof body.name === 'string' ? body.name.trim() : '';
+    if (name === '' || name.length > 256) throw badRequest('invalid workflow at /name: must be a non-empty string of at most 256 characters');
+    const def = { id: ctx.ids('workflow'), name, versions: [{ version: 'draft', steps: [] }] };
+    saveWorkflow(ctx.store, def, 'api', false);
+    return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', def.id) as WorkflowRow) };
+  }
+  const r = (await settings()).parseWorkflowDefinition(body);
   if (!r.ok) throw badRequest(`invalid workflow at ${r.issue.pointer || '/'}: ${r.issue.message}`);
   const def = { ...r.value, id: r.value.id ?? ctx.ids('workflow') };
   const given = req.body as { versions?: unknown };
@@ -64,7 +73,10 @@ async function publish(req: Req, ctx: Ctx): Promise<Json> {
   const wf = loadWorkflow(ctx, req, req.params.id);
   const body = objectBody(req.body);
   for (const k of Object.keys(body)) if (k !== 'steps') throw badRequest(`unknown member "${k}": publishing takes only steps (default: the draft's)`);
-  const v = publishWorkflow(ctx, wf, await optionalSteps(ctx, body));
+  const steps = await optionalSteps(ctx, body);
+  const draft = ctx.store.st("SELECT steps FROM workflow_versions WHERE workflow_id = ? AND version = 'draft'").get(wf.id) as { steps: string } | undefined;
+  if (!steps && (!draft || (JSON.parse(draft.steps) as unknown[]).length === 0)) throw badRequest(`workflow ${wf.id} has no steps in its draft; publish with {steps} or give the draft steps first`);
+  const v = publishWorkflow(ctx, wf, steps);
   return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', wf.id) as WorkflowRow), version: v.version };
 }
 

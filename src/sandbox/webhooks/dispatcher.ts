@@ -109,7 +109,7 @@ export class WebhookDispatcher {
   constructor(
     private readonly ctx: Ctx,
     readonly policy: DeliveryPolicy,
-    private readonly versionHeader: string,
+    private readonly versionHeaders: readonly string[],
     private readonly log?: (line: string) => void,
   ) {
     this.agents = { http: new http.Agent({ keepAlive: true, maxSockets: policy.concurrency }), https: new https.Agent({ keepAlive: true, maxSockets: policy.concurrency }) };
@@ -260,7 +260,7 @@ export class WebhookDispatcher {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
           'user-agent': 'evalkit-sandbox-webhooks',
-          [this.versionHeader]: ep.apiVersion,
+          ...Object.fromEntries(this.versionHeaders.map((h) => [h, ep.apiVersion])),
           ...webhookSignatureHeaders(ep.secret, body),
         },
       });

@@ -130,6 +130,8 @@ export function workflowJson(ctx: Ctx, wf: WorkflowRow): Json {
     object: 'workflow',
     id: wf.id,
     name: wf.name,
+    // The official SDK's Workflow: `version`, the newest published version (else the draft).
+    version: versions.find((v) => v.version !== 'draft')?.version ?? 'draft',
     versions: versions.map((v) => ({ version: v.version, steps: JSON.parse(v.steps) as unknown, createdAt: v.created_at, updatedAt: v.updated_at })),
     createdAt: wf.created_at,
     updatedAt: wf.updated_at,

@@ -12,18 +12,18 @@
  * a killed sandbox never shows a finished step the workflow run does not know about.
  */
 import type { Ctx } from '../context.js';
-import { HUB, type Json, type Layout } from '../core.js';
+import { HUB, type Json, type Layout, type ProcessorType } from '../core.js';
 import type { SandboxEvent } from '../events.js';
 import type { IdSource } from '../ids.js';
-import { buildRun, type NewRun } from '../runs.js';
-import { fileRef, outputFor } from '../serialize.js';
+import { buildRun, type NewRun, type RunFile } from '../runs.js';
+import { configFor, fileRef, outputFor, sdkRunMembers } from '../serialize.js';
 import type { FileRow, ProcessorRow, RunRow, VersionRow, WorkflowRow, WorkflowRunRow, WorkflowVersionRow } from '../store.js';
 import type { ResolvedStep } from './definitions.js';
 
 export const WORKFLOW_SOURCE = 'WORKFLOW_RUN';
-export const WORKFLOW_RUN_STATUSES = ['PROCESSING', 'PROCESSED', 'FAILED'] as const;
+export const WORKFLOW_RUN_STATUSES = ['PROCESSING', 'PROCESSED', 'FAILED', 'CANCELLED'] as const;
 
-type FileInput = Pick<FileRow, 'id' | 'name' | 'type' | 'num_pages'>;
+type FileInput = RunFile;
 export type RunInput = { kind: 'text'; text: string } | { kind: 'file'; file: FileInput };
 
 /** What the next steps need; stored beside the run, never served. */
@@ -43,10 +43,16 @@ export interface NewWorkflowRuns {
   priority: number;
   batchId: string | null;
   now: string;
+  baseUrl: string;
 }
 
-/** The item of `outputs` for one step (2.1), from its processor run document. */
-function outputItem(run: Json): Json {
+/**
+ * The item of `outputs` for one step (2.1), from its processor run document: the spec's members,
+ * and the rest of the processor run as the official SDK types it (ProcessorRun). `url` is stored
+ * with the address the sandbox listened on; a restarted sandbox on another one rewrites it when
+ * serving (workflowRunText).
+ */
+function outputItem(run: Json, baseUrl: string): Json {
   return {
     object: 'document_processor_run',
     id: run.id,
@@ -57,11 +63,18 @@ function outputItem(run: Json): Json {
     type: run.type,
     status: run.status,
     edited: run.edited,
+    reviewed: run.reviewed ?? false,
+    edits: run.edits ?? {},
     initialOutput: run.initialOutput,
     reviewedOutput: run.reviewedOutput,
     output: run.output,
     failureReason: run.failureReason,
     failureMessage: run.failureMessage,
+    metadata: run.metadata,
+    config: run.config,
+    files: run.files,
+    mergedProcessors: [],
+    url: `${baseUrl}/processor_runs/${String(run.id)}`,
   };
 }
 
@@ -86,16 +99,21 @@ export function buildWorkflowRuns(n: NewWorkflowRuns): { runs: WorkflowRunRow[];
     const doc: Json = {
       object: 'workflow_run',
       id,
-      name: null,
+      url: `${n.baseUrl}/workflow_runs/${id}`,
+      // The official SDK types name as a string: the input's file name until it is set.
+      name: file ? file.name : 'rawText',
       status: 'PROCESSING',
       metadata,
       files: file ? [fileRef(file)] : [],
       initialRunAt: n.now,
+      reviewed: false,
       reviewedBy: null,
       reviewedAt: null,
       startTime: n.now,
       endTime: null,
-      outputs: [outputItem(JSON.parse(first.doc) as Json)],
+      outputs: [outputItem(JSON.parse(first.doc) as Json, n.baseUrl)],
+      // Rule and external-data validation steps (the SDK's StepRun) do not exist offline.
+      stepRuns: [],
       workflow: { object: 'workflow', id: n.workflow.id, version: n.version.version, name: n.workflow.name },
       ...(n.batchId ? { batchId: n.batchId } : {}),
       priority: n.priority,
@@ -143,7 +161,7 @@ export function advanceWorkflowRun(ctx: Ctx, run: RunRow, runDoc: Json, now: str
   const outputs = doc.outputs as Json[];
   const i = outputs.length - 1;
   if (outputs[i]?.id !== run.id || outputs[i].status !== 'PROCESSING') return undefined;
-  outputs[i] = outputItem(runDoc);
+  outputs[i] = outputItem(runDoc, ctx.baseUrl);
   const job = JSON.parse(wr.job) as WorkflowJob;
   const out: Advanced = {};
   const fail = (reason: string, message: string): void => {
@@ -153,7 +171,10 @@ export function advanceWorkflowRun(ctx: Ctx, run: RunRow, runDoc: Json, now: str
     doc.endTime = now;
     out.event = { type: 'workflow_run.failed', workflowRunId: wr.id };
   };
-  if (runDoc.status === 'FAILED') {
+  if (runDoc.status === 'CANCELLED') {
+    doc.status = 'CANCELLED';
+    doc.endTime = now;
+  } else if (runDoc.status === 'FAILED') {
     fail(String(runDoc.failureReason ?? 'PROCESSOR_RUN_FAILED'), `step ${i + 1} (processor ${run.processor_id}) failed: ${String(runDoc.failureMessage ?? 'no reason given')}`);
   } else if (i + 1 < job.steps.length) {
     const pin = job.steps[i + 1];
@@ -162,7 +183,7 @@ export function advanceWorkflowRun(ctx: Ctx, run: RunRow, runDoc: Json, now: str
     if (!processor || !version) fail('PROCESSOR_NOT_FOUND', `step ${i + 2}: processor ${pin.processorId} version ${pin.versionId} no longer exists`);
     else {
       const next = stepRun(ctx.ids, { processor, version }, inputOf(ctx, job), wr.id, doc.metadata as Json, job.priority, now);
-      outputs.push(outputItem(JSON.parse(next.doc) as Json));
+      outputs.push(outputItem(JSON.parse(next.doc) as Json, ctx.baseUrl));
       ctx.store.insertRuns([next]);
       out.next = next;
     }
@@ -180,8 +201,9 @@ function inputOf(ctx: Ctx, job: WorkflowJob): RunInput {
   if (job.input.kind === 'text') return job.input;
   const id = job.input.fileId;
   // A file deleted since is left to the engine, which fails the step with FILE_NOT_FOUND.
-  const file = ctx.store.st('SELECT id, name, type, num_pages FROM files WHERE id = ?').get(id) as FileInput | undefined;
-  return { kind: 'file', file: file ?? { id, name: '(deleted file)', type: 'UNKNOWN', num_pages: 1 } };
+  const file = ctx.store.st('SELECT id, name, type, num_pages, created_at, updated_at FROM files WHERE id = ?').get(id) as FileInput | undefined;
+  const now = new Date().toISOString();
+  return { kind: 'file', file: file ?? { id, name: '(deleted file)', type: 'UNKNOWN', num_pages: 1, created_at: now, updated_at: now } };
 }
 
 /** Refreshes the step's item after a review changed its processor run. */
@@ -192,21 +214,81 @@ export function updateWorkflowOutput(ctx: Ctx, workflowRunId: string, runDoc: Js
   const outputs = doc.outputs as Json[];
   const i = outputs.findIndex((o) => o.id === runDoc.id);
   if (i < 0) return;
-  outputs[i] = outputItem(runDoc);
+  outputs[i] = outputItem(runDoc, ctx.baseUrl);
+  doc.reviewed = true;
   doc.reviewedBy = reviewedBy;
   doc.reviewedAt = now;
   doc.updatedAt = now;
   ctx.store.st('UPDATE workflow_runs SET doc = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(doc), now, wr.id);
 }
 
-/** The stored document in the caller's layout: splitter outputs use subDocumentClassifications before 2025-04-21. */
+/**
+ * The stored document as served: `url` on the run and its outputs, the official SDK's members
+ * filled in for documents stored before the sandbox wrote them, and for callers before
+ * 2025-04-21 splitter outputs as subDocumentClassifications and configs in their layout.
+ */
 export function workflowRunText(ctx: Ctx, doc: string, layout: Layout): string {
-  if (layout === HUB || !doc.includes('"SPLITTER"')) return doc;
-  const d = JSON.parse(doc) as Json;
-  d.outputs = (d.outputs as Json[]).map((o) =>
-    o.type === 'SPLITTER'
-      ? { ...o, initialOutput: outputFor(ctx, o.initialOutput, layout, 'SPLITTER'), reviewedOutput: outputFor(ctx, o.reviewedOutput, layout, 'SPLITTER'), output: outputFor(ctx, o.output, layout, 'SPLITTER') }
-      : o,
-  );
-  return JSON.stringify(d);
+  // Fast path (events and GETs of batches): a document written by this sandbox at this address.
+  if (layout === HUB && doc.includes(`"url":${JSON.stringify(`${ctx.baseUrl}/workflow_runs/`)}`)) return doc;
+  return JSON.stringify(workflowRunJson(ctx, JSON.parse(doc) as Json, layout));
+}
+
+export function workflowRunJson(ctx: Ctx, d: Json, layout: Layout): Json {
+  const created = d.createdAt as string;
+  const out: Json = {
+    ...d,
+    name: d.name ?? ((d.files as Json[] | undefined)?.[0]?.name as string | undefined) ?? 'rawText',
+    url: `${ctx.baseUrl}/workflow_runs/${String(d.id)}`,
+    reviewed: d.reviewed ?? d.reviewedBy != null,
+    stepRuns: d.stepRuns ?? [],
+    files: ((d.files as Json[] | undefined) ?? []).map((f) => ({ metadata: {}, createdAt: created, updatedAt: created, ...f })),
+  };
+  out.outputs = (d.outputs as Json[]).map((o) => {
+    const full = o.config === undefined ? storedOutput(ctx, o) : o;
+    const item: Json = { ...full, url: `${ctx.baseUrl}/processor_runs/${String(o.id)}` };
+    if (layout === HUB) return item;
+    const type = String(o.type);
+    for (const k of ['initialOutput', 'reviewedOutput', 'output']) item[k] = outputFor(ctx, item[k], layout, type);
+    if (item.config) item.config = configFor(ctx, item.config as Json, layout, type as ProcessorType);
+    return item;
+  });
+  return out;
+}
+
+/** An output item stored before items carried the whole run: rebuilt from its processor run. */
+function storedOutput(ctx: Ctx, o: Json): Json {
+  const row = ctx.store.st('SELECT doc FROM processor_runs WHERE id = ?').get(o.id) as { doc: string } | undefined;
+  return row ? outputItem(sdkRunMembers(JSON.parse(row.doc) as Json), ctx.baseUrl) : { ...o, reviewed: false, edits: {}, files: [], mergedProcessors: [], config: {} };
+}
+
+/**
+ * A list item: the official SDK's WorkflowRunSummary (the spec does not show the list's shape),
+ * plus `object`, `metadata` and `files`, so that a batch's inputs are matched to its runs
+ * without fetching each run.
+ */
+export function workflowRunSummary(d: Json): Json {
+  const wf = d.workflow as Json;
+  return {
+    object: 'workflow_run',
+    id: d.id,
+    status: d.status,
+    initialRunAt: d.initialRunAt,
+    reviewedByUser: d.reviewedBy ?? null,
+    reviewedAt: d.reviewedAt ?? null,
+    startTime: d.startTime,
+    endTime: d.endTime ?? null,
+    workflowId: wf.id,
+    workflowName: wf.name,
+    workflowVersionId: workflowVersionId(String(wf.id), String(wf.version)),
+    ...(d.batchId ? { batchId: d.batchId } : {}),
+    metadata: d.metadata,
+    files: d.files,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+/** Workflow versions have no ids of their own in the sandbox: one derived from the workflow and the version. */
+export function workflowVersionId(workflowId: string, version: string): string {
+  return `${workflowId}_v${version}`;
 }

@@ -1,0 +1,219 @@
+/**
+ * Record mode: a loopback proxy in front of the real service. Requests are forwarded as sent
+ * (method, path, query, body, headers), with the caller's token swapped for the service token
+ * (from the environment; never written anywhere). Every processor run the answers show ended
+ * (PROCESSED or FAILED: direct runs, runs in lists, the outputs of workflow runs) is written
+ * once to FILE in the replay format of `--engine replay:FILE`:
+ *
+ *   {"sha256": "...", "fileName": "inv-1.pdf", "processorType": "EXTRACT", "output": {...}, "recordedFrom": {...}}
+ *
+ * `sha256` is the hash the sandbox matches on: of the uploaded bytes (POST /files/upload, a
+ * fileBase64) or of the rawText, when the proxy saw them; otherwise only the file name is
+ * known. The processor's id and version are kept under `recordedFrom` only (the replaying
+ * sandbox has its own ids). FILE is rewritten atomically after each new record.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from '../util/errors.js';
+import { isPlainObject } from '../util/json.js';
+import { writeFileAtomic } from '../util/fs.js';
+import { parseUpload } from './files.js';
+
+export interface RecorderOptions {
+  /** Replay file to write. */
+  file: string;
+  /** Base URL of the service requests are forwarded to. */
+  upstream: string;
+  /** The service's API token (from the environment). */
+  upstreamToken: string;
+  port?: number;
+  host?: string;
+  /** The token callers send to the proxy (a fresh one by default). */
+  token?: string;
+  maxBodyBytes?: number;
+  log?: (line: string) => void;
+}
+
+export interface RecorderHandle {
+  url: string;
+  port: number;
+  /** The token callers send to the proxy (never the service's). */
+  token: string;
+  /** Records written so far. */
+  recorded(): number;
+  /** Stops accepting requests and writes the file a last time. */
+  close(): Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+
+/** Hop-by-hop headers and those the proxy sets itself. */
+const DROP_REQUEST = new Set(['host', 'authorization', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'accept-encoding', 'upgrade', 'te', 'trailer', 'proxy-authorization']);
+const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'content-length', 'transfer-encoding', 'content-encoding', 'upgrade', 'trailer']);
+
+export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle> {
+  let upstream: URL;
+  try {
+    upstream = new URL(o.upstream);
+  } catch {
+    throw new UsageError(`the upstream base URL "${o.upstream}" is not a valid URL`);
+  }
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new UsageError('the upstream base URL must use http or https');
+  if (!o.upstreamToken) throw new UsageError('record mode needs the service\'s API token');
+  const base = upstream.href.replace(/\/+$/, '');
+  const token = o.token ?? `sk_sandbox_${randomBytes(18).toString('base64url')}`;
+  const maxBody = o.maxBodyBytes ?? 32 * 1024 * 1024;
+  const hashes = { files: new Map<string, string>(), runs: new Map<string, string>() };
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  const save = (): Promise<void> => (writing = writing.then(() => writeFileAtomic(o.file, lines.map((l) => l + '\n'))));
+
+  const record = (run: unknown): void => {
+    if (!isPlainObject(run) || typeof run.id !== 'string' || seen.has(run.id)) return;
+    if (run.status !== 'PROCESSED' && run.status !== 'FAILED') return;
+    const files = Array.isArray(run.files) ? (run.files as Json[]) : [];
+    const fileId = typeof files[0]?.id === 'string' ? files[0].id : undefined;
+    const fileName = typeof files[0]?.name === 'string' ? files[0].name : undefined;
+    const sha256 = hashes.runs.get(run.id) ?? (fileId ? hashes.files.get(fileId) : undefined);
+    if (!sha256 && !fileName) return; // nothing a replay could match on
+    seen.add(run.id);
+    const rec: Json = { ...(sha256 ? { sha256 } : {}), ...(fileName ? { fileName } : {}), ...(typeof run.type === 'string' ? { processorType: run.type } : {}) };
+    if (run.status === 'PROCESSED' && isPlainObject(run.output)) rec.output = run.output;
+    else {
+      rec.failureReason = typeof run.failureReason === 'string' && run.failureReason ? run.failureReason : 'FAILED';
+      if (typeof run.failureMessage === 'string' && run.failureMessage) rec.failureMessage = run.failureMessage;
+    }
+    rec.recordedFrom = { runId: run.id, processorId: run.processorId, processorVersionId: run.processorVersionId };
+    lines.push(JSON.stringify(rec));
+    save().catch((e: unknown) => o.log?.(`sandbox record: cannot write ${o.file}: ${(e as Error).message}`));
+  };
+
+  /** What the request tells about content hashes, before it is forwarded. */
+  const inspectRequest = async (method: string, path: string, req: IncomingMessage, body: Buffer): Promise<{ sha256?: string }> => {
+    if (method !== 'POST' || body.length === 0) return {};
+    if (path === '/files/upload') {
+      try {
+        return { sha256: sha((await parseUpload(req.headers['content-type'], body)).bytes) };
+      } catch {
+        return {};
+      }
+    }
+    if (path !== '/processor_runs') return {};
+    try {
+      const doc: unknown = JSON.parse(body.toString('utf8'));
+      if (!isPlainObject(doc)) return {};
+      if (typeof doc.rawText === 'string') return { sha256: sha(Buffer.from(doc.rawText, 'utf8')) };
+      const f = doc.file;
+      if (isPlainObject(f) && typeof f.fileBase64 === 'string') return { sha256: sha(Buffer.from(f.fileBase64, 'base64')) };
+      if (isPlainObject(f) && typeof f.fileId === 'string') return { sha256: hashes.files.get(f.fileId) };
+    } catch {
+      // not JSON: the service answers it
+    }
+    return {};
+  };
+
+  const inspectResponse = (path: string, known: { sha256?: string }, text: string): void => {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (!isPlainObject(doc)) return;
+    if (known.sha256 && path === '/files/upload' && isPlainObject(doc.file) && typeof doc.file.id === 'string') hashes.files.set(doc.file.id, known.sha256);
+    if (known.sha256 && path === '/processor_runs' && isPlainObject(doc.processorRun) && typeof doc.processorRun.id === 'string') hashes.runs.set(doc.processorRun.id, known.sha256);
+    record(doc.processorRun);
+    if (Array.isArray(doc.processorRuns)) doc.processorRuns.forEach(record);
+    const wrs = [doc.workflowRun, ...(Array.isArray(doc.workflowRuns) ? doc.workflowRuns : [])];
+    for (const wr of wrs) if (isPlainObject(wr) && Array.isArray(wr.outputs)) wr.outputs.forEach((out) => record(isPlainObject(out) && !out.files ? { ...out, files: wr.files } : out));
+  };
+
+  const answer = (res: ServerResponse, status: number, error: string, headers: Record<string, string> = {}): void => {
+    const text = JSON.stringify({ success: false, error });
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const path = url.split('?')[0].replace(/^\/v1(?=\/|$)/, '') || '/';
+    if (path === '/healthz' && method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true,"status":"ok","mode":"record"}');
+      return;
+    }
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!m || m[1].length !== token.length || !timingSafeEqual(Buffer.from(m[1]), Buffer.from(token))) {
+      req.resume();
+      return answer(res, 401, 'missing or invalid API token for the recording proxy', { 'www-authenticate': 'Bearer' });
+    }
+    const body = await readBody(req, maxBody);
+    if (!body) return answer(res, 413, `request body is larger than the proxy's limit of ${maxBody} bytes`, { connection: 'close' });
+    const known = await inspectRequest(method, path, req, body);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (!DROP_REQUEST.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    headers.authorization = `Bearer ${o.upstreamToken}`;
+    let upstreamRes: Response;
+    try {
+      upstreamRes = await fetch(base + url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body, redirect: 'manual' });
+    } catch (e) {
+      return answer(res, 502, `the service at ${base} did not answer: ${(e as Error).message}`.replaceAll(o.upstreamToken, '***'));
+    }
+    const bytes = Buffer.from(await upstreamRes.arrayBuffer());
+    const out: Record<string, string> = {};
+    upstreamRes.headers.forEach((v, k) => {
+      if (!DROP_RESPONSE.has(k)) out[k] = v;
+    });
+    res.writeHead(upstreamRes.status, { ...out, 'content-length': bytes.length });
+    res.end(bytes);
+    if (upstreamRes.ok && (upstreamRes.headers.get('content-type') ?? '').includes('json')) inspectResponse(path, known, bytes.toString('utf8'));
+  };
+
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      o.log?.(`sandbox record: unexpected error: ${e instanceof Error ? e.message : String(e)}`);
+      if (!res.headersSent) answer(res, 500, 'internal error of the recording proxy');
+      else res.destroy();
+    });
+  });
+  const host = o.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${o.port ?? 0} on ${host} is already in use`) : e));
+    server.listen(o.port ?? 0, host, () => resolve());
+  });
+  await save();
+  const port = (server.address() as AddressInfo).port;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    port,
+    token,
+    recorded: () => lines.length,
+    close: () =>
+      (closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }).then(() => save())),
+  };
+}
+
+function sha(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+/** The whole body, or undefined when it exceeds `max`. */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) over = true;
+      else if (!over) chunks.push(c);
+    });
+    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}

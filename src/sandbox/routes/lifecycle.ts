@@ -1,0 +1,144 @@
+/**
+ * Cancel and delete of processor runs and workflow runs, and a reviewer's output of a workflow
+ * run step: endpoints of the service that the official SDK (0.0.12) calls and service-api.md does
+ * not show. Answers are in the SDK's shapes.
+ *
+ *   POST   /processor_runs/:id/cancel            a PROCESSING run becomes CANCELLED -> {success, processorRun}
+ *   DELETE /processor_runs/:id                    -> {success, documentProcessorRunId, message}
+ *   POST   /workflow_runs/:id/cancel              the run and its current step become CANCELLED -> {success, workflowRun}
+ *   DELETE /workflow_runs/:id                     the run and its steps' processor runs -> {success, workflowRunId, message}
+ *   POST   /workflow_runs/:id/outputs/:outputId   {reviewedOutput} -> {success, workflowRun}
+ *
+ * Only a PROCESSING run can be cancelled, and a PROCESSING run cannot be deleted (cancel it
+ * first): a 400 naming the status. A cancelled run of an evaluation run counts as ended.
+ */
+import { assertProcessorAccess, assertWorkflowAccess } from '../auth.js';
+import type { Ctx } from '../context.js';
+import { HUB, type Json } from '../core.js';
+import { finishBatch } from '../engine/process.js';
+import { badRequest, checkId, notFound, objectBody, RawJson, type Req } from '../http.js';
+import { nowIso } from '../ids.js';
+import type { Route } from '../router.js';
+import { runObject, runSplice } from '../serialize.js';
+import type { RunRow, WorkflowRunRow } from '../store.js';
+import { isPlainObject } from '../../util/json.js';
+import { advanceWorkflowRun, updateWorkflowOutput, WORKFLOW_SOURCE, workflowRunText } from '../workflows/runs.js';
+
+function loadRun(req: Req, ctx: Ctx, id = req.params.id): RunRow {
+  checkId(id, 'processor run id');
+  const row = ctx.store.byId<RunRow>('processor_runs', id);
+  if (!row) throw notFound(`processor run ${id} not found`);
+  assertProcessorAccess(req.token, row.processor_id);
+  return row;
+}
+
+function loadWorkflowRun(req: Req, ctx: Ctx): WorkflowRunRow {
+  const id = checkId(req.params.id, 'workflow run id');
+  const row = ctx.store.byId<WorkflowRunRow>('workflow_runs', id);
+  if (!row) throw notFound(`workflow run ${id} not found`);
+  assertWorkflowAccess(req.token, row.workflow_id);
+  return row;
+}
+
+function served(ctx: Ctx, req: Req, id: string): string {
+  const doc = (ctx.store.byId<RunRow>('processor_runs', id) as RunRow).doc;
+  return req.layout === HUB ? runSplice(ctx, doc, id) : JSON.stringify(runObject(ctx, JSON.parse(doc) as Json, req.layout));
+}
+
+/** Ends a PROCESSING processor run as CANCELLED (inside the caller's transaction); false when it had already ended. */
+function cancelRun(ctx: Ctx, row: RunRow, now: string): boolean {
+  const doc = JSON.parse(row.doc) as Json;
+  doc.status = 'CANCELLED';
+  doc.updatedAt = now;
+  const batch = ctx.store.finishRun(row.id, 'CANCELLED', JSON.stringify(doc), 0, now, (b) => finishBatch(ctx, b));
+  const ended = ctx.store.byId<RunRow>('processor_runs', row.id)?.status === 'CANCELLED';
+  if (ended && row.source === WORKFLOW_SOURCE) advanceWorkflowRun(ctx, row, doc, now);
+  if (batch) ctx.events.emit({ type: batch.status === 'PROCESSED' ? 'batch_processor_run.processed' : 'batch_processor_run.failed', batchProcessorRunId: batch.id });
+  return ended;
+}
+
+function cancelProcessorRun(req: Req, ctx: Ctx): RawJson {
+  const row = loadRun(req, ctx);
+  if (row.status !== 'PROCESSING') throw badRequest(`processor run ${row.id} is ${row.status}; only a PROCESSING run can be cancelled`);
+  if (!ctx.store.tx(() => cancelRun(ctx, row, nowIso()))) throw badRequest(`processor run ${row.id} ended before it could be cancelled`);
+  return new RawJson(`{"success":true,"processorRun":${served(ctx, req, row.id)}}`);
+}
+
+function deleteProcessorRun(req: Req, ctx: Ctx): Json {
+  const row = loadRun(req, ctx);
+  if (row.status === 'PROCESSING') throw badRequest(`processor run ${row.id} is still PROCESSING; cancel it first (POST /processor_runs/${row.id}/cancel)`);
+  ctx.store.deleteById('processor_runs', row.id);
+  return { success: true, documentProcessorRunId: row.id, message: `processor run ${row.id} deleted` };
+}
+
+function cancelWorkflowRun(req: Req, ctx: Ctx): RawJson {
+  const wr = loadWorkflowRun(req, ctx);
+  if (wr.status !== 'PROCESSING') throw badRequest(`workflow run ${wr.id} is ${wr.status}; only a PROCESSING run can be cancelled`);
+  ctx.store.tx(() => {
+    const step = ctx.store.st("SELECT * FROM processor_runs WHERE source = ? AND source_id = ? AND status = 'PROCESSING'").get(WORKFLOW_SOURCE, wr.id) as RunRow | undefined;
+    if (step && cancelRun(ctx, step, nowIso())) return;
+    // No step in progress (a step just ended): the run itself ends here.
+    const doc = JSON.parse(wr.doc) as Json;
+    const now = nowIso();
+    Object.assign(doc, { status: 'CANCELLED', endTime: now, updatedAt: now });
+    ctx.store.st('UPDATE workflow_runs SET status = ?, doc = ?, updated_at = ? WHERE id = ?').run('CANCELLED', JSON.stringify(doc), now, wr.id);
+  });
+  const doc = (ctx.store.byId<WorkflowRunRow>('workflow_runs', wr.id) as WorkflowRunRow).doc;
+  return new RawJson(`{"success":true,"workflowRun":${workflowRunText(ctx, doc, req.layout)}}`);
+}
+
+function deleteWorkflowRun(req: Req, ctx: Ctx): Json {
+  const wr = loadWorkflowRun(req, ctx);
+  if (wr.status === 'PROCESSING') throw badRequest(`workflow run ${wr.id} is still PROCESSING; cancel it first (POST /workflow_runs/${wr.id}/cancel)`);
+  ctx.store.tx(() => {
+    ctx.store.st('DELETE FROM processor_runs WHERE source = ? AND source_id = ?').run(WORKFLOW_SOURCE, wr.id);
+    ctx.store.deleteById('workflow_runs', wr.id);
+  });
+  return { success: true, workflowRunId: wr.id, message: `workflow run ${wr.id} deleted` };
+}
+
+/** A reviewer's output for one step: checked like an expected output, then it is the step's reviewedOutput and output. */
+function updateOutput(req: Req, ctx: Ctx): RawJson {
+  const wr = loadWorkflowRun(req, ctx);
+  const outputId = checkId(req.params.outputId, 'output id');
+  const outputs = (JSON.parse(wr.doc) as Json).outputs as Json[];
+  if (!outputs.some((o) => o.id === outputId)) throw notFound(`workflow run ${wr.id} has no output ${outputId}`);
+  const body = objectBody(req.body);
+  for (const k of Object.keys(body)) if (k !== 'reviewedOutput') throw badRequest(`${k} is not accepted: an output update is {reviewedOutput}`);
+  if (!isPlainObject(body.reviewedOutput)) throw badRequest('reviewedOutput is required: the output object after review');
+  const row = loadRun(req, ctx, outputId);
+  const doc = JSON.parse(row.doc) as Json;
+  if (doc.status !== 'PROCESSED') throw badRequest(`output ${outputId} is ${String(doc.status)}; only a PROCESSED output can be reviewed`);
+  const given = row.processor_type === 'SPLITTER' ? ctx.core.splitterOutput(body.reviewedOutput, HUB) : body.reviewedOutput;
+  const problems = ctx.core.validateExpected(doc.config as Json, given).filter((f) => f.severity === 'error');
+  if (problems.length) throw badRequest(`reviewedOutput does not match the step's config: ${problems.slice(0, 5).map((f) => `/reviewedOutput${f.pointer}: ${f.message} (rule ${f.rule})`).join('; ')}`);
+  const reviewed = asOutput(row.processor_type, given);
+  const now = nowIso();
+  const reviewer = req.token.name;
+  Object.assign(doc, { reviewedOutput: reviewed, output: reviewed, reviewed: true, edited: JSON.stringify(reviewed) !== JSON.stringify(doc.initialOutput), reviewedBy: reviewer, reviewedAt: now, updatedAt: now });
+  ctx.store.tx(() => {
+    ctx.store.st('UPDATE processor_runs SET doc = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(doc), now, row.id);
+    updateWorkflowOutput(ctx, wr.id, doc, reviewer, now);
+  });
+  const text = (ctx.store.byId<WorkflowRunRow>('workflow_runs', wr.id) as WorkflowRunRow).doc;
+  return new RawJson(`{"success":true,"workflowRun":${workflowRunText(ctx, text, req.layout)}}`);
+}
+
+/**
+ * A provided output (metadata, confidence and insights optional) as a processor output, which
+ * the SDK types with them: EXTRACT gets `metadata: {}`, CLASSIFY `confidence: 1` (a reviewer's
+ * choice) and `insights: []`.
+ */
+function asOutput(type: string, o: Json): Json {
+  if (type === 'EXTRACT' && 'value' in o) return { ...o, metadata: o.metadata ?? {} };
+  if (type === 'CLASSIFY') return { ...o, confidence: o.confidence ?? 1, insights: o.insights ?? [] };
+  return o;
+}
+
+export const lifecycleRoutes: Route[] = [
+  { method: 'POST', pattern: '/processor_runs/:id/cancel', body: 'json', handler: cancelProcessorRun },
+  { method: 'DELETE', pattern: '/processor_runs/:id', handler: deleteProcessorRun },
+  { method: 'POST', pattern: '/workflow_runs/:id/cancel', body: 'json', handler: cancelWorkflowRun },
+  { method: 'DELETE', pattern: '/workflow_runs/:id', handler: deleteWorkflowRun },
+  { method: 'POST', pattern: '/workflow_runs/:id/outputs/:outputId', body: 'json', handler: updateOutput },
+];
