@@ -233,7 +233,7 @@ export function buildCalibration(
   failed: ArrayLike<number>,
   source: ConfidenceSource,
   target: number | undefined,
-): CalibrationReport {
+): CalibrationReport & { perDocument?: Uint8Array } {
   const fields: FieldCalibration[] = paths.map((path, u) => {
     const c = log.conf[u];
     const r = log.right[u];
@@ -244,10 +244,12 @@ export function buildCalibration(
   const allRight = log.right.flat();
   const missing = log.missing.reduce((a, b) => a + b, 0);
   let straightThrough: Proportion | null = null;
+  let perDocument: Uint8Array | undefined;
   if (target !== undefined) {
     const thresholds = fields.map((f) => f.threshold?.threshold ?? Infinity);
     const docs = byDoc.start.length - 1;
     let accepted = 0;
+    perDocument = new Uint8Array(docs);
     for (let d = 0; d < docs; d++) {
       if (failed[d]) continue;
       let all = true;
@@ -255,11 +257,15 @@ export function buildCalibration(
         const c = byDoc.conf[k];
         all = !Number.isNaN(c) && c >= thresholds[byDoc.unit[k]];
       }
-      if (all) accepted++;
+      if (all) {
+        accepted++;
+        perDocument[d] = 1;
+      }
     }
     straightThrough = proportion(accepted, docs);
   }
   return {
+    perDocument,
     source,
     targetAccuracy: target ?? null,
     overall: { withConfidence: allConf.length, withoutConfidence: missing, ...calibrate(allConf, allRight) },

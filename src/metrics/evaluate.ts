@@ -290,11 +290,18 @@ function evaluateExtract(exp: EvaluationExport, items: ExportItem[], opts: Compa
     unexpected: { predicted: unexpectedTotal, documents: unexpectedDocs, expected: expectedStray, keys: unexpectedKeys },
   };
   const failed = Uint8Array.from(items, (it) => (isFailed(it) ? 1 : 0));
-  const calibration = log && source && log.conf.some((c) => c.length > 0) ? buildCalibration(log, paths, byDoc, failed, source, confOpts.targetAccuracy) : undefined;
+  const calibration = log && source && log.conf.some((c) => c.length > 0) ? withFlags(documents, buildCalibration(log, paths, byDoc, failed, source, confOpts.targetAccuracy)) : undefined;
   return { type: 'EXTRACT', documents, worstDocuments: worst.docs, warnings, extract, units, dense, calibration };
 }
 
 const EMPTY_CONFIDENCE: ReadonlyMap<string, number> = new Map();
+
+/** Puts each document's straight-through flag on its record (keys stay sorted: it sorts last but one). */
+function withFlags(documents: DocumentRecord[], c: CalibrationReport & { perDocument?: Uint8Array }): CalibrationReport {
+  const { perDocument, ...calibration } = c;
+  if (perDocument) documents.forEach((d, i) => ((d as { straightThrough?: boolean }).straightThrough = perDocument[i] === 1));
+  return calibration;
+}
 
 /**
  * Scores with intervals clustered by document, from each document's outcome counts as
@@ -383,7 +390,7 @@ function evaluateClassify(exp: EvaluationExport, items: ExportItem[], confOpts: 
     byDoc.start.push(byDoc.unit.length);
   }
   const failed = Uint8Array.from(documents, (d) => (d.failed ? 1 : 0));
-  const calibration = log.conf[0].length ? buildCalibration(log, ['class'], byDoc, failed, confOpts.source ?? 'logprobs', confOpts.targetAccuracy) : undefined;
+  const calibration = log.conf[0].length ? withFlags(documents, buildCalibration(log, ['class'], byDoc, failed, confOpts.source ?? 'logprobs', confOpts.targetAccuracy)) : undefined;
   return { type: 'CLASSIFY', documents, worstDocuments: worst.docs, warnings, classify: classifyMetrics(documents, units), units, calibration };
 }
 

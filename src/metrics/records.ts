@@ -30,6 +30,8 @@ export class ExtractRecord {
   readonly id: string;
   /** Predicted values under keys outside the fields (only when there are any). */
   readonly unexpected?: number;
+  /** Set after scoring, with --target-accuracy. */
+  straightThrough?: boolean;
 
   constructor(
     base: { contentHash?: string; correct: boolean; errors: number; failed: boolean; fileId: string; fileName?: string; id: string; unexpected: number },
@@ -88,6 +90,7 @@ export class ExtractRecord {
     parts.push('},"fileId":', JSON.stringify(this.fileId));
     if (this.fileName !== undefined) parts.push(',"fileName":', JSON.stringify(this.fileName));
     parts.push(',"id":', JSON.stringify(this.id));
+    if (this.straightThrough !== undefined) parts.push(',"straightThrough":', String(this.straightThrough));
     if (this.unexpected !== undefined) parts.push(',"unexpected":', String(this.unexpected));
     parts.push('}');
     return parts.join('');
@@ -104,9 +107,10 @@ export class ExtractRecord {
       fileId: this.fileId,
       fileName: this.fileName,
       id: this.id,
+      straightThrough: this.straightThrough,
       unexpected: this.unexpected,
     };
-    for (const k of ['contentHash', 'fileName', 'unexpected'] as const) if (r[k] === undefined) delete r[k];
+    for (const k of ['contentHash', 'fileName', 'straightThrough', 'unexpected'] as const) if (r[k] === undefined) delete r[k];
     return r;
   }
 }

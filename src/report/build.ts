@@ -5,9 +5,9 @@
  */
 import { InputError, UsageError } from '../util/errors.js';
 import type { EvaluationExport } from '../metrics/generated/export.js';
-import { bootstrap, pointStats } from '../metrics/bootstrap.js';
+import { bootstrap, pointStats, type StatModel } from '../metrics/bootstrap.js';
 import { DEFAULT_COMPARE, type CompareOptions } from '../metrics/comparators.js';
-import { evaluateExport, exportOptions, modelFor, type Evaluation } from '../metrics/evaluate.js';
+import { evaluateExport, exportOptions, modelFor, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
 import { extractModel } from '../metrics/models.js';
 import { CONFIDENCE_SOURCES, type ConfidenceSource } from '../metrics/calibration.js';
 import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
@@ -128,7 +128,10 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   if (ev.calibration) report.calibration = ev.calibration;
   else if (opts.targetAccuracy !== undefined) report.warnings.push('--target-accuracy: no predicted value carries a confidence, so no threshold can be chosen');
   if (opts.baseline) {
-    report.baseline = compareBaseline(ev, report.options, opts.baseline, cmp, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false);
+    report.baseline = compareBaseline(ev, report.options, opts.baseline, cmp, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false, {
+      source: opts.confidence,
+      targetAccuracy: opts.targetAccuracy,
+    });
   }
   report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate });
   report.warnings.push(...gatePowerWarnings(report));
@@ -163,9 +166,9 @@ interface BaselineSide {
   warnings: string[];
 }
 
-function baselineSide(input: BaselineInput, options: Report['options'], cmp: CompareOptions): BaselineSide {
+function baselineSide(input: BaselineInput, options: Report['options'], cmp: CompareOptions, conf: ConfidenceOptions): BaselineSide {
   if (input.kind === 'export') {
-    const ev = evaluateExport(input.export, cmp);
+    const ev = evaluateExport(input.export, cmp, conf);
     return { type: ev.type, documents: ev.documents, units: ev.units, warnings: [] };
   }
   const r = input.report;
@@ -187,8 +190,9 @@ function compareBaseline(
   seed: number,
   minPaired: number,
   gated: boolean,
+  conf: ConfidenceOptions,
 ): BaselineComparison {
-  const side = baselineSide(input, options, cmp);
+  const side = baselineSide(input, options, cmp, conf);
   if (side.type !== ev.type) {
     throw new InputError(`the baseline is a ${side.type} evaluation but this export is ${ev.type}`, {
       location: { file: input.file },
@@ -277,7 +281,9 @@ function compareBaseline(
   const tally = { improved: 0, regressed: 0, inconclusive: 0, no_change: 0, not_comparable: 0 };
   for (const r of rows) tally[r.verdict]++;
   if (gated && cur.length > 0) warnings.push(...comparisonPowerWarnings(rows, cur.length, options.equivalence));
+  const straightThrough = compareStraightThrough(cur, base, B, seed + 2);
   return {
+    ...(straightThrough ? { straightThrough } : {}),
     file: input.file,
     kind: input.kind,
     paired: cur.length,
@@ -297,6 +303,24 @@ function compareBaseline(
     rows,
     tally,
   };
+}
+
+/**
+ * The straight-through rate of both runs over the paired documents (each at its own thresholds)
+ * and a paired bootstrap interval of the difference; undefined unless every paired document
+ * carries the flag on both sides.
+ */
+function compareStraightThrough(cur: DocumentRecord[], base: DocumentRecord[], B: number, seed: number): BaselineComparison['straightThrough'] {
+  const n = cur.length;
+  if (n === 0 || cur.some((d) => d.straightThrough === undefined) || base.some((d) => d.straightThrough === undefined)) return undefined;
+  const c = Float64Array.from(cur, (d) => (d.straightThrough ? 1 : 0));
+  const b = Float64Array.from(base, (d) => (d.straightThrough ? 1 : 0));
+  const current = c.reduce((x, y) => x + y, 0) / n;
+  const baseline = b.reduce((x, y) => x + y, 0) / n;
+  const model: StatModel = { keys: ['delta'], columns: [c, b], compute: (s, out) => void (out[0] = (s[0] - s[1]) / n) };
+  // Every resample draws n documents, so the sums over n are the resampled rates.
+  const interval = B > 0 ? percentileInterval(bootstrap([model], n, B, seed)[0][0]) : null;
+  return { current, baseline, delta: current - baseline, interval, paired: n };
 }
 
 /**

@@ -178,6 +178,9 @@ function baseline(r: Report): string {
     `${t.regressed} regressed, ${t.improved} improved, ${t.inconclusive} inconclusive, ${t.no_change} no change, ${t.not_comparable} not comparable. ` +
     `${esc(VERDICT_RULE.replace('±margin', `±${b.equivalence}`))}</p>` +
     b.warnings.map((w) => `<p class="warn">${esc(w)}</p>`).join('') +
+    (b.straightThrough
+      ? `<p>Straight-through rate at ${r.calibration?.targetAccuracy ?? 'the target'} over ${b.straightThrough.paired} paired documents: baseline ${num(b.straightThrough.baseline)}, current ${num(b.straightThrough.current)}, Δ ${b.straightThrough.delta >= 0 ? '+' : ''}${b.straightThrough.delta.toFixed(3)} (95% interval ${iv(b.straightThrough.interval) || 'n/a'}).</p>`
+      : '') +
     unpaired('Unpaired in this run', b.onlyInCurrent) +
     unpaired('Unpaired in the baseline', b.onlyInBaseline) +
     table(['metric', 'baseline', 'current', `Δ (bar: 95% interval; edges ±${scale.toFixed(3)})`, 'Δ', 'interval', 'McNemar p', 'Holm p', 'BH q', 'MDE (80%)', 'verdict'], rows, 'bars')

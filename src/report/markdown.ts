@@ -142,6 +142,10 @@ function baseline(r: Report): Block[] {
       ` ${VERDICT_RULE.replace('±margin', `±${b.equivalence}`)}\n`,
   ];
   for (const w of b.warnings) out.push(`> ${text(w)}\n`);
+  if (b.straightThrough) {
+    const st = b.straightThrough;
+    out.push(`Straight-through rate at ${r.calibration?.targetAccuracy ?? 'the target'}, each run at its own thresholds, over ${st.paired} paired documents: baseline ${num(st.baseline)}, current ${num(st.current)}, Δ ${signed(st.delta)} (95% interval ${interval(st.interval) || 'n/a'}).\n`);
+  }
   const unpaired = (label: string, ids: string[]): void => {
     if (ids.length) out.push(`${label} (${ids.length}): ${ids.slice(0, 20).map(code).join(', ')}${ids.length > 20 ? `, … ${ids.length - 20} more in report.json` : ''}\n`);
   };

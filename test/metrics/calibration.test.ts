@@ -89,3 +89,21 @@ describe("the report's confidence section", () => {
     expect(r.calibration?.source).toBe('logprobs');
   });
 });
+
+describe('straight-through against a baseline', () => {
+  it('both rates over the paired documents, each at its own thresholds, with a paired interval', () => {
+    const config = { type: 'CLASSIFY', classifications: [{ id: 'a', type: 'invoice' }, { id: 'b', type: 'receipt' }] };
+    const run = (wrong: number) =>
+      makeExport(
+        'CLASSIFY',
+        config,
+        Array.from({ length: 40 }, (_, i) => ({ e: { id: 'a', type: 'invoice' }, p: i < 40 - wrong ? { id: 'a', type: 'invoice', confidence: 0.9 + i / 1000 } : { id: 'b', type: 'receipt', confidence: 0.5 } })),
+      );
+    const r = report(run(4), { targetAccuracy: 0.85, bootstrap: 300, baseline: { kind: 'export', file: 'b.json', export: run(0) } });
+    const st = r.baseline?.straightThrough;
+    expect(st).toMatchObject({ current: 36 / 40, baseline: 1, paired: 40 });
+    expect(st?.delta).toBeCloseTo(-0.1, 12);
+    expect(st?.interval?.upper).toBeLessThan(0);
+    expect(r.documents.filter((d) => d.straightThrough).length).toBe(36);
+  });
+});

@@ -423,6 +423,10 @@ export interface DocumentRecord {
    * EXTRACT: predicted values under keys the config does not define (false alarms of the pseudo-field `unexpected keys`).
    */
   unexpected?: number;
+  /**
+   * With --target-accuracy: every predicted value of the document has a confidence at or above its field's threshold.
+   */
+  straightThrough?: boolean;
 }
 /**
  * Documents with the most wrong outcomes (ties by id), with their differences.
@@ -485,6 +489,7 @@ export interface BaselineComparison {
   };
   pairing: Pairing;
   equivalence: number;
+  straightThrough?: StraightThroughComparison;
 }
 /**
  * One metric on the documents present in both runs: baseline and current values, their difference with a paired bootstrap 95% interval, an exact McNemar test on per-document correctness, and the verdict.
@@ -557,6 +562,16 @@ export interface Pairing {
    */
   minPaired: number;
   sufficient: boolean;
+}
+/**
+ * With --target-accuracy and straight-through flags on both sides: the rate over the paired documents, each run at its own thresholds, and the paired bootstrap 95% interval of the difference.
+ */
+export interface StraightThroughComparison {
+  current: number;
+  baseline: number;
+  delta: number;
+  interval: IntervalOrNull;
+  paired: number;
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
