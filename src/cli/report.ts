@@ -12,6 +12,7 @@ interface ReportArgs {
   outDir?: string;
   format: string[];
   failUnder: string[];
+  gate: string[];
   gateOn: 'point' | 'lower';
   failOnRegression: boolean;
   pairBy: 'auto' | 'id' | 'file' | 'name';
@@ -58,6 +59,7 @@ export default defineCommand<ReportArgs>({
       .option('out-dir', { type: 'string', describe: 'folder for the reports (default reports/<export name>)' })
       .option('format', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'reports to write: json, md, html, junit (comma-separated)' })
       .option('fail-under', { type: 'string', array: true, default: [] as string[], describe: 'gate METRIC=THRESHOLD, e.g. micro.f1=0.9, field:total.recall=0.95, accuracy=0.8 (repeatable)' })
+      .option('gate', { type: 'string', array: true, default: [] as string[], describe: "gate METRIC<=N or METRIC>=N: cost and latency (latency.p95<=30000, credits.mean<=4) or any --fail-under metric (repeatable)" })
       .option('gate-on', { choices: ['point', 'lower'] as const, default: 'point' as const, describe: 'gate on the point estimate or on the lower bound of the 95% interval' })
       .option('fail-on-regression', { type: 'boolean', default: false, describe: 'fail when a metric regressed significantly (Holm-corrected) against --baseline, or when too few documents pair' })
       .option('pair-by', { choices: ['auto', 'id', 'file', 'name'] as const, default: 'auto' as const, describe: 'how documents pair with the baseline: auto tries item id, file id, file name, content hash in turn' })
@@ -76,12 +78,14 @@ export default defineCommand<ReportArgs>({
       .example('$0 report --from run.json --format md,junit --out-dir out/', 'only the Markdown and JUnit reports')
       .example('$0 report --from new-set.json --baseline old-set.json --pair-by name --min-paired 100%', 'a re-created set: pair by file name, all documents must pair')
       .example('$0 report --from run.json --max-failed-rate 0.02', 'fail when more than 2% of the runs failed')
+      .example("$0 report --from run.json --gate 'latency.p95<=30000' --gate 'credits.mean<=4'", 'gate on latency and cost')
       .example('$0 report --from run.json --target-accuracy 0.99', 'per field the confidence above which values can be accepted without review') as unknown as Argv<ReportArgs>,
   async run(argv) {
     const formats = parseFormats(argv.format);
     if (formats.length === 0) throw new UsageError('--format: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
     const { parseGates } = await import('../report/gates.js');
-    const gates = parseGates(argv.failUnder);
+    const { parseGateExpressions } = await import('../report/gates.js');
+    const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
     if (argv.failOnRegression && !argv.baseline) throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
 
     const { loadExport, loadBaseline } = await import('../report/load.js');
@@ -133,6 +137,13 @@ export default defineCommand<ReportArgs>({
     if (report.splitter) {
       const s = report.splitter;
       lines.push(`F1 ${f3(s.f1.value)} · precision ${f3(s.precision.value)} · recall ${f3(s.recall.value)} · PQ ${f3(s.panoptic.pq.value)} · page accuracy ${f3(s.pageAccuracy.value)}`);
+    }
+    const cost = report.cost;
+    if (cost) {
+      const parts: string[] = [];
+      if (cost.latency) parts.push(`latency mean ${cost.latency.mean.toFixed(0)} ms · p50 ${cost.latency.p50.toFixed(0)} · p95 ${cost.latency.p95.toFixed(0)}`);
+      if (cost.credits) parts.push(`credits ${cost.credits.total} · ${f3(cost.credits.mean)} per document · ${f3(cost.credits.perCorrect)} per correct ${cost.credits.unit}`);
+      lines.push(parts.join(' · '));
     }
     const cal = report.calibration;
     if (cal) {

@@ -170,6 +170,9 @@ async function runDataset(d: DemoDataset, client: Client, baseUrl: string, token
   // 4. Both versions on the set.
   const evaluate = async (version: string): Promise<{ result: EvalResult; file: string }> => {
     const result = await runEvaluation(client, { evaluationSetId: setId, version, ...d.evaluation }, { signal });
+    // Run durations are the embedded sandbox's wall-clock time: left out so that a re-run gives
+    // the same export and report bytes (credits, from page counts, stay).
+    for (const item of result.export.items) delete item.durationMs;
     const file = path.join(dir, `export-${version}.json`);
     await writeExport(file, result.export);
     onEvent({ step: 'evaluate', dataset: d, version, result, file, evaluationSetId: setId });

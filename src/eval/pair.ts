@@ -3,7 +3,7 @@
  * A run names its item in `metadata.evaluationSetItemId` (evalkit's per-item runs and the
  * sandbox's batch runs do); runs that do not are paired by file id, one run per item.
  */
-import type { EvaluationSetItem, ProcessorRun } from '../api/index.js';
+import { TERMINAL_RUN_STATUSES, type EvaluationSetItem, type ProcessorRun } from '../api/index.js';
 import type { ExportItem, ExportRunStatus } from '../metrics/generated/export.js';
 
 export interface Paired {
@@ -52,6 +52,7 @@ export function exportItem(item: EvaluationSetItem, run: ProcessorRun | undefine
       out.failureReason = 'NO_OUTPUT';
       out.failureMessage = 'the run is PROCESSED but has no output';
     }
+    Object.assign(out, costOf(run));
     if (typeof run.failureReason === 'string' && run.failureReason !== '') out.failureReason = run.failureReason;
     if (typeof run.failureMessage === 'string' && run.failureMessage !== '') out.failureMessage = run.failureMessage;
   }
@@ -59,6 +60,24 @@ export function exportItem(item: EvaluationSetItem, run: ProcessorRun | undefine
     out.failureReason = failure.reason;
     out.failureMessage = failure.message;
   }
+  return out;
+}
+
+/**
+ * What a report's cost and latency need from a run: `durationMs` of an ended run (updatedAt −
+ * createdAt: queueing included, as a caller waits for it), `credits` (`usage.credits`, where the
+ * service gives it) and the file's `pageCount` (its `metadata`).
+ */
+function costOf(run: ProcessorRun): Pick<ExportItem, 'durationMs' | 'credits' | 'pageCount'> {
+  const out: Pick<ExportItem, 'durationMs' | 'credits' | 'pageCount'> = {};
+  const created = Date.parse(String(run.createdAt ?? ''));
+  const updated = Date.parse(String(run.updatedAt ?? ''));
+  if (TERMINAL_RUN_STATUSES.has(run.status) && Number.isFinite(created) && Number.isFinite(updated)) out.durationMs = Math.max(0, updated - created);
+  const usage = (run as { usage?: unknown }).usage;
+  const credits = usage !== null && typeof usage === 'object' ? (usage as { credits?: unknown }).credits : undefined;
+  if (typeof credits === 'number' && Number.isFinite(credits) && credits >= 0) out.credits = credits;
+  const meta = (run.files?.[0] as { metadata?: { pageCount?: unknown } } | undefined)?.metadata;
+  if (Number.isInteger(meta?.pageCount) && (meta?.pageCount as number) >= 1) out.pageCount = meta?.pageCount as number;
   return out;
 }
 

@@ -11,7 +11,8 @@ import { evaluateExport, exportOptions, modelFor, type ConfidenceOptions, type E
 import { extractModel } from '../metrics/models.js';
 import { CONFIDENCE_SOURCES, type ConfidenceSource } from '../metrics/calibration.js';
 import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
-import type { BaselineComparison, ComparisonRow, DocumentRecord, Estimate, Interval, Report, Verdict } from '../metrics/generated/report.js';
+import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Estimate, Interval, Report, Verdict } from '../metrics/generated/report.js';
+import { correctUnits, costOf } from './cost.js';
 import { evaluateGates, fmtGate, parseGates, type GateOn, type GateSpec } from './gates.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
 
@@ -126,6 +127,8 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   if (ev.classify) report.classify = ev.classify;
   if (ev.splitter) report.splitter = ev.splitter;
   if (ev.calibration) report.calibration = ev.calibration;
+  const cost = costOf(exp.items, ev.type, correctUnits(report));
+  if (cost) report.cost = cost;
   else if (opts.targetAccuracy !== undefined) report.warnings.push('--target-accuracy: no predicted value carries a confidence, so no threshold can be chosen');
   if (opts.baseline) {
     report.baseline = compareBaseline(ev, report.options, opts.baseline, cmp, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false, {
@@ -164,12 +167,14 @@ interface BaselineSide {
   documents: DocumentRecord[];
   units: string[];
   warnings: string[];
+  cost?: CostReport;
 }
 
 function baselineSide(input: BaselineInput, options: Report['options'], cmp: CompareOptions, conf: ConfidenceOptions): BaselineSide {
   if (input.kind === 'export') {
     const ev = evaluateExport(input.export, cmp, conf);
-    return { type: ev.type, documents: ev.documents, units: ev.units, warnings: [] };
+    const cost = costOf(input.export.items, ev.type, correctUnits({ ...ev, type: ev.type }));
+    return { type: ev.type, documents: ev.documents, units: ev.units, warnings: [], cost };
   }
   const r = input.report;
   const warnings: string[] = [];
@@ -178,7 +183,7 @@ function baselineSide(input: BaselineInput, options: Report['options'], cmp: Com
     if (!same(r.options[k], options[k])) warnings.push(`the baseline report was computed with ${k} ${JSON.stringify(r.options[k])}, this report with ${JSON.stringify(options[k])}`);
   }
   const units = r.extract?.fields.map((f) => f.path) ?? r.classify?.classes.map((c) => c.label) ?? r.splitter?.types.map((t) => t.type) ?? [];
-  return { type: r.type, documents: r.documents, units, warnings };
+  return { type: r.type, documents: r.documents, units, warnings, cost: r.cost };
 }
 
 function compareBaseline(
@@ -284,6 +289,7 @@ function compareBaseline(
   const straightThrough = compareStraightThrough(cur, base, B, seed + 2);
   return {
     ...(straightThrough ? { straightThrough } : {}),
+    ...(side.cost ? { cost: side.cost } : {}),
     file: input.file,
     kind: input.kind,
     paired: cur.length,

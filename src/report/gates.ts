@@ -5,12 +5,46 @@
 import { UsageError } from '../util/errors.js';
 import type { GateResult, Gates, Interval, Report } from '../metrics/generated/report.js';
 import { Z80, Z95 } from '../metrics/stats.js';
+import { costMetrics } from './cost.js';
 
 export interface GateSpec {
   /** As the user wrote it, e.g. `micro.f1=0.9`. */
   gate: string;
   metric: string;
   threshold: number;
+  /** `>=` (the default, `--fail-under`) or `<=`. */
+  op?: '>=' | '<=';
+}
+
+/**
+ * `--gate 'METRIC<=N'` or `'METRIC>=N'` (several may be joined with commas): any metric
+ * `--fail-under` names (thresholds 0 to 1) or a cost metric (`latency.mean|p50|p95` in ms,
+ * `credits.total|mean|perCorrect`; thresholds 0 or more).
+ */
+export function parseGateExpressions(texts: readonly string[]): GateSpec[] {
+  const out: GateSpec[] = [];
+  for (const text of texts) {
+    for (const part of text.split(',')) {
+      const gate = part.trim();
+      if (gate === '') continue;
+      const m = /^(.+?)\s*(<=|>=)\s*(\S+)$/.exec(gate);
+      const threshold = m ? Number(m[3]) : NaN;
+      if (!m || !Number.isFinite(threshold)) {
+        throw new UsageError(`--gate "${gate}": expected METRIC<=N or METRIC>=N`, { hint: "for example --gate 'latency.p95<=30000' or --gate 'micro.f1>=0.9'" });
+      }
+      const metric = m[1].trim();
+      const cost = isCostMetric(metric);
+      if (threshold < 0 || (!cost && threshold > 1)) {
+        throw new UsageError(`--gate "${gate}": the threshold must be ${cost ? '0 or more' : 'between 0 and 1'}`, { hint: cost ? 'latency in milliseconds, credits as the service counts them' : 'quality metrics are shares from 0 to 1' });
+      }
+      out.push({ gate, metric, threshold, op: m[2] as '<=' | '>=' });
+    }
+  }
+  return out;
+}
+
+export function isCostMetric(name: string): boolean {
+  return /^(latency\.(mean|p50|p95)|credits\.(total|mean|perCorrect))$/.test(name);
 }
 
 export type GateOn = 'point' | 'lower';
@@ -126,17 +160,31 @@ export interface GateExtras {
 /** Evaluates the gates against a report (whose baseline section, if any, is already filled). */
 export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn: GateOn, failOnRegression: boolean, extras: GateExtras = {}): Gates {
   const catalog = metricCatalog(report);
+  const cost = costMetrics(report.cost);
   const results: GateResult[] = specs.map((spec) => {
+    const op = spec.op ?? '>=';
+    if (isCostMetric(spec.metric)) {
+      const value = cost.get(spec.metric) ?? null;
+      const r: GateResult = { gate: spec.gate, metric: spec.metric, threshold: spec.threshold, op, on: 'point', value, passed: value !== null && (op === '<=' ? value <= spec.threshold : value >= spec.threshold) };
+      if (value === null) r.reason = `the export carries no ${spec.metric.startsWith('latency') ? 'run durations' : 'credits'}`;
+      else if (!r.passed) r.reason = `${fmtGate(value, spec.threshold)} is ${op === '<=' ? 'above' : 'below'} ${spec.threshold}`;
+      return r;
+    }
     const metric = resolveMetric(report, catalog, spec.metric);
     const mv = catalog.get(metric) as MetricValue;
     const value = gateOn === 'lower' ? (mv.interval?.lower ?? null) : mv.value;
-    const r: GateResult = { gate: spec.gate, metric, threshold: spec.threshold, on: gateOn, value, passed: value !== null && value >= spec.threshold, mde: gateMde(mv.interval) };
+    // `<=` gates an upper limit: on the interval's upper bound with --gate-on lower.
+    const v = op === '<=' && gateOn === 'lower' ? (mv.interval?.upper ?? null) : value;
+    const r: GateResult = { gate: spec.gate, metric, threshold: spec.threshold, on: gateOn, value: v, passed: v !== null && (op === '<=' ? v <= spec.threshold : v >= spec.threshold), mde: gateMde(mv.interval) };
+    if (op === '<=') r.op = '<=';
     if (value === null) {
       r.reason =
         mv.value === null
           ? 'the metric is undefined here (zero denominator)'
           : 'the metric has no interval (F1-type intervals need --bootstrap greater than 0)';
-    } else if (!r.passed) r.reason = `${gateOn === 'lower' ? 'lower bound ' : ''}${fmtGate(value, spec.threshold)} is below ${spec.threshold}`;
+    } else if (!r.passed) {
+      r.reason = op === '<=' ? `${gateOn === 'lower' ? 'upper bound ' : ''}${fmtGate(v as number, spec.threshold)} is above ${spec.threshold}` : `${gateOn === 'lower' ? 'lower bound ' : ''}${fmtGate(value, spec.threshold)} is below ${spec.threshold}`;
+    }
     return r;
   });
   if (extras.maxFailedRate !== undefined) {

@@ -6,7 +6,7 @@
  * Every value that comes from a document or a user is escaped.
  */
 import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../metrics/generated/report.js';
-import { num, thresholdCells, VERDICT_ORDER, VERDICT_RULE } from './markdown.js';
+import { costRows, num, thresholdCells, VERDICT_ORDER, VERDICT_RULE } from './markdown.js';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -202,6 +202,12 @@ function worst(r: Report): string {
   return `<h2>Worst documents</h2>${docs.join('')}`;
 }
 
+function cost(r: Report): string {
+  const rows = costRows(r);
+  if (rows.length === 0) return '';
+  return `<h2>Cost and latency</h2>${table(r.baseline ? ['', 'this run', 'baseline'] : ['', 'this run'], r.baseline ? rows : rows.map((x) => x.slice(0, 2)))}`;
+}
+
 function calibration(r: Report): string {
   const c = r.calibration;
   if (!c) return '';
@@ -253,6 +259,7 @@ ${gates(r)}
 ${baseline(r)}
 ${bars(r)}
 ${heatmap(r)}
+${cost(r)}
 ${calibration(r)}
 ${failures(r)}
 ${worst(r)}

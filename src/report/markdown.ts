@@ -251,6 +251,31 @@ export function thresholdCells(t: ThresholdPoint | null | undefined, target: num
   return [num(t.threshold, 2), `${num(t.accuracy)} (≥ ${num(t.lower)})`, num(t.coverage)];
 }
 
+/** Cost and latency, this run beside the baseline run. */
+export function costRows(r: Report): string[][] {
+  const c = r.cost;
+  const b = r.baseline?.cost;
+  if (!c && !b) return [];
+  const ms = (v: number | undefined): string => (v === undefined ? 'n/a' : `${v.toFixed(0)} ms`);
+  const n3 = (v: number | null | undefined): string => (v === undefined ? 'n/a' : num(v));
+  const unit = c?.credits?.unit ?? b?.credits?.unit ?? 'unit';
+  return [
+    ['latency mean', ms(c?.latency?.mean), ms(b?.latency?.mean)],
+    ['latency p50', ms(c?.latency?.p50), ms(b?.latency?.p50)],
+    ['latency p95', ms(c?.latency?.p95), ms(b?.latency?.p95)],
+    ['credits per document', n3(c?.credits?.mean), n3(b?.credits?.mean)],
+    [`credits per correct ${unit}`, n3(c?.credits?.perCorrect), n3(b?.credits?.perCorrect)],
+    ['credits in all', n3(c?.credits?.total), n3(b?.credits?.total)],
+  ];
+}
+
+function costTable(r: Report): Block[] {
+  const rows = costRows(r);
+  if (rows.length === 0) return [];
+  const head = r.baseline ? ['cost and latency', 'this run', 'baseline'] : ['cost and latency', 'this run'];
+  return ['### Cost and latency\n', { head, align: ['l', 'r', 'r'], rows: r.baseline ? rows : rows.map((x) => x.slice(0, 2)), cuttable: false }];
+}
+
 function calibrationTables(r: Report): Block[] {
   const c = r.calibration;
   if (!c) return [];
@@ -291,6 +316,7 @@ function blocks(r: Report): Block[] {
     ...extractTables(r),
     ...classifyTables(r),
     ...splitterTables(r),
+    ...costTable(r),
     ...calibrationTables(r),
     ...failures(r),
   ];

@@ -97,6 +97,14 @@ export interface ExportItem {
    * Number of pages of the file, when known; SPLITTER splits past it are left out with a warning.
    */
   pageCount?: number;
+  /**
+   * How long the run took, in milliseconds: its updatedAt less its createdAt once it ended (queueing included).
+   */
+  durationMs?: number;
+  /**
+   * Usage credits of the run (`usage.credits`), where the service reports them.
+   */
+  credits?: number;
   expectedOutput: {
     [k: string]: unknown;
   };

@@ -73,6 +73,7 @@ export interface Report {
   baseline?: BaselineComparison;
   gates: Gates;
   calibration?: CalibrationReport;
+  cost?: CostReport1;
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -490,6 +491,7 @@ export interface BaselineComparison {
   pairing: Pairing;
   equivalence: number;
   straightThrough?: StraightThroughComparison;
+  cost?: CostReport;
 }
 /**
  * One metric on the documents present in both runs: baseline and current values, their difference with a paired bootstrap 95% interval, an exact McNemar test on per-document correctness, and the verdict.
@@ -572,6 +574,31 @@ export interface StraightThroughComparison {
   delta: number;
   interval: IntervalOrNull;
   paired: number;
+}
+/**
+ * The baseline run's cost and latency (all its documents), for reading beside this run's.
+ */
+export interface CostReport {
+  /**
+   * Over the runs with a duration: mean, median and 95th percentile in milliseconds (percentiles with linear interpolation); null when no run has one.
+   */
+  latency: {
+    runs: number;
+    mean: number;
+    p50: number;
+    p95: number;
+  } | null;
+  /**
+   * Over the runs with credits: the total, the mean per document, and the total per correct unit (EXTRACT: TP field value; CLASSIFY: right document; SPLITTER: matched split); null when no run has credits.
+   */
+  credits: {
+    runs: number;
+    total: number;
+    mean: number;
+    perCorrect: number | null;
+    correct: number;
+    unit: "field" | "document" | "split";
+  } | null;
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -731,6 +758,34 @@ export interface ThresholdChoice {
   accuracy: number;
   lower: number;
   coverage: number;
+}
+/**
+ * Latency and credits of the runs (README: Cost and latency), from the export's durationMs and credits.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "cost".
+ */
+export interface CostReport1 {
+  /**
+   * Over the runs with a duration: mean, median and 95th percentile in milliseconds (percentiles with linear interpolation); null when no run has one.
+   */
+  latency: {
+    runs: number;
+    mean: number;
+    p50: number;
+    p95: number;
+  } | null;
+  /**
+   * Over the runs with credits: the total, the mean per document, and the total per correct unit (EXTRACT: TP field value; CLASSIFY: right document; SPLITTER: matched split); null when no run has credits.
+   */
+  credits: {
+    runs: number;
+    total: number;
+    mean: number;
+    perCorrect: number | null;
+    correct: number;
+    unit: "field" | "document" | "split";
+  } | null;
 }
 /**
  * Values with confidence >= threshold accepted: how many, how many right, their accuracy with its Wilson lower bound, and the share of the field's predicted values accepted.

@@ -36,6 +36,7 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
       doc.status = 'PROCESSED';
       doc.output = output;
       doc.initialOutput = output;
+      doc.usage = { credits: creditsFor(row.processor_type, pages.length) };
     } else {
       doc.status = 'FAILED';
       doc.failureReason = result.reason;
@@ -97,6 +98,15 @@ function runEngine(c: Ctx, row: RunRow, doc: Json): { result: EngineResult; page
   } catch {
     return { pages, parent, result: { ok: false, reason: 'ENGINE_ERROR', message: 'the sandbox engine could not process this run', label: { engine: c.engine.spec } } };
   }
+}
+
+/**
+ * Plausible usage credits of a processed run (the SDK's `usage.credits`; the spec shows none):
+ * per page, 1 for EXTRACT, 0.5 for SPLITTER, 0.25 for CLASSIFY, at least one page.
+ */
+export function creditsFor(type: string, pages: number): number {
+  const perPage = type === 'EXTRACT' ? 1 : type === 'SPLITTER' ? 0.5 : 0.25;
+  return perPage * Math.max(1, pages);
 }
 
 export function finishBatch(c: Ctx, b: BatchRow): { status: string; metrics: string } {
