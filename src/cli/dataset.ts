@@ -191,7 +191,8 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   if (argv.v !== undefined) throw new UsageError('-v is not an option of dataset upload', { hint: 'the processor version is --version V (draft, latest, 1.0 or a version id); `evalkit --version` prints evalkit\'s own version' });
   if (argv.version !== undefined && argv.version.trim() === '') throw new UsageError('--version needs a value', { hint: 'pass --version draft, latest, a published number such as 1.0, or a version id' });
   if (argv.version !== undefined && argv.config !== undefined) throw new UsageError('--version picks the config on the service; --config replaces it', { hint: 'drop one of --version and --config' });
-  if (!argv.evaluationSet && !argv.createSet) throw new UsageError('name the target set', { hint: 'pass --evaluation-set ID, or --create-set NAME --processor ID' });
+  // Offline validation (a dry run with --config) needs no set: every row is then a create.
+  if (!argv.evaluationSet && !argv.createSet && !(argv.dryRun && argv.config !== undefined)) throw new UsageError('name the target set', { hint: 'pass --evaluation-set ID, or --create-set NAME --processor ID (a --dry-run with --config needs neither)' });
   if (argv.createSet !== undefined && !argv.processor) throw new UsageError('--create-set needs --processor', { hint: 'pass the id of the processor the new set evaluates' });
   if (argv.processor !== undefined && argv.createSet === undefined) throw new UsageError('--processor goes with --create-set', { hint: 'an existing set (--evaluation-set) already names its processor' });
   if (argv.yes && !argv.prune) throw new UsageError('--yes only confirms --prune', { hint: 'add --prune to delete items no longer in the CSV, or drop --yes' });

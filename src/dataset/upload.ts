@@ -169,7 +169,7 @@ export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> 
   const guard = guardFetch(opts.fetch ?? ((url, init) => fetch(url, init)), { maxRps: opts.maxRps });
   const client = opts.connect?.(guard.fetch);
   if (!client && !opts.dryRun) throw new UsageError('an upload needs the service', { hint: 'set EVALKIT_BASE_URL and EVALKIT_API_TOKEN, or use --dry-run with --config for an offline plan' });
-  if (!opts.evaluationSetId && !opts.createSet) throw new UsageError('name the target: --evaluation-set ID, or --create-set NAME --processor ID');
+  if (!opts.evaluationSetId && !opts.createSet && !(opts.dryRun && opts.config)) throw new UsageError('name the target: --evaluation-set ID, or --create-set NAME --processor ID');
   const progress = (p: Omit<UploadProgress, 'created' | 'updated' | 'deleted' | 'failed' | 'filesUploaded'>, t?: Partial<UploadProgress>): void =>
     opts.onProgress?.({ created: 0, updated: 0, deleted: 0, failed: 0, filesUploaded: 0, ...t, ...p });
 
