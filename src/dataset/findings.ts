@@ -31,6 +31,7 @@ export const DATASET_RULES = {
   'file-id-unknown': 'a fileId the service does not know',
   'duplicate-row': 'a row with the same file and expected output as an earlier row',
   'json-syntax': 'a JSON cell that does not parse',
+  'json-depth': 'a JSON cell nested more than 256 levels deep',
   'array-hole': 'an indexed column set (line_items[2]) while an earlier index is empty',
   'coerce-number': 'a cell that is not a number',
   'coerce-currency': 'a cell that is not an amount of money',

@@ -17,6 +17,7 @@ import type { Router } from './router.js';
 import { mulberry32, type Rng } from './engine/rng.js';
 import { parseJson } from '../util/json.js';
 import { EvalkitError } from '../util/errors.js';
+import { MAX_DEPTH, depthExceededPointer, mayExceedDepth } from '../util/depth.js';
 
 export interface ServerOptions {
   router: Router;
@@ -181,8 +182,9 @@ function parseBody(req: IncomingMessage, buf: Buffer): unknown {
   if (ct && !/^application\/([\w.+-]+\+)?json\b/i.test(ct)) throw new HttpError(400, `Content-Type must be application/json (got ${ct.split(';')[0]})`);
   if (buf.length === 0) return {};
   const text = buf.toString('utf8');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     // A second, tolerant pass finds the first error's line and column (util/json.ts).
     try {
@@ -195,6 +197,10 @@ function parseBody(req: IncomingMessage, buf: Buffer): unknown {
     }
     throw new HttpError(400, 'invalid JSON in request body');
   }
+  // Checked before any handler walks the body recursively (a 5,000-deep schema was a 500).
+  const deep = mayExceedDepth(text) ? depthExceededPointer(value) : undefined;
+  if (deep !== undefined) throw new HttpError(400, `request body is nested more than ${MAX_DEPTH} levels deep; the limit is passed at ${deep}`);
+  return value;
 }
 
 /** The version in effect, echoed under the configured header name. */
