@@ -278,7 +278,13 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
       break;
   }
   if (result.tally && result.tally.failed > 0) {
-    throw new ExitWith(1, `${result.tally.failed} operation${result.tally.failed === 1 ? '' : 's'} failed`, 're-run the same command to finish; it creates nothing twice');
+    // "Re-run to finish" only for what a re-run can finish: the service's refusals fail again.
+    const refused = result.failures.filter((f) => f.permanent).length;
+    const n = result.tally.failed;
+    const failed = `${n} operation${n === 1 ? '' : 's'} failed`;
+    if (refused === 0) throw new ExitWith(1, failed, 're-run the same command to finish; it creates nothing twice');
+    if (refused >= result.failures.length) throw new ExitWith(1, `${failed}: the service refused ${refused === 1 ? 'it' : 'them'}`, 'a re-run sends the same and fails the same way: fix what the errors above name, then run the upload again');
+    throw new ExitWith(1, `${failed}, ${refused} refused by the service`, `fix what the refusals above name; re-running the same command finishes the other ${result.failures.length - refused} and creates nothing twice`);
   }
   if (result.rows.invalid > 0) {
     throw new ExitWith(1, `${result.rows.invalid} invalid row${result.rows.invalid === 1 ? ' was' : 's were'} left out${result.rejectsFile ? ` (see ${result.rejectsFile})` : ''}`, 'fix them and run the upload again');

@@ -27,6 +27,7 @@ export const DATASET_RULES = {
   'column-count': 'a row with more cells than the header has columns',
   'file-missing': 'the row names no file (or both a file and a fileId), or a file that does not exist',
   'output-empty': 'an empty expectedOutput cell',
+  'file-empty': 'an empty file (the service refuses it on upload)',
   'file-outside': 'a file path that leaves the CSV\'s folder (allowed with --allow-outside)',
   'file-id-unknown': 'a fileId the service does not know',
   'duplicate-row': 'a row with the same file and expected output as an earlier row',

@@ -73,10 +73,8 @@ export class RejectsWriter {
   /** Renames the finished file into place; with no rejected row, removes a stale one. Returns the path written, if any. */
   async close(): Promise<string | undefined> {
     await this.pending;
-    if (!this.handle) {
-      await fsp.rm(this.file, { force: true });
-      return undefined;
-    }
+    // No invalid row: an earlier run's rejects file is left for the upload to set aside, and say so.
+    if (!this.handle) return undefined;
     await this.handle.sync();
     await this.handle.close();
     this.handle = undefined;
