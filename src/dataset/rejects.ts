@@ -4,9 +4,8 @@
  * (starting with = + - @, tab or carriage return) are prefixed with a quote (OWASP CSV
  * injection). Written through a temp file and renamed, streamed so it never holds every row.
  */
-import { randomBytes } from 'node:crypto';
+import { tempPathFor, tempTag } from '../util/fs.js';
 import { promises as fsp } from 'node:fs';
-import path from 'node:path';
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 
@@ -61,7 +60,7 @@ export class RejectsWriter {
     this.count++;
     this.pending = this.pending.then(async () => {
       if (!this.handle) {
-        this.tmp = path.join(path.dirname(this.file), `.evalkit-tmp-${path.basename(this.file)}.${process.pid}.${randomBytes(4).toString('hex')}`);
+        this.tmp = tempPathFor(this.file, tempTag());
         this.handle = await fsp.open(this.tmp, 'wx', 0o644);
         await this.handle.write((this.bom ? '\ufeff' : '') + csvLine([...this.keep.map((i) => this.header[i]), this.errorHeader], this.delimiter));
       }
