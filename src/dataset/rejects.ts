@@ -4,8 +4,7 @@
  * (starting with = + - @, tab or carriage return) are prefixed with a quote (OWASP CSV
  * injection). Written through a temp file and renamed, streamed so it never holds every row.
  */
-import { tempPathFor, tempTag } from '../util/fs.js';
-import { promises as fsp } from 'node:fs';
+import { openAtomic, type AtomicFile } from '../util/fs.js';
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 
@@ -33,8 +32,7 @@ export function rejectsPathFor(csvFile: string): string {
 }
 
 export class RejectsWriter {
-  private handle: fsp.FileHandle | undefined;
-  private tmp: string | undefined;
+  private handle: AtomicFile | undefined;
   private pending: Promise<void> = Promise.resolve();
   count = 0;
   readonly errorHeader: string;
@@ -60,8 +58,7 @@ export class RejectsWriter {
     this.count++;
     this.pending = this.pending.then(async () => {
       if (!this.handle) {
-        this.tmp = tempPathFor(this.file, tempTag());
-        this.handle = await fsp.open(this.tmp, 'wx', 0o644);
+        this.handle = await openAtomic(this.file, { mode: 0o644 });
         await this.handle.write((this.bom ? '\ufeff' : '') + csvLine([...this.keep.map((i) => this.header[i]), this.errorHeader], this.delimiter));
       }
       await this.handle.write(csvLine([...this.keep.map((i) => row[i]), reasons, ...row.slice(this.header.length)], this.delimiter));
@@ -74,17 +71,16 @@ export class RejectsWriter {
     await this.pending;
     // No invalid row: an earlier run's rejects file is left for the upload to set aside, and say so.
     if (!this.handle) return undefined;
-    await this.handle.sync();
-    await this.handle.close();
+    const handle = this.handle;
     this.handle = undefined;
-    await fsp.rename(this.tmp!, this.file);
+    await handle.commit();
     return this.file;
   }
 
   /** Drops the temp file (a failed run leaves the old rejects file as it was). */
   async abort(): Promise<void> {
     await this.pending.catch(() => undefined);
-    if (this.handle) await this.handle.close().catch(() => undefined);
-    if (this.tmp) await fsp.rm(this.tmp, { force: true });
+    await this.handle?.abort();
+    this.handle = undefined;
   }
 }

@@ -142,6 +142,47 @@ async function writeChunks(handle: fsp.FileHandle, chunks: Iterable<string>): Pr
   if (buf.length) await handle.writeFile(buf.join(''));
 }
 
+/** A file written piece by piece (a rejects file as rows fail), then renamed into place at once. */
+export interface AtomicFile {
+  write(text: string): Promise<void>;
+  /** Syncs the temp file and renames it over the target. */
+  commit(): Promise<void>;
+  /** Drops the temp file; the target stays as it was. */
+  abort(): Promise<void>;
+}
+
+export async function openAtomic(file: string, opts: { mode?: number } = {}): Promise<AtomicFile> {
+  const dir = path.dirname(file);
+  await sweepStaleTemps(dir);
+  const tmp = tempPathFor(file, tempTag());
+  const handle = await fsp.open(tmp, 'wx', opts.mode ?? 0o666);
+  let open = true;
+  const close = async (): Promise<void> => {
+    if (open) {
+      open = false;
+      await handle.close();
+    }
+  };
+  return {
+    write: async (text) => void (await handle.write(text)),
+    commit: async () => {
+      try {
+        await handle.datasync();
+        await close();
+        await fsp.rename(tmp, file);
+      } catch (e) {
+        await close().catch(() => undefined);
+        await fsp.rm(tmp, { force: true });
+        throw e;
+      }
+    },
+    abort: async () => {
+      await close().catch(() => undefined);
+      await fsp.rm(tmp, { force: true });
+    },
+  };
+}
+
 /** One atomic, durable write (see AtomicWriter); an existing file keeps its permissions. */
 export async function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<string>, opts: { mode?: number } = {}): Promise<void> {
   const w = new AtomicWriter();
