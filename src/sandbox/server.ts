@@ -14,7 +14,8 @@ import type { Ctx } from './context.js';
 import { layoutOf, resolveVersion, type ApiVersion } from './versioning.js';
 import { BinaryBody, HttpError, RawJson, type HandlerResult, type Req } from './http.js';
 import type { Router } from './router.js';
-import { mulberry32, type Rng } from './engine/rng.js';
+import type { Rng } from './engine/rng.js';
+import { seededRandom } from '../util/random.js';
 import { parseJson } from '../util/json.js';
 import { EvalkitError } from '../util/errors.js';
 import { MAX_DEPTH, depthExceededPointer, mayExceedDepth } from '../util/depth.js';
@@ -60,7 +61,7 @@ const PUBLIC_TOKEN: TokenRecord = { token: '', name: 'public', createdAt: '1970-
 
 export function createSandboxServer(ctx: Ctx, opts: ServerOptions): Server {
   const limiter = opts.rateLimit > 0 ? new RateLimiter(opts.rateLimit) : undefined;
-  const rng: Rng = mulberry32(opts.failSeed ?? Math.floor(Math.random() * 2 ** 32));
+  const rng: Rng = seededRandom(opts.failSeed ?? Math.floor(Math.random() * 2 ** 32));
   const server = createServer({ keepAlive: true }, (req, res) => {
     handle(ctx, opts, limiter, rng, req, res).catch((e: unknown) => {
       opts.log?.(`sandbox: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
