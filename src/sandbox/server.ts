@@ -16,6 +16,7 @@ import { BinaryBody, HttpError, RawJson, type HandlerResult, type Req } from './
 import type { Router } from './router.js';
 import type { Rng } from './engine/rng.js';
 import { seededRandom } from '../util/random.js';
+import { contentDisposition } from '../util/disposition.js';
 import { parseJson } from '../util/json.js';
 import { EvalkitError } from '../util/errors.js';
 import { MAX_DEPTH, depthExceededPointer, mayExceedDepth } from '../util/depth.js';
@@ -213,7 +214,7 @@ function reply(res: ServerResponse, result: HandlerResult, version: Echo): void 
     res.writeHead(200, {
       'content-type': result.mime,
       'content-length': result.bytes.length,
-      'content-disposition': `attachment; filename="${result.name.replace(/["\\\r\n]/g, '_')}"`,
+      'content-disposition': contentDisposition(result.name),
     });
     res.end(result.bytes);
   } else if ('status' in result && 'body' in result && typeof result.status === 'number') sendJson(res, result.status, JSON.stringify(result.body), version);
