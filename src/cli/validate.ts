@@ -2,6 +2,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import type { ConfigSource, Finding, ProcessorType } from '../expected/index.js';
+import { SETTLED_BY_FLAG } from '../expected/rules.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { walkFiles } from '../util/walk.js';
 import { defineCommand } from './command.js';
@@ -163,7 +164,7 @@ export default defineCommand<ValidateArgs>({
 });
 
 function place(f: Finding, file: string, line: number | undefined, base: string): FileFinding {
-  const placed: FileFinding = { file, ...(line !== undefined ? { line } : {}), pointer: base + f.pointer, rule: f.rule, severity: f.severity, message: f.message };
+  const placed: FileFinding = { file, ...(line !== undefined ? { line } : {}), pointer: base + f.pointer, rule: f.rule, severity: f.severity, message: f.message, ...(f.settledBy ? { settledBy: f.settledBy } : {}) };
   if (f.fix) {
     placed.fix = f.fix.map((op) => {
       const o = { ...op, path: base + op.path } as typeof op;
@@ -210,7 +211,7 @@ function renderText(results: FileResult[], s: Summary, fixing: boolean): string 
     lines.push(r.file);
     for (const f of r.findings) {
       const where = `${f.line !== undefined ? `line ${f.line} ` : ''}${f.pointer || '/'}`;
-      const hint = f.fix && f.severity === 'error' && !fixing ? ' (fixable with --fix)' : '';
+      const hint = f.fix && f.severity === 'error' && !fixing ? ' (fixable with --fix)' : f.settledBy ? ` (${SETTLED_BY_FLAG[f.settledBy]})` : '';
       lines.push(`  ${where}: ${f.severity} ${f.rule}: ${f.message}${hint}`);
     }
     if (r.fixed.length) lines.push(`  fixed ${plural(r.fixed.length, 'finding')}${r.written ? ` -> ${r.written}` : ''}`);

@@ -5,6 +5,7 @@
  */
 import type { Finding } from '../expected/index.js';
 import type { ExpectedModel } from '../expected/model.js';
+import { SETTLED_BY_FLAG } from '../expected/rules.js';
 import { fromPointer, valueAt } from '../util/json.js';
 import { coerceCell, coerceDeep, depthProblem, type CellProblem, type CoerceOptions } from './cells.js';
 import { classCell, completeJsonSplits, matchClassification, splitsCell } from './classes.js';
@@ -208,6 +209,7 @@ export function validatorFindings(line: number, findings: readonly Finding[], or
       field: fieldSegs.length ? formatPath(fieldSegs) : undefined,
       rule: f.rule,
       message: f.message,
+      ...(f.settledBy ? { hint: SETTLED_BY_FLAG[f.settledBy] } : {}),
       severity: f.severity,
     };
   });
