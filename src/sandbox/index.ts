@@ -26,6 +26,7 @@ import { fileRoutes } from './routes/files.js';
 import { processorRunRoutes } from './routes/processorRuns.js';
 import { processorRoutes } from './routes/processors.js';
 import { createSandboxServer } from './server.js';
+import type { BodyLimits } from '../util/bodyLimits.js';
 import type { WebhooksConfig, WebhooksSpec, WorkflowDefinition, WorkflowSpec } from './settings.js';
 import { Store } from './store.js';
 import { DEFAULT_VERSION_HEADER } from './versioning.js';
@@ -66,6 +67,8 @@ export interface SandboxOptions {
   engineDelayMs?: number;
   /** Cap of request bodies in bytes (default 32 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
+  /** Bodies buffered at once (default 4 x maxBodyBytes; 503 beyond), body timeout (30 s; 408), connections (256). */
+  bodyLimits?: Partial<Omit<BodyLimits, 'maxBodyBytes'>>;
   /** Name of the version header (default x-service-api-version). */
   versionHeader?: string;
   /** Mint ids from this seed instead of at random, for reproducible scripted runs (in memory only, not with dataDir). */
@@ -183,6 +186,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       failRate,
       failSeed: options.failSeed,
       log: options.log,
+      bodyLimits: options.bodyLimits,
     });
     const host = options.host ?? DEFAULT_HOST;
     await new Promise<void>((resolve, reject) => {

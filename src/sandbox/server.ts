@@ -17,6 +17,7 @@ import type { Router } from './router.js';
 import type { Rng } from './engine/rng.js';
 import { seededRandom } from '../util/random.js';
 import { contentDisposition } from '../util/disposition.js';
+import { BodyLimitError, bodyReader, limitConnections, refusalHeaders, type BodyLimits, type BodyReader } from '../util/bodyLimits.js';
 import { parseJson } from '../util/json.js';
 import { EvalkitError } from '../util/errors.js';
 import { MAX_DEPTH, depthExceededPointer, mayExceedDepth } from '../util/depth.js';
@@ -32,6 +33,8 @@ export interface ServerOptions {
   failRate: number;
   failSeed?: number;
   log?: (line: string) => void;
+  /** Body size, buffering, timeout and connection limits (util/bodyLimits); maxBodyBytes is ctx's. */
+  bodyLimits?: Partial<BodyLimits>;
 }
 
 /** Per key token bucket: `rate` requests per second, bursts up to `rate`. */
@@ -63,18 +66,21 @@ const PUBLIC_TOKEN: TokenRecord = { token: '', name: 'public', createdAt: '1970-
 export function createSandboxServer(ctx: Ctx, opts: ServerOptions): Server {
   const limiter = opts.rateLimit > 0 ? new RateLimiter(opts.rateLimit) : undefined;
   const rng: Rng = seededRandom(opts.failSeed ?? Math.floor(Math.random() * 2 ** 32));
+  const limits = { ...opts.bodyLimits, maxBodyBytes: ctx.maxBodyBytes };
+  const bodies = bodyReader({ maxBufferedBytes: 4 * ctx.maxBodyBytes, ...limits }, "the sandbox's");
   const server = createServer({ keepAlive: true }, (req, res) => {
-    handle(ctx, opts, limiter, rng, req, res).catch((e: unknown) => {
+    handle(ctx, opts, limiter, rng, bodies, req, res).catch((e: unknown) => {
       opts.log?.(`sandbox: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (!res.headersSent) sendJson(res, 500, '{"success":false,"error":"internal sandbox error"}');
       else res.destroy();
     });
   });
   server.keepAliveTimeout = 30_000;
+  limitConnections(server, limits);
   return server;
 }
 
-async function handle(ctx: Ctx, opts: ServerOptions, limiter: RateLimiter | undefined, rng: Rng, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(ctx: Ctx, opts: ServerOptions, limiter: RateLimiter | undefined, rng: Rng, bodies: BodyReader, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let version: ApiVersion | undefined;
   try {
     if (opts.latencyMs > 0) await new Promise((r) => setTimeout(r, opts.latencyMs));
@@ -118,7 +124,9 @@ async function handle(ctx: Ctx, opts: ServerOptions, limiter: RateLimiter | unde
       raw: req,
     };
     if (route.body === 'json' || route.body === 'raw') {
-      const buf = await readBody(req, ctx.maxBodyBytes);
+      const buf = await bodies.read(req).catch((e: unknown) => {
+        throw e instanceof BodyLimitError ? new HttpError(e.status, e.message, refusalHeaders(e)) : e;
+      });
       if (route.body === 'raw') r.rawBody = buf;
       else r.body = parseBody(req, buf);
     }
@@ -126,10 +134,7 @@ async function handle(ctx: Ctx, opts: ServerOptions, limiter: RateLimiter | unde
     reply(res, await route.handler(r, ctx), version && [opts.versionHeader, version]);
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
-    const headers: Record<string, string> = { ...e.headers };
-    if (e.status === 413) headers.connection = 'close';
-    sendJson(res, e.status, JSON.stringify({ success: false, error: e.message }), version && [opts.versionHeader, version], headers);
-    if (e.status === 413) req.resume();
+    sendJson(res, e.status, JSON.stringify({ success: false, error: e.message }), version && [opts.versionHeader, version], e.headers);
   }
 }
 
@@ -151,32 +156,6 @@ function splitPath(path: string): string[] {
     } else out.push(s);
   }
   return out;
-}
-
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > max) return Promise.reject(tooLarge(max));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    req.on('data', (c: Buffer) => {
-      if (failed) return;
-      size += c.length;
-      if (size > max) {
-        failed = true;
-        reject(tooLarge(max));
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => !failed && resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.on('error', (e) => !failed && reject(e));
-  });
-}
-
-function tooLarge(max: number): HttpError {
-  return new HttpError(413, `request body is larger than the sandbox's limit of ${max} bytes`);
 }
 
 function parseBody(req: IncomingMessage, buf: Buffer): unknown {
