@@ -90,6 +90,7 @@ describe('sandbox', () => {
   let t: TestSandbox;
   beforeAll(async () => {
     t = await start();
+    await t.call('GET', '/processors'); // the core is loaded (lazily, after listen) before the test ends
   });
   afterAll(() => t.close());
 
