@@ -133,7 +133,7 @@ function write(name: string, text: string): string {
   return file;
 }
 
-const RUNS = { numRuns: 60 * SCALE, seed: SEED, endOnFailure: true } as const;
+const RUNS = { numRuns: 80 * SCALE, seed: SEED, endOnFailure: true } as const;
 
 describe('fuzz (seeded, bounded)', () => {
   it('migrate --write: configs of every type', async () => {
@@ -178,7 +178,7 @@ describe('fuzz (seeded, bounded)', () => {
         const out = path.join(dir, `${n++}-out`);
         check(await cli(['report', '--from', file, '--out-dir', out, '--bootstrap', '0', '--format', 'json']), { [file]: text }, `report ${JSON.stringify(text.slice(0, 300))}`, 'report');
       }),
-      { ...RUNS, numRuns: 80 * SCALE },
+      RUNS,
     );
   });
 });
