@@ -297,6 +297,20 @@ function normalizeBaseUrl(raw: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+/**
+ * A token that cannot be an HTTP header value (a line break pasted with it, a control character)
+ * is a usage error at once, not a network error retried three times. The token is never quoted.
+ */
+function checkToken(token: string): void {
+  // eslint-disable-next-line no-control-regex
+  const bad = /[\u0000-\u001f\u007f]|[^\u0000-\u00ff]/.exec(token);
+  if (!bad) return;
+  const what = bad[0] === '\r' || bad[0] === '\n' ? 'a line break' : bad[0] < ' ' || bad[0] === '\u007f' ? 'a control character' : 'a character outside Latin-1';
+  throw new UsageError(`the API token contains ${what} (at character ${bad.index + 1}), which an HTTP header cannot carry`, {
+    hint: 'set EVALKIT_API_TOKEN to the token alone, without line breaks (for example `export EVALKIT_API_TOKEN="$(tr -d \'\\r\\n\' < token.txt)"`)',
+  });
+}
+
 export function createClient(opts: ClientOptions) {
   const apiVersion = opts.apiVersion ?? DEFAULT_API_VERSION;
   if (apiVersion !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(apiVersion)) {
@@ -306,6 +320,7 @@ export function createClient(opts: ClientOptions) {
   if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(versionHeader)) {
     throw new UsageError(`"${versionHeader}" is not a valid HTTP header name`, { hint: 'set EVALKIT_VERSION_HEADER to a header name such as x-service-api-version' });
   }
+  if (opts.token !== undefined) checkToken(opts.token);
   const clock = opts.clock ?? realClock;
   const random = opts.random ?? Math.random;
   const t: Transport = createTransport({

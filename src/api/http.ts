@@ -9,6 +9,7 @@
  */
 import type { z } from 'zod';
 import { ApiError, describeIssues, httpError, invalidResponseError, isRetryableStatus, scrub } from './errors.js';
+import { backoffMs } from '../util/backoff.js';
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -104,10 +105,9 @@ export function parseRetryAfter(value: string | null, now: number): number | und
   return Math.max(0, at - now);
 }
 
-/** Full jitter (AWS architecture blog): uniform in [0, min(cap, base * 2^retry)). */
+/** Full jitter (AWS architecture blog): uniform in [0, min(cap, base * 2^retry)); util/backoff's formula. */
 export function backoffDelay(retry: number, baseMs: number, capMs: number, random: () => number): number {
-  const ceiling = Math.min(capMs, baseMs * 2 ** retry);
-  return Math.floor(random() * ceiling);
+  return backoffMs(retry, { baseMs, capMs, jitter: 'full' }, random);
 }
 
 export function buildQuery(query: RequestSpec<z.ZodType>['query']): string {

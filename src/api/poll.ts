@@ -1,5 +1,6 @@
 import { ApiError } from './errors.js';
 import type { Clock } from './http.js';
+import { backoffMs } from '../util/backoff.js';
 
 export interface WaitOptions<T> {
   /** Overall time to wait for a terminal status; default 10 minutes. */
@@ -33,7 +34,7 @@ export async function pollUntil<T>(spec: PollSpec<T>, opts: WaitOptions<T> = {})
   const timeoutMs = opts.timeoutMs ?? 600_000;
   const maxInterval = opts.maxIntervalMs ?? 5_000;
   const deadline = clock.now() + timeoutMs;
-  let interval = opts.intervalMs ?? 500;
+  const pauses = { baseMs: opts.intervalMs ?? 500, capMs: maxInterval, factor: 1.5, jitter: [0.8, 1] as const };
   for (let poll = 1; ; poll++) {
     if (opts.signal?.aborted) throw aborted(spec, poll - 1, opts.signal.reason);
     const value = await spec.get();
@@ -50,13 +51,12 @@ export async function pollUntil<T>(spec: PollSpec<T>, opts: WaitOptions<T> = {})
         hint: 'it is still running on the service; wait longer (raise the timeout) or check it again later',
       });
     }
-    const pause = Math.min(left, Math.round(interval * (0.8 + 0.2 * spec.random())));
+    const pause = Math.min(left, backoffMs(poll - 1, pauses, spec.random));
     try {
       await clock.sleep(pause, opts.signal);
     } catch (e) {
       throw aborted(spec, poll, e);
     }
-    interval = Math.min(maxInterval, interval * 1.5);
   }
 }
 

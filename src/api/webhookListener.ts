@@ -5,11 +5,13 @@
  *
  * Answers: 200 verified (also a repeated eventId, reported once as a duplicate); 401 unsigned,
  * expired, future-dated or tampered; 400 malformed signature headers or a signed body that is
- * not an event; 405 other methods; 413 bodies over the limit.
+ * not an event; 405 other methods; 413 bodies over the limit (a declared length at once); 408 a
+ * body that has not arrived in full within the body timeout; 503 while too many bytes are buffered.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../util/errors.js';
+import { BodyLimitError, bodyReader, DEFAULT_BODY_LIMITS, limitConnections, refusalHeaders, type BodyLimits } from '../util/bodyLimits.js';
 import { verifyWebhook, WebhookVerificationError, type WebhookErrorKind, type WebhookEvent } from './webhooks.js';
 
 export interface ReceivedInfo {
@@ -28,9 +30,11 @@ export interface WebhookListenerOptions {
   toleranceSeconds?: number;
   /** Default 32 MiB. */
   maxBodyBytes?: number;
+  /** Bodies buffered at once (default 128 MiB; 503 beyond), body timeout (30 s; 408), connections (256). */
+  bodyLimits?: Partial<Omit<BodyLimits, 'maxBodyBytes'>>;
   versionHeader?: string;
   onEvent: (event: WebhookEvent, info: ReceivedInfo & { duplicate: boolean }) => void;
-  onReject: (reason: { status: number; kind: WebhookErrorKind | 'method' | 'too-large'; message: string }, info: ReceivedInfo) => void;
+  onReject: (reason: { status: number; kind: WebhookErrorKind | 'method' | 'too-large' | 'timeout' | 'busy'; message: string }, info: ReceivedInfo) => void;
 }
 
 export interface WebhookListener {
@@ -43,7 +47,8 @@ const STATUS: Record<WebhookErrorKind, number> = { unsigned: 401, expired: 401, 
 const SEEN_LIMIT = 100_000;
 
 export async function startWebhookListener(o: WebhookListenerOptions): Promise<WebhookListener> {
-  const maxBody = o.maxBodyBytes ?? 32 * 1024 * 1024;
+  const limits = { ...o.bodyLimits, maxBodyBytes: o.maxBodyBytes ?? DEFAULT_BODY_LIMITS.maxBodyBytes };
+  const bodies = bodyReader(limits);
   const versionHeader = (o.versionHeader ?? 'x-service-api-version').toLowerCase();
   const seen = new Set<string>();
   const answer = (res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void => {
@@ -79,23 +84,19 @@ export async function startWebhookListener(o: WebhookListenerOptions): Promise<W
       req.resume();
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > maxBody) tooLarge = true;
-      else chunks.push(c);
-    });
-    req.on('end', () => {
-      if (tooLarge) {
-        o.onReject({ status: 413, kind: 'too-large', message: `body larger than ${maxBody} bytes` }, info());
-        answer(res, 413, { received: false, error: 'body too large' });
-        return;
-      }
-      handle(req, res, Buffer.concat(chunks));
-    });
+    // Refused at once when the declared length is over the limit; slow and oversized bodies are
+    // cut off, and what all senders buffer together is bounded (util/bodyLimits).
+    bodies.read(req).then(
+      (body) => handle(req, res, body),
+      (e: unknown) => {
+        if (!(e instanceof BodyLimitError)) throw e;
+        const kind = e.status === 413 ? 'too-large' : e.status === 408 ? 'timeout' : 'busy';
+        o.onReject({ status: e.status, kind, message: e.message }, info());
+        if (!res.headersSent && !res.destroyed) answer(res, e.status, { received: false, error: e.message }, refusalHeaders(e));
+      },
+    ).catch(() => res.destroy());
   });
+  limitConnections(server, limits);
   const host = o.host ?? '127.0.0.1';
   const port = o.port ?? 0;
   await new Promise<void>((resolve, reject) => {

@@ -191,7 +191,8 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   if (argv.v !== undefined) throw new UsageError('-v is not an option of dataset upload', { hint: 'the processor version is --version V (draft, latest, 1.0 or a version id); `evalkit --version` prints evalkit\'s own version' });
   if (argv.version !== undefined && argv.version.trim() === '') throw new UsageError('--version needs a value', { hint: 'pass --version draft, latest, a published number such as 1.0, or a version id' });
   if (argv.version !== undefined && argv.config !== undefined) throw new UsageError('--version picks the config on the service; --config replaces it', { hint: 'drop one of --version and --config' });
-  if (!argv.evaluationSet && !argv.createSet) throw new UsageError('name the target set', { hint: 'pass --evaluation-set ID, or --create-set NAME --processor ID' });
+  // Offline validation (a dry run with --config) needs no set: every row is then a create.
+  if (!argv.evaluationSet && !argv.createSet && !(argv.dryRun && argv.config !== undefined)) throw new UsageError('name the target set', { hint: 'pass --evaluation-set ID, or --create-set NAME --processor ID (a --dry-run with --config needs neither)' });
   if (argv.createSet !== undefined && !argv.processor) throw new UsageError('--create-set needs --processor', { hint: 'pass the id of the processor the new set evaluates' });
   if (argv.processor !== undefined && argv.createSet === undefined) throw new UsageError('--processor goes with --create-set', { hint: 'an existing set (--evaluation-set) already names its processor' });
   if (argv.yes && !argv.prune) throw new UsageError('--yes only confirms --prune', { hint: 'add --prune to delete items no longer in the CSV, or drop --yes' });
@@ -277,7 +278,13 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
       break;
   }
   if (result.tally && result.tally.failed > 0) {
-    throw new ExitWith(1, `${result.tally.failed} operation${result.tally.failed === 1 ? '' : 's'} failed`, 're-run the same command to finish; it creates nothing twice');
+    // "Re-run to finish" only for what a re-run can finish: the service's refusals fail again.
+    const refused = result.failures.filter((f) => f.permanent).length;
+    const n = result.tally.failed;
+    const failed = `${n} operation${n === 1 ? '' : 's'} failed`;
+    if (refused === 0) throw new ExitWith(1, failed, 're-run the same command to finish; it creates nothing twice');
+    if (refused >= result.failures.length) throw new ExitWith(1, `${failed}: the service refused ${refused === 1 ? 'it' : 'them'}`, 'a re-run sends the same and fails the same way: fix what the errors above name, then run the upload again');
+    throw new ExitWith(1, `${failed}, ${refused} refused by the service`, `fix what the refusals above name; re-running the same command finishes the other ${result.failures.length - refused} and creates nothing twice`);
   }
   if (result.rows.invalid > 0) {
     throw new ExitWith(1, `${result.rows.invalid} invalid row${result.rows.invalid === 1 ? ' was' : 's were'} left out${result.rejectsFile ? ` (see ${result.rejectsFile})` : ''}`, 'fix them and run the upload again');

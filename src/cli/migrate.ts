@@ -13,6 +13,7 @@ interface MigrateArgs {
   type?: ProcessorType;
   write: boolean;
   outDir?: string;
+  ignore: boolean;
   check: boolean;
   allowLossy: boolean;
   format: 'text' | 'json';
@@ -42,6 +43,7 @@ export default defineCommand<MigrateArgs>({
       .option('out-dir', { type: 'string', describe: 'write migrated copies of all files under this folder, mirroring their paths' })
       .option('check', { type: 'boolean', default: false, describe: 'write nothing; exit 1 when any file needs migration (for CI)' })
       .option('allow-lossy', { type: 'boolean', default: false, describe: 'drop keys that have no counterpart in the target layout, listing them with their values' })
+      .option('ignore', { type: 'boolean', default: true, describe: 'in folders, skip node_modules, hidden entries and what .gitignore names (--no-ignore walks everything)' })
       .option('format', formatOption)
       .example('$0 migrate configs/', 'dry run: what would change, per file, as an RFC 6902 patch')
       .example('$0 migrate configs/ --write', 'rewrite the files in place')
@@ -81,7 +83,7 @@ export default defineCommand<MigrateArgs>({
       return exitCode(results, mode);
     }
 
-    const { jobs, missing } = await core.collectFiles(paths, { outDir: argv.outDir });
+    const { jobs, missing } = await core.collectFiles(paths, { outDir: argv.outDir, ignore: argv.ignore });
     for (const m of missing) m.to = argv.to;
     const text = argv.format === 'text';
     // A line per file: gathered into fewer writes (see outGathered).

@@ -4,6 +4,7 @@
  */
 import type { SingleBar } from 'cli-progress';
 import { redact } from '../util/secrets.js';
+import { escapeControls } from './io.js';
 
 export interface ProgressState {
   /** What is going on: "runs", "batch", "collect". */
@@ -44,7 +45,7 @@ export function progressReporter(opts: ProgressOptions): ProgressReporter {
   const now = opts.now ?? (() => performance.now());
   const started = now();
   if (opts.tty ?? process.stderr.isTTY) return barReporter();
-  const write = opts.write ?? ((line: string) => process.stderr.write(redact(line) + '\n'));
+  const write = opts.write ?? ((line: string) => process.stderr.write(escapeControls(redact(line)) + '\n'));
   const interval = opts.intervalMs ?? 5000;
   let lastAt = started;
   return {

@@ -2,7 +2,9 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import type { ConfigSource, Finding, ProcessorType } from '../expected/index.js';
+import { SETTLED_BY_FLAG } from '../expected/rules.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
+import { walkFiles } from '../util/walk.js';
 import { defineCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 
@@ -53,6 +55,7 @@ interface ValidateArgs extends ConfigArgs {
   strict: boolean;
   fix: boolean;
   outDir?: string;
+  ignore: boolean;
   currency?: string;
   dateOrder?: 'dmy' | 'mdy';
   format: 'text' | 'json';
@@ -81,6 +84,7 @@ export default defineCommand<ValidateArgs>({
     configOptions(y)
       .positional('files', { type: 'string', array: true, describe: '.json/.jsonl files or folders (searched for .json/.jsonl); none (or -) reads stdin' })
       .option('strict', { type: 'boolean', default: false, describe: 'absent configured fields are errors, not warnings' })
+      .option('ignore', { type: 'boolean', default: true, describe: 'in folders, skip node_modules, hidden entries and what .gitignore names (--no-ignore walks everything)' })
       .option('fix', { type: 'boolean', default: false, describe: 'apply the certain fixes (atomic rewrite), then re-validate and report what remains' })
       .option('out-dir', { type: 'string', describe: 'with --fix: write fixed copies under DIR (mirroring the inputs) instead of rewriting them' })
       .option('currency', { type: 'string', describe: 'ISO 4217 code for bare amounts in currency fields (and for a bare $ or ¥)' })
@@ -105,7 +109,7 @@ export default defineCommand<ValidateArgs>({
     const opts = { type: source.type, strict: argv.strict, currency, dateOrder: argv.dateOrder };
     const validate = inConfig(source, () => expected.createExpectedValidator(source.config, opts));
 
-    const inputs = await expandInputs(files);
+    const inputs = await expandInputs(files, argv.ignore);
     const root = commonDir(inputs.filter((i) => i.file !== '-').map((i) => path.resolve(path.dirname(i.file))));
     const results: FileResult[] = [];
     for (const input of inputs) {
@@ -160,7 +164,7 @@ export default defineCommand<ValidateArgs>({
 });
 
 function place(f: Finding, file: string, line: number | undefined, base: string): FileFinding {
-  const placed: FileFinding = { file, ...(line !== undefined ? { line } : {}), pointer: base + f.pointer, rule: f.rule, severity: f.severity, message: f.message };
+  const placed: FileFinding = { file, ...(line !== undefined ? { line } : {}), pointer: base + f.pointer, rule: f.rule, severity: f.severity, message: f.message, ...(f.settledBy ? { settledBy: f.settledBy } : {}) };
   if (f.fix) {
     placed.fix = f.fix.map((op) => {
       const o = { ...op, path: base + op.path } as typeof op;
@@ -207,7 +211,7 @@ function renderText(results: FileResult[], s: Summary, fixing: boolean): string 
     lines.push(r.file);
     for (const f of r.findings) {
       const where = `${f.line !== undefined ? `line ${f.line} ` : ''}${f.pointer || '/'}`;
-      const hint = f.fix && f.severity === 'error' && !fixing ? ' (fixable with --fix)' : '';
+      const hint = f.fix && f.severity === 'error' && !fixing ? ' (fixable with --fix)' : f.settledBy ? ` (${SETTLED_BY_FLAG[f.settledBy]})` : '';
       lines.push(`  ${where}: ${f.severity} ${f.rule}: ${f.message}${hint}`);
     }
     if (r.fixed.length) lines.push(`  fixed ${plural(r.fixed.length, 'finding')}${r.written ? ` -> ${r.written}` : ''}`);
@@ -226,7 +230,7 @@ interface Input {
   error?: EvalkitError;
 }
 
-async function expandInputs(args: string[]): Promise<Input[]> {
+async function expandInputs(args: string[], ignore: boolean): Promise<Input[]> {
   const out: Input[] = [];
   for (const a of args) {
     if (a === '-') {
@@ -244,10 +248,8 @@ async function expandInputs(args: string[]): Promise<Input[]> {
       out.push({ file: a });
       continue;
     }
-    const entries = await fsp.readdir(a, { recursive: true, withFileTypes: true });
-    const found = entries
-      .filter((e) => e.isFile() && /\.(json|jsonl|ndjson)$/i.test(e.name))
-      .map((e) => path.join(e.parentPath, e.name))
+    const found = (await walkFiles(a, { match: (name) => /\.(json|jsonl|ndjson)$/i.test(name), ignore }))
+      .map((e) => path.join(a, e.rel))
       .sort();
     if (found.length === 0) out.push({ file: a, error: new InputError('no .json or .jsonl files in this folder', { location: { file: a } }) });
     for (const f of found) out.push({ file: f });

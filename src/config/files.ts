@@ -4,6 +4,7 @@ import pLimit from 'p-limit';
 import type { Operation } from 'fast-json-patch';
 import { EvalkitError, InternalError, type Location } from '../util/errors.js';
 import { parseJson } from '../util/json.js';
+import { walkFiles } from '../util/walk.js';
 import { migrateTree, summarizeFrom, type MigrationReport, type SpotReport, type TreeOptions } from './document.js';
 import { makePatch } from './patch.js';
 import { applyTextChanges, type TextChange } from './text.js';
@@ -124,15 +125,14 @@ export interface FileJob {
   explicit: boolean;
 }
 
-const SKIP_DIRS = new Set(['node_modules']);
 const JSON_NAME = /\.(json|jsonl)$/i;
 
 /**
  * Files to migrate from paths: files as named, folders walked recursively for .json and .jsonl
- * (skipping node_modules, hidden entries, symbolic links and the --out-dir folder), sorted.
- * Paths that do not exist come back as errors.
+ * by util/walk (skipping node_modules, hidden entries, .gitignore'd paths unless `ignore: false`,
+ * symbolic links and the --out-dir folder), sorted. Paths that do not exist come back as errors.
  */
-export async function collectFiles(paths: readonly string[], opts: { outDir?: string } = {}): Promise<{ jobs: FileJob[]; missing: FileResult[] }> {
+export async function collectFiles(paths: readonly string[], opts: { outDir?: string; ignore?: boolean } = {}): Promise<{ jobs: FileJob[]; missing: FileResult[] }> {
   const jobs: FileJob[] = [];
   const missing: FileResult[] = [];
   const seen = new Set<string>();
@@ -156,21 +156,11 @@ export async function collectFiles(paths: readonly string[], opts: { outDir?: st
       add({ path: p, abs, rel: path.basename(abs), explicit: true });
       continue;
     }
-    // Paths are joined by hand: path.relative and path.join per file cost more than the walk.
     const norm = path.normalize(p);
     const shownRoot = norm === '.' ? '' : norm.endsWith(path.sep) ? norm : norm + path.sep;
-    const walk = async (dir: string, rel: string): Promise<void> => {
-      if (outDir && dir === outDir) return;
-      const entries = (await fsp.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const ent of entries) {
-        if (ent.name.startsWith('.')) continue;
-        const full = dir.endsWith(path.sep) ? dir + ent.name : dir + path.sep + ent.name;
-        const entRel = rel + ent.name;
-        if (ent.isDirectory() && !SKIP_DIRS.has(ent.name)) await walk(full, entRel + path.sep);
-        else if (ent.isFile() && JSON_NAME.test(ent.name)) add({ path: shownRoot + entRel, abs: full, rel: entRel, explicit: false });
-      }
-    };
-    await walk(abs, '');
+    for (const f of await walkFiles(abs, { match: (name) => JSON_NAME.test(name), ignore: opts.ignore, exclude: outDir })) {
+      add({ path: shownRoot + f.rel, abs: f.abs, rel: f.rel, explicit: false });
+    }
   }
   return { jobs, missing };
 }

@@ -52,8 +52,10 @@ export function planConfig(
       hint: LOSSY_HINT,
     });
   }
-  const identity = r.members.length === Object.keys(config).length && r.members.every((m, i) => 'from' in m && m.from.length === 1 && m.key === m.from[0] && Object.keys(config)[i] === m.key);
-  const renameOnly = r.members.length === Object.keys(config).length && r.members.every((m, i) => 'from' in m && m.from.length === 1 && Object.keys(config)[i] === m.from[0]);
+  // The key list once: indexing Object.keys(config) inside every() made this quadratic.
+  const keys = Object.keys(config);
+  const identity = r.members.length === keys.length && r.members.every((m, i) => 'from' in m && m.from.length === 1 && m.key === m.from[0] && keys[i] === m.key);
+  const renameOnly = r.members.length === keys.length && r.members.every((m, i) => 'from' in m && m.from.length === 1 && keys[i] === m.from[0]);
   return { plan: identity ? null : { members: r.members, renameOnly }, dropped: r.lossy, warnings: r.warnings };
 }
 

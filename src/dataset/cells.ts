@@ -7,6 +7,7 @@ import { parseBoolean, parseCurrency, parseDate, parseEnum, parseNumber, type Co
 import type { EnumValue, Node } from '../expected/model.js';
 import type { Segment } from './paths.js';
 import { dict, isPlainObject } from '../util/json.js';
+import { MAX_DEPTH, depthExceededPointer, mayExceedDepth } from '../util/depth.js';
 
 export interface CoerceOptions {
   /** ISO 4217 code for amounts that name no currency (--currency). */
@@ -52,9 +53,18 @@ function fromCoerced(r: Coerced<unknown>, rule: string): CellResult {
   return { ok: false, problems: [{ at: [], rule, message: r.reason, hint: hintFor(rule, r.ambiguous) }] };
 }
 
+/** A JSON cell nested deeper than the documented limit (every later step walks it recursively). */
+export function depthProblem(value: unknown, text: string): CellProblem | undefined {
+  const pointer = mayExceedDepth(text) ? depthExceededPointer(value) : undefined;
+  if (pointer === undefined) return undefined;
+  return { at: [], rule: 'json-depth', message: `the cell's JSON is nested more than ${MAX_DEPTH} levels deep (the limit is passed at ${pointer.length > 80 ? `${pointer.slice(0, 80)}...` : pointer})`, hint: `write values nested at most ${MAX_DEPTH} levels deep` };
+}
+
 function parseJsonCell(text: string): CellResult {
   try {
-    return { ok: true, value: JSON.parse(text), problems: [] };
+    const value: unknown = JSON.parse(text);
+    const deep = depthProblem(value, text);
+    return deep ? { ok: false, problems: [deep] } : { ok: true, value, problems: [] };
   } catch (e) {
     const reason = e instanceof Error ? e.message.replace(/^Unexpected token/, 'unexpected token') : String(e);
     return { ok: false, problems: [{ at: [], rule: 'json-syntax', message: `the cell is not valid JSON: ${reason}`, hint: 'write the cell as JSON (objects in {}, arrays in [], strings in double quotes)' }] };

@@ -3,7 +3,7 @@
  * splits column holding JSON or the compact form `invoice:1-3;receipt:4-5`.
  */
 import type { Classification } from '../expected/model.js';
-import type { CellProblem, CellResult } from './cells.js';
+import { depthProblem, type CellProblem, type CellResult } from './cells.js';
 
 /** `Bank Statement`, `bank-statement` and `bank_statement` are one name. */
 function loose(name: string): string {
@@ -104,7 +104,10 @@ export function splitsCell(text: string, list: readonly Classification[]): CellR
   const t = text.trim();
   if (t.startsWith('[') || t.startsWith('{')) {
     try {
-      return { ok: true, value: completeJsonSplits(JSON.parse(t), list), problems: [] };
+      const value: unknown = JSON.parse(t);
+      const deep = depthProblem(value, t);
+      if (deep) return { ok: false, problems: [deep] };
+      return { ok: true, value: completeJsonSplits(value, list), problems: [] };
     } catch (e) {
       return { ok: false, problems: [problem('json-syntax', `the splits cell is not valid JSON: ${e instanceof Error ? e.message : String(e)}`, 'write a JSON array of splits, or the compact form invoice:1-3;receipt:4-5')] };
     }

@@ -20,7 +20,7 @@ export interface LocalFile {
   size: number;
 }
 
-export type Resolved = { ok: true; file: LocalFile } | { ok: false; rule: 'file-missing' | 'file-outside'; message: string; hint: string };
+export type Resolved = { ok: true; file: LocalFile } | { ok: false; rule: 'file-missing' | 'file-outside' | 'file-empty'; message: string; hint: string };
 
 /** The identity key of a row whose file is uploaded from disk. */
 export function contentIdentity(sha256: string): string {
@@ -123,6 +123,8 @@ export class FileResolver {
       return { ok: false, rule: 'file-missing', message: `cannot read file "${text}" (${(e as NodeJS.ErrnoException).code ?? String(e)})`, hint: 'check the file\'s permissions' };
     }
     if (!stat.isFile()) return { ok: false, rule: 'file-missing', message: `"${text}" is not a file`, hint: 'name a file, not a folder' };
+    // The service refuses an empty file on every upload: the dry run says so, as the upload would.
+    if (stat.size === 0) return { ok: false, rule: 'file-empty', message: `file "${text}" is empty; the service refuses empty files`, hint: 'name the document\'s real file, or remove the row' };
     try {
       const { sha256, size } = await hashFile(real, stat.size);
       return { ok: true, file: { abs: real, sha256, size } };

@@ -106,7 +106,7 @@ export async function prepareRows(config: ConfigSource, opts: PrepareOptions): P
       }
     }
     // A value whose cells failed to parse would only add confusing follow-up findings.
-    if (check && built.output !== undefined && !findings.some((f) => f.rule !== 'file-missing' && f.rule !== 'file-outside' && f.rule !== 'file-id-unknown' && isError(f))) {
+    if (check && built.output !== undefined && !findings.some((f) => f.rule !== 'file-missing' && f.rule !== 'file-outside' && f.rule !== 'file-empty' && f.rule !== 'file-id-unknown' && isError(f))) {
       const v = validate(built.output);
       // Fields no column sets were said once, for the header.
       const rowFindings = validatorFindings(rec.line, v.findings, built.origins, model.type);

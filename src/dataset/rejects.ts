@@ -4,9 +4,7 @@
  * (starting with = + - @, tab or carriage return) are prefixed with a quote (OWASP CSV
  * injection). Written through a temp file and renamed, streamed so it never holds every row.
  */
-import { randomBytes } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
-import path from 'node:path';
+import { openAtomic, type AtomicFile } from '../util/fs.js';
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 
@@ -34,8 +32,7 @@ export function rejectsPathFor(csvFile: string): string {
 }
 
 export class RejectsWriter {
-  private handle: fsp.FileHandle | undefined;
-  private tmp: string | undefined;
+  private handle: AtomicFile | undefined;
   private pending: Promise<void> = Promise.resolve();
   count = 0;
   readonly errorHeader: string;
@@ -61,8 +58,7 @@ export class RejectsWriter {
     this.count++;
     this.pending = this.pending.then(async () => {
       if (!this.handle) {
-        this.tmp = path.join(path.dirname(this.file), `.evalkit-tmp-${path.basename(this.file)}.${process.pid}.${randomBytes(4).toString('hex')}`);
-        this.handle = await fsp.open(this.tmp, 'wx', 0o644);
+        this.handle = await openAtomic(this.file, { mode: 0o644 });
         await this.handle.write((this.bom ? '\ufeff' : '') + csvLine([...this.keep.map((i) => this.header[i]), this.errorHeader], this.delimiter));
       }
       await this.handle.write(csvLine([...this.keep.map((i) => row[i]), reasons, ...row.slice(this.header.length)], this.delimiter));
@@ -73,21 +69,18 @@ export class RejectsWriter {
   /** Renames the finished file into place; with no rejected row, removes a stale one. Returns the path written, if any. */
   async close(): Promise<string | undefined> {
     await this.pending;
-    if (!this.handle) {
-      await fsp.rm(this.file, { force: true });
-      return undefined;
-    }
-    await this.handle.sync();
-    await this.handle.close();
+    // No invalid row: an earlier run's rejects file is left for the upload to set aside, and say so.
+    if (!this.handle) return undefined;
+    const handle = this.handle;
     this.handle = undefined;
-    await fsp.rename(this.tmp!, this.file);
+    await handle.commit();
     return this.file;
   }
 
   /** Drops the temp file (a failed run leaves the old rejects file as it was). */
   async abort(): Promise<void> {
     await this.pending.catch(() => undefined);
-    if (this.handle) await this.handle.close().catch(() => undefined);
-    if (this.tmp) await fsp.rm(this.tmp, { force: true });
+    await this.handle?.abort();
+    this.handle = undefined;
   }
 }

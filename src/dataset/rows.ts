@@ -5,8 +5,9 @@
  */
 import type { Finding } from '../expected/index.js';
 import type { ExpectedModel } from '../expected/model.js';
+import { SETTLED_BY_FLAG } from '../expected/rules.js';
 import { fromPointer, valueAt } from '../util/json.js';
-import { coerceCell, coerceDeep, type CellProblem, type CoerceOptions } from './cells.js';
+import { coerceCell, coerceDeep, depthProblem, type CellProblem, type CoerceOptions } from './cells.js';
 import { classCell, completeJsonSplits, matchClassification, splitsCell } from './classes.js';
 import type { Column, ColumnPlan } from './columns.js';
 import type { RowFinding } from './findings.js';
@@ -89,6 +90,11 @@ export function buildRow(cells: readonly string[], line: number, plan: ColumnPla
         parsed = JSON.parse(text);
       } catch (e) {
         findings.push(cellFinding(line, jsonCol, undefined, { at: [], rule: 'json-syntax', message: `the cell is not valid JSON: ${e instanceof Error ? e.message : String(e)}`, hint: 'write the expected output as JSON' }));
+      }
+      const deep = parsed === undefined ? undefined : depthProblem(parsed, text);
+      if (deep) {
+        findings.push(cellFinding(line, jsonCol, undefined, deep));
+        parsed = undefined;
       }
       if (parsed !== undefined) {
         const problems: CellProblem[] = [];
@@ -203,6 +209,7 @@ export function validatorFindings(line: number, findings: readonly Finding[], or
       field: fieldSegs.length ? formatPath(fieldSegs) : undefined,
       rule: f.rule,
       message: f.message,
+      ...(f.settledBy ? { hint: SETTLED_BY_FLAG[f.settledBy] } : {}),
       severity: f.severity,
     };
   });

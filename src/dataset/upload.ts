@@ -11,11 +11,12 @@
  *      whose outcome is unknown are settled by asking the service again (never by a blind
  *      retry); a 429 waits, never fails; then --prune deletes.
  */
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { isApiError, type Client, type FetchLike } from '../api/index.js';
 import { fetchProcessorConfig, type ConfigSource } from '../expected/index.js';
-import { InputError, UsageError } from '../util/errors.js';
+import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import type { CoerceOptions } from './cells.js';
 import type { ColumnMap } from './columns.js';
 import { nameTag, readLocal, sha256Of, uploadName, type LocalFile } from './files.js';
@@ -25,6 +26,7 @@ import { journalPathFor, NO_JOURNAL, openJournal, readJournal, serviceKey, type 
 import { digestOf, planSync, type ExistingItem, type RowAction } from './plan.js';
 import { prepareRows, type Prepared, type ValidRow } from './prepare.js';
 import { rejectsPathFor } from './rejects.js';
+import { acquireUploadLock, lockPathFor, type UploadLock } from './lock.js';
 import { FileIndex, findSetByName, findUploaded, listExisting, patiently } from './remote.js';
 import { contentIdentity } from './files.js';
 import { inCurrentLayout } from './config.js';
@@ -126,6 +128,15 @@ export interface Failure {
   line?: number;
   item?: string;
   error: string;
+  /** The service refused it (a 4xx other than 408 and 429): the same request fails again, a re-run does not finish it. */
+  permanent?: boolean;
+}
+
+function permanence(e: unknown): { permanent?: true } {
+  // Upload failures wrap the client's error (with the file and line) as their cause.
+  const api = isApiError(e) ? e : e instanceof Error && isApiError(e.cause) ? e.cause : undefined;
+  if (!api || typeof api.status !== 'number' || isUncertain(api)) return {};
+  return api.status >= 400 && api.status < 500 && api.status !== 408 && api.status !== 429 ? { permanent: true } : {};
 }
 
 export interface UploadResult {
@@ -138,6 +149,8 @@ export interface UploadResult {
   rows: { total: number; valid: number; invalid: number };
   findings: RowFinding[];
   rejectsFile?: string;
+  /** A rejects file of an earlier run, renamed because every row of this run is valid. */
+  staleRejects?: { from: string; to: string };
   journal?: string;
   plan?: PlanSummary;
   tally?: Tally;
@@ -160,7 +173,31 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * A run that writes holds the upload lock beside the journal from its first step to its last,
+ * so a second run of the same CSV refuses at once instead of planning the same creates.
+ */
 export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> {
+  if (opts.dryRun) return uploadHoldingLock(opts);
+  const csv = path.resolve(opts.csv);
+  const beside = opts.journal === false ? csv : path.resolve(opts.journal ?? journalPathFor(csv));
+  let lock: UploadLock | undefined;
+  try {
+    lock = await acquireUploadLock(lockPathFor(beside));
+  } catch (e) {
+    if (e instanceof EvalkitError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    // A missing folder: the run itself says what is missing (the CSV) before it writes anything.
+    if (code !== 'ENOENT') throw new InputError(`cannot create the upload lock ${lockPathFor(beside)}: ${code ?? String(e)}`, { hint: 'the folder of the journal must be writable (or move the journal with --journal FILE)' });
+  }
+  try {
+    return await uploadHoldingLock(opts);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
   const started = performance.now();
   const csv = path.resolve(opts.csv);
   const concurrency = Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY));
@@ -169,7 +206,7 @@ export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> 
   const guard = guardFetch(opts.fetch ?? ((url, init) => fetch(url, init)), { maxRps: opts.maxRps });
   const client = opts.connect?.(guard.fetch);
   if (!client && !opts.dryRun) throw new UsageError('an upload needs the service', { hint: 'set EVALKIT_BASE_URL and EVALKIT_API_TOKEN, or use --dry-run with --config for an offline plan' });
-  if (!opts.evaluationSetId && !opts.createSet) throw new UsageError('name the target: --evaluation-set ID, or --create-set NAME --processor ID');
+  if (!opts.evaluationSetId && !opts.createSet && !(opts.dryRun && opts.config)) throw new UsageError('name the target: --evaluation-set ID, or --create-set NAME --processor ID');
   const progress = (p: Omit<UploadProgress, 'created' | 'updated' | 'deleted' | 'failed' | 'filesUploaded'>, t?: Partial<UploadProgress>): void =>
     opts.onProgress?.({ created: 0, updated: 0, deleted: 0, failed: 0, filesUploaded: 0, ...t, ...p });
 
@@ -229,6 +266,7 @@ export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> 
     result.status = 'invalid';
     return result;
   }
+  if (rejectsFile && !prepared.rejectsFile) result.staleRejects = await setStaleRejectsAside(rejectsFile, opts.onNotice);
 
   // 3. What the service holds.
   const service = client ? serviceKey(client.options.baseUrl) : 'offline';
@@ -325,6 +363,23 @@ export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> 
     journal.close();
   }
   return result;
+}
+
+/**
+ * Every row is valid now, so a rejects file left by an earlier run no longer describes this CSV.
+ * It is renamed, not deleted (it may hold fixes typed into it), and the rename is said.
+ */
+async function setStaleRejectsAside(file: string, onNotice?: (m: string) => void): Promise<{ from: string; to: string } | undefined> {
+  const to = file.replace(/\.rejects\.csv$/, '.rejects.stale.csv');
+  if (to === file) return undefined;
+  try {
+    await fsp.rename(file, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new InputError(`cannot rename the stale rejects file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, { hint: 'every row is valid now: delete the old rejects file and run again' });
+  }
+  onNotice?.(`every row is valid: the earlier rejects file ${path.basename(file)} is stale, renamed to ${path.basename(to)}`);
+  return { from: file, to };
 }
 
 function tallyOf(started: number, stats: RequestStats, t: Partial<Tally>): Tally {
@@ -547,7 +602,7 @@ class Writer {
         r.fileId = await this.fileFor(r.local!, r.line);
         ready.push(r);
       } catch (e) {
-        if (!(e instanceof Stopped)) this.fail({ operation: 'upload-file', line: r.line, error: message(e) });
+        if (!(e instanceof Stopped)) this.fail({ operation: 'upload-file', line: r.line, error: message(e), ...permanence(e) });
       }
     }));
     return ready.sort((a, b) => a.index - b.index);
@@ -574,7 +629,7 @@ class Writer {
       else if (ready.length > 1 && isApiError(e) && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 429) {
         // The bulk endpoint is all or nothing: one by one, so one bad row fails alone.
         await Promise.all(ready.map((r) => this.createChunk([r])));
-      } else for (const r of ready) this.fail({ operation: 'create', line: r.line, error: message(e) });
+      } else for (const r of ready) this.fail({ operation: 'create', line: r.line, error: message(e), ...permanence(e) });
     }
   }
 
@@ -615,7 +670,7 @@ class Writer {
       this.tick(1);
     } catch (e) {
       this.journal.write({ k: 'update', op: 'fail', set: this.setId, item: itemId, line: row.line, error: message(e) });
-      this.fail({ operation: 'update', line: row.line, item: itemId, error: message(e) });
+      this.fail({ operation: 'update', line: row.line, item: itemId, error: message(e), ...permanence(e) });
     }
   }
 
@@ -628,7 +683,7 @@ class Writer {
       // Gone already (a retry after a lost answer, or someone else): the goal is met.
       if (!(isApiError(e) && e.status === 404)) {
         this.journal.write({ k: 'delete', op: 'fail', set: this.setId, item: item.id, error: message(e) });
-        this.fail({ operation: 'delete', item: item.id, error: message(e) });
+        this.fail({ operation: 'delete', item: item.id, error: message(e), ...permanence(e) });
         return;
       }
     }

@@ -9,6 +9,7 @@
  * failureReason (the service's, RUN_NOT_CREATED, POLL_FAILED or TIMEOUT). Errors that are not
  * about one item (the token, the processor, the network) stop the evaluation instead.
  */
+import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { Client, EvaluationSetItem, ProcessorRun, ProcessorVersion } from '../api/index.js';
 import { isApiError } from '../api/index.js';
@@ -56,6 +57,9 @@ function fatalWhilePolling(e: unknown): boolean {
 export async function runPerItem(client: Client, input: PerItemInput): Promise<PerItemResult> {
   const { items, version, signal } = input;
   const stop = new AbortController();
+  // Every run in flight listens on stop.signal (its request, its poll's sleep) and removes its
+  // listeners when done: at --concurrency 11 or more that is not a leak, but Node warns of one.
+  setMaxListeners(0, stop.signal);
   const onAbort = (): void => stop.abort(signal?.reason);
   if (signal?.aborted) onAbort();
   signal?.addEventListener('abort', onAbort, { once: true });

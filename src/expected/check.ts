@@ -120,9 +120,10 @@ class Checker {
   readonly findings: Finding[] = [];
   constructor(readonly opts: CheckOptions) {}
 
-  add(path: Path, rule: RuleId, message: string, fix?: Operation[], severity: Severity = 'error'): void {
+  add(path: Path, rule: RuleId, message: string, fix?: Operation[], severity: Severity = 'error', settledBy?: Finding['settledBy']): void {
     const f: Finding = { pointer: toPointer(path), rule, severity, message };
     if (fix) f.fix = fix;
+    if (settledBy) f.settledBy = settledBy;
     this.findings.push(f);
   }
 
@@ -272,8 +273,9 @@ class Checker {
     if (typeof v !== 'string') return this.mismatch({ kind: 'date' }, v, path);
     if (isIsoDate(v)) return;
     const d = parseDate(v, { dateOrder: this.opts.dateOrder });
-    const why = d.ok ? '' : d.ambiguous && /order/.test(d.reason) ? ' (ambiguous: pass --date-order dmy or mdy to fix)' : d.ambiguous ? ` (${d.reason})` : '';
-    this.add(path, 'date-format', `expected a date "YYYY-MM-DD", got ${describeValue(v)}${why}`, d.ok ? [{ op: 'replace', path: toPointer(path), value: d.value }] : undefined);
+    const order = !d.ok && d.ambiguous && /order/.test(d.reason);
+    const why = d.ok ? '' : order ? ' (ambiguous: the order of day and month is not known)' : d.ambiguous ? ` (${d.reason})` : '';
+    this.add(path, 'date-format', `expected a date "YYYY-MM-DD", got ${describeValue(v)}${why}`, d.ok ? [{ op: 'replace', path: toPointer(path), value: d.value }] : undefined, 'error', order ? 'dateOrder' : undefined);
   }
 
   enumValue(values: Extract<Node, { kind: 'enum' }>['values'], v: unknown, path: Path): void {
@@ -295,13 +297,13 @@ class Checker {
     const code = this.opts.currency && isCurrencyCode(this.opts.currency) ? this.opts.currency : undefined;
     const replace = (value: unknown): Operation[] => [{ op: 'replace', path: toPointer(path), value }];
     if (typeof v === 'number') {
-      this.add(path, 'currency-shape', `expected ${want}, got ${describeValue(v)}${code ? '' : ' (pass --currency CODE to fix)'}`, code ? replace({ amount: v, iso_4217_currency_code: code }) : undefined);
+      this.add(path, 'currency-shape', `expected ${want}, got ${describeValue(v)}${code ? '' : ' (no currency code)'}`, code ? replace({ amount: v, iso_4217_currency_code: code }) : undefined, 'error', code ? undefined : 'currency');
       return;
     }
     if (typeof v === 'string') {
       const c = parseCurrency(v, { defaultCurrency: code });
-      const why = c.ok ? '' : ` (${c.reason}${/currency/.test(c.reason) && !code ? '; pass --currency CODE' : ''})`;
-      this.add(path, 'currency-shape', `expected ${want}, got ${describeValue(v)}${why}`, c.ok ? replace(c.value) : undefined);
+      const why = c.ok ? '' : ` (${c.reason})`;
+      this.add(path, 'currency-shape', `expected ${want}, got ${describeValue(v)}${why}`, c.ok ? replace(c.value) : undefined, 'error', !c.ok && /currency/.test(c.reason) && !code ? 'currency' : undefined);
       return;
     }
     if (!isPlainObject(v)) {
@@ -326,7 +328,7 @@ class Checker {
       ]);
     }
     if (!has(v, codeKey)) {
-      this.add(path, 'currency-shape', `expected "iso_4217_currency_code" in the currency object, got ${describeValue(v)}${code ? '' : ' (pass --currency CODE to fix)'}`, code ? [{ op: 'add', path: toPointer([...path, 'iso_4217_currency_code']), value: code }] : undefined);
+      this.add(path, 'currency-shape', `expected "iso_4217_currency_code" in the currency object, got ${describeValue(v)}`, code ? [{ op: 'add', path: toPointer([...path, 'iso_4217_currency_code']), value: code }] : undefined, 'error', code ? undefined : 'currency');
       return;
     }
     const raw = v[codeKey];

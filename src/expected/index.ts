@@ -4,7 +4,7 @@
  */
 export { createExpectedValidator, deriveExpectedSchema, fixExpected, validateExpected } from './validate.js';
 export type { DeriveOptions, FixResult, ValidateOptions } from './validate.js';
-export { RULES } from './rules.js';
+export { RULES, SETTLED_BY_FLAG } from './rules.js';
 export type { Finding, RuleId, Severity, ValidationResult } from './rules.js';
 export type { CheckOptions } from './check.js';
 export type { JsonSchema } from './schema.js';

@@ -41,7 +41,19 @@ export interface Finding {
   message: string;
   /** RFC 6902 patch that fixes it, present only when the fix is certain. */
   fix?: Operation[];
+  /**
+   * The option that would settle it (a currency for bare amounts, a day/month order for
+   * ambiguous dates). The message says what is wrong in the data's terms; each caller adds
+   * advice in its own: the CLI names its flag, the sandbox says nothing of flags.
+   */
+  settledBy?: 'currency' | 'dateOrder';
 }
+
+/** The CLI's advice for a finding that an option settles. */
+export const SETTLED_BY_FLAG: Record<NonNullable<Finding['settledBy']>, string> = {
+  currency: 'pass --currency CODE to fix',
+  dateOrder: 'pass --date-order dmy or mdy to fix',
+};
 
 export interface ValidationResult {
   valid: boolean;

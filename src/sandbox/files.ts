@@ -7,9 +7,9 @@
  * text (TXT pages split at form feeds); PDFs with a text layer give real page text through
  * pdfjs-dist; IMG, DOCX and EXCEL keep empty text (no OCR or office conversion offline).
  */
-import { isIP } from 'node:net';
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { badRequest, HttpError } from './http.js';
+import { isLoopbackAddress, notLoopback } from './loopback.js';
 
 export interface FileType {
   type: 'PDF' | 'IMG' | 'DOCX' | 'EXCEL' | 'CSV' | 'TXT';
@@ -137,16 +137,12 @@ export async function parseUpload(contentType: string | undefined, body: Buffer)
 // ---------------------------------------------------------------------------------------------
 // File URLs: fetched only from loopback addresses, so the sandbox never proxies to a network.
 
+/** For a check that cannot wait for DNS: loopback IP literals and `localhost` itself. */
 export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  const kind = isIP(h);
-  if (kind === 4) return h.startsWith('127.');
-  if (kind === 6) return h === '::1' || /^::ffff:127\./.test(h) || /^0*:0*:0*:0*:0*:0*:0*:0*1$/.test(h);
-  return false;
+  return hostname.toLowerCase() === 'localhost' || isLoopbackAddress(hostname);
 }
 
-export async function fetchLoopback(fileUrl: string, what: string, maxBytes: number, timeoutMs = 10_000): Promise<Buffer> {
+export async function fetchLoopback(fileUrl: string, what: string, maxBytes: number, timeoutMs = 10_000, signal?: AbortSignal): Promise<Buffer> {
   let url: URL;
   try {
     url = new URL(fileUrl);
@@ -154,18 +150,29 @@ export async function fetchLoopback(fileUrl: string, what: string, maxBytes: num
     throw badRequest(`${what} is not a valid URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`${what} must be an http or https URL`);
-  if (!isLoopbackHost(url.hostname)) {
+  const why = await notLoopback(url.hostname);
+  if (why !== undefined) {
     throw badRequest(
-      `${what}: the sandbox downloads files only from loopback addresses (127.0.0.1, ::1, localhost), not "${url.hostname}"; ` +
+      `${what}: the sandbox downloads files only from loopback addresses (127.0.0.1, ::1, localhost): ${why}; ` +
         'upload the file with POST /files/upload and pass {fileId}, or send fileBase64',
     );
   }
+  signal?.throwIfAborted();
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  // A download that fails is a bad input (400) naming the host and why, never a 500: the
+  // connection, the status, a body that trickles past the timeout, a body over the limit.
+  const failed = (why: string): HttpError => badRequest(`${what} could not be downloaded from ${url.host}: ${why}`);
+  const reason = (e: unknown): string => {
+    if (signal?.aborted) throw signal.reason;
+    if (timeout.aborted) return `no complete answer within ${timeoutMs / 1000} s (the body arrives too slowly)`;
+    return (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
+  };
   let res: Response;
   try {
-    res = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(url, { redirect: 'manual', signal: both });
   } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
-    throw badRequest(`${what} could not be downloaded (${cause})`);
+    throw failed(reason(e));
   }
   if (res.status >= 300 && res.status < 400) {
     await res.body?.cancel();
@@ -175,13 +182,26 @@ export async function fetchLoopback(fileUrl: string, what: string, maxBytes: num
     await res.body?.cancel();
     throw badRequest(`${what} could not be downloaded: HTTP ${res.status}`);
   }
+  const declared = Number(res.headers.get('content-length'));
+  if (declared > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new HttpError(400, `${what} is larger than the sandbox's ${maxBytes} byte limit (${url.host} declares ${declared} bytes)`);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   if (res.body) {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.length;
-      if (size > maxBytes) throw new HttpError(400, `${what} is larger than the sandbox's ${maxBytes} byte limit`);
-      chunks.push(Buffer.from(chunk));
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        size += chunk.length;
+        if (size > maxBytes) {
+          await res.body.cancel().catch(() => undefined);
+          throw new HttpError(400, `${what} is larger than the sandbox's ${maxBytes} byte limit (from ${url.host})`);
+        }
+        chunks.push(Buffer.from(chunk));
+      }
+    } catch (e) {
+      if (e instanceof HttpError) throw e;
+      throw failed(reason(e));
     }
   }
   return Buffer.concat(chunks);

@@ -29,6 +29,7 @@ import { lifecycleRoutes } from './routes/lifecycle.js';
 import { notEmulatedRoutes } from './routes/notEmulated.js';
 import { createSandboxServer } from './server.js';
 import { checkFaultRule, Faults, parseFaultRule, type FaultRule } from './faults.js';
+import type { BodyLimits } from '../util/bodyLimits.js';
 import type { WebhooksConfig, WebhooksSpec, WorkflowDefinition, WorkflowSpec } from './settings.js';
 import { Store } from './store.js';
 import { DEFAULT_VERSION_HEADERS } from './versioning.js';
@@ -77,6 +78,8 @@ export interface SandboxOptions {
   maxBodyBytes?: number;
   /** Names the API version header is read from and echoed under (default x-service-api-version and x-extend-api-version, the real service's). */
   versionHeaders?: readonly string[];
+  /** Bodies buffered at once (default 4 x maxBodyBytes; 503 beyond), body timeout (30 s; 408), connections (256). */
+  bodyLimits?: Partial<Omit<BodyLimits, 'maxBodyBytes'>>;
   /** One name instead of `versionHeaders` (kept for callers of the first release). */
   versionHeader?: string;
   /** Mint ids from this seed instead of at random, for reproducible scripted runs (in memory only, not with dataDir). */
@@ -189,6 +192,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       versionHeaders,
       faults: new Faults(faults, options.failSeed),
       log: options.log,
+      bodyLimits: options.bodyLimits,
     });
     const host = options.host ?? DEFAULT_HOST;
     await new Promise<void>((resolve, reject) => {

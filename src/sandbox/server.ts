@@ -15,6 +15,9 @@ import { layoutOf, resolveVersion, type VersionInEffect } from './versioning.js'
 import { BinaryBody, HttpError, RawJson, type HandlerResult, type Req } from './http.js';
 import type { Router } from './router.js';
 import { retryHeaders, type Faults } from './faults.js';
+import { contentDisposition } from '../util/disposition.js';
+import { BodyLimitError, bodyReader, limitConnections, refusalHeaders, type BodyLimits, type BodyReader } from '../util/bodyLimits.js';
+import { MAX_DEPTH, depthExceededPointer, mayExceedDepth } from '../util/depth.js';
 import { parseJson } from '../util/json.js';
 import { EvalkitError } from '../util/errors.js';
 
@@ -26,23 +29,28 @@ export interface ServerOptions {
   /** Injected faults (rate limits, errors, latency): faults.ts. */
   faults: Faults;
   log?: (line: string) => void;
+  /** Body size, buffering, timeout and connection limits (util/bodyLimits); maxBodyBytes is ctx's. */
+  bodyLimits?: Partial<BodyLimits>;
 }
 
 const PUBLIC_TOKEN: TokenRecord = { token: '', name: 'public', createdAt: '1970-01-01', processors: new Set(), workflows: new Set() };
 
 export function createSandboxServer(ctx: Ctx, opts: ServerOptions): Server {
+  const limits = { ...opts.bodyLimits, maxBodyBytes: ctx.maxBodyBytes };
+  const bodies = bodyReader({ maxBufferedBytes: 4 * ctx.maxBodyBytes, ...limits }, "the sandbox's");
   const server = createServer({ keepAlive: true }, (req, res) => {
-    handle(ctx, opts, req, res).catch((e: unknown) => {
+    handle(ctx, opts, bodies, req, res).catch((e: unknown) => {
       opts.log?.(`sandbox: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (!res.headersSent) sendJson(res, 500, '{"success":false,"error":"internal sandbox error"}');
       else res.destroy();
     });
   });
   server.keepAliveTimeout = 30_000;
+  limitConnections(server, limits);
   return server;
 }
 
-async function handle(ctx: Ctx, opts: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(ctx: Ctx, opts: ServerOptions, bodies: BodyReader, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let inEffect: VersionInEffect | undefined;
   try {
     const url = req.url ?? '/';
@@ -83,7 +91,9 @@ async function handle(ctx: Ctx, opts: ServerOptions, req: IncomingMessage, res: 
       raw: req,
     };
     if (route.body === 'json' || route.body === 'raw') {
-      const buf = await readBody(req, ctx.maxBodyBytes);
+      const buf = await bodies.read(req).catch((e: unknown) => {
+        throw e instanceof BodyLimitError ? new HttpError(e.status, e.message, refusalHeaders(e)) : e;
+      });
       if (route.body === 'raw') r.rawBody = buf;
       else r.body = parseBody(req, buf);
     }
@@ -115,39 +125,14 @@ function splitPath(path: string): string[] {
   return out;
 }
 
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > max) return Promise.reject(tooLarge(max));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    req.on('data', (c: Buffer) => {
-      if (failed) return;
-      size += c.length;
-      if (size > max) {
-        failed = true;
-        reject(tooLarge(max));
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => !failed && resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.on('error', (e) => !failed && reject(e));
-  });
-}
-
-function tooLarge(max: number): HttpError {
-  return new HttpError(413, `request body is larger than the sandbox's limit of ${max} bytes`);
-}
-
 function parseBody(req: IncomingMessage, buf: Buffer): unknown {
   const ct = req.headers['content-type'];
   if (ct && !/^application\/([\w.+-]+\+)?json\b/i.test(ct)) throw new HttpError(400, `Content-Type must be application/json (got ${ct.split(';')[0]})`);
   if (buf.length === 0) return {};
   const text = buf.toString('utf8');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     // A second, tolerant pass finds the first error's line and column (util/json.ts).
     try {
@@ -160,6 +145,10 @@ function parseBody(req: IncomingMessage, buf: Buffer): unknown {
     }
     throw new HttpError(400, 'invalid JSON in request body');
   }
+  // Checked before any handler walks the body recursively (a 5,000-deep schema was a 500).
+  const deep = mayExceedDepth(text) ? depthExceededPointer(value) : undefined;
+  if (deep !== undefined) throw new HttpError(400, `request body is nested more than ${MAX_DEPTH} levels deep; the limit is passed at ${deep}`);
+  return value;
 }
 
 /** The version in effect, echoed under the name it was sent (or every accepted name). */
@@ -171,7 +160,7 @@ function reply(res: ServerResponse, result: HandlerResult, version: Echo): void 
     res.writeHead(200, {
       'content-type': result.mime,
       'content-length': result.bytes.length,
-      'content-disposition': `attachment; filename="${result.name.replace(/["\\\r\n]/g, '_')}"`,
+      'content-disposition': contentDisposition(result.name),
     });
     res.end(result.bytes);
   } else if ('status' in result && 'body' in result && typeof result.status === 'number') sendJson(res, result.status, JSON.stringify(result.body), version);

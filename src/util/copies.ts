@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
+import { TEMP_PREFIX, tempTag } from './fs.js';
 
 /** Called once per copy: with nothing when it is written, with the error code when not. */
 export type CopyDone = (error?: string) => void;
@@ -17,7 +17,7 @@ parentPort.on('message', (batch) => {
   const failed = [];
   batch.forEach(([file, data], i) => {
     const dir = path.dirname(file);
-    const tmp = path.join(dir, '.evalkit-tmp-' + path.basename(file) + '.' + workerData.tag + '.' + count++);
+    const tmp = path.join(dir, workerData.prefix + path.basename(file) + '.' + workerData.tag + '.' + count++);
     try {
       if (!made.has(dir)) {
         fs.mkdirSync(dir, { recursive: true });
@@ -117,7 +117,7 @@ export class CopyWriter {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(WORKER, { eval: true, workerData: { tag: `${process.pid}.${randomBytes(4).toString('hex')}` } });
+    const worker = new Worker(WORKER, { eval: true, workerData: { tag: tempTag(), prefix: TEMP_PREFIX } });
     worker.on('message', (failed: Array<[number, string]>) => {
       const errors = new Map(failed);
       const batch = this.sent.shift();

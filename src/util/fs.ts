@@ -2,6 +2,58 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
+/** Every temp file of an atomic write starts with this; its name ends in `.<pid>.<8 hex>[.<n>]`. */
+export const TEMP_PREFIX = '.evalkit-tmp-';
+
+/** This process's part of temp names: its pid (how a later run proves a temp is stale) and a nonce. */
+export function tempTag(): string {
+  return `${process.pid}.${randomBytes(4).toString('hex')}`;
+}
+
+/** The temp file beside `file` for an atomic write. */
+export function tempPathFor(file: string, tag: string, n?: number): string {
+  return path.join(path.dirname(file), `${TEMP_PREFIX}${path.basename(file)}.${tag}${n === undefined ? '' : `.${n}`}`);
+}
+
+const TEMP_NAME = /^\.evalkit-tmp-.+\.(\d+)\.[0-9a-f]{8}(?:\.\d+)?$/;
+const swept = new Set<string>();
+
+/**
+ * Removes the temp files a killed evalkit left in `dir` (once per folder and process): only
+ * names of evalkit's own pattern whose pid is no running process, so a temp of a run still
+ * writing, or anything else's file, is never touched. Best effort: a folder that cannot be listed
+ * is left alone.
+ */
+export async function sweepStaleTemps(dir: string): Promise<string[]> {
+  if (swept.has(dir)) return [];
+  swept.add(dir);
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(TEMP_PREFIX)) continue;
+    const m = TEMP_NAME.exec(name);
+    if (!m || Number(m[1]) === process.pid || isRunning(Number(m[1]))) continue;
+    const file = path.join(dir, name);
+    if (await fsp.rm(file).then(() => true, () => false)) removed.push(file);
+  }
+  return removed;
+}
+
+export function isRunning(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
  * Atomic writes: each file goes to a temp file in its own folder, is synced and renamed over
  * the target, so a reader (or a killed run) sees the old content or the new, never a torn file;
@@ -11,7 +63,7 @@ import path from 'node:path';
 export class AtomicWriter {
   private readonly made = new Map<string, Promise<unknown>>();
   private readonly touched = new Set<string>();
-  private readonly tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
+  private readonly tag = tempTag();
   private count = 0;
 
   /**
@@ -21,10 +73,10 @@ export class AtomicWriter {
   async write(file: string, data: string | Uint8Array | Iterable<string>, opts: { mode?: number; replace?: boolean } = {}): Promise<void> {
     const dir = path.dirname(file);
     let made = this.made.get(dir);
-    if (!made) this.made.set(dir, (made = fsp.mkdir(dir, { recursive: true })));
+    if (!made) this.made.set(dir, (made = fsp.mkdir(dir, { recursive: true }).then(() => sweepStaleTemps(dir))));
     await made;
     const mode = opts.mode ?? (opts.replace ? await fsp.stat(file).then((s) => s.mode & 0o7777, () => undefined) : undefined);
-    const tmp = this.tempName(file, dir);
+    const tmp = this.tempName(file);
     const handle = await fsp.open(tmp, 'wx');
     try {
       // After open, so that the umask does not filter the mode of the replaced file.
@@ -41,8 +93,8 @@ export class AtomicWriter {
     await this.rename(tmp, file, dir);
   }
 
-  private tempName(file: string, dir: string): string {
-    return path.join(dir, `.evalkit-tmp-${path.basename(file)}.${this.tag}.${this.count++}`);
+  private tempName(file: string): string {
+    return tempPathFor(file, this.tag, this.count++);
   }
 
   private async rename(tmp: string, file: string, dir: string): Promise<void> {
@@ -88,6 +140,47 @@ async function writeChunks(handle: fsp.FileHandle, chunks: Iterable<string>): Pr
     }
   }
   if (buf.length) await handle.writeFile(buf.join(''));
+}
+
+/** A file written piece by piece (a rejects file as rows fail), then renamed into place at once. */
+export interface AtomicFile {
+  write(text: string): Promise<void>;
+  /** Syncs the temp file and renames it over the target. */
+  commit(): Promise<void>;
+  /** Drops the temp file; the target stays as it was. */
+  abort(): Promise<void>;
+}
+
+export async function openAtomic(file: string, opts: { mode?: number } = {}): Promise<AtomicFile> {
+  const dir = path.dirname(file);
+  await sweepStaleTemps(dir);
+  const tmp = tempPathFor(file, tempTag());
+  const handle = await fsp.open(tmp, 'wx', opts.mode ?? 0o666);
+  let open = true;
+  const close = async (): Promise<void> => {
+    if (open) {
+      open = false;
+      await handle.close();
+    }
+  };
+  return {
+    write: async (text) => void (await handle.write(text)),
+    commit: async () => {
+      try {
+        await handle.datasync();
+        await close();
+        await fsp.rename(tmp, file);
+      } catch (e) {
+        await close().catch(() => undefined);
+        await fsp.rm(tmp, { force: true });
+        throw e;
+      }
+    },
+    abort: async () => {
+      await close().catch(() => undefined);
+      await fsp.rm(tmp, { force: true });
+    },
+  };
 }
 
 /** One atomic, durable write (see AtomicWriter); an existing file keeps its permissions. */

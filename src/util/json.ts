@@ -1,5 +1,6 @@
 import { parse as parseTolerant, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { InputError } from './errors.js';
+import { MAX_DEPTH, depthExceededPointer, mayExceedDepth } from './depth.js';
 
 /** RFC 6901: escape one reference token. */
 export function escapePointerToken(token: string | number): string {
@@ -37,20 +38,42 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
  */
 export function parseJson(text: string, file: string, lineOffset = 0): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let value: unknown;
   try {
-    return JSON.parse(body);
+    value = JSON.parse(body);
   } catch (e) {
     // V8's messages do not always carry a position; a strict second pass finds the first error.
     const errors: ParseError[] = [];
-    parseTolerant(body, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    const v8 = e instanceof Error ? e.message : String(e);
+    try {
+      parseTolerant(body, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    } catch {
+      // The tolerant parser recurses: a deeply nested invalid text overflows its stack. V8's own
+      // message then says where (`... at position 12094`).
+      const at = /at position (\d+)/.exec(v8);
+      if (at) errors.push({ error: -1 as never, offset: Number(at[1]), length: 0 });
+    }
     const first = errors[0];
     const { line, column } = lineColumnAt(body, first ? first.offset : body.length);
-    const reason = first ? describeParseError(printParseErrorCode(first.error)) : e instanceof Error ? e.message : String(e);
+    const reason = first && (first.error as number) !== -1 ? describeParseError(printParseErrorCode(first.error)) : v8.replace(/ in JSON at position \d+.*$/, '').replace(/^Unexpected/, 'unexpected');
     throw new InputError(`invalid JSON: ${reason}`, {
       location: { file, line: line + lineOffset, column },
       hint: 'fix the JSON syntax at that position',
     });
   }
+  if (mayExceedDepth(body)) {
+    const pointer = depthExceededPointer(value);
+    if (pointer !== undefined) throw tooDeep(file, pointer, lineOffset ? lineOffset + 1 : undefined);
+  }
+  return value;
+}
+
+/** The input error for a value nested deeper than MAX_DEPTH, naming where the limit was passed. */
+export function tooDeep(file: string | undefined, pointer: string, line?: number): InputError {
+  return new InputError(`nested more than ${MAX_DEPTH} levels deep`, {
+    location: { file, line, pointer },
+    hint: `evalkit reads JSON values nested at most ${MAX_DEPTH} levels deep; flatten the value there`,
+  });
 }
 
 function describeParseError(code: string): string {

@@ -40,7 +40,7 @@ describe('evalkit validate', () => {
     expect(lines[0]).toBe('items.jsonl');
     expect(r.stdout).toContain('  line 2 /expectedOutput: error value-wrapper: expected the results under "value"');
     expect(r.stdout).toContain('  line 2 /expectedOutput/total: error currency-shape: expected a currency object {amount, iso_4217_currency_code}, got string "EUR 1.234,50" (fixable with --fix)');
-    expect(r.stdout).toContain('  line 4 /expectedOutput/value/invoice_date: error date-format: expected a date "YYYY-MM-DD", got string "03/04/2024" (ambiguous: pass --date-order dmy or mdy to fix)');
+    expect(r.stdout).toContain('  line 4 /expectedOutput/value/invoice_date: error date-format: expected a date "YYYY-MM-DD", got string "03/04/2024" (ambiguous: the order of day and month is not known) (pass --date-order dmy or mdy to fix)');
     expect(r.stdout).toContain('  line 4 /expectedOutput/value/po: error unknown-field: "po" is not a field of the config');
     expect(lines[lines.length - 2]).toBe('1 file, 3 documents: 1 valid, 2 invalid; 9 errors, 0 warnings (6 fixable with --fix)');
   });

@@ -1,23 +1,16 @@
 import { createHash } from 'node:crypto';
+import { seededRandom } from '../../util/random.js';
 
-/** A small seeded PRNG (mulberry32): same seed, same sequence, on every platform. */
+/** A seeded PRNG (util/random): same seed, same sequence, on every platform. */
 export type Rng = () => number;
 
-export function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** util/random's generator under the name the engine's tests know. */
+export const mulberry32 = seededRandom;
 
 /** A PRNG seeded from any strings (hashed), for per-item reproducible choices. */
 export function rngFrom(...parts: Array<string | number>): Rng {
   const h = createHash('sha256').update(parts.join('\u0000')).digest();
-  return mulberry32(h.readUInt32LE(0));
+  return seededRandom(h.readUInt32LE(0));
 }
 
 export function pick<T>(rng: Rng, items: readonly T[]): T {

@@ -4,6 +4,7 @@ import { assertProcessorAccess } from '../auth.js';
 import type { Ctx } from '../context.js';
 import { HUB, type Json } from '../core.js';
 import { decodeBase64, extractContents, fetchLoopback, fileTypeOf } from '../files.js';
+import { withDownloads } from '../downloads.js';
 import { badRequest, checkId, notFound, objectBody, optObject, optString, queryEnum, queryId, RawJson, type Req } from '../http.js';
 import { nowIso } from '../ids.js';
 import { pageOf, pageParams } from '../paging.js';
@@ -98,7 +99,8 @@ async function create(req: Req, ctx: Ctx): Promise<RawJson> {
     if (!file) throw badRequest(`file.fileId ${spec.fileId} does not exist (upload it with POST /files/upload first)`);
   } else if (spec?.kind === 'url') {
     fileTypeOf(spec.fileName, 'file.fileName');
-    file = await storeFile(ctx, spec.fileName, await fetchLoopback(spec.fileUrl, 'file.fileUrl', ctx.maxBodyBytes), 'file.fileName');
+    const url = spec.fileUrl;
+    file = await storeFile(ctx, spec.fileName, await withDownloads(req, (signal) => fetchLoopback(url, 'file.fileUrl', ctx.maxBodyBytes, undefined, signal)), 'file.fileName');
   } else if (spec?.kind === 'base64') {
     fileTypeOf(spec.fileName, 'file.fileName');
     file = await storeFile(ctx, spec.fileName, decodeBase64(spec.fileBase64, 'file.fileBase64'), 'file.fileName');

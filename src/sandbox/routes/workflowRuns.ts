@@ -16,6 +16,7 @@ import pLimit from 'p-limit';
 import type { Ctx } from '../context.js';
 import type { Json } from '../core.js';
 import { fetchLoopback, fileTypeOf } from '../files.js';
+import { withDownloads } from '../downloads.js';
 import { badRequest, checkId, notFound, objectBody, optObject, queryEnum, queryId, RawJson, type Req } from '../http.js';
 import { assertWorkflowAccess } from '../auth.js';
 import { nowIso } from '../ids.js';
@@ -89,7 +90,7 @@ function countRule(n: number, what: string): void {
 }
 
 /** Downloads and parses each distinct fileUrl once; checks fileIds. */
-async function materialize(ctx: Ctx, items: Item[]): Promise<{ inputs: Array<{ input: RunInput; metadata: Json }>; files: Array<{ row: FileRow; bytes: Buffer }> }> {
+async function materialize(ctx: Ctx, items: Item[], signal: AbortSignal): Promise<{ inputs: Array<{ input: RunInput; metadata: Json }>; files: Array<{ row: FileRow; bytes: Buffer }> }> {
   const limit = pLimit(FETCH_CONCURRENCY);
   const downloads = new Map<string, Promise<{ row: FileRow; bytes: Buffer }>>();
   const budget = DOWNLOAD_BUDGET_BODIES * ctx.maxBodyBytes;
@@ -107,7 +108,7 @@ async function materialize(ctx: Ctx, items: Item[]): Promise<{ inputs: Array<{ i
       let p = downloads.get(key);
       if (!p) {
         p = limit(async () => {
-          const bytes = await fetchLoopback(source.fileUrl, `${at}.fileUrl`, ctx.maxBodyBytes);
+          const bytes = await fetchLoopback(source.fileUrl, `${at}.fileUrl`, ctx.maxBodyBytes, undefined, signal);
           downloaded += bytes.length;
           if (downloaded > budget) throw badRequest(`${at}.fileUrl: the files of one request exceed ${budget} bytes together; upload large files with POST /files/upload and pass {fileId}`);
           return { row: await prepareFile(ctx, source.fileName, bytes, `${at}.fileName`), bytes };
@@ -127,7 +128,7 @@ async function createRuns(req: Req, ctx: Ctx, body: Json, items: Item[], batchId
   const version = resolveWorkflowVersion(ctx, workflow, versionOf(body));
   const steps = resolveSteps(ctx, workflow, version);
   if (steps.length === 0) throw badRequest(`workflow ${workflow.id} version ${version.version} has no steps; give it steps with POST /workflows/${workflow.id} {steps}`);
-  const { inputs, files } = await materialize(ctx, items);
+  const { inputs, files } = await withDownloads(req, (signal) => materialize(ctx, items, signal));
   const { runs, steps: first } = buildWorkflowRuns({ ids: ctx.ids, workflow, version, steps, inputs, priority, batchId, now: nowIso(), baseUrl: ctx.baseUrl });
   insertWorkflowRuns(ctx, runs, first, files);
   for (const r of first) ctx.scheduler.enqueue(r.id, priority);

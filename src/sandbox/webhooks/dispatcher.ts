@@ -20,6 +20,7 @@ import type { SandboxEvent } from '../events.js';
 import { nowIso } from '../ids.js';
 import { allEndpoints, type Endpoint } from './endpoints.js';
 import { envelopeText, payloadText } from './payloads.js';
+import { backoffMs as backoff } from '../../util/backoff.js';
 
 export interface DeliveryPolicy {
   /** Attempts per delivery, the first included. */
@@ -58,8 +59,7 @@ interface Outcome {
 
 /** Pause before retry number `attempt` (1 = the first retry): doubling, capped, +-20% jitter. */
 export function backoffMs(policy: DeliveryPolicy, attempt: number): number {
-  const base = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return Math.round(base * (0.8 + 0.4 * Math.random()));
+  return backoff(attempt - 1, { baseMs: policy.baseDelayMs, capMs: policy.maxDelayMs, jitter: [0.8, 1.2] });
 }
 
 function describeError(e: unknown): string {

@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { escapeControls } from '../../src/cli/io.js';
+import { BIN, cleanupAfterEach, runCli } from '../helpers/cli.js';
+
+const { tmp, track } = cleanupAfterEach('cliout');
+
+describe('user strings on stderr', () => {
+  it('escape terminal control characters (a file name that sets the title and rings the bell)', async () => {
+    const dir = tmp();
+    const name = 'bad\u001b]0;pwned\u0007\u009b31m.json';
+    writeFileSync(path.join(dir, name), '{"a": ');
+    const r = await runCli(['migrate', path.join(dir, name)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('bad\\x1b]0;pwned\\x07\\x9b31m.json');
+    // eslint-disable-next-line no-control-regex
+    expect(r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it.each([
+    ['\u001b[2J', '\\x1b[2J'],
+    ['a\rb', 'a\\x0db'],
+    ['tab\tand\nline', 'tab\tand\nline'],
+    ['\u202eevil', '\\u202eevil'],
+    ['März 請求書 🧾', 'März 請求書 🧾'],
+  ])('escapeControls(%j)', (given, want) => {
+    expect(escapeControls(given)).toBe(want);
+  });
+});
+
+describe('API token', () => {
+  it('with a line break is a usage error at once (exit 2), not a network error retried', async () => {
+    const r = await runCli(['eval', 'export', '--batch-run', 'bpr_1'], { env: { EVALKIT_BASE_URL: 'http://127.0.0.1:9', EVALKIT_API_TOKEN: 'tok-secret\nmore' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the API token contains a line break');
+    expect(r.stderr).not.toContain('network');
+    expect(r.stderr).not.toContain('tok-secret');
+  });
+});
+
+describe('a closed stdout', () => {
+  it('ends `migrate DIR | head -1` quietly with exit 0', async () => {
+    const dir = tmp();
+    const configs = path.join(dir, 'configs');
+    mkdirSync(configs);
+    for (let i = 0; i < 400; i++) writeFileSync(path.join(configs, `c${i}.json`), JSON.stringify({ type: 'EXTRACT', customExtractionRules: `rule ${i} `.repeat(40), schema: { type: 'object' } }, null, 2));
+    const child = track(spawn(process.execPath, [BIN, 'migrate', configs], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    // Like head -1: read the first chunk, then close the pipe.
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+    child.stdout!.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(stderr).not.toMatch(/EPIPE|Error|at /);
+    expect(code).toBe(0);
+  });
+});
+
+describe('dataset upload --dry-run', () => {
+  it('with --config alone validates offline: no set, no processor needed', async () => {
+    const dir = tmp();
+    writeFileSync(path.join(dir, 'a.txt'), 'hello');
+    writeFileSync(path.join(dir, 'data.csv'), 'file,total\na.txt,12\n');
+    writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ type: 'EXTRACT', schema: { type: 'object', properties: { total: { type: 'number' } } } }));
+    const r = await runCli(['dataset', 'upload', path.join(dir, 'data.csv'), '--config', path.join(dir, 'config.json'), '--dry-run'], { env: { EVALKIT_BASE_URL: '' } });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('1 create');
+    expect(r.code).toBe(0);
+    const upload = await runCli(['dataset', 'upload', path.join(dir, 'data.csv'), '--config', path.join(dir, 'config.json')], { env: { EVALKIT_BASE_URL: '' } });
+    expect(upload.code).toBe(2);
+    expect(upload.stderr).toContain('name the target set');
+  });
+});

@@ -1,0 +1,105 @@
+// Data safety of `evalkit dataset upload`: one upload of a CSV at a time, dry runs that check
+// files as the upload does, honest "re-run to finish", and no stale rejects file.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docs, folder, json, service, SIMPLE, simpleCsv, type Service } from '../e2e/dataset-helpers.js';
+
+let s: Service;
+beforeAll(async () => {
+  // Slow enough that two uploads of 30 rows overlap.
+  s = await service({ latencyMs: 40 });
+});
+afterAll(() => s.close());
+
+async function sets(processorId: string, name: string): Promise<number> {
+  let n = 0;
+  for await (const set of s.client.evaluationSets.listAll({ processorId })) if (set.name === name) n++;
+  return n;
+}
+
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(r.stdout);
+}
+
+describe('two uploads of the same CSV at once', () => {
+  it('the second refuses at once naming the holder; one set, no duplicate items', async () => {
+    const pid = await s.processor('EXTRACT', SIMPLE);
+    const dir = folder({ ...docs(30), 'data.csv': simpleCsv(30, 30), 'config.json': JSON.stringify(SIMPLE) });
+    const args = ['data.csv', '--create-set', 'twice', '--processor', pid, '--no-progress'];
+    const [a, b] = await Promise.all([s.upload(args, dir), s.upload(args, dir)]);
+    const codes = [a.code, b.code].sort();
+    expect(codes).toEqual([0, 2]);
+    const loser = a.code === 2 ? a : b;
+    expect(loser.stderr).toMatch(/another upload of this CSV is running: pid \d+ on .+, started \d{4}-/);
+    expect(loser.stderr).toContain('data.journal.ndjson.lock');
+    expect(await sets(pid, 'twice')).toBe(1);
+    const winner = a.code === 0 ? a : b;
+    const setId = /set (ev_\w+)/.exec(winner.stdout)![1];
+    expect(await s.items(setId)).toHaveLength(30);
+    expect(existsSync(path.join(dir, 'data.journal.ndjson.lock'))).toBe(false);
+  });
+
+  it('a lock held by a live process refuses; a stale lock of a dead process is taken over', async () => {
+    const pid = await s.processor('EXTRACT', SIMPLE);
+    const dir = folder({ ...docs(2), 'data.csv': simpleCsv(2, 2) });
+    const lock = path.join(dir, 'data.journal.ndjson.lock');
+    const live = JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() }) + '\n';
+    writeFileSync(lock, live);
+    const refused = await s.upload(['data.csv', '--create-set', 'locked', '--processor', pid], dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`pid ${process.pid}`);
+    expect(readFileSync(lock, 'utf8')).toBe(live);
+    expect(await sets(pid, 'locked')).toBe(0);
+
+    writeFileSync(lock, JSON.stringify({ pid: deadPid(), host: os.hostname(), startedAt: new Date(Date.now() - 60_000).toISOString() }) + '\n');
+    const r = await s.upload(['data.csv', '--create-set', 'locked', '--processor', pid, '--format', 'json'], dir);
+    expect(r.code).toBe(0);
+    expect(json(r).tally.created).toBe(2);
+    expect(existsSync(lock)).toBe(false);
+  });
+});
+
+describe('the dry run checks every file as the upload would', () => {
+  it('an empty file is an invalid row in the dry run and the upload alike (exit 2, nothing written)', async () => {
+    const pid = await s.processor('EXTRACT', SIMPLE);
+    const dir = folder({ ...docs(2), 'files/empty.txt': '', 'data.csv': 'file,invoice_number,total\nfiles/doc-0.txt,A,EUR 1\nfiles/empty.txt,B,EUR 2\n', 'config.json': JSON.stringify(SIMPLE) });
+    const dry = await s.upload(['data.csv', '--config', 'config.json', '--dry-run'], dir, undefined);
+    expect(dry.code).toBe(2);
+    expect(dry.stdout + dry.stderr).toMatch(/data\.csv:3:1 \(file\) file-empty: file "files\/empty\.txt" is empty/);
+    const real = await s.upload(['data.csv', '--create-set', 'empty', '--processor', pid], dir);
+    expect(real.code).toBe(2);
+    expect(real.stderr).not.toContain('re-run');
+    expect(await sets(pid, 'empty')).toBe(0);
+  });
+
+  it('"re-run to finish" is not said of a row the service refuses', async () => {
+    const pid = await s.processor('EXTRACT', SIMPLE);
+    // An extension the service does not take: offline nothing knows the service's list.
+    const dir = folder({ 'files/a.txt': 'A', 'files/b.xyz': 'B', 'data.csv': 'file,invoice_number,total\nfiles/a.txt,A,EUR 1\nfiles/b.xyz,B,EUR 2\n' });
+    const r = await s.upload(['data.csv', '--create-set', 'refused', '--processor', pid], dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/failed upload-file line 3: .*unsupported file type/);
+    expect(r.stderr).toContain('1 operation failed: the service refused it');
+    expect(r.stderr).not.toContain('re-run the same command to finish');
+  });
+});
+
+describe('a rejects file of an earlier run', () => {
+  it('is renamed (and said so) once every row is valid', async () => {
+    const pid = await s.processor('EXTRACT', SIMPLE);
+    const dir = folder({ ...docs(2), 'data.csv': 'file,invoice_number,total\nfiles/doc-0.txt,A,EUR 1\nfiles/doc-1.txt,B,twelve\n' });
+    const bad = await s.upload(['data.csv', '--create-set', 'rejects', '--processor', pid], dir);
+    expect(bad.code).toBe(2);
+    expect(existsSync(path.join(dir, 'data.rejects.csv'))).toBe(true);
+    writeFileSync(path.join(dir, 'data.csv'), 'file,invoice_number,total\nfiles/doc-0.txt,A,EUR 1\nfiles/doc-1.txt,B,EUR 12\n');
+    const good = await s.upload(['data.csv', '--create-set', 'rejects', '--processor', pid], dir);
+    expect(good.code).toBe(0);
+    expect(good.stderr).toContain('the earlier rejects file data.rejects.csv is stale, renamed to data.rejects.stale.csv');
+    expect(existsSync(path.join(dir, 'data.rejects.csv'))).toBe(false);
+    expect(readFileSync(path.join(dir, 'data.rejects.stale.csv'), 'utf8')).toContain('twelve');
+  });
+});
