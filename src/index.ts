@@ -17,7 +17,10 @@ export { evaluateExport, matchExactString, matchFuzzyString, matchNumber, matchC
 export type { EvaluationExport, ExportItem } from './metrics/index.js';
 export { deriveExpectedSchema, validateExpected, createExpectedValidator, fixExpected, expectedSchemaToTypeScript, RULES as EXPECTED_RULES, parseCurrency, parseNumber, parseDate, parseBoolean, parseEnum, isIsoDate, isCurrencyCode, ISO_4217_CODES } from './expected/index.js';
 export type { Finding as ExpectedFinding, RuleId as ExpectedRuleId, Severity as ExpectedSeverity, ValidationResult as ExpectedValidationResult, ValidateOptions as ValidateExpectedOptions, DeriveOptions as DeriveExpectedSchemaOptions, FixResult as FixExpectedResult, Coerced, Currency, DateOrder } from './expected/index.js';
-export { uploadDataset, readDatasetConfig, formatFinding as formatDatasetFinding } from './dataset/index.js';
+export { uploadDataset, readDatasetConfig, formatFinding as formatDatasetFinding, downloadDataset, harvestReviewed } from './dataset/index.js';
+export type { DownloadOptions as DownloadDatasetOptions, DownloadResult as DownloadDatasetResult, HarvestOptions, HarvestResult, HarvestRow } from './dataset/index.js';
+export { listProcessors, getProcessor, createProcessor, updateProcessor, publishProcessor, listVersions as listProcessorVersions, diffVersions as diffProcessorVersions, readProcessorConfig, diffConfigs } from './processors/index.js';
+export type { ProcessorDetails, ConfigChange, VersionDiff, ProcessorConfigFile, ConfigDiff } from './processors/index.js';
 export type { ConfigSource } from './expected/index.js';
 export type { UploadOptions as UploadDatasetOptions, UploadResult as UploadDatasetResult, UploadProgress, Tally as UploadTally, PlanSummary as UploadPlanSummary, Failure as UploadFailure, RowFinding as DatasetFinding, ColumnMap as DatasetColumnMap, CoerceOptions as DatasetCoerceOptions, ExistingItem as DatasetExistingItem } from './dataset/index.js';
 export { runEvaluation, exportBatchRun, writeExport, InterruptedError } from './eval/index.js';

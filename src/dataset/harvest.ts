@@ -1,6 +1,6 @@
 /**
  * `evalkit dataset harvest`: outputs that reviewers corrected become evaluation items. The
- * processor's reviewed runs are listed (newest change first, stopping at --since), each run's
+ * processor's reviewed runs are listed (newest change first; --since filters by review time), each run's
  * `reviewedOutput` is shaped as an expected output, and the rows are written as a CSV that the
  * upload then validates, plans, journals and writes like any other (`uploadDataset`): one
  * machinery, so a harvest is resumable, idempotent (a re-run leaves harvested items unchanged)
@@ -107,10 +107,10 @@ export async function harvestReviewed(opts: HarvestOptions): Promise<HarvestResu
   try {
     for await (const listed of runs) {
       result.runs.listed++;
-      // A review changes updatedAt, so runs older than the window cannot have been reviewed in it.
-      if (since && String(listed.updatedAt ?? '') < since) break;
       if (listed.reviewed !== true) continue;
-      const reviewedAt = at((listed as Json).reviewedAt);
+      // Every run is read: the list's filters have no review time, and a service that ignores
+      // sortBy would make stopping at the first old run miss later reviews of older runs.
+      const reviewedAt = at((listed as Json).reviewedAt) ?? at(listed.updatedAt);
       if (since && reviewedAt !== null && reviewedAt < since) continue;
       result.runs.reviewed++;
       // The list may leave the outputs out (the spec shows them on the get endpoint).
