@@ -25,11 +25,19 @@ export interface ProcessorConfigFile {
 
 /** Reads, migrates and validates; every error names the file and the JSON pointer. */
 export async function readProcessorConfig(file: string, opts: { type?: ProcessorType } = {}): Promise<ProcessorConfigFile> {
-  const source = await readConfigFile(file, opts.type);
+  // The file's own type (the config's, or its envelope's) first, so that a mismatch with the
+  // type asked for is caught; the asked-for type only settles a config that names none.
+  let source: Awaited<ReturnType<typeof readConfigFile>>;
+  try {
+    source = await readConfigFile(file);
+  } catch (e) {
+    if (opts.type === undefined || !(e instanceof InputError)) throw e;
+    source = await readConfigFile(file, opts.type);
+  }
   if (opts.type !== undefined && source.type !== opts.type) {
-    throw new InputError(`the config is for a ${source.type} processor, not ${opts.type}`, {
+    throw new InputError(`the config's type is ${source.type}, not ${opts.type}`, {
       location: { file, pointer: '/type' },
-      hint: `use a ${opts.type} config, or pass --type ${source.type}`,
+      hint: `use a ${opts.type} config`,
     });
   }
   const type = source.type;

@@ -107,13 +107,9 @@ export async function updateProcessor(client: Client, id: string, input: { confi
   let read: ProcessorConfigFile | undefined;
   let config: Json | undefined;
   if (input.configFile !== undefined) {
-    read = await readProcessorConfig(input.configFile);
-    // The type must be the processor's: find it from its draft before sending anything.
+    // The config must be of the processor's type (read from its draft) before anything is sent.
     const draft = (await listVersions(client, id, signal)).find((v) => v.version === 'draft');
-    const type = draft?.processorType;
-    if (type && type !== read.type) {
-      throw new InputError(`the config is for a ${read.type} processor, but ${id} is ${type}`, { location: { file: input.configFile, pointer: '/type' }, hint: `use a ${type} config` });
-    }
+    read = await readProcessorConfig(input.configFile, { type: draft?.processorType });
     config = inApiLayout(read.config, read.type, client.options.apiVersion);
   }
   const processor = await client.processors.update(id, { ...(input.name !== undefined ? { name: input.name } : {}), ...(config ? { config } : {}) }, { signal }).catch(rethrow404(id));

@@ -83,7 +83,8 @@ describe('evalkit processors', () => {
   it.each([
     ['an unknown processor', ['versions', 'dp_nope'], 'processor "dp_nope" not found'],
     ['an unknown version', ['diff', 'DP', '1.0', '7.0'], 'has no version "7.0"'],
-    ['a config of another type', ['create', '--name', 'x', '--type', 'EXTRACT', '--config', OLD_CLASSIFY], 'document-classify.json at /type: the config is for a CLASSIFY processor, not EXTRACT'],
+    ['a config of another type', ['create', '--name', 'x', '--type', 'EXTRACT', '--config', OLD_CLASSIFY], 'document-classify.json at /type: the config\'s type is CLASSIFY, not EXTRACT'],
+    ['update with a config of another type', ['update', 'DP', '--config', path.join(ROOT, 'test/fixtures/migrate/envelope-processor/old.json')], "at /type: the config's type is EXTRACT, not CLASSIFY"],
     ['a missing flag', ['publish', 'DP'], 'Missing required argument: release'],
   ])('%s: exit 2 naming it', async (_, args, message) => {
     const r = await cli(...args.map((a) => (a === 'DP' ? id : a)));
