@@ -7,7 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { uploadText } from '../sandbox/helpers.js';
-import { service, SIMPLE, type Service } from './dataset-helpers.js';
+import { CLASSIFY, service, SIMPLE, SPLITTER, type Service } from './dataset-helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -115,6 +115,17 @@ describe('evalkit dataset harvest', () => {
     expect(r.stderr).toContain('1 of 1 rows are invalid');
     expect(existsSync(path.join(dir, 'bad.rejects.csv'))).toBe(true);
     expect((await s.client.evaluationSets.list({ processorId: p2 })).items).toEqual([]);
+  });
+
+  it.each([
+    ['CLASSIFY', CLASSIFY, { classification: { editedValue: 'rcpt' } }, { id: 'rcpt', type: 'receipt' }],
+    ['SPLITTER', SPLITTER, { splits: { editedValue: [{ id: 's1', classificationId: 'receipt', type: 'receipt', startPage: 1, endPage: 1, observation: 'one page' }] } }, { splits: [{ id: 's1', classificationId: 'receipt', type: 'receipt', startPage: 1, endPage: 1, observation: 'one page' }] }],
+  ])('%s: the reviewed result becomes the expected output', async (type, config, edits, expected) => {
+    const p = await s.processor(type, config);
+    await review(await processedRun(p, `${type}-1`), edits);
+    const r = parsed(await harvest(['-p', p, '--reviewed', '--create-set', type, '--out', `${type}.csv`, '--format', 'json']));
+    expect((r.upload as { tally: Json }).tally).toMatchObject({ created: 1 });
+    expect((await s.items(((r.upload as { set: Json }).set.id) as string)).map((i) => i.expectedOutput)).toEqual([expected]);
   });
 
   it.each([
