@@ -1,5 +1,5 @@
 /**
- * `evalkit dataset <command>`: evaluation set data. Subcommands: upload.
+ * `evalkit dataset <command>`: evaluation set data. Subcommands: upload, download, harvest.
  *
  * A group's subcommands cannot reach main's exit-code callback, so a subcommand that ends with
  * a non-zero code throws an EvalkitError carrying it: main prints its one-line summary (what
@@ -261,7 +261,11 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
 
   if (argv.format === 'json') outJson(result);
   else render(result, argv.csv, dataset.formatFinding);
+  return exitOf(result);
+}
 
+/** The exit code of an upload (a harvest's too); non-zero ones are thrown with what to do. */
+function exitOf(result: UploadResult): ExitCode {
   const errors = result.findings.filter((f) => f.severity === 'error').length;
   switch (result.status) {
     case 'invalid': {
@@ -292,6 +296,123 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   return 0;
 }
 
+interface DownloadArgs {
+  evaluationSet: string;
+  out: string;
+  files?: string;
+  concurrency: number;
+  format: 'text' | 'json';
+}
+
+const download = defineCommand<DownloadArgs>({
+  command: 'download',
+  describe: 'an evaluation set as a CSV (and its files) that `dataset upload` reads back to the same items',
+  builder: (y) =>
+    y
+      .option('evaluation-set', { alias: 'e', type: 'string', demandOption: true, describe: 'the set to download' })
+      .option('out', { alias: 'o', type: 'string', demandOption: true, describe: 'the CSV to write: fileId (or file), expectedOutput (JSON), # item' })
+      .option('files', { type: 'string', describe: 'also download every file into this folder; the CSV then names them by path (file column)' })
+      .option('concurrency', { type: 'number', default: 8, describe: 'downloads in flight at once' })
+      .option('format', formatOption)
+      .example('$0 dataset download -e ev_123 --out data.csv', 'rows name the files by fileId')
+      .example('$0 dataset download -e ev_123 --out data/data.csv --files data/files', 'with the files, to upload anywhere: evalkit dataset upload data/data.csv --create-set copy --processor dp_456') as unknown as Argv<DownloadArgs>,
+  run: async (a) => {
+    if (!Number.isInteger(a.concurrency) || a.concurrency < 1 || a.concurrency > 256) throw new UsageError('--concurrency must be an integer from 1 to 256');
+    if (a.out.trim() === '') throw new UsageError('--out must not be empty');
+    const { downloadDataset } = await import('../dataset/index.js');
+    const { clientFromEnv } = await import('../api/index.js');
+    const r = await downloadDataset(clientFromEnv(), { evaluationSetId: a.evaluationSet, out: a.out, filesDir: a.files, concurrency: a.concurrency });
+    if (r.outside) err(`evalkit: ${a.files} is outside the CSV's folder: upload it with --allow-outside`);
+    if (a.format === 'json') outJson(r);
+    else out(`set ${r.set.id} "${r.set.name}": ${r.items} item${r.items === 1 ? '' : 's'} -> ${r.csv}${r.files ? `; ${r.files.written} file${r.files.written === 1 ? '' : 's'} -> ${r.files.dir}` : ''}`);
+    return 0;
+  },
+});
+
+interface HarvestArgs {
+  processor: string;
+  reviewed: boolean;
+  since?: string;
+  evaluationSet?: string;
+  createSet?: string;
+  description?: string;
+  out?: string;
+  version?: string;
+  skipInvalid: boolean;
+  dryRun: boolean;
+  journal?: string;
+  concurrency: number;
+  progress?: boolean;
+  format: 'text' | 'json';
+}
+
+const harvest = defineCommand<HarvestArgs>({
+  command: 'harvest',
+  describe: "reviewed runs' reviewedOutput (with the reviewer's edits) as new evaluation items: validated, journaled and synced like an upload",
+  builder: (y) =>
+    y
+      .version(false)
+      .option('processor', { alias: 'p', type: 'string', demandOption: true, describe: 'the processor whose reviewed runs are harvested' })
+      .option('reviewed', { type: 'boolean', default: false, describe: 'take reviewed runs (required: the only source there is today)' })
+      .option('since', { type: 'string', describe: 'only runs reviewed at or after this date (2025-05-01, midnight UTC) or ISO date-time' })
+      .option('evaluation-set', { alias: 'e', type: 'string', describe: "target: an existing set of the processor" })
+      .option('create-set', { type: 'string', describe: "target: the processor's set of this name (created if it has none)" })
+      .option('description', { type: 'string', describe: "with --create-set: the new set's description" })
+      .option('out', { alias: 'o', type: 'string', describe: 'the harvest CSV kept as the record (default reviewed-<processor>.csv); journal and rejects file go beside it' })
+      .option('version', { type: 'string', describe: 'processor version whose config checks the items: draft (default), latest, 1.0, dpv_...' })
+      .option('skip-invalid', { type: 'boolean', default: false, describe: 'upload the valid rows even when some are invalid (exit 1)' })
+      .option('dry-run', { type: 'boolean', default: false, describe: 'validate and print the plan; write nothing (not even the CSV)' })
+      .option('journal', { type: 'string', describe: 'journal file (default <out>.journal.ndjson)' })
+      .option('concurrency', { type: 'number', default: 8, describe: 'requests in flight at once' })
+      .option('progress', { type: 'boolean', describe: 'progress on stderr (--no-progress: none)' })
+      .option('format', formatOption)
+      .conflicts('evaluation-set', 'create-set')
+      .example('$0 dataset harvest --processor dp_123 --reviewed --create-set "reviewed in production"', 'every reviewed run into a set of that name')
+      .example('$0 dataset harvest -p dp_123 --reviewed --since 2025-05-01 -e ev_456 --dry-run', 'what a harvest into ev_456 would add, writing nothing')
+      .example('$0 dataset harvest -p dp_123 --reviewed -e ev_456 --out harvest/may.csv --format json', 'keep the record elsewhere; machine-readable result') as unknown as Argv<HarvestArgs>,
+  run: async (a) => {
+    if (!a.reviewed) throw new UsageError('dataset harvest takes reviewed runs: pass --reviewed', { hint: "reviewers' corrections (reviewedOutput) are what makes a run an expected output" });
+    if (!a.evaluationSet && !a.createSet) throw new UsageError('name the target set', { hint: 'pass --evaluation-set ID, or --create-set NAME' });
+    if (a.description !== undefined && a.createSet === undefined) throw new UsageError('--description goes with --create-set');
+    if (!Number.isInteger(a.concurrency) || a.concurrency < 1 || a.concurrency > 256) throw new UsageError('--concurrency must be an integer from 1 to 256');
+    const dataset = await import('../dataset/index.js');
+    const { clientFromEnv } = await import('../api/index.js');
+    const since = a.since !== undefined ? dataset.parseSince(a.since) : undefined;
+    const csv = a.out ?? `reviewed-${a.processor.replace(/[^\w.-]/g, '_')}.csv`;
+    const progress = progressReporter({ enabled: (a.progress ?? true) && !a.dryRun });
+    let r: Awaited<ReturnType<typeof dataset.harvestReviewed>>;
+    try {
+      r = await dataset.harvestReviewed({
+        processorId: a.processor,
+        since,
+        csv,
+        evaluationSetId: a.evaluationSet,
+        createSet: a.createSet !== undefined ? { name: a.createSet, description: a.description } : undefined,
+        connect: (fetch) => clientFromEnv({ fetch }),
+        processorVersion: a.version,
+        dryRun: a.dryRun,
+        skipInvalid: a.skipInvalid,
+        journal: a.journal,
+        concurrency: a.concurrency,
+        onProgress: (p) => progress.update(progressOf(p)),
+        onNotice: (m) => err(`evalkit: ${m}`),
+      });
+    } finally {
+      progress.stop();
+    }
+    if (a.format === 'json') outJson(r);
+    else {
+      const window = r.since ? ` reviewed since ${r.since}` : ' reviewed';
+      out(`harvest: ${r.runs.reviewed} run${r.runs.reviewed === 1 ? '' : 's'} of ${r.processorId}${window}: ${r.runs.harvested} to harvest${r.csv ? ` -> ${r.csv}` : ''}${r.skipped.length ? `, ${r.skipped.length} skipped` : ''}`);
+      for (const s of r.skipped.slice(0, 20)) out(`  skipped ${s.run}: ${s.reason}`);
+      if (r.skipped.length > 20) out(`  ... and ${r.skipped.length - 20} more skipped (--format json lists them all)`);
+      if (r.upload) render(r.upload, r.csv ?? csv, dataset.formatFinding);
+      else out('nothing to harvest');
+    }
+    return r.upload ? exitOf(r.upload) : 0;
+  },
+});
+
 interface GroupArgs {
   command?: string;
 }
@@ -299,12 +420,16 @@ interface GroupArgs {
 export default defineCommand<GroupArgs>({
   // The subcommand is optional for yargs so that a missing one gets demandCommand's message.
   command: 'dataset [command]',
-  describe: 'evaluation set data: upload a CSV as evaluation set items',
+  describe: 'evaluation set data: upload a CSV as items, download a set as a CSV, harvest reviewed runs as items',
   builder: (y) =>
     y
       .command(sub(upload))
-      .demandCommand(1, 'name a dataset command: upload')
-      .example('$0 dataset upload data.csv --evaluation-set ev_123', 'sync a set with a CSV') as unknown as Argv<GroupArgs>,
+      .command(sub(download))
+      .command(sub(harvest))
+      .demandCommand(1, 'name a dataset command: upload, download, harvest')
+      .example('$0 dataset upload data.csv --evaluation-set ev_123', 'sync a set with a CSV')
+      .example('$0 dataset download -e ev_123 --out data.csv --files files', 'the set as a CSV and its files')
+      .example('$0 dataset harvest -p dp_123 --reviewed -e ev_123', "reviewers' corrections as new items") as unknown as Argv<GroupArgs>,
   // yargs runs the subcommand's handler; this one only runs for an unknown subcommand.
   run: async (argv) => {
     throw new UsageError(`unknown dataset command "${String(argv.command)}"`, { hint: 'run evalkit dataset --help' });

@@ -27,10 +27,8 @@ const f3 = (v: number | null): string => (v === null ? 'n/a' : v.toFixed(3));
 const withInterval = (h: Headline): string => `${f3(h.value)}${h.interval ? ` [${f3(h.interval.lower)}, ${f3(h.interval.upper)}]` : ''}`;
 const METRIC_NAMES: Record<string, string> = { 'micro.f1': 'micro F1', accuracy: 'accuracy', f1: 'F1' };
 
-/** The commands a user would type for one step (curl for the processor calls evalkit has no command for). */
+/** The commands a user would type for one step. */
 function equivalents(e: DemoEvent): string[] {
-  const api = (method: string, route: string, body: string): string =>
-    `${body} | curl -sS -X ${method} "$EVALKIT_BASE_URL${route}" -H "Authorization: Bearer $EVALKIT_API_TOKEN" -H 'x-service-api-version: 2025-04-21' -H 'Content-Type: application/json' -d @-`;
   switch (e.step) {
     case 'sandbox':
       return ['evalkit sandbox --port 0 --engine ' + e.engine + ' --id-seed evalkit-demo --engine-delay-ms 50   # then export EVALKIT_BASE_URL and EVALKIT_API_TOKEN as it prints'];
@@ -39,9 +37,10 @@ function equivalents(e: DemoEvent): string[] {
     case 'processor': {
       const id = e.processor.id;
       return [
-        api('POST', '/processors', `jq -n --arg name ${sh(e.processor.name)} --slurpfile c ${sh(rel(e.configFile))} '{name: $name, type: "${e.processor.type}", config: $c[0]}'`),
-        api('POST', `/processors/${id}/publish`, `echo '{"releaseType": "major"}'`),
-        api('POST', `/processors/${id}`, `jq -n --slurpfile c ${sh(rel(e.draftConfigFile))} '{config: $c[0]}'`),
+        `evalkit processors create --name ${sh(e.processor.name)} --type ${e.processor.type} --config ${sh(rel(e.configFile))}`,
+        `evalkit processors publish ${id} --release major${e.published.description ? ` --description ${sh(e.published.description)}` : ''}`,
+        `evalkit processors update ${id} --config ${sh(rel(e.draftConfigFile))}`,
+        `evalkit processors diff ${id} ${e.published.version} draft   # what the draft changes`,
       ];
     }
     case 'validate':
@@ -119,7 +118,7 @@ export default defineCommand<DemoArgs>({
       .option('verbose', { type: 'boolean', default: false, describe: 'also print the command lines each step stands for, to copy' })
       .option('format', { ...formatOption, describe: 'summary on stdout: a table, or JSON with stable sorted keys' })
       .example('$0 demo', 'run everything; open reports/demo/<dataset>/report.html')
-      .example('$0 demo --verbose', 'show the equivalent evalkit (and curl) commands of every step')
+      .example('$0 demo --verbose', 'show the equivalent evalkit command of every step')
       .example('$0 demo --only invoice-extract --error-rate 0.3', 'one dataset, a worse simulated processor')
       .epilogue('Offline: the sandbox runs in this process on a free loopback port and is gone when the demo ends. Same inputs, same reports (byte for byte).') as unknown as Argv<DemoArgs>,
   async run(argv): Promise<ExitCode> {

@@ -19,7 +19,7 @@ const RENAMED_FLAGS: Record<string, string> = {};
 function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
   let parser: Argv = yargs(args)
     .scriptName('evalkit')
-    .usage('$0 <command> [options]\n\nMigrate processor configs, validate expected outputs, upload evaluation sets and report evaluation runs.')
+    .usage('$0 <command> [options]\n\nMigrate processor configs, manage processors and versions, validate expected outputs, upload, download and harvest evaluation sets, and report evaluation runs.')
     .version(pkg.version)
     .alias('v', 'version')
     .help()

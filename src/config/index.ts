@@ -3,6 +3,7 @@
  * directions, splitter output conversion and schema validation.
  */
 export { migrateConfig, migrateDocument, migrateTree, summarizeFrom } from './document.js';
+export { makePatch } from './patch.js';
 export type { DocumentResult, MigrationReport, SpotReport, TreeOptions, TreeResult } from './document.js';
 export { convertSplitterOutput } from './splitter.js';
 export { validateConfig } from './validate.js';

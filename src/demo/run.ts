@@ -17,6 +17,7 @@ import { uploadDataset, type UploadResult } from '../dataset/index.js';
 import { runEvaluation, writeExport } from '../eval/index.js';
 import type { EvalResult } from '../eval/index.js';
 import type { Report, Verdict } from '../metrics/generated/report.js';
+import { createProcessor, publishProcessor, updateProcessor } from '../processors/index.js';
 import { computeReport, writeReports, type WrittenReport } from '../report/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { EvalkitError, InputError } from '../util/errors.js';
@@ -26,6 +27,7 @@ import { findDatasets, type DemoDataset } from './datasets.js';
 
 export const BASELINE_VERSION = '1.0';
 export const CANDIDATE_VERSION = 'draft';
+export const PUBLISH_DESCRIPTION = 'first release (evalkit demo)';
 
 /** The auto-accept target of the demo's reports (README: Confidence). */
 export const DEMO_TARGET_ACCURACY = 0.8;
@@ -130,12 +132,14 @@ async function runDataset(d: DemoDataset, client: Client, baseUrl: string, token
   onEvent({ step: 'migrate', dataset: d, result: migrated, file: configFile });
 
   // 2. The processor, version 1.0, and a draft that differs from it.
-  const processor = await client.processors.create({ name: d.processorName, type, config }, { signal });
-  const published = await client.processors.publish(processor.id, { releaseType: 'major', description: 'first release (evalkit demo)' }, { signal });
+  // Through the core of `evalkit processors`, from the files written here: the command lines
+  // the demo prints with --verbose do exactly this.
+  const { processor } = await createProcessor(client, { name: d.processorName, type, configFile }, signal);
+  const published = await publishProcessor(client, processor.id, { releaseType: 'major', description: PUBLISH_DESCRIPTION }, signal);
   const draftConfig = { ...config, ...d.draftEdit.config };
   const draftConfigFile = path.join(dir, 'draft-config.json');
   await writeFileAtomic(draftConfigFile, JSON.stringify(draftConfig, null, 2) + '\n');
-  await client.processors.update(processor.id, { config: draftConfig }, { signal });
+  await updateProcessor(client, processor.id, { configFile: draftConfigFile }, signal);
   onEvent({ step: 'processor', dataset: d, processor, published, configFile, draftConfigFile });
 
   // 3. Every row validated against the draft (what the service checks items against), then uploaded.

@@ -5,6 +5,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, hasChromium, launchChromium, openFile } from '../helpers/browser.js';
 import { ROOT, runCli, type CliResult } from '../helpers/cli.js';
+import { start } from '../sandbox/helpers.js';
 
 interface Summary {
   datasets: Array<{
@@ -41,6 +42,31 @@ describe('evalkit demo (the main job, as a child process)', () => {
     expect(first.stderr).toMatch(/\$ evalkit migrate \S*datasets\/configs\/invoice-extract\.json --out-dir reports\/demo\/invoice-extract/);
     expect(first.stderr).toMatch(/\$ evalkit eval run --evaluation-set ev_\w+ --version draft --fuzzy-match-fields vendor_name --out reports\/demo\/invoice-extract\/export-draft\.json/);
   });
+
+  it('prints `evalkit processors` lines (no curl) that do the same against another sandbox when copied', async () => {
+    expect(first.stderr).not.toContain('curl');
+    const create = first.stderr.split('\n').find((l) => l.startsWith('  $ evalkit processors create ') && l.includes('invoice-extract'));
+    expect(create).toMatch(/^ {2}\$ evalkit processors create --name invoice-extraction --type EXTRACT --config reports\/demo\/invoice-extract\/invoice-extract\.json$/);
+    const demoId = /processors update (dp_\w+) --config reports\/demo\/invoice-extract\/draft-config\.json/.exec(first.stderr)?.[1];
+    expect(first.stderr).toContain(`$ evalkit processors publish ${demoId} --release major --description 'first release (evalkit demo)'`);
+    expect(first.stderr).toContain(`$ evalkit processors diff ${demoId} 1.0 draft`);
+    const t = await start();
+    try {
+      const env = { EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
+      const argv = (line: string): string[] => line.replace(/^ {2}\$ evalkit /, '').replace(/\s+#.*$/, '').match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'(.*)'$/, '$1'));
+      const created = await runCli([...argv(create!), '--format', 'json'], { cwd, env });
+      expect(created.code, created.stderr).toBe(0);
+      const id = (JSON.parse(created.stdout) as { processor: { id: string } }).processor.id;
+      for (const line of first.stderr.split('\n').filter((l) => l.includes(`processors publish ${demoId} `) || l.includes(`processors update ${demoId} `))) {
+        const r = await runCli(argv(line.replace(demoId!, id)), { cwd, env });
+        expect(r.code, r.stderr).toBe(0);
+      }
+      const diff = await runCli(['processors', 'diff', id, '1.0', 'draft', '--format', 'json'], { cwd, env });
+      expect((JSON.parse(diff.stdout) as { patch: Array<{ path: string }> }).patch.map((o) => o.path)).toEqual(['/extractionRules']);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 
   it('writes every report, each parses, and the summary numbers are the report JSON numbers', () => {
     const xml = new XMLParser({ ignoreAttributes: false });

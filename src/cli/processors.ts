@@ -1,0 +1,225 @@
+/**
+ * `evalkit processors list | get | create | update | publish | versions | diff`: processors and
+ * their versions without curl. Parses flags, calls src/processors, renders.
+ */
+import type { Argv } from 'yargs';
+import type { ProcessorType, ProcessorVersion } from '../api/index.js';
+import type { ConfigChange } from '../processors/index.js';
+import { UsageError } from '../util/errors.js';
+import { defineCommand } from './command.js';
+import { formatOption, out, outJson } from './io.js';
+
+const TYPES = ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const;
+
+interface Common {
+  format: 'text' | 'json';
+}
+interface ListArgs extends Common {
+  type?: ProcessorType;
+}
+interface IdArgs extends Common {
+  id: string;
+}
+interface CreateArgs extends Common {
+  name: string;
+  type: ProcessorType;
+  config?: string;
+}
+interface UpdateArgs extends IdArgs {
+  config?: string;
+  name?: string;
+}
+interface PublishArgs extends IdArgs {
+  release: 'major' | 'minor';
+  description?: string;
+}
+interface DiffArgs extends IdArgs {
+  v1: string;
+  v2: string;
+  exitCode: boolean;
+}
+
+async function core() {
+  const [{ clientFromEnv }, processors] = await Promise.all([import('../api/index.js'), import('../processors/index.js')]);
+  return { client: clientFromEnv(), processors };
+}
+
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+function versionRows(versions: readonly ProcessorVersion[]): string[][] {
+  return versions.map((v) => [v.version, v.id, String(v.updatedAt ?? v.createdAt ?? ''), v.description ?? '']);
+}
+
+function sourceLine(c: ConfigChange): string {
+  const s = c.source;
+  if (!s) return '';
+  return s.patch.length ? `; config from ${s.file} (migrated ${s.from ?? 'either layout'} -> 2025-04-21, ${s.patch.length} change${s.patch.length === 1 ? '' : 's'})` : `; config from ${s.file}`;
+}
+
+const idPositional = (y: Argv): Argv => y.positional('id', { type: 'string', demandOption: true, describe: 'the processor id (dp_...)' });
+
+const list = defineCommand<ListArgs>({
+  command: 'list',
+  describe: 'list the processors this token can see',
+  builder: (y) =>
+    y
+      .option('type', { choices: TYPES, describe: 'only processors of this type' })
+      .option('format', formatOption)
+      .example('$0 processors list', 'id, name, type and last change of each processor, newest first')
+      .example('$0 processors list --type CLASSIFY --format json', 'machine-readable') as unknown as Argv<ListArgs>,
+  run: async (a) => {
+    const { client, processors } = await core();
+    const all = await processors.listProcessors(client, { type: a.type });
+    if (a.format === 'json') outJson({ processors: all });
+    else if (all.length === 0) out('no processors');
+    else out(table(['id', 'name', 'type', 'updated'], all.map((p) => [p.id, p.name, p.type, String(p.updatedAt)])));
+    return 0;
+  },
+});
+
+const get = defineCommand<IdArgs>({
+  command: 'get <id>',
+  describe: "a processor: its name, type, versions and the draft's config (2025-04-21 layout)",
+  builder: (y) =>
+    idPositional(y)
+      .option('format', formatOption)
+      .example('$0 processors get dp_123', 'name, type, versions, draft config')
+      .example("$0 processors get dp_123 --format json | jq '.versions[0].config' > draft.json", 'save the draft config') as unknown as Argv<IdArgs>,
+  run: async (a) => {
+    const { client, processors } = await core();
+    const d = await processors.getProcessor(client, a.id);
+    if (a.format === 'json') {
+      outJson(d);
+      return 0;
+    }
+    const p = d.processor;
+    out(`processor ${p.id} "${p.name}" (${p.type}), created ${String(p.createdAt)}, updated ${String(p.updatedAt)}`);
+    out('');
+    out(table(['version', 'id', 'updated', 'description'], versionRows(d.versions)));
+    const draft = d.versions.find((v) => v.version === 'draft');
+    if (draft) {
+      out('');
+      out('draft config (2025-04-21):');
+      out(JSON.stringify(draft.config, null, 2));
+    }
+    return 0;
+  },
+});
+
+const create = defineCommand<CreateArgs>({
+  command: 'create',
+  describe: 'create a processor, its draft from a config file (either layout; migrated to 2025-04-21 and checked first)',
+  builder: (y) =>
+    y
+      .option('name', { type: 'string', demandOption: true, describe: 'the processor name' })
+      .option('type', { choices: TYPES, demandOption: true, describe: 'processor type' })
+      .option('config', { type: 'string', describe: 'JSON file: a config in either layout, or a saved processor, version or request body holding one (default: the service\'s defaults)' })
+      .option('format', formatOption)
+      .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create it; prints the new id')
+      .example('$0 processors create --name docs --type CLASSIFY --config old-layout.json --format json', 'a 2024-11-14 config is migrated on the way in') as unknown as Argv<CreateArgs>,
+  run: async (a) => {
+    const { client, processors } = await core();
+    const r = await processors.createProcessor(client, { name: a.name, type: a.type, configFile: a.config });
+    if (a.format === 'json') outJson(r);
+    else out(`processor ${r.processor.id} "${r.processor.name}" (${r.processor.type}) created${sourceLine(r)}`);
+    return 0;
+  },
+});
+
+const update = defineCommand<UpdateArgs>({
+  command: 'update <id>',
+  describe: "replace the draft's config from a file (either layout), and/or rename the processor",
+  builder: (y) =>
+    idPositional(y)
+      .option('config', { type: 'string', describe: "JSON file with the draft's new config (either layout; a saved processor, version or request body works too)" })
+      .option('name', { type: 'string', describe: 'a new name' })
+      .option('format', formatOption)
+      .example('$0 processors update dp_123 --config invoice.json', "the draft's config becomes the file's")
+      .example('$0 processors update dp_123 --name "invoices v2"', 'rename') as unknown as Argv<UpdateArgs>,
+  run: async (a) => {
+    const { client, processors } = await core();
+    const r = await processors.updateProcessor(client, a.id, { configFile: a.config, name: a.name });
+    if (a.format === 'json') outJson(r);
+    else out(`processor ${r.processor.id} "${r.processor.name}": ${a.config !== undefined ? 'draft updated' : 'renamed'}${sourceLine(r)}`);
+    return 0;
+  },
+});
+
+const publish = defineCommand<PublishArgs>({
+  command: 'publish <id>',
+  describe: "publish the draft as a new version: major (2.0) or minor (1.1)",
+  builder: (y) =>
+    idPositional(y)
+      .option('release', { choices: ['major', 'minor'] as const, demandOption: true, describe: 'which number to increment' })
+      .option('description', { type: 'string', describe: 'what changed in this version' })
+      .option('format', formatOption)
+      .example('$0 processors publish dp_123 --release major --description "first release"', 'publishes 1.0 (or the next major)')
+      .example('$0 processors publish dp_123 --release minor --format json', 'the new version as JSON') as unknown as Argv<PublishArgs>,
+  run: async (a) => {
+    const { client, processors } = await core();
+    const v = await processors.publishProcessor(client, a.id, { releaseType: a.release, description: a.description });
+    if (a.format === 'json') outJson({ version: v });
+    else out(`processor ${a.id}: published ${v.version} (${v.id})${v.description ? `: ${v.description}` : ''}`);
+    return 0;
+  },
+});
+
+const versions = defineCommand<IdArgs>({
+  command: 'versions <id>',
+  describe: "a processor's versions: the draft, then published ones newest first",
+  builder: (y) =>
+    idPositional(y)
+      .option('format', formatOption)
+      .example('$0 processors versions dp_123', 'version, id, last change, description')
+      .example('$0 processors versions dp_123 --format json', 'with each config (2025-04-21 layout)') as unknown as Argv<IdArgs>,
+  run: async (a) => {
+    const { client, processors } = await core();
+    const vs = await processors.listVersions(client, a.id);
+    if (a.format === 'json') outJson({ processorId: a.id, versions: vs });
+    else out(table(['version', 'id', 'updated', 'description'], versionRows(vs)));
+    return 0;
+  },
+});
+
+const diff = defineCommand<DiffArgs>({
+  command: 'diff <id> <v1> <v2>',
+  describe: 'what changed in the config from version V1 to V2 (draft, latest, 1.0, or a version id): readable lines, or RFC 6902 with --format json',
+  builder: (y) =>
+    idPositional(y)
+      .positional('v1', { type: 'string', demandOption: true, describe: 'the version to compare from' })
+      .positional('v2', { type: 'string', demandOption: true, describe: 'the version to compare to' })
+      .option('exit-code', { type: 'boolean', default: false, describe: 'exit 1 when the configs differ (as git diff --exit-code)' })
+      .option('format', { ...formatOption, describe: 'human lines, or JSON: {from, to, patch (RFC 6902), summary}' })
+      .example('$0 processors diff dp_123 1.0 draft', 'what the draft changes since 1.0')
+      .example("$0 processors diff dp_123 latest draft --format json | jq .patch", 'the RFC 6902 patch')
+      .example('$0 processors diff dp_123 1.0 1.1 --exit-code', 'exit 1 when they differ (CI)') as unknown as Argv<DiffArgs>,
+  run: async (a) => {
+    const { client, processors } = await core();
+    const d = await processors.diffVersions(client, a.id, String(a.v1), String(a.v2));
+    if (a.format === 'json') outJson(d);
+    else {
+      out(`processor ${d.processorId}: ${d.from.version} (${d.from.id}) -> ${d.to.version} (${d.to.id}): ${d.patch.length === 0 ? 'same config' : `${d.patch.length} change${d.patch.length === 1 ? '' : 's'}`}`);
+      for (const l of d.summary) out(`  ${l}`);
+    }
+    return a.exitCode && d.patch.length > 0 ? 1 : 0;
+  },
+});
+
+export default defineCommand<{ command?: string }>({
+  command: 'processors <command>',
+  describe: 'processors and their versions: list, get, create, update the draft, publish, versions, diff',
+  builder: (y) =>
+    y
+      .demandCommand(1, 'name a processors command: list, get, create, update, publish, versions, diff')
+      .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create from a saved config (either layout)')
+      .example('$0 processors publish dp_123 --release major', 'publish the draft as 1.0')
+      .example('$0 processors diff dp_123 1.0 draft', 'what the draft changes') as unknown as Argv<{ command?: string }>,
+  subcommands: [list, get, create, update, publish, versions, diff],
+  run: async (argv) => {
+    throw new UsageError(`unknown processors command "${String(argv.command)}"`, { hint: 'run evalkit processors --help' });
+  },
+});

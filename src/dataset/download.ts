@@ -1,0 +1,118 @@
+/**
+ * `evalkit dataset download`: an evaluation set as a CSV that `dataset upload` reads back to the
+ * same items. Each row names its file (`fileId`, or with a files folder the downloaded copy's
+ * path, `file`) and holds the whole expected output as JSON (`expectedOutput`), so the round trip
+ * is exact for every processor type; `# item` (ignored by upload) keeps the item id.
+ *
+ * Files come from their presigned URLs, which carry their own authorisation: the API token is
+ * never sent there. Everything is read before the CSV is written, and the CSV is written
+ * atomically, so a failed download leaves no CSV that names missing files.
+ */
+import path from 'node:path';
+import pLimit from 'p-limit';
+import { isApiError, type Client, type EvaluationSetItem, type FetchLike } from '../api/index.js';
+import { InputError } from '../util/errors.js';
+import { AtomicWriter, writeFileAtomic } from '../util/fs.js';
+import { csvLine } from './rejects.js';
+import { patiently } from './remote.js';
+
+export interface DownloadOptions {
+  evaluationSetId: string;
+  /** The CSV to write. */
+  out: string;
+  /** Also download each item's file into this folder; the CSV then names them by path. */
+  filesDir?: string;
+  concurrency?: number;
+  /** For the presigned downloads (tests); default the global fetch. */
+  fetch?: FetchLike;
+  signal?: AbortSignal;
+  onProgress?: (p: { phase: 'list' | 'files'; done: number; total?: number }) => void;
+}
+
+export interface DownloadResult {
+  set: { id: string; name: string; processorId: string };
+  csv: string;
+  items: number;
+  columns: string[];
+  /** With a files folder: distinct files written there. */
+  files?: { dir: string; written: number };
+  /** The CSV names files outside its folder: upload needs --allow-outside. */
+  outside: boolean;
+}
+
+/** evalkit names uploads `<stem>.ek<24 hex><ext>`; the copy gets the name the user gave. */
+const UPLOAD_TAG = /\.ek[0-9a-f]{24}(?=\.[^./]*$|$)/;
+
+/** A safe local file name for a service file name: no folders, no control characters. */
+export function localName(serviceName: string | null | undefined, fileId: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what is removed
+  const base = (serviceName ?? '').replace(UPLOAD_TAG, '').split(/[/\\]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return base === '' || base === '.' || base === '..' ? `${fileId}.bin` : base;
+}
+
+/** `inv.pdf`, `inv-2.pdf`, ... : the first name not yet taken (case-insensitively, for macOS and Windows). */
+function unique(name: string, taken: Set<string>): string {
+  const ext = path.extname(name);
+  const stem = ext ? name.slice(0, -ext.length) : name;
+  let candidate = name;
+  for (let n = 2; taken.has(candidate.toLowerCase()); n++) candidate = `${stem}-${n}${ext}`;
+  taken.add(candidate.toLowerCase());
+  return candidate;
+}
+
+export async function downloadDataset(client: Client, opts: DownloadOptions): Promise<DownloadResult> {
+  const { signal } = opts;
+  const set = await patiently(() => client.evaluationSets.get(opts.evaluationSetId, { signal })).catch((e: unknown) => {
+    if (isApiError(e) && e.status === 404) throw new InputError(`evaluation set "${opts.evaluationSetId}" not found`, { hint: 'check --evaluation-set: the id must exist and be visible to this token', cause: e });
+    throw e;
+  });
+  const items: EvaluationSetItem[] = [];
+  for await (const item of client.evaluationSets.listAllItems(set.id, { maxPageSize: 1000 }, { signal })) {
+    items.push(item);
+    if (items.length % 1000 === 0) opts.onProgress?.({ phase: 'list', done: items.length });
+  }
+  const csv = path.resolve(opts.out);
+  const csvDir = path.dirname(csv);
+  let pathOf: Map<string, string> | undefined;
+  let written = 0;
+  let outside = false;
+  if (opts.filesDir !== undefined) {
+    const dir = path.resolve(opts.filesDir);
+    const ids = [...new Set(items.map((i) => i.fileId))];
+    const limit = pLimit(Math.max(1, opts.concurrency ?? 8));
+    const files = await Promise.all(ids.map((id) => limit(() => patiently(() => client.files.get(id, {}, { signal })))));
+    // Names in item order, so the same set gives the same paths.
+    const taken = new Set<string>();
+    pathOf = new Map(files.map((f, i) => [ids[i], path.join(dir, unique(localName(f.name, ids[i]), taken))]));
+    const get = opts.fetch ?? ((url, init) => fetch(url, init));
+    const writer = new AtomicWriter();
+    await Promise.all(files.map((f, i) => limit(async () => {
+      const target = pathOf!.get(ids[i])!;
+      if (!f.presignedUrl) throw new InputError(`file ${f.id} has no presignedUrl to download it from`, { hint: 'download without --files: the CSV then names files by fileId' });
+      // The presigned URL authorises itself; the API token must not travel to another host.
+      const res = await get(f.presignedUrl, { method: 'GET', signal });
+      if (!res.ok) throw new InputError(`downloading file ${f.id} (${f.name ?? ''}) failed: HTTP ${res.status}`, { hint: 'run the download again; presigned URLs expire, a new run gets fresh ones' });
+      await writer.write(target, new Uint8Array(await res.arrayBuffer()));
+      written++;
+      opts.onProgress?.({ phase: 'files', done: written, total: files.length });
+    })));
+    await writer.flush();
+    outside = path.relative(csvDir, dir).split(path.sep)[0] === '..';
+  }
+
+  const columns = [pathOf ? 'file' : 'fileId', 'expectedOutput', '# item'];
+  const lines = [csvLine(columns, ',')];
+  for (const item of items) {
+    const ref = pathOf ? path.relative(csvDir, pathOf.get(item.fileId)!).split(path.sep).join('/') : item.fileId;
+    lines.push(csvLine([ref, JSON.stringify(item.expectedOutput), item.id], ','));
+  }
+  await writeFileAtomic(csv, lines);
+  return {
+    set: { id: set.id, name: set.name, processorId: set.processorId },
+    csv: opts.out,
+    items: items.length,
+    columns,
+    ...(pathOf ? { files: { dir: opts.filesDir!, written } } : {}),
+    outside,
+  };
+}

@@ -1,0 +1,51 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { diffConfigs, inApiLayout, readProcessorConfig } from '../../src/processors/index.js';
+import { InputError } from '../../src/util/errors.js';
+import { ROOT } from '../helpers/cli.js';
+
+const fixture = (name: string): string => path.join(ROOT, 'test/fixtures/migrate', name, 'old.json');
+
+describe('readProcessorConfig', () => {
+  it('reads a config inside a saved processor in the old layout, migrated, with the patch', async () => {
+    const r = await readProcessorConfig(fixture('envelope-processor'));
+    expect(r.type).toBe('EXTRACT');
+    expect(r.from).toBe('2024-11-14');
+    expect(r.config).toMatchObject({ type: 'EXTRACT', extractionRules: 'Use the printed currency.', advancedOptions: { citationsEnabled: true } });
+    expect(r.patch).toContainEqual({ op: 'move', from: '/customExtractionRules', path: '/extractionRules' });
+  });
+
+  it.each([
+    ['a key the new layout cannot hold', fixture('splitter-reminders-lossy'), {}, /customReminders/],
+    ['a type other than the one asked for', fixture('envelope-processor'), { type: 'CLASSIFY' as const }, /the config's type is EXTRACT, not CLASSIFY/],
+    ['a missing file', '/nonexistent/config.json', {}, /cannot read the config/],
+  ])('refuses %s, naming the file', async (_, file, opts, message) => {
+    const e = await readProcessorConfig(file, opts).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(InputError);
+    expect((e as InputError).message).toMatch(message);
+    expect((e as InputError).location.file).toBe(file);
+  });
+
+  it('sends the old layout to an API version before 2025-04-21', () => {
+    expect(inApiLayout({ type: 'SPLITTER', splitClassifications: [], splitRules: 'x' }, 'SPLITTER', '2024-12-23')).toEqual({ type: 'SPLITTER', subDocumentClassifications: [], customSplitterRules: 'x' });
+    const current = { type: 'SPLITTER', splitClassifications: [] };
+    expect(inApiLayout(current, 'SPLITTER', '2025-04-21')).toBe(current);
+  });
+});
+
+describe('diffConfigs', () => {
+  it.each([
+    ['same', { a: 1 }, { a: 1 }, [], []],
+    ['changed', { rules: 'a' }, { rules: 'b' }, [{ op: 'replace', path: '/rules', value: 'b' }], ['changed /rules: "a" -> "b"']],
+    ['added', {}, { o: { x: true } }, [{ op: 'add', path: '/o', value: { x: true } }], ['added /o: {"x":true}']],
+    ['removed, labelled by id', { c: [{ id: 'a' }, { id: 'b' }] }, { c: [{ id: 'a' }] }, [{ op: 'remove', path: '/c/1' }], ['removed /c/1 (id "b") (was {"id":"b"})']],
+    ['renamed', { old: 'v' }, { new: 'v' }, [{ op: 'move', from: '/old', path: '/new' }], ['moved /old -> /new']],
+  ])('%s', (_, a, b, patch, summary) => {
+    expect(diffConfigs(a, b)).toEqual({ patch, summary });
+  });
+
+  it('shortens long values', () => {
+    const { summary } = diffConfigs({ r: 'x'.repeat(200) }, { r: 'y' });
+    expect(summary[0]).toBe(`changed /r: "${'x'.repeat(76)}... -> "y"`);
+  });
+});
