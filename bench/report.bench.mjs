@@ -18,8 +18,9 @@ const dist = (m) => import(new URL(`../dist/${m}`, import.meta.url).href);
 const DOCS = Number(process.argv[2] ?? 50_000);
 const ROWS = 10;
 let rng;
-const u = () => rng.u32() / 4294967296;
-const pick = (a) => a[rng.below(a.length)];
+const u = () => rng();
+const below = (n) => Math.floor(rng() * n);
+const pick = (a) => a[below(a.length)];
 const WORDS = ['acme', 'widget', 'gadget', 'invoice', 'north', 'supply', 'global', 'parts', 'service', 'metro', 'delta', 'prime'];
 const words = (n) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
 
@@ -54,9 +55,9 @@ const config = {
 
 function value(t) {
   switch (t) {
-    case 'string': return u() < 0.1 ? null : words(1 + rng.below(3));
+    case 'string': return u() < 0.1 ? null : words(1 + below(3));
     case 'number': return Math.round(u() * 100000) / 100;
-    case 'date': return `20${10 + rng.below(15)}-${String(1 + rng.below(12)).padStart(2, '0')}-${String(1 + rng.below(28)).padStart(2, '0')}`;
+    case 'date': return `20${10 + below(15)}-${String(1 + below(12)).padStart(2, '0')}-${String(1 + below(28)).padStart(2, '0')}`;
     case 'currency': return { amount: Math.round(u() * 100000) / 100, iso_4217_currency_code: pick(['USD', 'EUR', 'GBP']) };
     case 'boolean': return u() < 0.5;
     case 'enum': return pick(['paid', 'open', 'void']);
@@ -74,8 +75,8 @@ function predict(v, t) {
 const row = () => Object.fromEntries(ROW.map(([k, t]) => [k, value(t)]));
 const predictRow = (r) => Object.fromEntries(ROW.map(([k, t]) => [k, predict(r[k], t)]));
 
-function makeExport(Rng) {
-  rng = new Rng(7);
+function makeExport(seededRandom) {
+  rng = seededRandom(7);
   const items = [];
   for (let d = 0; d < DOCS; d++) {
     const exp = Object.fromEntries(SCALARS.map(([k, t]) => [k, value(t)]));
@@ -148,11 +149,11 @@ const ms = (x) => `${x.toFixed(0)} ms`;
 if (process.argv[2] === '--measure') {
   await measure(process.argv[3], process.argv[4]);
 } else {
-  const { Rng } = await dist('metrics/stats.js');
+  const { seededRandom } = await dist('util/random.js');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-bench-report-'));
   const file = path.join(dir, 'bench.json');
   try {
-    writeFileSync(file, JSON.stringify(makeExport(Rng)));
+    writeFileSync(file, JSON.stringify(makeExport(seededRandom)));
     console.log(`export: ${DOCS} documents, ${(statSync(file).size / 1e6).toFixed(0)} MB`);
     const floors = [];
     const reports = [];

@@ -1,10 +1,10 @@
 /**
  * The bootstrap over documents. A statistic model turns per-document columns (counts per
  * document) into statistics through their sums; a resample draws n documents with
- * replacement (multinomial weights from the seeded PRNG) and recomputes every statistic from
+ * replacement (multinomial weights from the seeded generator of util/random) and recomputes every statistic from
  * the weighted sums. Paired comparisons give the same weights to both runs' columns.
  */
-import { Rng } from './stats.js';
+import { seededRandom } from '../util/random.js';
 
 export interface StatModel {
   /** Statistic names, e.g. `micro.f1`, `field:total.f1`. */
@@ -153,7 +153,7 @@ export function pointStats(model: StatModel): Float64Array {
  * (NaN where undefined). All models must describe the same n documents in the same order.
  */
 export function bootstrap(models: StatModel[], n: number, B: number, seed: number): Float64Array[][] {
-  const rng = new Rng(seed);
+  const random = seededRandom(seed);
   const blocks = models.map((m) => (m.groups ?? m.columns.map((_, c) => [c])).map((cols) => blockOf(m, cols, n)));
   const sums = models.map((m) => new Float64Array(m.columns.length));
   const outs = models.map((m) => new Float64Array(m.keys.length));
@@ -161,7 +161,7 @@ export function bootstrap(models: StatModel[], n: number, B: number, seed: numbe
   const w = new Int32Array(n);
   for (let b = 0; b < B; b++) {
     w.fill(0);
-    rng.countDraws(w, n, n);
+    for (let j = 0; j < n; j++) w[Math.floor(random() * n)]++;
     for (let mi = 0; mi < models.length; mi++) {
       const s = sums[mi];
       for (const block of blocks[mi]) addBlock(block, w, n, s);

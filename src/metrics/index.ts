@@ -21,7 +21,7 @@ export { buildExtractPlan, extractValues, ExtractScorer, type ExtractPlan, type 
 export { treeFromConfig, type FieldNode } from './fields.js';
 export { classOf, configClasses, NONE } from './classify.js';
 export { splitsOf, scoreSplitterDoc, pageIou, type Split } from './splitter.js';
-export { wilson, clusteredProportion, mcnemarExact, mcnemarMde, holm, benjaminiHochberg, f1Score, ratio, proportion, percentileInterval, Rng, Z95 } from './stats.js';
+export { wilson, clusteredProportion, mcnemarExact, mcnemarMde, holm, benjaminiHochberg, f1Score, ratio, proportion, percentileInterval, Z95 } from './stats.js';
 export { bootstrap, pointStats, type StatModel } from './bootstrap.js';
 export { maxWeightPairs } from './assignment.js';
 export type { EvaluationExport, EvaluationExportHeader, ExportItem, ExportOptions, ExportProcessor, ExportRunStatus } from './generated/export.js';

@@ -1,6 +1,6 @@
 /**
  * Statistics: ratios with null for zero denominators, Wilson score intervals, the exact
- * McNemar test, percentile intervals, and the seeded PRNG behind every bootstrap.
+ * McNemar test, percentile intervals, Holm and Benjamini-Hochberg, power.
  */
 import type { Interval, Proportion } from './generated/report.js';
 
@@ -79,70 +79,6 @@ export function percentileInterval(values: Float64Array): Interval | null {
   const defined = values.filter((v) => !Number.isNaN(v)).sort();
   if (defined.length === 0 || defined.length * 2 < values.length) return null;
   return { lower: quantileSorted(defined, 0.025), upper: quantileSorted(defined, 0.975) };
-}
-
-/**
- * sfc32, seeded through splitmix32: small, fast, and the same sequence on every platform,
- * so the same seed gives the same bootstrap and the same report.
- */
-export class Rng {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
-
-  constructor(seed: number) {
-    let s = seed >>> 0;
-    const next = (): number => {
-      s = (s + 0x9e3779b9) | 0;
-      let t = s ^ (s >>> 16);
-      t = Math.imul(t, 0x21f0aaad);
-      t ^= t >>> 15;
-      t = Math.imul(t, 0x735a2d97);
-      return (t ^ (t >>> 15)) >>> 0;
-    };
-    this.a = next();
-    this.b = next();
-    this.c = next();
-    this.d = next();
-    for (let i = 0; i < 12; i++) this.u32();
-  }
-
-  u32(): number {
-    const t = (((this.a + this.b) | 0) + this.d) | 0;
-    this.d = (this.d + 1) | 0;
-    this.a = this.b ^ (this.b >>> 9);
-    this.b = (this.c + (this.c << 3)) | 0;
-    this.c = (this.c << 21) | (this.c >>> 11);
-    this.c = (this.c + t) | 0;
-    return t >>> 0;
-  }
-
-  /** An integer in [0, n). */
-  below(n: number): number {
-    return Math.floor((this.u32() / 4294967296) * n);
-  }
-
-  /**
-   * `draws` times: counts[below(n)]++, with the generator's state in locals (the bootstrap's
-   * inner loop: the same numbers as calling below() draws times, at a fraction of the cost).
-   */
-  countDraws(counts: Int32Array, n: number, draws: number): void {
-    let { a, b, c, d } = this;
-    for (let j = 0; j < draws; j++) {
-      const t = (((a + b) | 0) + d) | 0;
-      d = (d + 1) | 0;
-      a = b ^ (b >>> 9);
-      b = (c + (c << 3)) | 0;
-      c = (c << 21) | (c >>> 11);
-      c = (c + t) | 0;
-      counts[Math.floor(((t >>> 0) / 4294967296) * n)]++;
-    }
-    this.a = a;
-    this.b = b;
-    this.c = c;
-    this.d = d;
-  }
 }
 
 /** The 0.8 quantile of the standard normal distribution (80% power). */

@@ -15,7 +15,8 @@
  * X-RateLimit-Reset (unix seconds), the headers the official SDK reads before retrying.
  */
 import { HttpError } from './http.js';
-import { mulberry32, type Rng } from './engine/rng.js';
+import { type Rng } from './engine/rng.js';
+import { seededRandom } from '../util/random.js';
 
 export interface FaultRule {
   /** Answer status, 400 to 599; absent for a latency-only rule. */
@@ -103,7 +104,7 @@ export class Faults {
 
   constructor(rules: readonly FaultRule[], seed: number = Math.floor(Math.random() * 2 ** 32)) {
     this.rules = rules.map((rule) => ({ rule, matches: rule.route ? routeMatcher(rule.route) : () => true, buckets: rule.limit ? new Map() : undefined }));
-    this.rng = mulberry32(seed);
+    this.rng = seededRandom(seed);
   }
 
   get size(): number {

@@ -18,7 +18,7 @@ function sources(dir: string): string[] {
 
 // src/metrics and src/report are being reworked on another branch; their copies (the bootstrap's
 // sfc32 in metrics/stats.ts) switch to util/random there.
-const PENDING = [path.join('src', 'metrics'), path.join('src', 'report')];
+const PENDING: string[] = [];
 
 describe('one of each', () => {
   const files = sources(path.join(ROOT, 'src'))
