@@ -4,7 +4,7 @@
  * pairs of predicted values; values without a confidence are counted apart, never guessed.
  */
 import { isPlainObject, own } from '../util/json.js';
-import type { CalibrationBin, CalibrationReport, FieldCalibration, Proportion, ThresholdChoice, ThresholdPoint } from './generated/report.js';
+import type { CalibrationBin, CalibrationReport, FieldCalibration, Proportion, ThresholdPoint } from './generated/report.js';
 import { proportion, wilson } from './stats.js';
 
 export const CONFIDENCE_SOURCES = ['logprobs', 'ocr', 'review', 'min'] as const;
@@ -130,7 +130,7 @@ export function auroc(conf: ArrayLike<number>, correct: ArrayLike<number>): numb
  * Wilson lower bound at or above the target (null when none does): a small accepted set cannot
  * pass by luck.
  */
-export function thresholdSweep(conf: ArrayLike<number>, correct: ArrayLike<number>, total: number, target?: number): { points: ThresholdPoint[]; choice: ThresholdChoice | null } {
+export function thresholdSweep(conf: ArrayLike<number>, correct: ArrayLike<number>, total: number, target?: number): { points: ThresholdPoint[]; choice: ThresholdPoint | null } {
   const order = Array.from({ length: conf.length }, (_, i) => i).sort((a, b) => conf[b] - conf[a]);
   const points: ThresholdPoint[] = [];
   let accepted = 0;

@@ -73,7 +73,7 @@ export interface Report {
   baseline?: BaselineComparison;
   gates: Gates;
   calibration?: CalibrationReport;
-  cost?: CostReport1;
+  cost?: CostReport;
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -576,7 +576,10 @@ export interface StraightThroughComparison {
   paired: number;
 }
 /**
- * The baseline run's cost and latency (all its documents), for reading beside this run's.
+ * Latency and credits of the runs (README: Cost and latency), from the export's durationMs and credits.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "cost".
  */
 export interface CostReport {
   /**
@@ -730,9 +733,9 @@ export interface FieldCalibration {
    */
   sweep: ThresholdPoint[];
   /**
-   * With --target-accuracy: the chosen threshold, or null when none reaches the target.
+   * With --target-accuracy: the chosen threshold (the lowest whose accepted values' accuracy has its Wilson lower bound at or above the target), or null when none reaches it.
    */
-  threshold: ThresholdChoice | null;
+  threshold: ThresholdPoint | null;
 }
 /**
  * Values with confidence >= threshold accepted: how many, how many right, their accuracy with its Wilson lower bound, and the share of the field's predicted values accepted.
@@ -741,59 +744,6 @@ export interface FieldCalibration {
  * via the `definition` "thresholdPoint".
  */
 export interface ThresholdPoint {
-  threshold: number;
-  accepted: number;
-  correct: number;
-  accuracy: number;
-  lower: number;
-  coverage: number;
-}
-/**
- * The lowest threshold whose accepted values' accuracy has its Wilson lower bound at or above the target.
- */
-export interface ThresholdChoice {
-  threshold: number;
-  accepted: number;
-  correct: number;
-  accuracy: number;
-  lower: number;
-  coverage: number;
-}
-/**
- * Latency and credits of the runs (README: Cost and latency), from the export's durationMs and credits.
- *
- * This interface was referenced by `Report`'s JSON-Schema
- * via the `definition` "cost".
- */
-export interface CostReport1 {
-  /**
-   * Over the runs with a duration: mean, median and 95th percentile in milliseconds (percentiles with linear interpolation); null when no run has one.
-   */
-  latency: {
-    runs: number;
-    mean: number;
-    p50: number;
-    p95: number;
-  } | null;
-  /**
-   * Over the runs with credits: the total, the mean per document, and the total per correct unit (EXTRACT: TP field value; CLASSIFY: right document; SPLITTER: matched split); null when no run has credits.
-   */
-  credits: {
-    runs: number;
-    total: number;
-    mean: number;
-    perCorrect: number | null;
-    correct: number;
-    unit: "field" | "document" | "split";
-  } | null;
-}
-/**
- * Values with confidence >= threshold accepted: how many, how many right, their accuracy with its Wilson lower bound, and the share of the field's predicted values accepted.
- *
- * This interface was referenced by `Report`'s JSON-Schema
- * via the `definition` "thresholdChoice".
- */
-export interface ThresholdPoint1 {
   threshold: number;
   accepted: number;
   correct: number;
