@@ -26,7 +26,7 @@ import { buildExtractPlan, extractValues, ExtractScorer, FA, FD, FN, KINDS, TN, 
 import { classifyModel, extractModel, splitterModel, type DenseCounts, type Model } from './models.js';
 import { ExtractRecord } from './records.js';
 import { configSplitTypes, describeInvalid, invalidCount, noInvalidSplits, scoreSplitterDoc, splitsOf } from './splitter.js';
-import { clusteredProportion, f1Score, proportion } from './stats.js';
+import { ClusterSums, clusteredProportion, f1Score, proportion } from './stats.js';
 import { buildCalibration, ConfidenceLog, confidenceMap, defaultSource, metadataEntries, type ConfidenceSource, type ValuesByDocument } from './calibration.js';
 
 /** How confidence is read and judged (README: Confidence). */
@@ -309,26 +309,22 @@ function withFlags(documents: DocumentRecord[], c: CalibrationReport & { perDocu
  * TP + FA + FD), recall (TP of TP + FN + FD) and accuracy (TP + TN of all outcomes).
  */
 function clusteredScores(c: Counts, docs: number, outcomes: (d: number, out: Float64Array) => void): Scores {
-  const kP = new Float64Array(docs);
-  const nP = new Float64Array(docs);
-  const nR = new Float64Array(docs);
-  const kA = new Float64Array(docs);
-  const nA = new Float64Array(docs);
+  const precision = new ClusterSums();
+  const recall = new ClusterSums();
+  const accuracy = new ClusterSums();
   const t = new Float64Array(KINDS);
   for (let d = 0; d < docs; d++) {
     outcomes(d, t);
-    kP[d] = t[TP];
-    nP[d] = t[TP] + t[FA] + t[FD];
-    nR[d] = t[TP] + t[FN] + t[FD];
-    kA[d] = t[TP] + t[TN];
-    nA[d] = kA[d] + t[FA] + t[FN] + t[FD];
+    precision.add(t[TP], t[TP] + t[FA] + t[FD]);
+    recall.add(t[TP], t[TP] + t[FN] + t[FD]);
+    accuracy.add(t[TP] + t[TN], t[TP] + t[TN] + t[FA] + t[FN] + t[FD]);
   }
   return {
     counts: c,
-    precision: clusteredProportion(kP, nP),
-    recall: clusteredProportion(kP, nR),
+    precision: precision.proportion(),
+    recall: recall.proportion(),
     f1: { value: f1Score(c.tp, c.fp, c.fn + c.fd), interval: null },
-    accuracy: clusteredProportion(kA, nA),
+    accuracy: accuracy.proportion(),
   };
 }
 

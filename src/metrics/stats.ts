@@ -93,35 +93,52 @@ export const Z80 = 0.8416212335729143;
  * Wilson's with n / deff outcomes at the same p. One document alone has deff = Σn.
  */
 export function clusteredProportion(k: ArrayLike<number>, n: ArrayLike<number>): Proportion {
-  let K = 0;
-  let N = 0;
-  let C = 0;
-  let clustered = false;
-  for (let i = 0; i < n.length; i++) {
-    K += k[i];
-    N += n[i];
-    if (n[i] > 0) C++;
-    if (n[i] > 1) clustered = true;
+  const sums = new ClusterSums();
+  for (let i = 0; i < n.length; i++) sums.add(k[i], n[i]);
+  return sums.proportion();
+}
+
+/**
+ * The sums clusteredProportion needs, gathered document by document without keeping the
+ * documents: Σk, Σn, Σk², Σk·n, Σn², C and whether some n_i > 1. Σ(k_i − p·n_i)² is
+ * Σk² − 2p·Σk·n + p²·Σn² (exact for counts).
+ */
+export class ClusterSums {
+  private K = 0;
+  private N = 0;
+  private KK = 0;
+  private KN = 0;
+  private NN = 0;
+  private C = 0;
+  private clustered = false;
+
+  add(k: number, n: number): void {
+    if (n === 0) return;
+    this.K += k;
+    this.N += n;
+    this.KK += k * k;
+    this.KN += k * n;
+    this.NN += n * n;
+    this.C++;
+    if (n > 1) this.clustered = true;
   }
-  if (!clustered || N === 0) return proportion(K, N);
-  const p = K / N;
-  let deff = 1;
-  if (p > 0 && p < 1) {
-    if (C < 2) deff = N;
-    else {
-      let ss = 0;
-      for (let i = 0; i < n.length; i++) {
-        if (n[i] === 0) continue;
-        const r = k[i] - p * n[i];
-        ss += r * r;
+
+  proportion(): Proportion {
+    const { K, N, C } = this;
+    if (!this.clustered || N === 0) return proportion(K, N);
+    const p = K / N;
+    let deff = 1;
+    if (p > 0 && p < 1) {
+      if (C < 2) deff = N;
+      else {
+        const ss = Math.max(0, this.KK - 2 * p * this.KN + p * p * this.NN);
+        const v = ((C / (C - 1)) * ss) / (N * N);
+        deff = Math.max(1, v / ((p * (1 - p)) / N));
       }
-      const v = ((C / (C - 1)) * ss) / (N * N);
-      deff = Math.max(1, v / ((p * (1 - p)) / N));
     }
+    const nEff = N / deff;
+    return { value: p, k: K, n: N, interval: wilson(p * nEff, nEff), designEffect: deff };
   }
-  const nEff = N / deff;
-  const interval = wilson(p * nEff, nEff);
-  return { value: p, k: K, n: N, interval, designEffect: deff };
 }
 
 /** Holm's step-down adjusted p-values (same order as given): max over j ≤ i of min(1, (m − j + 1)·p_(j)). */
