@@ -106,15 +106,7 @@ export default defineCommand<SandboxArgs>({
       log: (line) => err(line),
     });
     // Handlers first: whoever reads the banner may signal at once.
-    const stopped = new Promise<void>((resolve) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    const stopped = untilSignal();
     if (argv.format === 'json') {
       outJson({ url: sb.url, engine: sb.engine, dataDir: argv.dataDir ?? null, workflows: argv.workflows ?? null, webhooks: argv.webhooks ?? null, ...(sb.devToken ? { token: sb.token } : {}) });
     } else {
@@ -148,15 +140,7 @@ async function record(argv: SandboxArgs): Promise<ExitCode> {
   if (!upstreamToken) throw new UsageError('record mode needs the service\'s API token', { hint: 'set EVALKIT_API_TOKEN (it is sent to the service only, never written)' });
   const { startRecorder } = await import('../sandbox/record.js');
   const rec = await startRecorder({ file: argv.record, upstream, upstreamToken, port: argv.port, host: argv.host, log: (line) => err(line) });
-  const stopped = new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  const stopped = untilSignal();
   if (argv.format === 'json') outJson({ url: rec.url, mode: 'record', upstream, record: argv.record, token: rec.token });
   else {
     out(`evalkit sandbox listening on ${rec.url} (record mode: forwarding to ${upstream}, writing ${argv.record})`);
@@ -168,4 +152,17 @@ async function record(argv: SandboxArgs): Promise<ExitCode> {
   await rec.close();
   err(`evalkit sandbox: stopped; ${rec.recorded()} run(s) recorded in ${argv.record}`);
   return 0;
+}
+
+/** Resolves at the first SIGINT or SIGTERM (Ctrl-C, a CI job cancelled), then stops listening. */
+function untilSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }

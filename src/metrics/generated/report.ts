@@ -47,6 +47,24 @@ export type IntervalOrNull = Interval | null;
  * via the `definition` "verdict".
  */
 export type Verdict = "improved" | "regressed" | "inconclusive" | "no_change" | "not_comparable";
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "fieldCalibration".
+ */
+export type FieldCalibration = CalibrationStats & {
+  /**
+   * Field path (EXTRACT) or `class` (CLASSIFY).
+   */
+  path: string;
+  /**
+   * The threshold sweep, thinned to at most 50 points evenly spaced by rank (the choice is made on every distinct threshold).
+   */
+  sweep: ThresholdPoint[];
+  /**
+   * With --target-accuracy: the chosen threshold (the lowest whose accepted values' accuracy has its Wilson lower bound at or above the target), or null when none reaches it.
+   */
+  threshold: ThresholdPoint | null;
+};
 
 /**
  * The canonical evaluation report written by `evalkit report` (report.json). Deterministic: the same export, options and seed give the same bytes (keys sorted; rows sorted by path, label or id). Every metric is defined in the README section `evalkit report`.
@@ -658,6 +676,8 @@ export interface CalibrationReport {
   straightThrough: Proportion | null;
 }
 /**
+ * Calibration of a set of values. Open here: closed where it is used (unevaluatedProperties).
+ *
  * This interface was referenced by `Report`'s JSON-Schema
  * via the `definition` "calibrationStats".
  */
@@ -697,45 +717,6 @@ export interface CalibrationBin {
   meanConfidence: number;
   accuracy: number;
   interval: IntervalOrNull;
-}
-/**
- * This interface was referenced by `Report`'s JSON-Schema
- * via the `definition` "fieldCalibration".
- */
-export interface FieldCalibration {
-  /**
-   * Field path (EXTRACT) or `class` (CLASSIFY).
-   */
-  path: string;
-  /**
-   * Predicted values with a confidence from the source.
-   */
-  withConfidence: number;
-  /**
-   * Predicted values without one (never accepted, never guessed).
-   */
-  withoutConfidence: number;
-  bins: CalibrationBin[];
-  /**
-   * Expected calibration error: sum over bins of (count / N) * |accuracy - mean confidence|.
-   */
-  ece: number | null;
-  /**
-   * Mean of (confidence - correct)^2.
-   */
-  brier: number | null;
-  /**
-   * Probability that a right value's confidence exceeds a wrong one's, ties counted half; null without both.
-   */
-  auroc: number | null;
-  /**
-   * The threshold sweep, thinned to at most 50 points evenly spaced by rank (the choice is made on every distinct threshold).
-   */
-  sweep: ThresholdPoint[];
-  /**
-   * With --target-accuracy: the chosen threshold (the lowest whose accepted values' accuracy has its Wilson lower bound at or above the target), or null when none reaches it.
-   */
-  threshold: ThresholdPoint | null;
 }
 /**
  * Values with confidence >= threshold accepted: how many, how many right, their accuracy with its Wilson lower bound, and the share of the field's predicted values accepted.
