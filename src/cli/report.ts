@@ -21,6 +21,7 @@ interface ReportArgs {
   maxFailedRate?: number;
   confidence?: 'logprobs' | 'ocr' | 'review' | 'min';
   targetAccuracy?: number;
+  sliceBy: string[];
   fuzzyThreshold: number;
   numberTolerance: number;
   bootstrap: number;
@@ -68,6 +69,7 @@ export default defineCommand<ReportArgs>({
       .option('max-failed-rate', { type: 'number', describe: 'gate: fail when more than this share of the runs failed (0 to 1)' })
       .option('confidence', { choices: ['logprobs', 'ocr', 'review', 'min'] as const, describe: 'which confidence of the output metadata to judge (default: logprobs where present, else ocr, else review)' })
       .option('target-accuracy', { type: 'number', describe: 'auto-accept thresholds: per field the lowest confidence whose accepted values reach this accuracy on the Wilson lower bound' })
+      .option('slice-by', { type: 'string', array: true, default: [] as string[], describe: 'slice the metrics by metadata.KEY (item metadata), fileType, or pageCount[:1;3;10] buckets; flags slices significantly worse than the rest (repeatable)' })
       .option('fuzzy-threshold', { type: 'number', default: 0.9, describe: 'normalised Levenshtein similarity at which fuzzy fields match' })
       .option('number-tolerance', { type: 'number', default: 1e-6, describe: 'relative tolerance for numbers' })
       .option('bootstrap', { type: 'number', default: 2000, describe: 'bootstrap resamples for F1 intervals and baseline deltas (0 turns it off)' })
@@ -79,6 +81,7 @@ export default defineCommand<ReportArgs>({
       .example('$0 report --from new-set.json --baseline old-set.json --pair-by name --min-paired 100%', 'a re-created set: pair by file name, all documents must pair')
       .example('$0 report --from run.json --max-failed-rate 0.02', 'fail when more than 2% of the runs failed')
       .example("$0 report --from run.json --gate 'latency.p95<=30000' --gate 'credits.mean<=4'", 'gate on latency and cost')
+      .example('$0 report --from run.json --slice-by metadata.vendor --slice-by pageCount', 'metrics per vendor and per page-count bucket, worse slices flagged')
       .example('$0 report --from run.json --target-accuracy 0.99', 'per field the confidence above which values can be accepted without review') as unknown as Argv<ReportArgs>,
   async run(argv) {
     const formats = parseFormats(argv.format);
@@ -105,6 +108,7 @@ export default defineCommand<ReportArgs>({
       maxFailedRate: argv.maxFailedRate,
       confidence: argv.confidence,
       targetAccuracy: argv.targetAccuracy,
+      sliceBy: argv.sliceBy,
       fuzzyThreshold: argv.fuzzyThreshold,
       numberTolerance: argv.numberTolerance,
       bootstrap: argv.bootstrap,
@@ -151,6 +155,17 @@ export default defineCommand<ReportArgs>({
       let line = `confidence (${cal.source}): ${o.withConfidence} value(s) · ECE ${f3(o.ece)} · Brier ${f3(o.brier)} · AUROC ${f3(o.auroc)}`;
       if (cal.straightThrough) line += ` · straight-through at ${cal.targetAccuracy}: ${f3(cal.straightThrough.value)} of documents`;
       lines.push(line);
+    }
+    if (report.slices) {
+      const s = report.slices;
+      for (const g of s.groups) {
+        const bad = g.slices.filter((x) => x.flagged);
+        lines.push(
+          `slices by ${g.key}: ${g.slices.length} slice(s)` +
+            (bad.length ? `; significantly worse ${s.metric}: ${bad.map((x) => `${JSON.stringify(x.label)} ${f3(x.metrics[s.metric]?.value)} vs ${f3(x.rest)} (p Holm ${x.pHolm?.toPrecision(2)})`).join(', ')}` : '; none significantly worse'),
+        );
+      }
+      for (const w of s.warnings) err(`evalkit: warning: ${w}`);
     }
     for (const w of report.warnings) err(`evalkit: warning: ${w}`);
     if (report.baseline) {

@@ -65,6 +65,10 @@ export type FieldCalibration = CalibrationStats & {
    */
   threshold: ThresholdPoint | null;
 };
+/**
+ * A ratio in [0, 1], or null when its denominator is zero.
+ */
+export type Ratio1 = number | null;
 
 /**
  * The canonical evaluation report written by `evalkit report` (report.json). Deterministic: the same export, options and seed give the same bytes (keys sorted; rows sorted by path, label or id). Every metric is defined in the README section `evalkit report`.
@@ -92,6 +96,7 @@ export interface Report {
   gates: Gates;
   calibration?: CalibrationReport;
   cost?: CostReport;
+  slices?: SliceReport;
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -130,6 +135,10 @@ export interface ReportOptions {
    * How documents pair with a baseline's: `auto` (item id, then file id, then file name, then content hash) or one key alone.
    */
   pairBy: "auto" | "id" | "file" | "name";
+  /**
+   * The --slice-by keys, as given (metadata paths with their `metadata.` prefix).
+   */
+  sliceBy?: string[];
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -731,4 +740,83 @@ export interface ThresholdPoint {
   accuracy: number;
   lower: number;
   coverage: number;
+}
+/**
+ * With --slice-by (README: Slices): per key, the documents grouped by their value, each group's headline metrics with intervals, and a one-sided cluster-robust z-test of the test metric against the rest of the run, Holm-corrected across every tested slice of every key.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "slices".
+ */
+export interface SliceReport {
+  /**
+   * The metric slices are tested on: f1 (EXTRACT micro F1, SPLITTER F1) or accuracy (CLASSIFY).
+   */
+  metric: string;
+  /**
+   * Family-wise error rate of the flags (Holm).
+   */
+  alpha: number;
+  /**
+   * Slices that were tested (at least 2 documents with outcomes on each side): the size of the Holm family.
+   */
+  tested: number;
+  groups: SliceGroup[];
+  warnings: string[];
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "sliceGroup".
+ */
+export interface SliceGroup {
+  /**
+   * `metadata.PATH`, `fileType` or `pageCount` (with its bucket bounds when given).
+   */
+  key: string;
+  /**
+   * Largest first; `(none)` holds the documents without a value, `(other)` the merged smallest values past 50.
+   */
+  slices: Slice[];
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "slice".
+ */
+export interface Slice {
+  label: string;
+  documents: number;
+  failed: number;
+  /**
+   * EXTRACT: f1, precision, recall, documentAccuracy; CLASSIFY: accuracy; SPLITTER: f1, pageAccuracy, documentAccuracy. Each a ratio of per-document sums.
+   */
+  metrics: {
+    [k: string]: SliceEstimate;
+  };
+  rest: Ratio1;
+  /**
+   * This slice's test metric less the rest's.
+   */
+  delta: number | null;
+  /**
+   * One-sided p-value that the slice is below the rest; null when not tested.
+   */
+  p: number | null;
+  /**
+   * Holm-adjusted p across all tested slices.
+   */
+  pHolm: number | null;
+  /**
+   * pHolm below alpha and delta below 0: significantly worse than the rest.
+   */
+  flagged: boolean;
+}
+/**
+ * A ratio of per-document sums Σk/Σm with the Wilson 95% interval widened by the cluster design effect.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "sliceEstimate".
+ */
+export interface SliceEstimate {
+  value: Ratio;
+  interval: Interval | null;
+  designEffect?: number;
 }
