@@ -15,6 +15,7 @@ import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Est
 import { correctUnits, costOf } from './cost.js';
 import { evaluateGates, fmtGate, parseGates, type GateOn, type GateSpec } from './gates.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
+import { applyRunSpread, compareRuns, type RunInput } from './runs.js';
 
 export type BaselineInput = { kind: 'export'; file: string; export: EvaluationExport } | { kind: 'report'; file: string; report: Report };
 
@@ -42,6 +43,8 @@ export interface ComputeReportOptions {
   confidence?: ConfidenceSource;
   /** Auto-accept thresholds: the lowest confidence whose accepted values' Wilson lower bound reaches this. */
   targetAccuracy?: number;
+  /** More runs of the same set beside this one (the reference): the multi-run section (src/report/runs.ts). */
+  runs?: readonly RunInput[];
 }
 
 export const DEFAULT_BOOTSTRAP = 2000;
@@ -130,11 +133,25 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   const cost = costOf(exp.items, ev.type, correctUnits(report));
   if (cost) report.cost = cost;
   else if (opts.targetAccuracy !== undefined) report.warnings.push('--target-accuracy: no predicted value carries a confidence, so no threshold can be chosen');
+  if (opts.runs?.length) {
+    report.runs = compareRuns({ file: report.source.file, export: exp, evaluation: ev }, opts.runs, {
+      cmp,
+      conf: { source: opts.confidence, targetAccuracy: opts.targetAccuracy },
+      pairBy,
+      minPaired: minPairedOf(opts.minPaired, n),
+      bootstrap: B,
+      seed,
+      equivalence,
+      verdict,
+    });
+  }
   if (opts.baseline) {
     report.baseline = compareBaseline(ev, report.options, opts.baseline, cmp, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false, {
       source: opts.confidence,
       targetAccuracy: opts.targetAccuracy,
     });
+    // Repeats among the runs: the baseline's verdicts hold to their run-to-run spread too.
+    if (report.runs) applyRunSpread(report.baseline, report.runs);
   }
   report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate });
   report.warnings.push(...gatePowerWarnings(report));
