@@ -94,6 +94,8 @@ export async function readHistory(dir: string): Promise<History> {
     }
     entries.push({ file: d.name, entry: value as HistoryEntry });
   }
-  entries.sort((a, b) => (a.entry.time < b.entry.time ? -1 : a.entry.time > b.entry.time ? 1 : a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  // Ties by name without `.json`, so that `T-abc` comes before its second entry `T-abc-2`.
+  const stem = (f: string): string => f.replace(/\.json$/, '');
+  entries.sort((a, b) => (a.entry.time < b.entry.time ? -1 : a.entry.time > b.entry.time ? 1 : stem(a.file) < stem(b.file) ? -1 : stem(a.file) > stem(b.file) ? 1 : 0));
   return { entries, warnings };
 }
