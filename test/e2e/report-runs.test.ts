@@ -63,7 +63,7 @@ describe('evalkit report with several runs', () => {
     const md = readFileSync(path.join(cwd, 'three/report.md'), 'utf8');
     expect(md).toContain('### Runs side by side: 3 runs, 12 document(s) in every run');
     expect(md).toContain('| metric | #0 `a-1.0.json` `1.0` | #1 `b-1.0.json` `1.0` | #2 `c-draft.json` `draft` | SD | flip rate | band |');
-  });
+  }, 60_000);
 
   it('--runs DIR reads every export of the folder by name: the same report as --from in that order', async () => {
     const r = await report(['--runs', RUNS, '--out-dir', 'dir', '--format', 'json']);
@@ -71,7 +71,7 @@ describe('evalkit report with several runs', () => {
     const three = await report(['--from', file('a-1.0.json'), '--from', file('b-1.0.json'), '--from', file('c-draft.json'), '--out-dir', 'three-json', '--format', 'json']);
     expect(three.code).toBe(0);
     expect(readFileSync(path.join(cwd, 'dir/report.json'), 'utf8')).toBe(readFileSync(path.join(cwd, 'three-json/report.json'), 'utf8'));
-  });
+  }, 60_000);
 
   it('one --from: no runs section', async () => {
     const r = await report(['--from', file('c-draft.json'), '--out-dir', 'one', '--format', 'json']);
@@ -129,5 +129,5 @@ describe('evalkit report --history and evalkit history show', () => {
     const missing = await runCli(['history', 'show', path.join(cwd, 'no-such-dir')], { cwd });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no-such-dir');
-  });
+  }, 90_000);
 });
