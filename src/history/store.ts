@@ -3,7 +3,7 @@
  * caches and artifacts can keep it and merge it by copying. Writes are atomic and never replace
  * an entry; reading skips (with a warning naming it) any file that is not an entry.
  */
-import { promises as fsp, type Dirent } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { InputError } from '../util/errors.js';
@@ -56,9 +56,9 @@ export async function appendHistory(dir: string, entry: HistoryEntry): Promise<s
 
 /** The entries of `dir`, oldest first (by time, then file name); what is not an entry is skipped with a warning. */
 export async function readHistory(dir: string): Promise<History> {
-  let names: Dirent[];
+  let names: string[];
   try {
-    names = await fsp.readdir(dir, { withFileTypes: true });
+    names = await fsp.readdir(dir);
   } catch (e) {
     throw new InputError(`cannot read the history folder ${dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, {
       location: { file: dir },
@@ -68,15 +68,15 @@ export async function readHistory(dir: string): Promise<History> {
   const check = await validator();
   const entries: StoredEntry[] = [];
   const warnings: string[] = [];
-  for (const d of names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const name of names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
     // Hidden files: temp files of a write in progress, and what other tools keep there.
-    if (d.name.startsWith('.')) continue;
-    const file = path.join(dir, d.name);
-    if (!d.isFile()) {
+    if (name.startsWith('.')) continue;
+    const file = path.join(dir, name);
+    if (!(await fsp.stat(file).then((st) => st.isFile(), () => false))) {
       warnings.push(`${file}: skipped, not a file`);
       continue;
     }
-    if (!d.name.endsWith('.json')) {
+    if (!name.endsWith('.json')) {
       warnings.push(`${file}: skipped, not a history entry (not .json)`);
       continue;
     }
@@ -92,7 +92,7 @@ export async function readHistory(dir: string): Promise<History> {
       warnings.push(`${file}: skipped, not an evalkit history entry (${er ? `${er.instancePath || '/'} ${er.message ?? ''}`.trim() : 'invalid'})`);
       continue;
     }
-    entries.push({ file: d.name, entry: value as HistoryEntry });
+    entries.push({ file: name, entry: value as HistoryEntry });
   }
   // Ties by name without `.json`, so that `T-abc` comes before its second entry `T-abc-2`.
   const stem = (f: string): string => f.replace(/\.json$/, '');

@@ -1,5 +1,5 @@
 /** `report --runs DIR`: every evaluation export in a folder, sorted by name. */
-import { promises as fsp, type Dirent } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../util/errors.js';
 
@@ -7,16 +7,20 @@ const EXPORT_NAME = /\.(json|jsonl|ndjson)$/i;
 
 /** The export files directly in `dir` (`.json`, `.jsonl`, `.ndjson`; hidden files left out), sorted by name (code units). */
 export async function listRunExports(dir: string): Promise<string[]> {
-  let entries: Dirent[];
+  let names: string[];
   try {
-    entries = await fsp.readdir(dir, { withFileTypes: true });
+    names = await fsp.readdir(dir);
   } catch (e) {
     throw new InputError(`--runs ${dir}: cannot read the folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, {
       location: { file: dir },
       hint: 'name a folder of evaluation exports written by `evalkit eval run/export`',
     });
   }
-  const names = entries.filter((e) => e.isFile() && !e.name.startsWith('.') && EXPORT_NAME.test(e.name)).map((e) => e.name);
-  names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return names.map((n) => path.join(dir, n));
+  const files: string[] = [];
+  for (const name of names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (name.startsWith('.') || !EXPORT_NAME.test(name)) continue;
+    const file = path.join(dir, name);
+    if (await fsp.stat(file).then((st) => st.isFile(), () => false)) files.push(file);
+  }
+  return files;
 }
