@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { appendHistory, detectRevision, historyEntry, historySeries, readHistory, renderHistoryText, sparkline, type HistoryEntry } from '../../src/history/index.js';
+import { appendHistory, detectRevision, historyEntry, historySeries, readHistory, renderHistoryHtml, renderHistoryText, sparkline, type HistoryEntry } from '../../src/history/index.js';
 import { computeReport } from '../../src/report/index.js';
 import { extractExport } from '../metrics/helpers.js';
 
@@ -117,6 +117,20 @@ describe('historySeries and the text', () => {
       'gates              ✗✗✓✗',
     ]);
     expect(renderHistoryText(historySeries([]), 'hist')).toMatch(/no history entries yet/);
+  });
+
+  it('the HTML fragment: a line per metric, a dot per report, escaped, no script or event handler', () => {
+    const odd = entries.map((e, i) => (i === 1 ? { ...e, entry: { ...e.entry, branch: '<img src=x onerror=alert(1)>' } } : e));
+    const html = renderHistoryHtml(historySeries(odd, { metrics: ['document.accuracy', 'field:name.f1'] }));
+    expect(html.startsWith('<section class="evalkit-history">')).toBe(true);
+    expect(html.endsWith('</section>')).toBe(true);
+    expect(html.match(/<polyline /g)).toHaveLength(2);
+    expect(html.match(/<circle class="dot"/g)).toHaveLength(8);
+    expect(html.match(/<circle class="(pass|fail)"/g)).toHaveLength(4);
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).not.toMatch(/<script|<img|<[^>]*\son[a-z]+=/i);
+    // document.accuracy 0.5, 0.75, 1, 0.25: the highest at the top (y 4), the lowest at the bottom (y 32).
+    expect(html).toContain('points="4,22.7 81.3,13.3 158.7,4 236,32"');
   });
 });
 
