@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { appendHistory, detectRevision, historyEntry, historySeries, readHistory, renderHistoryHtml, renderHistoryText, sparkline, type HistoryEntry } from '../../src/history/index.js';
 import { computeReport } from '../../src/report/index.js';
@@ -153,6 +154,13 @@ describe('detectRevision', () => {
 });
 
 describe('schemas/history-entry.schema.json', () => {
+  it('is valid against the 2020-12 meta-schema and compiles in strict mode', () => {
+    const ajv = new Ajv2020({ strict: true, validateSchema: true });
+    const schema = JSON.parse(readFileSync(path.join(ROOT, 'schemas/history-entry.schema.json'), 'utf8')) as object;
+    expect(ajv.validateSchema(schema), JSON.stringify(ajv.errors)).toBe(true);
+    expect(ajv.compile(schema)(historyEntry(reportWith(1), at('2026-01-01T00:00:00.000Z')))).toBe(true);
+  });
+
   it('the generated TS types are up to date (run npm run gen:types)', () => {
     const r = spawnSync(process.execPath, ['scripts/gen-types.mjs', '--check', 'src/history/generated/history-entry.ts'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.stderr).toBe('');
