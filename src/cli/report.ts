@@ -3,11 +3,14 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
 import { REPORT_FORMATS as FORMATS, type ReportFormat } from '../report/write.js';
+import type { MultiRun } from '../metrics/generated/report.js';
 import { defineCommand } from './command.js';
 import { err, out } from './io.js';
 
 interface ReportArgs {
-  from: string;
+  from?: string[];
+  runs?: string;
+  history?: string;
   baseline?: string;
   outDir?: string;
   format: string[];
@@ -55,7 +58,9 @@ export default defineCommand<ReportArgs>({
   describe: 'compute metrics with confidence intervals from an evaluation export (no network), compare with a baseline, write json/md/html/junit reports and check gates',
   builder: (y) =>
     y
-      .option('from', { type: 'string', demandOption: true, describe: 'evaluation export (JSON, or JSONL with a header line) written by `evalkit eval run/export`' })
+      .option('from', { type: 'string', array: true, describe: 'evaluation export (JSON, or JSONL with a header line) written by `evalkit eval run/export`; repeat it for runs side by side (the first is the reference)' })
+      .option('runs', { type: 'string', describe: 'a folder of exports of the same set, side by side (sorted by name, after any --from; the first is the reference)' })
+      .option('history', { type: 'string', describe: 'also add this report\'s summary to the history folder DIR (one JSON file per report; `evalkit history show DIR`)' })
       .option('baseline', { type: 'string', describe: 'earlier report.json or export to compare with (documents paired by item id, file id, file name, content hash)' })
       .option('out-dir', { type: 'string', describe: 'folder for the reports (default reports/<export name>)' })
       .option('format', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'reports to write: json, md, html, junit (comma-separated)' })
@@ -82,6 +87,8 @@ export default defineCommand<ReportArgs>({
       .example('$0 report --from run.json --max-failed-rate 0.02', 'fail when more than 2% of the runs failed')
       .example("$0 report --from run.json --gate 'latency.p95<=30000' --gate 'credits.mean<=4'", 'gate on latency and cost')
       .example('$0 report --from run.json --slice-by metadata.vendor --slice-by pageCount', 'metrics per vendor and per page-count bucket, worse slices flagged')
+      .example('$0 report --from 1.0.json --from 1.0-again.json --from draft.json', 'runs side by side: each against the first, held to the spread between the two 1.0 runs')
+      .example('$0 report --from run.json --history .evalkit-history', 'add the summary to the history; `evalkit history show .evalkit-history`')
       .example('$0 report --from run.json --target-accuracy 0.99', 'per field the confidence above which values can be accepted without review') as unknown as Argv<ReportArgs>,
   async run(argv) {
     const formats = parseFormats(argv.format);
@@ -91,13 +98,26 @@ export default defineCommand<ReportArgs>({
     const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
     if (argv.failOnRegression && !argv.baseline) throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
 
+    const files = [...(argv.from ?? [])];
+    if (argv.runs !== undefined) {
+      const { listRunExports } = await import('../report/runs-files.js');
+      const listed = await listRunExports(argv.runs);
+      if (listed.length === 0) throw new UsageError(`--runs ${argv.runs}: no export (.json, .jsonl, .ndjson) in the folder`, { hint: 'write exports there with `evalkit eval run --out`' });
+      files.push(...listed.filter((f) => !files.some((g) => path.resolve(g) === path.resolve(f))));
+    }
+    if (files.length === 0) throw new UsageError('name the evaluation export with --from (or a folder of them with --runs)', { hint: 'evalkit report --from reports/ev_123-1.0.json' });
+    const from = files[0];
+
     const { loadExport, loadBaseline } = await import('../report/load.js');
     const { computeReport } = await import('../report/build.js');
-    const exp = await loadExport(argv.from);
+    const exp = await loadExport(from);
+    const others = [];
+    for (const f of files.slice(1)) others.push({ file: path.basename(f), export: await loadExport(f) });
     const baseline = argv.baseline ? await loadBaseline(argv.baseline) : undefined;
     if (exp.items.length > 20_000 && argv.bootstrap > 0) err(`computing ${argv.bootstrap} bootstrap resamples over ${exp.items.length} documents...`);
     const report = computeReport(exp, {
-      sourceFile: path.basename(argv.from),
+      sourceFile: path.basename(from),
+      ...(others.length ? { runs: others } : {}),
       baseline,
       gates,
       gateOn: argv.gateOn,
@@ -117,12 +137,19 @@ export default defineCommand<ReportArgs>({
 
     const { writeReports } = await import('../report/write.js');
     const { renderMarkdown } = await import('../report/markdown.js');
-    const files = await writeReports(report, argv.outDir ?? defaultOutDir(argv.from), formats);
-    const written = files.map((f) => f.file);
+    // Revision first: the reports and the history entry are written only once everything is ready.
+    const revision = argv.history !== undefined ? await (await import('../history/git.js')).detectRevision() : undefined;
+    const outDir = argv.outDir ?? (argv.from?.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
+    const writtenReports = await writeReports(report, outDir, formats);
+    const written = writtenReports.map((f) => f.file);
+    if (argv.history !== undefined && revision) {
+      const { historyEntry, appendHistory } = await import('../history/index.js');
+      written.push(await appendHistory(argv.history, historyEntry(report, { time: new Date(), ...revision, versionId: exp.processor.versionId })));
+    }
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
     if (summaryFile) {
       try {
-        await fsp.appendFile(summaryFile, (files.find((f) => f.format === 'md')?.text ?? renderMarkdown(report)) + '\n');
+        await fsp.appendFile(summaryFile, (writtenReports.find((f) => f.format === 'md')?.text ?? renderMarkdown(report)) + '\n');
       } catch (e) {
         err(`evalkit: warning: could not append to GITHUB_STEP_SUMMARY (${summaryFile}): ${(e as Error).message}`);
       }
@@ -178,6 +205,7 @@ export default defineCommand<ReportArgs>({
       for (const w of b.warnings) err(`evalkit: warning: baseline: ${w}`);
       for (const k of report.gates.regressed) lines.push(`regressed: ${k}`);
     }
+    if (report.runs) lines.push(...runsLines(report.runs));
     for (const g of report.gates.results) lines.push(g.passed ? `pass ${g.gate} (${g.metric === 'baseline.paired' ? g.value : f3(g.value)})` : `FAIL ${g.gate}: ${g.reason ?? ''}`);
     if (report.gates.failOnRegression && report.gates.regressed.length) lines.push(`FAIL --fail-on-regression: ${report.gates.regressed.length} significant regression(s)`);
     lines.push(`wrote ${written.join(', ')}`);
@@ -193,3 +221,19 @@ export default defineCommand<ReportArgs>({
     return report.gates.passed ? 0 : 1;
   },
 });
+
+function runsLines(runs: MultiRun): string[] {
+  const r0 = runs.runs[0];
+  const groups = runs.repeatGroups.map((g) => `${g.label} (${g.runs.map((i) => `#${i}`).join(', ')})`);
+  const lines = [`runs: ${runs.runs.length} side by side on ${runs.paired} document(s) in every run; reference #0 ${r0.file} ${r0.processor.version}${groups.length ? `; repeats: ${groups.join(', ')}` : ''}`];
+  for (const c of runs.comparisons) {
+    const t = c.tally;
+    const r = runs.runs[c.run];
+    lines.push(
+      `  #${c.run} ${r.file} ${r.processor.version} vs #0: ${t.regressed} regressed, ${t.improved} improved, ${t.inconclusive} inconclusive, ${t.no_change} no change, ${t.not_comparable} not comparable` +
+        (c.withinSpread.length ? ` (${c.withinSpread.length} within the run-to-run spread)` : ''),
+    );
+  }
+  for (const w of runs.warnings) err(`evalkit: warning: runs: ${w}`);
+  return lines;
+}

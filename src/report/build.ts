@@ -16,6 +16,7 @@ import { correctUnits, costOf } from './cost.js';
 import { evaluateGates, fmtGate, parseGates, type GateOn, type GateSpec } from './gates.js';
 import { parseSliceKeys, SliceAccumulator } from './slices.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
+import { applyRunSpread, compareRuns, type RunInput } from './runs.js';
 
 export type BaselineInput = { kind: 'export'; file: string; export: EvaluationExport } | { kind: 'report'; file: string; report: Report };
 
@@ -45,6 +46,8 @@ export interface ComputeReportOptions {
   targetAccuracy?: number;
   /** Slice keys: `metadata.PATH`, `fileType`, `pageCount` or `pageCount:1;3;10` (README: Slices). */
   sliceBy?: readonly string[];
+  /** More runs of the same set beside this one (the reference): the multi-run section (src/report/runs.ts). */
+  runs?: readonly RunInput[];
 }
 
 export const DEFAULT_BOOTSTRAP = 2000;
@@ -140,11 +143,25 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
     sortedItems(exp).forEach((item, i) => slices.add(item, ev.documents[i]));
     report.slices = slices.result();
   }
+  if (opts.runs?.length) {
+    report.runs = compareRuns({ file: report.source.file, export: exp, evaluation: ev }, opts.runs, {
+      cmp,
+      conf: { source: opts.confidence, targetAccuracy: opts.targetAccuracy },
+      pairBy,
+      minPaired: minPairedOf(opts.minPaired, n),
+      bootstrap: B,
+      seed,
+      equivalence,
+      verdict,
+    });
+  }
   if (opts.baseline) {
     report.baseline = compareBaseline(ev, report.options, opts.baseline, cmp, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false, {
       source: opts.confidence,
       targetAccuracy: opts.targetAccuracy,
     });
+    // Repeats among the runs: the baseline's verdicts hold to their run-to-run spread too.
+    if (report.runs) applyRunSpread(report.baseline, report.runs);
   }
   report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate });
   report.warnings.push(...gatePowerWarnings(report));

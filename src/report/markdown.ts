@@ -3,6 +3,7 @@
  * verdicts, worst fields, failed runs. Kept under MAX_BYTES: long tables are cut, with a note.
  */
 import type { ComparisonRow, Estimate, Interval, Proportion, Report, ThresholdPoint } from '../metrics/generated/report.js';
+import { multiRunBlocks } from './runs-md.js';
 
 export const MAX_BYTES = 60_000;
 
@@ -44,7 +45,7 @@ export function text(s: string): string {
     .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`);
 }
 
-interface Table {
+export interface Table {
   head: string[];
   align: Array<'l' | 'r'>;
   rows: string[][];
@@ -63,6 +64,8 @@ function renderTable(t: Table, limit: number): string {
 }
 
 type Block = string | Table;
+/** A paragraph or a table of the Markdown report (sections in other files build these). */
+export type MarkdownBlock = Block;
 
 const prop = (label: string, p: Proportion): string[] => [label, num(p.value), interval(p.interval), `${p.k} / ${p.n}`];
 const est = (label: string, e: Estimate, counts = ''): string[] => [label, num(e.value), interval(e.interval), counts];
@@ -340,6 +343,7 @@ function blocks(r: Report): Block[] {
     headline(r),
     ...gates(r),
     ...baseline(r),
+    ...(r.runs ? multiRunBlocks(r.runs) : []),
     ...extractTables(r),
     ...classifyTables(r),
     ...splitterTables(r),

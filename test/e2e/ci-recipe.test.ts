@@ -4,7 +4,7 @@
  * and once as on a pull request (the main report as baseline).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +100,8 @@ describe('examples/github-actions/evalkit.yml', () => {
     expect(existsSync(path.join(repo, 'evalkit/report/report.junit.xml'))).toBe(true);
     expect(readFileSync(path.join(repo, 'summary-push.md'), 'utf8')).toMatch(/^#/);
     for (const r of results) expect(r.output).not.toContain(sandbox.token);
+    // The history the cache steps keep: one entry per report.
+    expect(readdirSync(path.join(repo, '.evalkit-history'))).toHaveLength(1);
     // What the upload-artifact step keeps, the next pull request downloads.
     cpSync(path.join(repo, 'evalkit/report'), path.join(repo, 'baseline'), { recursive: true });
   });
@@ -111,5 +113,6 @@ describe('examples/github-actions/evalkit.yml', () => {
     expect(report.baseline).toMatchObject({ file: 'report.json', paired: 12 });
     expect(results.at(-1)?.code).toBe(report.gates.passed ? 0 : 1);
     expect(readFileSync(path.join(repo, 'summary-pull_request.md'), 'utf8')).toContain('aseline');
+    expect(readdirSync(path.join(repo, '.evalkit-history'))).toHaveLength(2);
   });
 });
