@@ -134,7 +134,7 @@ describe('evalkit.config.json: finding and reading', () => {
     const d = tmp();
     const file = path.join(d, 'evalkit.config.json');
     writeFileSync(file, '{\n  "datasets": {\n    "a": { "csv": "x.csv", }\n  }\n}\n');
-    const e = await readSettings(file).catch((x: unknown) => x as EvalkitError);
+    const e = (await readSettings(file).catch((x: unknown) => x)) as EvalkitError;
     expect(e).toBeInstanceOf(InputError);
     expect(e.location).toMatchObject({ file, line: 3 });
     writeFileSync(file, '{"datasets": {"a": {"csv": "x.csv"}}}');
