@@ -46,7 +46,8 @@ function showOptions(y: Argv): Argv {
   let b = y;
   for (const [option, m] of overrideOptions()) {
     const type = NUMBER_KEYS.has(m.key) ? { type: 'number' as const } : ARRAY_KEYS.has(m.key) ? { type: 'string' as const, array: true } : { type: 'string' as const };
-    b = b.option(kebab(option), { ...type, group: 'As the commands take them (to see a flag override the file):', describe: `${m.command} --${kebab(option)} (config key ${m.key})` });
+    const where = OPTION_MAP.filter((x) => x.option === option).map((x) => (x.option === 'csv' ? `${x.command}'s CSV argument` : x.command));
+    b = b.option(kebab(option), { ...type, group: 'As the commands take them (to see a flag override the file):', describe: `config key ${m.key}: ${[...new Set(where)].join(', ')}` });
   }
   return b;
 }
