@@ -234,6 +234,7 @@ const run = defineCommand<RunArgs>({
         .option('priority', { type: 'number', describe: 'run priority 1-100, lower served first under rate limiting (service default 50)' }),
     )
       .example('$0 eval run -e ev_123', 'latest version; writes reports/ev_123-<version>.json')
+      .example('$0 eval run --version draft', 'the set, fields and export path from evalkit.config.json (docs/configuration.md)')
       .example('$0 eval run -e ev_123 --version draft --out draft.json && $0 report --from draft.json', 'evaluate the draft and report on it')
       .example('$0 eval run -e ev_123 --config candidate.json --out candidate.jsonl', 'a config that is not saved anywhere yet (one processor run per item)')
       .example('$0 eval run -e ev_123 --fuzzy-match-fields vendor.name --exclude-fields notes --format json', 'evaluation options; machine-readable summary')
