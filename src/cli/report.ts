@@ -10,7 +10,9 @@ interface ReportArgs {
   from: string;
   baseline?: string;
   outDir?: string;
-  format: string[];
+  formats: string[];
+  format: string | string[];
+  stepSummary: boolean;
   failUnder: string[];
   gate: string[];
   gateOn: 'point' | 'lower';
@@ -34,11 +36,25 @@ export function parseFormats(list: readonly string[]): ReportFormat[] {
     if (f === '') continue;
     const norm = f === 'markdown' ? 'md' : f === 'xml' ? 'junit' : f;
     if (!(FORMATS as readonly string[]).includes(norm)) {
-      throw new UsageError(`--format: unknown report format "${item}"`, { hint: `choose from ${FORMATS.join(', ')} (comma-separated; default all)` });
+      throw new UsageError(`--formats: unknown report format "${item}"`, { hint: `choose from ${FORMATS.join(', ')} (comma-separated; default all)` });
     }
     set.add(norm as ReportFormat);
   }
   return FORMATS.filter((f) => set.has(f));
+}
+
+/**
+ * `--format` is what goes to stdout (text or json), as for every command. Before, it named the
+ * report files: that spelling (`--format md,junit`) fails and names `--formats`, the new flag.
+ */
+export function parseOutputFormat(value: string | readonly string[]): 'text' | 'json' {
+  const list = (Array.isArray(value) ? value : [value]).flatMap((s) => String(s).split(',')).map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  if (list.length === 1 && (list[0] === 'text' || list[0] === 'json')) return list[0];
+  const fileFormats = ['json', 'md', 'markdown', 'html', 'junit', 'xml'];
+  if (list.length > 0 && list.every((f) => fileFormats.includes(f))) {
+    throw new UsageError(`--format ${list.join(',')}: the report files are now chosen by --formats; --format is the output on stdout (text or json)`, { hint: `write --formats ${list.join(',')}` });
+  }
+  throw new UsageError(`--format "${list.join(',')}" is not an output format`, { hint: 'choose text or json; the report files are chosen by --formats json,md,html,junit' });
 }
 
 /** reports/<export name>: the export's file name without .json/.jsonl/.ndjson. */
@@ -57,7 +73,9 @@ export default defineCommand<ReportArgs>({
       .option('from', { type: 'string', demandOption: true, describe: 'evaluation export (JSON, or JSONL with a header line) written by `evalkit eval run/export`' })
       .option('baseline', { type: 'string', describe: 'earlier report.json or export to compare with (documents paired by item id, file id, file name, content hash)' })
       .option('out-dir', { type: 'string', describe: 'folder for the reports (default reports/<export name>)' })
-      .option('format', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'reports to write: json, md, html, junit (comma-separated)' })
+      .option('formats', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'report files to write: json, md, html, junit (comma-separated)' })
+      .option('format', { alias: 'f', type: 'string', default: 'text', describe: 'output on stdout: text (a summary), or json (the report itself, as in report.json)' })
+      .option('step-summary', { type: 'boolean', default: true, describe: 'append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (--no-step-summary: leave it to `evalkit ci github`)' })
       .option('fail-under', { type: 'string', array: true, default: [] as string[], describe: 'gate METRIC=THRESHOLD, e.g. micro.f1=0.9, field:total.recall=0.95, accuracy=0.8 (repeatable)' })
       .option('gate', { type: 'string', array: true, default: [] as string[], describe: "gate METRIC<=N or METRIC>=N: cost and latency (latency.p95<=30000, credits.mean<=4) or any --fail-under metric (repeatable)" })
       .option('gate-on', { choices: ['point', 'lower'] as const, default: 'point' as const, describe: 'gate on the point estimate or on the lower bound of the 95% interval' })
@@ -75,14 +93,16 @@ export default defineCommand<ReportArgs>({
       .example('$0 report --from exports/invoices.json', 'write reports/invoices/report.{json,md,html,junit.xml}')
       .example('$0 report --from run.jsonl --baseline reports/main/report.json --fail-on-regression', 'fail only on significant regressions')
       .example('$0 report --from run.json --fail-under micro.f1=0.9 --fail-under field:total.recall=0.95 --gate-on lower', 'gate on interval lower bounds')
-      .example('$0 report --from run.json --format md,junit --out-dir out/', 'only the Markdown and JUnit reports')
+      .example('$0 report --from run.json --formats md,junit --out-dir out/', 'only the Markdown and JUnit reports')
+      .example('$0 report --from run.json --format json | jq .gates.passed', 'the report JSON on stdout')
       .example('$0 report --from new-set.json --baseline old-set.json --pair-by name --min-paired 100%', 'a re-created set: pair by file name, all documents must pair')
       .example('$0 report --from run.json --max-failed-rate 0.02', 'fail when more than 2% of the runs failed')
       .example("$0 report --from run.json --gate 'latency.p95<=30000' --gate 'credits.mean<=4'", 'gate on latency and cost')
       .example('$0 report --from run.json --target-accuracy 0.99', 'per field the confidence above which values can be accepted without review') as unknown as Argv<ReportArgs>,
   async run(argv) {
-    const formats = parseFormats(argv.format);
-    if (formats.length === 0) throw new UsageError('--format: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
+    const output = parseOutputFormat(argv.format);
+    const formats = parseFormats(argv.formats);
+    if (formats.length === 0) throw new UsageError('--formats: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
     const { parseGates } = await import('../report/gates.js');
     const { parseGateExpressions } = await import('../report/gates.js');
     const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
@@ -113,10 +133,11 @@ export default defineCommand<ReportArgs>({
 
     const { writeReports } = await import('../report/write.js');
     const { renderMarkdown } = await import('../report/markdown.js');
+    const { renderJson } = await import('../report/json.js');
     const files = await writeReports(report, argv.outDir ?? defaultOutDir(argv.from), formats);
     const written = files.map((f) => f.file);
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
-    if (summaryFile) {
+    if (summaryFile && argv.stepSummary) {
       try {
         await fsp.appendFile(summaryFile, (files.find((f) => f.format === 'md')?.text ?? renderMarkdown(report)) + '\n');
       } catch (e) {
@@ -124,6 +145,12 @@ export default defineCommand<ReportArgs>({
       }
     }
 
+    for (const w of report.warnings) err(`evalkit: warning: ${w}`);
+    for (const w of report.baseline?.warnings ?? []) err(`evalkit: warning: baseline: ${w}`);
+    if (output === 'json') {
+      out(files.find((f) => f.format === 'json')?.text ?? renderJson(report));
+      return report.gates.passed ? 0 : 1;
+    }
     const p = report.source.processor;
     const lines: string[] = [`${report.type} ${JSON.stringify(p.name || p.id)} ${p.version}: ${report.summary.documents} documents, ${report.summary.failed} failed run(s)`];
     if (report.extract) {
@@ -152,7 +179,6 @@ export default defineCommand<ReportArgs>({
       if (cal.straightThrough) line += ` · straight-through at ${cal.targetAccuracy}: ${f3(cal.straightThrough.value)} of documents`;
       lines.push(line);
     }
-    for (const w of report.warnings) err(`evalkit: warning: ${w}`);
     if (report.baseline) {
       const b = report.baseline;
       const k = b.pairing.byKey;
@@ -160,7 +186,6 @@ export default defineCommand<ReportArgs>({
       lines.push(`baseline ${b.file}: ${b.paired} paired of ${b.pairing.current} current, ${b.pairing.baseline} baseline${keys.length ? ` (${keys.join(', ')})` : ''}`);
       lines.push(`  ${b.tally.regressed} regressed, ${b.tally.improved} improved, ${b.tally.inconclusive} inconclusive, ${b.tally.no_change} no change, ${b.tally.not_comparable} not comparable`);
       if (b.onlyInCurrent.length) lines.push(`  unpaired in this run: ${b.onlyInCurrent.slice(0, 10).join(', ')}${b.onlyInCurrent.length > 10 ? `, ... (${b.onlyInCurrent.length} in all)` : ''}`);
-      for (const w of b.warnings) err(`evalkit: warning: baseline: ${w}`);
       for (const k of report.gates.regressed) lines.push(`regressed: ${k}`);
     }
     for (const g of report.gates.results) lines.push(g.passed ? `pass ${g.gate} (${g.metric === 'baseline.paired' ? g.value : f3(g.value)})` : `FAIL ${g.gate}: ${g.reason ?? ''}`);
