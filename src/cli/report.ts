@@ -27,6 +27,9 @@ interface ReportArgs {
   numberTolerance: number;
   bootstrap: number;
   seed: number;
+  /** Global options of evalkit.config.json support (another module): where gates and the dataset CSV come from, for JUnit's `file`. */
+  configFile?: string;
+  dataset?: string;
 }
 
 export function parseFormats(list: readonly string[]): ReportFormat[] {
@@ -134,7 +137,11 @@ export default defineCommand<ReportArgs>({
     const { writeReports } = await import('../report/write.js');
     const { renderMarkdown } = await import('../report/markdown.js');
     const { renderJson } = await import('../report/json.js');
-    const files = await writeReports(report, argv.outDir ?? defaultOutDir(argv.from), formats);
+    const junitFiles = {
+      gates: typeof argv.configFile === 'string' ? argv.configFile : undefined,
+      dataset: typeof argv.dataset === 'string' && /\.csv$/i.test(argv.dataset) ? argv.dataset : undefined,
+    };
+    const files = await writeReports(report, argv.outDir ?? defaultOutDir(argv.from), formats, { junit: { files: junitFiles } });
     const written = files.map((f) => f.file);
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
     if (summaryFile && argv.stepSummary) {

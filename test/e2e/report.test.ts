@@ -134,7 +134,7 @@ describe('evalkit report: gates and exit codes', () => {
     // F1 of the field and every aggregate: micro precision, recall, F1, accuracy, macro F1, document accuracy.
     expect(worse.stdout).toContain('FAIL --fail-on-regression: 7 significant regression(s)');
     const junit = readFileSync(path.join(dir, 'a/report.junit.xml'), 'utf8');
-    expect(junit).toContain('<testcase classname="evalkit.fields" name="name" time="0">\n      <failure message="F1 regressed: 0.967 -&gt; 0.500');
+    expect(junit).toMatch(/<testcase classname="[^"]+" name="\[[^\]]+\] regression field:name\.f1" time="0\.000">\n {6}<failure message="field:name\.f1 regressed: 0\.967 -&gt; 0\.500/);
     const same = await report(['--from', path.join(dir, 'same.json'), '--baseline', path.join(dir, 'good.json'), '--fail-on-regression', '--out-dir', path.join(dir, 'b')]);
     expect(same.code).toBe(0);
     // --fail-on-regression adds the pairing gate: all 60 documents paired.
