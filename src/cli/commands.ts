@@ -9,9 +9,10 @@ import evalCommand from './eval.js';
 import demo from './demo.js';
 import webhooks from './webhooks.js';
 import processors from './processors.js';
+import ci from './ci.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command has its own argv type
 export type AnyCommand = EvalkitCommand<any>;
 
 /** Every command of the CLI, in the order `--help` lists them. One line per command module. */
-export const commands: AnyCommand[] = [migrate, validate, schema, processors, dataset, evalCommand, report, sandbox, webhooks, demo];
+export const commands: AnyCommand[] = [migrate, validate, schema, processors, dataset, evalCommand, report, ci, sandbox, webhooks, demo];

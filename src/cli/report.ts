@@ -5,6 +5,7 @@ import { UsageError } from '../util/errors.js';
 import { REPORT_FORMATS as FORMATS, type ReportFormat } from '../report/write.js';
 import { defineCommand } from './command.js';
 import { err, out } from './io.js';
+import { isQuiet, paint } from './style.js';
 
 interface ReportArgs {
   from: string;
@@ -115,7 +116,7 @@ export default defineCommand<ReportArgs>({
     const { computeReport } = await import('../report/build.js');
     const exp = await loadExport(argv.from);
     const baseline = argv.baseline ? await loadBaseline(argv.baseline) : undefined;
-    if (exp.items.length > 20_000 && argv.bootstrap > 0) err(`computing ${argv.bootstrap} bootstrap resamples over ${exp.items.length} documents...`);
+    if (exp.items.length > 20_000 && argv.bootstrap > 0 && !isQuiet()) err(`computing ${argv.bootstrap} bootstrap resamples over ${exp.items.length} documents...`);
     const report = computeReport(exp, {
       sourceFile: path.basename(argv.from),
       baseline,
@@ -193,10 +194,23 @@ export default defineCommand<ReportArgs>({
       lines.push(`baseline ${b.file}: ${b.paired} paired of ${b.pairing.current} current, ${b.pairing.baseline} baseline${keys.length ? ` (${keys.join(', ')})` : ''}`);
       lines.push(`  ${b.tally.regressed} regressed, ${b.tally.improved} improved, ${b.tally.inconclusive} inconclusive, ${b.tally.no_change} no change, ${b.tally.not_comparable} not comparable`);
       if (b.onlyInCurrent.length) lines.push(`  unpaired in this run: ${b.onlyInCurrent.slice(0, 10).join(', ')}${b.onlyInCurrent.length > 10 ? `, ... (${b.onlyInCurrent.length} in all)` : ''}`);
-      for (const k of report.gates.regressed) lines.push(`regressed: ${k}`);
+      for (const k of report.gates.regressed) lines.push(`${paint('yellow', 'regressed:')} ${k}`);
     }
-    for (const g of report.gates.results) lines.push(g.passed ? `pass ${g.gate} (${g.metric === 'baseline.paired' ? g.value : f3(g.value)})` : `FAIL ${g.gate}: ${g.reason ?? ''}`);
-    if (report.gates.failOnRegression && report.gates.regressed.length) lines.push(`FAIL --fail-on-regression: ${report.gates.regressed.length} significant regression(s)`);
+    const fails: string[] = [];
+    const fail = (line: string): void => {
+      fails.push(`${paint(['red', 'bold'], 'FAIL')} ${line}`);
+      lines.push(fails[fails.length - 1]);
+    };
+    for (const g of report.gates.results) {
+      if (g.passed) lines.push(`${paint('green', 'pass')} ${g.gate} (${g.metric === 'baseline.paired' ? g.value : f3(g.value)})`);
+      else fail(`${g.gate}: ${g.reason ?? ''}`);
+    }
+    if (report.gates.failOnRegression && report.gates.regressed.length) fail(`--fail-on-regression: ${report.gates.regressed.length} significant regression(s)`);
+    // --quiet: what failed, nothing on success.
+    if (isQuiet()) {
+      if (fails.length) out(fails.join('\n'));
+      return report.gates.passed ? 0 : 1;
+    }
     lines.push(`wrote ${written.join(', ')}`);
     const failedGates = report.gates.results.filter((g) => !g.passed).length;
     const regressionFailed = report.gates.failOnRegression && report.gates.regressed.length > 0;
