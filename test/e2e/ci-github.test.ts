@@ -113,7 +113,7 @@ describe('action.yml on a pull request', () => {
     expect(second.outputs).toMatchObject({ verdict: 'fail', passed: 'false', 'gates-failed': '1' });
     expectNoToken(first, w.dir);
     expectNoToken(second, w.dir);
-  });
+  }, 90_000);
 
   it('a fork\'s read-only token (403) is a warning, not a failure; the summary and outputs are still written', async () => {
     const w = workspace('pull_request', 8);
