@@ -7,6 +7,7 @@
 import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
 import { sortKeysDeep } from '../util/json.js';
+import { isQuiet } from './style.js';
 import { defineCommand, listSubcommands } from './command.js';
 import { err, out } from './io.js';
 
@@ -83,10 +84,10 @@ export default defineCommand<WebhooksArgs>({
         err(`evalkit webhooks listen: rejected ${info.method} ${info.path} with ${reason.status}: ${reason.kind}: ${reason.message}`);
       },
     });
-    err(`evalkit webhooks listen: listening on ${listener.url} (secret from ${argv.secret ? '--secret' : SECRET_ENV}); Ctrl-C stops`);
+    if (!isQuiet()) err(`evalkit webhooks listen: listening on ${listener.url} (secret from ${argv.secret ? '--secret' : SECRET_ENV}); Ctrl-C stops`);
     await stopped;
     await listener.close();
-    err(`evalkit webhooks listen: ${verified} verified, ${rejected} rejected${duplicates ? `, ${duplicates} duplicate${duplicates === 1 ? '' : 's'}` : ''}`);
+    if (!isQuiet()) err(`evalkit webhooks listen: ${verified} verified, ${rejected} rejected${duplicates ? `, ${duplicates} duplicate${duplicates === 1 ? '' : 's'}` : ''}`);
     return rejected > 0 ? 1 : 0;
   },
 });
