@@ -11,7 +11,7 @@ import type { FetchLike } from '../api/index.js';
 import type { ExistingItem, RowFinding, Tally, UploadProgress, UploadResult } from '../dataset/index.js';
 import { EvalkitError, InputError, UsageError, type ExitCode } from '../util/errors.js';
 import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
-import { defineCommand, type EvalkitCommand } from './command.js';
+import { defineCommand, listSubcommands, type EvalkitCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 
 interface UploadArgs {
@@ -421,7 +421,6 @@ interface GroupArgs {
 }
 
 export default defineCommand<GroupArgs>({
-  // The subcommand is optional for yargs so that a missing one gets demandCommand's message.
   command: 'dataset [command]',
   describe: 'evaluation set data: upload a CSV as items, download a set as a CSV, harvest reviewed runs as items',
   builder: (y) =>
@@ -429,12 +428,10 @@ export default defineCommand<GroupArgs>({
       .command(sub(upload))
       .command(sub(download))
       .command(sub(harvest))
-      .demandCommand(1, 'name a dataset command: upload, download, harvest')
       .example('$0 dataset upload data.csv --evaluation-set ev_123', 'sync a set with a CSV')
       .example('$0 dataset download -e ev_123 --out data.csv --files files', 'the set as a CSV and its files')
       .example('$0 dataset harvest -p dp_123 --reviewed -e ev_123', "reviewers' corrections as new items") as unknown as Argv<GroupArgs>,
-  // yargs runs the subcommand's handler; this one only runs for an unknown subcommand.
-  run: async (argv) => {
-    throw new UsageError(`unknown dataset command "${String(argv.command)}"`, { hint: 'run evalkit dataset --help' });
-  },
+  // yargs runs the subcommand's handler; this one runs for none (a list) or an unknown one.
+  listing: [upload, download, harvest].map((c) => ({ command: c.command as string, describe: c.describe })),
+  run: async (argv) => listSubcommands('dataset', argv.command, [upload, download, harvest]),
 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import type { EvalProgress, EvalResult, ExportFileFormat } from '../eval/index.js';
 import { InputError, UsageError, type ExitCode } from '../util/errors.js';
-import { defineCommand } from './command.js';
+import { defineCommand, listSubcommands } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
 
@@ -290,15 +290,13 @@ const exportCmd = defineCommand<ExportArgs>({
 });
 
 export default defineCommand<{ command?: string }>({
-  command: 'eval <command>',
+  command: 'eval [command]',
   describe: 'evaluation runs: run a processor version on an evaluation set, or export an existing run, for `evalkit report`',
   builder: (y) =>
     y
-      .demandCommand(1, 'name an eval command: run, export')
       .example('$0 eval run -e ev_123 --version draft', 'evaluate the draft on the set')
       .example('$0 eval export --batch-run bpr_123', 'export an evaluation run made elsewhere') as unknown as Argv<{ command?: string }>,
   subcommands: [run, exportCmd],
-  run: async (argv) => {
-    throw new UsageError(`unknown eval command "${String(argv.command)}"`, { hint: 'run evalkit eval --help' });
-  },
+  // yargs runs a subcommand's handler; this one runs for none (a list) or an unknown one.
+  run: async (argv) => listSubcommands('eval', argv.command, [run, exportCmd]),
 });

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { hideBin } from 'yargs/helpers';
+import { removeLiveTempsSync } from '../util/fs.js';
 import { main } from './main.js';
 
 // A reader that goes away (`evalkit migrate DIR | head -1`) ends the command quietly, as Unix
@@ -11,4 +12,19 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-process.exitCode = await main(hideBin(process.argv));
+// Ctrl-C: exit 130 (128 + SIGINT), as shells report it, with this run's temp files removed and
+// the files it was writing left as they were. A command that stops itself on Ctrl-C (sandbox,
+// webhooks listen) has its own listener: it closes cleanly, and then main's code becomes 130.
+// A second Ctrl-C does not wait.
+let interrupted = false;
+process.on('SIGINT', () => {
+  const again = interrupted;
+  interrupted = true;
+  if (!again && process.listenerCount('SIGINT') > 1) return;
+  removeLiveTempsSync();
+  process.stderr.write('evalkit: interrupted\n');
+  process.exit(130);
+});
+
+const code = await main(hideBin(process.argv));
+process.exitCode = interrupted ? 130 : code;

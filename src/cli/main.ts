@@ -4,8 +4,9 @@ import { createRequire } from 'node:module';
 import { EvalkitError, UsageError, type ExitCode } from '../util/errors.js';
 import { redact } from '../util/secrets.js';
 import { toYargs } from './command.js';
-import { err } from './io.js';
+import { err, errLabel, out } from './io.js';
 import { commands } from './commands.js';
+import { setMachineOutput, setQuiet } from './style.js';
 
 const require = createRequire(import.meta.url);
 // yargs' ESM build wraps help text at a fixed character count, cutting words in half; its
@@ -27,7 +28,7 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
     .strict()
     .demandCommand(1, 'name a command; run `evalkit --help` to list them')
     .recommendCommands()
-    .completion('completion', 'print a bash/zsh completion script')
+    .completion('completion', 'print a bash/zsh completion script; `completion fish` prints a fish script')
     .epilogue(
       'Exit codes: 0 success, 1 findings (check failed, invalid items, gate failed), 2 usage or input error.\n' +
         'Environment: EVALKIT_BASE_URL, EVALKIT_API_TOKEN, EVALKIT_API_VERSION (see README).\n' +
@@ -56,7 +57,15 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
       group: 'Config:',
       describe: "which of the config file's datasets the command works on (implied when it has one)",
     })
+    .option('quiet', {
+      alias: 'q',
+      type: 'boolean',
+      global: true,
+      describe: 'no progress and no tally on success; errors and the results asked for still print',
+    })
     .middleware((argv) => {
+      setQuiet(argv.quiet === true);
+      setMachineOutput(argv.format === 'json');
       for (const [old, now] of Object.entries(RENAMED_FLAGS)) {
         if (old in argv) throw new UsageError(`--${old} was renamed to --${now}`);
       }
@@ -80,17 +89,25 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
 /** Runs the CLI and returns the exit code; never calls process.exit. */
 export async function main(args: string[]): Promise<ExitCode> {
   let exitCode: ExitCode = 0;
+  // Bare `evalkit` is a request for help, not a mistake.
+  if (args.length === 0) args = ['--help'];
   try {
+    if (args[0] === 'completion' && args[1] === 'fish') {
+      if (args.length > 2) throw new UsageError(`completion fish takes no more arguments (got ${args.slice(2).join(' ')})`);
+      const { fishCompletion } = await import('./completion.js');
+      out(fishCompletion(commands));
+      return 0;
+    }
     await buildParser(args, (c) => (exitCode = c)).parseAsync();
     return exitCode;
   } catch (e) {
     if (e instanceof EvalkitError) {
-      err(`evalkit: ${e.describe()}`);
+      errLabel('evalkit:', e.exitCode === 1 ? 'yellow' : 'red', e.describe());
       if (e instanceof UsageError) err('Run with --help for usage and examples.');
       return e.exitCode;
     }
     const msg = e instanceof Error ? (process.env.EVALKIT_DEBUG ? (e.stack ?? e.message) : e.message) : String(e);
-    err(`evalkit: unexpected error: ${redact(msg)}\n  hint: rerun with EVALKIT_DEBUG=1 for details; if it persists, report it`);
+    errLabel('evalkit:', 'red', `unexpected error: ${redact(msg)}\n  hint: rerun with EVALKIT_DEBUG=1 for details; if it persists, report it`);
     return 2;
   }
 }

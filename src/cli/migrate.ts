@@ -3,6 +3,7 @@ import { formatLocation, UsageError, type ExitCode } from '../util/errors.js';
 import type { FileResult } from '../config/files.js';
 import { MAPPING } from '../config/mapping.js';
 import { LAYOUTS, NEW_LAYOUT, PROCESSOR_TYPES, type Layout, type ProcessorType } from '../config/types.js';
+import { isQuiet } from './style.js';
 import { defineCommand } from './command.js';
 import { err, formatOption, out, outGathered, outJson } from './io.js';
 
@@ -169,5 +170,5 @@ function report(results: readonly FileResult[], argv: MigrateArgs, mode: Mode, p
   if (print === err) for (const r of results) printResult(r, 'write', err);
   const suffix =
     mode === 'dry-run' ? ' (dry run: nothing written; --write rewrites in place, --out-dir DIR writes copies)' : mode === 'check' && tally.migrated ? ` (check: ${tally.migrated} need${tally.migrated === 1 ? 's' : ''} migration)` : '';
-  print(`${tally.migrated} migrated, ${tally.unchanged} unchanged, ${tally.error} error${tally.error === 1 ? '' : 's'}${suffix}`);
+  if (!isQuiet()) print(`${tally.migrated} migrated, ${tally.unchanged} unchanged, ${tally.error} error${tally.error === 1 ? '' : 's'}${suffix}`);
 }

@@ -6,6 +6,7 @@ import { REPORT_FORMATS as FORMATS, type ReportFormat } from '../report/write.js
 import type { MultiRun } from '../metrics/generated/report.js';
 import { defineCommand } from './command.js';
 import { err, out } from './io.js';
+import { isQuiet, paint } from './style.js';
 
 interface ReportArgs {
   from?: string[];
@@ -13,7 +14,9 @@ interface ReportArgs {
   history?: string;
   baseline?: string;
   outDir?: string;
-  format: string[];
+  formats: string[];
+  format: string | string[];
+  stepSummary: boolean;
   failUnder: string[];
   gate: string[];
   gateOn: 'point' | 'lower';
@@ -29,6 +32,9 @@ interface ReportArgs {
   numberTolerance: number;
   bootstrap: number;
   seed: number;
+  /** Global options of evalkit.config.json support (another module): where gates and the dataset CSV come from, for JUnit's `file`. */
+  configFile?: string;
+  dataset?: string;
 }
 
 export function parseFormats(list: readonly string[]): ReportFormat[] {
@@ -38,11 +44,25 @@ export function parseFormats(list: readonly string[]): ReportFormat[] {
     if (f === '') continue;
     const norm = f === 'markdown' ? 'md' : f === 'xml' ? 'junit' : f;
     if (!(FORMATS as readonly string[]).includes(norm)) {
-      throw new UsageError(`--format: unknown report format "${item}"`, { hint: `choose from ${FORMATS.join(', ')} (comma-separated; default all)` });
+      throw new UsageError(`--formats: unknown report format "${item}"`, { hint: `choose from ${FORMATS.join(', ')} (comma-separated; default all)` });
     }
     set.add(norm as ReportFormat);
   }
   return FORMATS.filter((f) => set.has(f));
+}
+
+/**
+ * `--format` is what goes to stdout (text or json), as for every command. Before, it named the
+ * report files: that spelling (`--format md,junit`) fails and names `--formats`, the new flag.
+ */
+export function parseOutputFormat(value: string | readonly string[]): 'text' | 'json' {
+  const list = (Array.isArray(value) ? value : [value]).flatMap((s) => String(s).split(',')).map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  if (list.length === 1 && (list[0] === 'text' || list[0] === 'json')) return list[0];
+  const fileFormats = ['json', 'md', 'markdown', 'html', 'junit', 'xml'];
+  if (list.length > 0 && list.every((f) => fileFormats.includes(f))) {
+    throw new UsageError(`--format ${list.join(',')}: the report files are now chosen by --formats; --format is the output on stdout (text or json)`, { hint: `write --formats ${list.join(',')}` });
+  }
+  throw new UsageError(`--format "${list.join(',')}" is not an output format`, { hint: 'choose text or json; the report files are chosen by --formats json,md,html,junit' });
 }
 
 /** reports/<export name>: the export's file name without .json/.jsonl/.ndjson. */
@@ -63,7 +83,9 @@ export default defineCommand<ReportArgs>({
       .option('history', { type: 'string', describe: 'also add this report\'s summary to the history folder DIR (one JSON file per report; `evalkit history show DIR`)' })
       .option('baseline', { type: 'string', describe: 'earlier report.json or export to compare with (documents paired by item id, file id, file name, content hash)' })
       .option('out-dir', { type: 'string', describe: 'folder for the reports (default reports/<export name>)' })
-      .option('format', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'reports to write: json, md, html, junit (comma-separated)' })
+      .option('formats', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'report files to write: json, md, html, junit (comma-separated)' })
+      .option('format', { alias: 'f', type: 'string', default: 'text', describe: 'output on stdout: text (a summary), or json (the report itself, as in report.json)' })
+      .option('step-summary', { type: 'boolean', default: true, describe: 'append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (--no-step-summary: leave it to `evalkit ci github`)' })
       .option('fail-under', { type: 'string', array: true, default: [] as string[], describe: 'gate METRIC=THRESHOLD, e.g. micro.f1=0.9, field:total.recall=0.95, accuracy=0.8 (repeatable)' })
       .option('gate', { type: 'string', array: true, default: [] as string[], describe: "gate METRIC<=N or METRIC>=N: cost and latency (latency.p95<=30000, credits.mean<=4) or any --fail-under metric (repeatable)" })
       .option('gate-on', { choices: ['point', 'lower'] as const, default: 'point' as const, describe: 'gate on the point estimate or on the lower bound of the 95% interval' })
@@ -83,7 +105,8 @@ export default defineCommand<ReportArgs>({
       .example('$0 report --dataset invoices', 'the export, baseline, gates and settings of that dataset of evalkit.config.json (docs/configuration.md)')
       .example('$0 report --from run.jsonl --baseline reports/main/report.json --fail-on-regression', 'fail only on significant regressions')
       .example('$0 report --from run.json --fail-under micro.f1=0.9 --fail-under field:total.recall=0.95 --gate-on lower', 'gate on interval lower bounds')
-      .example('$0 report --from run.json --format md,junit --out-dir out/', 'only the Markdown and JUnit reports')
+      .example('$0 report --from run.json --formats md,junit --out-dir out/', 'only the Markdown and JUnit reports')
+      .example('$0 report --from run.json --format json | jq .gates.passed', 'the report JSON on stdout')
       .example('$0 report --from new-set.json --baseline old-set.json --pair-by name --min-paired 100%', 'a re-created set: pair by file name, all documents must pair')
       .example('$0 report --from run.json --max-failed-rate 0.02', 'fail when more than 2% of the runs failed')
       .example("$0 report --from run.json --gate 'latency.p95<=30000' --gate 'credits.mean<=4'", 'gate on latency and cost')
@@ -92,8 +115,9 @@ export default defineCommand<ReportArgs>({
       .example('$0 report --from run.json --history .evalkit-history', 'add the summary to the history; `evalkit history show .evalkit-history`')
       .example('$0 report --from run.json --target-accuracy 0.99', 'per field the confidence above which values can be accepted without review') as unknown as Argv<ReportArgs>,
   async run(argv) {
-    const formats = parseFormats(argv.format);
-    if (formats.length === 0) throw new UsageError('--format: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
+    const output = parseOutputFormat(argv.format);
+    const formats = parseFormats(argv.formats);
+    if (formats.length === 0) throw new UsageError('--formats: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
     const { parseGates } = await import('../report/gates.js');
     const { parseGateExpressions } = await import('../report/gates.js');
     const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
@@ -115,7 +139,7 @@ export default defineCommand<ReportArgs>({
     const others = [];
     for (const f of files.slice(1)) others.push({ file: path.basename(f), export: await loadExport(f) });
     const baseline = argv.baseline ? await loadBaseline(argv.baseline) : undefined;
-    if (exp.items.length > 20_000 && argv.bootstrap > 0) err(`computing ${argv.bootstrap} bootstrap resamples over ${exp.items.length} documents...`);
+    if (exp.items.length > 20_000 && argv.bootstrap > 0 && !isQuiet()) err(`computing ${argv.bootstrap} bootstrap resamples over ${exp.items.length} documents...`);
     const report = computeReport(exp, {
       sourceFile: path.basename(from),
       ...(others.length ? { runs: others } : {}),
@@ -138,17 +162,22 @@ export default defineCommand<ReportArgs>({
 
     const { writeReports } = await import('../report/write.js');
     const { renderMarkdown } = await import('../report/markdown.js');
+    const { renderJson } = await import('../report/json.js');
+    const junitFiles = {
+      gates: typeof argv.configFile === 'string' ? argv.configFile : undefined,
+      dataset: typeof argv.dataset === 'string' && /\.csv$/i.test(argv.dataset) ? argv.dataset : undefined,
+    };
     // Revision first: the reports and the history entry are written only once everything is ready.
     const revision = argv.history !== undefined ? await (await import('../history/git.js')).detectRevision() : undefined;
     const outDir = argv.outDir ?? (argv.from?.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
-    const writtenReports = await writeReports(report, outDir, formats);
+    const writtenReports = await writeReports(report, outDir, formats, { junit: { files: junitFiles } });
     const written = writtenReports.map((f) => f.file);
     if (argv.history !== undefined && revision) {
       const { historyEntry, appendHistory } = await import('../history/index.js');
       written.push(await appendHistory(argv.history, historyEntry(report, { time: new Date(), ...revision, versionId: exp.processor.versionId })));
     }
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
-    if (summaryFile) {
+    if (summaryFile && argv.stepSummary) {
       try {
         await fsp.appendFile(summaryFile, (writtenReports.find((f) => f.format === 'md')?.text ?? renderMarkdown(report)) + '\n');
       } catch (e) {
@@ -156,6 +185,12 @@ export default defineCommand<ReportArgs>({
       }
     }
 
+    for (const w of report.warnings) err(`evalkit: warning: ${w}`);
+    for (const w of report.baseline?.warnings ?? []) err(`evalkit: warning: baseline: ${w}`);
+    if (output === 'json') {
+      out(writtenReports.find((f) => f.format === 'json')?.text ?? renderJson(report));
+      return report.gates.passed ? 0 : 1;
+    }
     const p = report.source.processor;
     const lines: string[] = [`${report.type} ${JSON.stringify(p.name || p.id)} ${p.version}: ${report.summary.documents} documents, ${report.summary.failed} failed run(s)`];
     if (report.extract) {
@@ -195,7 +230,6 @@ export default defineCommand<ReportArgs>({
       }
       for (const w of s.warnings) err(`evalkit: warning: ${w}`);
     }
-    for (const w of report.warnings) err(`evalkit: warning: ${w}`);
     if (report.baseline) {
       const b = report.baseline;
       const k = b.pairing.byKey;
@@ -203,12 +237,24 @@ export default defineCommand<ReportArgs>({
       lines.push(`baseline ${b.file}: ${b.paired} paired of ${b.pairing.current} current, ${b.pairing.baseline} baseline${keys.length ? ` (${keys.join(', ')})` : ''}`);
       lines.push(`  ${b.tally.regressed} regressed, ${b.tally.improved} improved, ${b.tally.inconclusive} inconclusive, ${b.tally.no_change} no change, ${b.tally.not_comparable} not comparable`);
       if (b.onlyInCurrent.length) lines.push(`  unpaired in this run: ${b.onlyInCurrent.slice(0, 10).join(', ')}${b.onlyInCurrent.length > 10 ? `, ... (${b.onlyInCurrent.length} in all)` : ''}`);
-      for (const w of b.warnings) err(`evalkit: warning: baseline: ${w}`);
-      for (const k of report.gates.regressed) lines.push(`regressed: ${k}`);
+      for (const k of report.gates.regressed) lines.push(`${paint('yellow', 'regressed:')} ${k}`);
     }
     if (report.runs) lines.push(...runsLines(report.runs));
-    for (const g of report.gates.results) lines.push(g.passed ? `pass ${g.gate} (${g.metric === 'baseline.paired' ? g.value : f3(g.value)})` : `FAIL ${g.gate}: ${g.reason ?? ''}`);
-    if (report.gates.failOnRegression && report.gates.regressed.length) lines.push(`FAIL --fail-on-regression: ${report.gates.regressed.length} significant regression(s)`);
+    const fails: string[] = [];
+    const fail = (line: string): void => {
+      fails.push(`${paint(['red', 'bold'], 'FAIL')} ${line}`);
+      lines.push(fails[fails.length - 1]);
+    };
+    for (const g of report.gates.results) {
+      if (g.passed) lines.push(`${paint('green', 'pass')} ${g.gate} (${g.metric === 'baseline.paired' ? g.value : f3(g.value)})`);
+      else fail(`${g.gate}: ${g.reason ?? ''}`);
+    }
+    if (report.gates.failOnRegression && report.gates.regressed.length) fail(`--fail-on-regression: ${report.gates.regressed.length} significant regression(s)`);
+    // --quiet: what failed, nothing on success.
+    if (isQuiet()) {
+      if (fails.length) out(fails.join('\n'));
+      return report.gates.passed ? 0 : 1;
+    }
     lines.push(`wrote ${written.join(', ')}`);
     const failedGates = report.gates.results.filter((g) => !g.passed).length;
     const regressionFailed = report.gates.failOnRegression && report.gates.regressed.length > 0;

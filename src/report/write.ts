@@ -5,14 +5,23 @@ import { writeFileAtomic } from '../util/fs.js';
 import { checkReportJson } from './load.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
-import { renderJunit } from './junit.js';
+import { renderJunit, type JunitOptions } from './junit.js';
 import { renderMarkdown } from './markdown.js';
 
 export const REPORT_FORMATS = ['json', 'md', 'html', 'junit'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 export const REPORT_FILE_NAMES: Record<ReportFormat, string> = { json: 'report.json', md: 'report.md', html: 'report.html', junit: 'report.junit.xml' };
 
-const RENDERERS: Record<ReportFormat, (r: Report) => string> = { json: renderJson, md: renderMarkdown, html: renderHtml, junit: renderJunit };
+const RENDERERS: Record<ReportFormat, (r: Report, o: WriteReportsOptions) => string> = {
+  json: renderJson,
+  md: (r) => renderMarkdown(r),
+  html: renderHtml,
+  junit: (r, o) => renderJunit(r, o.junit),
+};
+
+export interface WriteReportsOptions {
+  junit?: JunitOptions;
+}
 
 export interface WrittenReport {
   format: ReportFormat;
@@ -26,11 +35,11 @@ export interface WrittenReport {
  * only then writes the files (each atomically): a renderer that fails, or a report that is not
  * valid, leaves nothing on disk.
  */
-export async function writeReports(report: Report, outDir: string, formats: readonly ReportFormat[] = REPORT_FORMATS): Promise<WrittenReport[]> {
+export async function writeReports(report: Report, outDir: string, formats: readonly ReportFormat[] = REPORT_FORMATS, opts: WriteReportsOptions = {}): Promise<WrittenReport[]> {
   const rendered: WrittenReport[] = [];
   let json: string | undefined;
   for (const format of formats) {
-    const text = RENDERERS[format](report);
+    const text = RENDERERS[format](report, opts);
     if (format === 'json') json = text;
     rendered.push({ format, file: path.join(outDir, REPORT_FILE_NAMES[format]), text });
   }

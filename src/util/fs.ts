@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, rmSync } from 'node:fs';
 import path from 'node:path';
 
 /** Every temp file of an atomic write starts with this; its name ends in `.<pid>.<8 hex>[.<n>]`. */
@@ -8,6 +8,27 @@ export const TEMP_PREFIX = '.evalkit-tmp-';
 /** This process's part of temp names: its pid (how a later run proves a temp is stale) and a nonce. */
 export function tempTag(): string {
   return `${process.pid}.${randomBytes(4).toString('hex')}`;
+}
+
+/** Temp files of this process not yet renamed or removed: what an interrupted run removes. */
+const liveTemps = new Set<string>();
+
+/**
+ * Removes this process's temp files at once (synchronously: called from a signal handler that
+ * ends the process next). The targets stay as they were.
+ */
+export function removeLiveTempsSync(): string[] {
+  const removed: string[] = [];
+  for (const t of liveTemps) {
+    try {
+      rmSync(t, { force: true });
+      removed.push(t);
+    } catch {
+      // best effort: a later run's sweepStaleTemps removes it
+    }
+  }
+  liveTemps.clear();
+  return removed;
 }
 
 /** The temp file beside `file` for an atomic write. */
@@ -77,7 +98,11 @@ export class AtomicWriter {
     await made;
     const mode = opts.mode ?? (opts.replace ? await fsp.stat(file).then((s) => s.mode & 0o7777, () => undefined) : undefined);
     const tmp = this.tempName(file);
-    const handle = await fsp.open(tmp, 'wx');
+    liveTemps.add(tmp);
+    const handle = await fsp.open(tmp, 'wx').catch((e: unknown) => {
+      liveTemps.delete(tmp);
+      throw e;
+    });
     try {
       // After open, so that the umask does not filter the mode of the replaced file.
       if (mode !== undefined) await handle.chmod(mode);
@@ -87,6 +112,7 @@ export class AtomicWriter {
     } catch (e) {
       await handle.close().catch(() => undefined);
       await fsp.rm(tmp, { force: true });
+      liveTemps.delete(tmp);
       throw e;
     }
     await handle.close();
@@ -103,6 +129,8 @@ export class AtomicWriter {
     } catch (e) {
       await fsp.rm(tmp, { force: true });
       throw e;
+    } finally {
+      liveTemps.delete(tmp);
     }
     this.touched.add(dir);
   }
@@ -155,7 +183,11 @@ export async function openAtomic(file: string, opts: { mode?: number } = {}): Pr
   const dir = path.dirname(file);
   await sweepStaleTemps(dir);
   const tmp = tempPathFor(file, tempTag());
-  const handle = await fsp.open(tmp, 'wx', opts.mode ?? 0o666);
+  liveTemps.add(tmp);
+  const handle = await fsp.open(tmp, 'wx', opts.mode ?? 0o666).catch((e: unknown) => {
+    liveTemps.delete(tmp);
+    throw e;
+  });
   let open = true;
   const close = async (): Promise<void> => {
     if (open) {
@@ -174,11 +206,14 @@ export async function openAtomic(file: string, opts: { mode?: number } = {}): Pr
         await close().catch(() => undefined);
         await fsp.rm(tmp, { force: true });
         throw e;
+      } finally {
+        liveTemps.delete(tmp);
       }
     },
     abort: async () => {
       await close().catch(() => undefined);
       await fsp.rm(tmp, { force: true });
+      liveTemps.delete(tmp);
     },
   };
 }

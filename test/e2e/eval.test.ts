@@ -248,7 +248,7 @@ describe('failed runs, timeouts and Ctrl-C', () => {
     }
   });
 
-  test('Ctrl-C while a batch runs: exit 1, nothing written, the hint names the batch', async () => {
+  test('Ctrl-C while a batch runs: exit 130, nothing written, the hint names the batch', async () => {
     f.sb.pauseEngine();
     const file = path.join(dir, 'interrupted.json');
     try {
@@ -264,7 +264,7 @@ describe('failed runs, timeouts and Ctrl-C', () => {
         if (!batchId) await new Promise((r) => setTimeout(r, 20));
       }
       child.kill('SIGINT');
-      expect(await exit).toBe(1);
+      expect(await exit).toBe(130);
       expect(stderr).toContain(`interrupted; batch processor run ${batchId} keeps running on the service; nothing was written`);
       expect(stderr).toContain(`evalkit eval export --batch-run ${batchId} --wait`);
       expect(stderr).not.toContain(f.token);
