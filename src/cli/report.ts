@@ -123,7 +123,9 @@ export default defineCommand<ReportArgs>({
     const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
     if (argv.failOnRegression && !argv.baseline) throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
 
-    const files = [...(argv.from ?? [])];
+    // A config file's `from` is one path; the flag may be repeated.
+    const fromList = argv.from === undefined ? [] : ([] as string[]).concat(argv.from);
+    const files = [...fromList];
     if (argv.runs !== undefined) {
       const { listRunExports } = await import('../report/runs-files.js');
       const listed = await listRunExports(argv.runs);
@@ -169,7 +171,7 @@ export default defineCommand<ReportArgs>({
     };
     // Revision first: the reports and the history entry are written only once everything is ready.
     const revision = argv.history !== undefined ? await (await import('../history/git.js')).detectRevision() : undefined;
-    const outDir = argv.outDir ?? (argv.from?.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
+    const outDir = argv.outDir ?? (fromList.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
     const writtenReports = await writeReports(report, outDir, formats, { junit: { files: junitFiles } });
     const written = writtenReports.map((f) => f.file);
     if (argv.history !== undefined && revision) {

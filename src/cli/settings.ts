@@ -44,7 +44,7 @@ export const OPTION_MAP: readonly OptionMapping[] = [
   { key: 'export', command: 'report', option: 'from', path: true },
   { key: 'baseline', command: 'report', option: 'baseline', path: true },
   { key: 'outDir', command: 'report', option: 'outDir', path: true },
-  { key: 'formats', command: 'report', option: 'format' },
+  { key: 'formats', command: 'report', option: 'formats' },
   { key: 'fuzzyFields', command: 'eval run', option: 'fuzzyMatchFields' },
   { key: 'excludeFields', command: 'eval run', option: 'excludeFields' },
   { key: 'fuzzyThreshold', command: 'report', option: 'fuzzyThreshold' },
@@ -129,7 +129,9 @@ export async function applySettings(argv: Argvish, y: Argv): Promise<void> {
   applyServiceSettings(loaded);
   if (!loaded) return;
   const parsed = (y as unknown as { parsed: ParsedInfo }).parsed;
-  const declared = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
+  const options = (y as unknown as { getOptions(): { key: Record<string, unknown>; array: string[] } }).getOptions();
+  const declared = options.key;
+  const arrays = new Set(options.array);
   const applicable = OPTION_MAP.filter((m) => m.command === cmd && (m.option in declared || kebab(m.option) in declared) && !passed(argv, m.option, parsed) && (m.when?.(argv) ?? true));
   if (!picked) {
     const names = Object.keys(loaded.config.datasets ?? {});
@@ -142,7 +144,9 @@ export async function applySettings(argv: Argvish, y: Argv): Promise<void> {
   for (const m of applicable) {
     const value = picked.settings[m.key];
     if (value === undefined) continue;
-    const v = optionValue(m, value, loaded);
+    let v = optionValue(m, value, loaded);
+    // An option that may be repeated (report --from) holds an array, also when the file gives one value.
+    if ((arrays.has(m.option) || arrays.has(kebab(m.option))) && !Array.isArray(v)) v = [v];
     for (const n of namesOf(m.option, parsed)) argv[n] = v;
   }
 }
