@@ -3,10 +3,10 @@
  * that list their subcommands, colour only for people (NO_COLOR, FORCE_COLOR, never in JSON),
  * --quiet, Ctrl-C exits 130, and the fish completion script.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanupAfterEach, ROOT, runCli } from '../helpers/cli.js';
@@ -156,6 +156,23 @@ describe('completion', () => {
     // Every line a fish command or part of the function: no stray text.
     for (const line of r.stdout.trim().split('\n')) expect(line).toMatch(/^(#|complete |function |end$| {4})/);
   });
+
+  const hasFish = spawnSync('fish', ['--version']).status === 0;
+  it.skipIf(!hasFish)('fish reads the script and completes commands, subcommands and options with it (needs fish)', async () => {
+    const dir = tmp();
+    const script = path.join(dir, 'evalkit.fish');
+    writeFileSync(script, (await runCli(['completion', 'fish'])).stdout);
+    expect(spawnSync('fish', ['-n', script]).status).toBe(0);
+    const bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, 'evalkit'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    chmodSync(path.join(bin, 'evalkit'), 0o755);
+    const complete = (line: string) =>
+      spawnSync('fish', ['-c', `source ${script}; complete -C "${line}"`], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' }).stdout.split('\n').map((l) => l.split('\t')[0]);
+    expect(complete('evalkit ev')).toContain('eval');
+    expect(complete('evalkit eval ')).toEqual(expect.arrayContaining(['run', 'export']));
+    expect(complete('evalkit report --fo')).toEqual(expect.arrayContaining(['--format', '--formats']));
+  }, 60_000);
 
   it('bash still comes from yargs', async () => {
     const r = await runCli(['completion']);

@@ -97,7 +97,7 @@ describe('evalkit demo (the main job, as a child process)', () => {
 
   it('the report command it prints gives the same report', async () => {
     const dir = path.join(cwd, 'reports/demo/invoice-extract');
-    const r = await runCli(['report', '--from', `${dir}/export-draft.json`, '--baseline', `${dir}/export-1.0.json`, '--target-accuracy', '0.8', '--out-dir', path.join(cwd, 'again'), '--format', 'json'], { cwd });
+    const r = await runCli(['report', '--from', `${dir}/export-draft.json`, '--baseline', `${dir}/export-1.0.json`, '--target-accuracy', '0.8', '--out-dir', path.join(cwd, 'again'), '--formats', 'json'], { cwd });
     expect(r.code).toBe(0);
     expect(readFileSync(path.join(cwd, 'again/report.json'), 'utf8')).toBe(readFileSync(path.join(dir, 'report.json'), 'utf8'));
   });
