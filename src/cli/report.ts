@@ -113,7 +113,7 @@ export default defineCommand<ReportArgs>({
 
     const { writeReports } = await import('../report/write.js');
     const { renderMarkdown } = await import('../report/markdown.js');
-    const files = await writeReports(report, argv.outDir ?? defaultOutDir(argv.from), formats);
+    const files = await writeReports(report, argv.outDir ?? defaultOutDir(argv.from), formats, { export: exp, baseline });
     const written = files.map((f) => f.file);
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
     if (summaryFile) {

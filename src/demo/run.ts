@@ -192,7 +192,7 @@ async function runDataset(d: DemoDataset, client: Client, baseUrl: string, token
     bootstrap: opts.bootstrap,
     targetAccuracy: DEMO_TARGET_ACCURACY,
   });
-  const files = await writeReports(report, dir);
+  const files = await writeReports(report, dir, undefined, { export: cand.result.export, baseline: { kind: 'export', file: path.basename(base.file), export: base.result.export } });
   onEvent({ step: 'report', dataset: d, report, files, from: cand.file, baseline: base.file });
 
   const baselineReport = computeReport(base.result.export, { bootstrap: opts.bootstrap, sourceFile: path.basename(base.file) });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Report } from '../metrics/generated/report.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { checkReportJson } from './load.js';
-import { renderHtml } from './html.js';
+import { renderExplorer, type ExplorerInput } from './explorer/render.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -12,7 +12,15 @@ export const REPORT_FORMATS = ['json', 'md', 'html', 'junit'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 export const REPORT_FILE_NAMES: Record<ReportFormat, string> = { json: 'report.json', md: 'report.md', html: 'report.html', junit: 'report.junit.xml' };
 
-const RENDERERS: Record<ReportFormat, (r: Report) => string> = { json: renderJson, md: renderMarkdown, html: renderHtml, junit: renderJunit };
+/** What the explorer (report.html) shows beyond the report: the export's values, the baseline's predictions. */
+export type ReportSources = Omit<ExplorerInput, 'report' | 'documents'>;
+
+const RENDERERS: Record<ReportFormat, (r: Report, sources: ReportSources) => string> = {
+  json: renderJson,
+  md: (report) => renderMarkdown(report),
+  html: (report, sources) => renderExplorer({ report, documents: report.documents, ...sources }),
+  junit: renderJunit,
+};
 
 export interface WrittenReport {
   format: ReportFormat;
@@ -26,11 +34,11 @@ export interface WrittenReport {
  * only then writes the files (each atomically): a renderer that fails, or a report that is not
  * valid, leaves nothing on disk.
  */
-export async function writeReports(report: Report, outDir: string, formats: readonly ReportFormat[] = REPORT_FORMATS): Promise<WrittenReport[]> {
+export async function writeReports(report: Report, outDir: string, formats: readonly ReportFormat[] = REPORT_FORMATS, sources: ReportSources = {}): Promise<WrittenReport[]> {
   const rendered: WrittenReport[] = [];
   let json: string | undefined;
   for (const format of formats) {
-    const text = RENDERERS[format](report);
+    const text = RENDERERS[format](report, sources);
     if (format === 'json') json = text;
     rendered.push({ format, file: path.join(outDir, REPORT_FILE_NAMES[format]), text });
   }
