@@ -272,6 +272,8 @@ export function explorerMain(): void {
     if (sort === 'id') idx.sort((a, b) => (d.id[a] < d.id[b] ? -1 : d.id[a] > d.id[b] ? 1 : 0));
     else if (sort === 'name') idx.sort((a, b) => (d.name[a] < d.name[b] ? -1 : d.name[a] > d.name[b] ? 1 : a - b));
     else if (sort === 'conf') idx.sort((a, b) => conf(a) - conf(b) || d.errors[b] - d.errors[a] || a - b);
+    // Worst first: most wrong outcomes; among those, CLASSIFY's confident mistakes, else the least confident.
+    else if (ix.type === 'CLASSIFY') idx.sort((a, b) => d.errors[b] - d.errors[a] || (d.conf[b] ?? -1) - (d.conf[a] ?? -1) || a - b);
     else idx.sort((a, b) => d.errors[b] - d.errors[a] || conf(a) - conf(b) || a - b);
     o = Int32Array.from(idx);
     orders.set(sort, o);
@@ -704,7 +706,7 @@ export function explorerMain(): void {
       } else if (e.key === 'Home' || e.key === 'End') {
         e.preventDefault();
         moveCursor(e.key === 'Home' ? 0 : shown.length - 1, !!st.doc);
-      } else if (e.key === 'Enter' && cursor >= 0) moveCursor(cursor, true);
+      } else if (e.key === 'Enter') moveCursor(Math.max(0, cursor), true);
     });
     byId('ek-close').addEventListener('click', closeDoc);
     byId('ek-prev').addEventListener('click', () => moveCursor(cursor - 1, true));
