@@ -37,7 +37,7 @@ export interface HTMLElement extends Listener {
   querySelector(selector: string): HTMLElement | null;
   focus(): void;
   blur(): void;
-  scrollIntoView(opts: { block: string }): void;
+  getBoundingClientRect(): { top: number };
 }
 type Node = HTMLElement;
 type HTMLInputElement = HTMLElement;
@@ -85,7 +85,9 @@ export function explorerMain(): void {
       ? '(empty)'
       : typeof v === 'string'
         ? v
-        : typeof v === 'object' && !Array.isArray(v)
+        : typeof v === 'object' && !Array.isArray(v) && 'amount' in v && 'iso_4217_currency_code' in v && Object.keys(v).length === 2
+          ? `${show((v as { amount: unknown }).amount)} ${show((v as { iso_4217_currency_code: unknown }).iso_4217_currency_code)}`
+          : typeof v === 'object' && !Array.isArray(v)
           ? Object.entries(v as Record<string, unknown>)
               .map(([k, x]) => `${k}: ${typeof x === 'string' ? x : JSON.stringify(x)}`)
               .join(', ')
@@ -128,7 +130,15 @@ export function explorerMain(): void {
   }
   /** The documents' lines: decoded once the page has loaded (the element follows this script). */
   async function loadDetails(): Promise<void> {
-    details = await gunzip(bytesOf('ek-details'));
+    const chunks: Uint8Array[] = [];
+    for (let k = 0; byId(`ek-details-${k}`); k++) chunks.push(bytesOf(`ek-details-${k}`));
+    const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+      all.set(c, at);
+      at += c.length;
+    }
+    details = await gunzip(all);
     lineStart = new Float64Array(N() + 1);
     for (let i = 0; i < N(); i++) lineStart[i + 1] = lineStart[i] + ix.lineBytes[i];
     document.body.dataset.values = 'ready';
@@ -626,9 +636,11 @@ export function explorerMain(): void {
     } else if (ix.type === 'EXTRACT') extractView(body, cellsOf(v as unknown[]));
     else if (ix.type === 'CLASSIFY') classifyView(body, v as unknown[]);
     else splitterView(body, v as unknown[]);
+    // Scrolls the document pane alone (scrollIntoView would move the page and hide the filters).
     const hl = body.querySelector('.hl');
-    if (hl) hl.scrollIntoView({ block: 'center' });
-    else byId('ek-doc').scrollTop = 0;
+    const pane = byId('ek-doc');
+    pane.scrollTop = 0;
+    if (hl) pane.scrollTop = Math.max(0, hl.getBoundingClientRect().top - pane.getBoundingClientRect().top - pane.clientHeight / 3);
   }
 
   function closeDoc(): void {

@@ -63,29 +63,39 @@ table.diff td.out.o-FA,table.diff td.out.o-FN,table.diff td.out.o-FD{color:var(-
 table.rows td .pred{border-top:1px dashed var(--line)}table.rows td .pred::before{content:"→ ";color:var(--mute)}
 table.rows td .base{color:var(--mute);font-size:12px}
 .rowkey{white-space:nowrap;font-weight:normal}
-.hl,tr.hl td{outline:2px solid #d4a600;background:var(--hl)}
+.hl{outline:2px solid #d4a600;outline-offset:-2px}tr.hl td:first-child{background:var(--hl)}
 .ruler{display:grid;gap:3px 1px;align-items:center;margin:.5em 0;min-width:24em}
 .ruler .lab{grid-column:1;color:var(--mute);font-size:12px}.ruler .pg{text-align:center;font-size:11px;color:var(--mute);border-bottom:1px solid var(--line)}
 .ruler .seg{border-radius:4px;padding:2px 4px;font-size:11px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .seg.o-TP{background:var(--okbg);color:var(--ok);border:1px solid var(--ok)}.seg.o-FN,.seg.o-FA{background:var(--badbg);color:var(--bad);border:1px solid var(--bad)}
 #ek-status{padding:.6em 1em;background:var(--badbg);color:var(--bad)}
-.keys{color:var(--mute);font-size:12px}
+.keys,.count{color:var(--mute);font-size:12px}
 @media (max-width:760px){header{padding:.5em .8em .2em}main{padding:0 .8em 2em}
 #ek-docs-split.with-doc{grid-template-columns:1fr}#ek-docs-split.with-doc #ek-list{display:none}
 #ek-doc{position:static;max-height:none}
 .row{grid-template-columns:minmax(5em,1fr) 2.5em minmax(5em,1fr) 3.5em}.row .c-id,.row .c-chg{display:none}
-#ek-list{height:calc(100vh - 16em)}.toolbar input[type=number]{width:5.5em}}`;
+.keys{display:none}#ek-list{height:calc(100vh - 16em)}.toolbar input[type=number]{width:5.5em}}`;
 
-const pack = (text: string | Buffer): string => gzipSync(typeof text === 'string' ? Buffer.from(text, 'utf8') : text, { level: 6 }).toString('base64');
+const gzip = (text: string | Buffer): Buffer => gzipSync(typeof text === 'string' ? Buffer.from(text, 'utf8') : text, { level: 6 });
+
+/**
+ * Bytes per <script> block of the values (a multiple of 3, so each block is base64 of its own):
+ * the HTML parser yields between elements, never inside one, so one 20 MB block would keep the
+ * page from running its script until the whole file is parsed.
+ */
+const CHUNK = 3 * 2 ** 18;
 
 /**
  * gzip + base64 of the index (with the byte length of each document's line) and of the lines.
  * The page decodes the index first and the lines after the document has loaded, so a large
  * report is interactive before its values are.
  */
-export function packExplorerData(data: ExplorerData): { index: string; details: string } {
+export function packExplorerData(data: ExplorerData): { index: string; details: string[] } {
   const lines = data.details.map((l) => Buffer.from(l, 'utf8'));
-  return { index: pack(JSON.stringify({ ...data.index, lineBytes: lines.map((b) => b.length) })), details: pack(Buffer.concat(lines)) };
+  const details = gzip(Buffer.concat(lines));
+  const chunks: string[] = [];
+  for (let at = 0; at < details.length; at += CHUNK) chunks.push(details.subarray(at, at + CHUNK).toString('base64'));
+  return { index: gzip(JSON.stringify({ ...data.index, lineBytes: lines.map((b) => b.length) })).toString('base64'), details: chunks };
 }
 
 /** The page script; `__name` guards against bundlers that wrap named functions. */
@@ -119,7 +129,7 @@ export function renderExplorer(input: ExplorerInput): string {
 ${overviewHtml(r)}
 </section>
 <section id="ek-fields" role="tabpanel" hidden>
-<div class="toolbar"><input id="ek-fq" type="search" placeholder="search ${unit}s" aria-label="search ${unit}s"><select id="ek-fverdict" aria-label="verdict"><option value="">any verdict</option></select><span id="ek-fcount" class="keys"></span></div>
+<div class="toolbar"><input id="ek-fq" type="search" placeholder="search ${unit}s" aria-label="search ${unit}s"><select id="ek-fverdict" aria-label="verdict"><option value="">any verdict</option></select><span id="ek-fcount" class="count"></span></div>
 <p class="keys">Click a column to sort; click a row for the documents with a wrong outcome of it.</p>
 <div class="scroll"><table><thead id="ek-fhead"></thead><tbody id="ek-fbody"></tbody></table></div>
 </section>
@@ -133,7 +143,7 @@ ${overviewHtml(r)}
 <input id="ek-f-cmin" type="number" min="0" max="1" step="0.05" placeholder="conf ≥" aria-label="lowest confidence at least">
 <input id="ek-f-cmax" type="number" min="0" max="1" step="0.05" placeholder="conf ≤" aria-label="lowest confidence at most">
 <select id="ek-f-sort" aria-label="sort"><option value="worst">worst first</option><option value="conf">least confident first</option><option value="id">item id</option><option value="name">file name</option></select>
-<span id="ek-count" class="keys" aria-live="polite"></span>
+<span id="ek-count" class="count" aria-live="polite"></span>
 </div>
 <p class="keys">${esc(docsHelp)}</p>
 <div id="ek-docs-split">
@@ -145,7 +155,7 @@ ${overviewHtml(r)}
 </main>
 <script type="application/octet-stream" id="ek-index">${packed.index}</script>
 <script>${SCRIPT}</script>
-<script type="application/octet-stream" id="ek-details">${packed.details}</script>
+${packed.details.map((c, i) => `<script type="application/octet-stream" id="ek-details-${i}">${c}</script>`).join('\n')}
 </body></html>
 `;
 }
