@@ -25,6 +25,7 @@ interface ReportArgs {
   numberTolerance: number;
   bootstrap: number;
   seed: number;
+  exportErrors?: string;
 }
 
 export function parseFormats(list: readonly string[]): ReportFormat[] {
@@ -72,6 +73,7 @@ export default defineCommand<ReportArgs>({
       .option('number-tolerance', { type: 'number', default: 1e-6, describe: 'relative tolerance for numbers' })
       .option('bootstrap', { type: 'number', default: 2000, describe: 'bootstrap resamples for F1 intervals and baseline deltas (0 turns it off)' })
       .option('seed', { type: 'number', default: 1, describe: 'seed of the bootstrap; the same seed gives the same report' })
+      .option('export-errors', { type: 'string', describe: 'also write every wrong outcome (FA, FN, FD) with expected and predicted values to this .csv or .jsonl, worst documents first' })
       .example('$0 report --from exports/invoices.json', 'write reports/invoices/report.{json,md,html,junit.xml}')
       .example('$0 report --from run.jsonl --baseline reports/main/report.json --fail-on-regression', 'fail only on significant regressions')
       .example('$0 report --from run.json --fail-under micro.f1=0.9 --fail-under field:total.recall=0.95 --gate-on lower', 'gate on interval lower bounds')
@@ -79,10 +81,12 @@ export default defineCommand<ReportArgs>({
       .example('$0 report --from new-set.json --baseline old-set.json --pair-by name --min-paired 100%', 'a re-created set: pair by file name, all documents must pair')
       .example('$0 report --from run.json --max-failed-rate 0.02', 'fail when more than 2% of the runs failed')
       .example("$0 report --from run.json --gate 'latency.p95<=30000' --gate 'credits.mean<=4'", 'gate on latency and cost')
+      .example('$0 report --from run.json --export-errors errors.csv', 'the wrong outcomes for relabeling; upload the corrected file with `evalkit dataset upload`')
       .example('$0 report --from run.json --target-accuracy 0.99', 'per field the confidence above which values can be accepted without review') as unknown as Argv<ReportArgs>,
   async run(argv) {
     const formats = parseFormats(argv.format);
     if (formats.length === 0) throw new UsageError('--format: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
+    const errorsFormat = argv.exportErrors ? (await import('../report/errors.js')).errorsFormatOf(argv.exportErrors) : undefined;
     const { parseGates } = await import('../report/gates.js');
     const { parseGateExpressions } = await import('../report/gates.js');
     const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
@@ -111,10 +115,24 @@ export default defineCommand<ReportArgs>({
       seed: argv.seed,
     });
 
+    // The errors file is rendered before the first report is written (all or nothing).
+    let errorsText: string | undefined;
+    let errorsCount = 0;
+    if (argv.exportErrors && errorsFormat) {
+      const { errorRows, renderErrors } = await import('../report/errors.js');
+      const rows = errorRows({ report, documents: report.documents, export: exp, baseline });
+      errorsCount = rows.length;
+      errorsText = renderErrors(rows, errorsFormat, baseline?.kind);
+    }
     const { writeReports } = await import('../report/write.js');
     const { renderMarkdown } = await import('../report/markdown.js');
     const files = await writeReports(report, argv.outDir ?? defaultOutDir(argv.from), formats, { export: exp, baseline });
     const written = files.map((f) => f.file);
+    if (argv.exportErrors && errorsText !== undefined) {
+      const { writeFileAtomic } = await import('../util/fs.js');
+      await writeFileAtomic(argv.exportErrors, errorsText);
+      written.push(`${argv.exportErrors} (${errorsCount} wrong outcome(s))`);
+    }
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
     if (summaryFile) {
       try {

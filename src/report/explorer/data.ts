@@ -165,7 +165,7 @@ function changeOf(cur: number, base: number): string {
 }
 
 /** The baseline's records and values (values only when it is an export). */
-function baselineSide(input: ExplorerInput): { documents: readonly DocumentRecord[]; values?: ValueSource } | undefined {
+export function baselineSide(input: ExplorerInput): { documents: readonly DocumentRecord[]; values?: ValueSource } | undefined {
   const b = input.baseline;
   if (!b) return undefined;
   if (b.kind === 'report') return { documents: b.report.documents };
@@ -179,7 +179,7 @@ export function rowsText(rows: Cell['rows']): string {
   return rows.map(([e, p]) => (e === p ? String(e) : `${e < 0 ? '' : e}>${p < 0 ? '' : p}`)).join(',');
 }
 
-const cellKey = (path: string, rows: Cell['rows']): string => `${path}|${rows.map(([e, p]) => (e >= 0 ? e : `+${p}`)).join(',')}`;
+export const cellKey = (path: string, rows: Cell['rows']): string => `${path}|${rows.map(([e, p]) => (e >= 0 ? e : `+${p}`)).join(',')}`;
 
 /** Characters per unit in a line's unit string: unit + 1 in base 36, 0 for a key outside the fields. */
 export const unitWidth = (units: number): number => (units + 1).toString(36).length;
