@@ -35,6 +35,7 @@ interface ReportArgs {
   /** Global options of evalkit.config.json support (another module): where gates and the dataset CSV come from, for JUnit's `file`. */
   configFile?: string;
   dataset?: string;
+  exportErrors?: string;
 }
 
 export function parseFormats(list: readonly string[]): ReportFormat[] {
@@ -101,6 +102,7 @@ export default defineCommand<ReportArgs>({
       .option('number-tolerance', { type: 'number', default: 1e-6, describe: 'relative tolerance for numbers' })
       .option('bootstrap', { type: 'number', default: 2000, describe: 'bootstrap resamples for F1 intervals and baseline deltas (0 turns it off)' })
       .option('seed', { type: 'number', default: 1, describe: 'seed of the bootstrap; the same seed gives the same report' })
+      .option('export-errors', { type: 'string', describe: 'also write every wrong outcome (FA, FN, FD) with expected and predicted values to this .csv or .jsonl, worst documents first' })
       .example('$0 report --from exports/invoices.json', 'write reports/invoices/report.{json,md,html,junit.xml}')
       .example('$0 report --dataset invoices', 'the export, baseline, gates and settings of that dataset of evalkit.config.json (docs/configuration.md)')
       .example('$0 report --from run.jsonl --baseline reports/main/report.json --fail-on-regression', 'fail only on significant regressions')
@@ -113,11 +115,13 @@ export default defineCommand<ReportArgs>({
       .example('$0 report --from run.json --slice-by metadata.vendor --slice-by pageCount', 'metrics per vendor and per page-count bucket, worse slices flagged')
       .example('$0 report --from 1.0.json --from 1.0-again.json --from draft.json', 'runs side by side: each against the first, held to the spread between the two 1.0 runs')
       .example('$0 report --from run.json --history .evalkit-history', 'add the summary to the history; `evalkit history show .evalkit-history`')
+      .example('$0 report --from run.json --export-errors errors.csv', 'the wrong outcomes for relabeling; upload the corrected file with `evalkit dataset upload`')
       .example('$0 report --from run.json --target-accuracy 0.99', 'per field the confidence above which values can be accepted without review') as unknown as Argv<ReportArgs>,
   async run(argv) {
     const output = parseOutputFormat(argv.format);
     const formats = parseFormats(argv.formats);
     if (formats.length === 0) throw new UsageError('--formats: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
+    const errorsFormat = argv.exportErrors ? (await import('../report/errors.js')).errorsFormatOf(argv.exportErrors) : undefined;
     const { parseGates } = await import('../report/gates.js');
     const { parseGateExpressions } = await import('../report/gates.js');
     const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
@@ -162,6 +166,15 @@ export default defineCommand<ReportArgs>({
       seed: argv.seed,
     });
 
+    // The errors file is rendered before the first report is written (all or nothing).
+    let errorsText: string | undefined;
+    let errorsCount = 0;
+    if (argv.exportErrors && errorsFormat) {
+      const { errorRows, renderErrors } = await import('../report/errors.js');
+      const rows = errorRows({ report, documents: report.documents, export: exp, baseline });
+      errorsCount = rows.length;
+      errorsText = renderErrors(rows, errorsFormat, baseline?.kind);
+    }
     const { writeReports } = await import('../report/write.js');
     const { renderMarkdown } = await import('../report/markdown.js');
     const { renderJson } = await import('../report/json.js');
@@ -172,11 +185,16 @@ export default defineCommand<ReportArgs>({
     // Revision first: the reports and the history entry are written only once everything is ready.
     const revision = argv.history !== undefined ? await (await import('../history/git.js')).detectRevision() : undefined;
     const outDir = argv.outDir ?? (fromList.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
-    const writtenReports = await writeReports(report, outDir, formats, { junit: { files: junitFiles } });
+    const writtenReports = await writeReports(report, outDir, formats, { junit: { files: junitFiles }, export: exp, baseline });
     const written = writtenReports.map((f) => f.file);
     if (argv.history !== undefined && revision) {
       const { historyEntry, appendHistory } = await import('../history/index.js');
       written.push(await appendHistory(argv.history, historyEntry(report, { time: new Date(), ...revision, versionId: exp.processor.versionId })));
+    }
+    if (argv.exportErrors && errorsText !== undefined) {
+      const { writeFileAtomic } = await import('../util/fs.js');
+      await writeFileAtomic(argv.exportErrors, errorsText);
+      written.push(`${argv.exportErrors} (${errorsCount} wrong outcome(s))`);
     }
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
     if (summaryFile && argv.stepSummary) {

@@ -227,7 +227,7 @@ async function runDataset(d: DemoDataset, { file: settingsFile, settings }: { fi
     fuzzyThreshold: settings.fuzzyThreshold,
     numberTolerance: settings.numberTolerance,
   });
-  const files = await writeReports(report, dir);
+  const files = await writeReports(report, dir, undefined, { export: cand.result.export, baseline: { kind: 'export', file: path.basename(base.file), export: base.result.export } });
   onEvent({ step: 'report', dataset: d, report, files, from: cand.file, baseline: base.file, settingsFile });
 
   const baselineReport = computeReport(base.result.export, { bootstrap: opts.bootstrap, sourceFile: path.basename(base.file) });

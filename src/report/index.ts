@@ -11,6 +11,6 @@ export { parseGates, evaluateGates, metricCatalog, type GateSpec, type GateOn } 
 export { renderJson } from './json.js';
 export { renderMarkdown, MAX_BYTES as MARKDOWN_MAX_BYTES } from './markdown.js';
 export { renderJunit, type JunitOptions } from './junit.js';
-export { renderHtml } from './html.js';
+export { renderHtml, renderExplorer, type ExplorerInput } from './explorer/render.js';
 export type * from '../metrics/generated/report.js';
-export { writeReports, REPORT_FORMATS, REPORT_FILE_NAMES, type ReportFormat, type WrittenReport, type WriteReportsOptions } from './write.js';
+export { writeReports, REPORT_FORMATS, REPORT_FILE_NAMES, type ReportFormat, type WrittenReport, type WriteReportsOptions, type ReportSources } from './write.js';

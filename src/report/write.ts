@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Report } from '../metrics/generated/report.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { checkReportJson } from './load.js';
-import { renderHtml } from './html.js';
+import { renderExplorer, type ExplorerInput } from './explorer/render.js';
 import { renderJson } from './json.js';
 import { renderJunit, type JunitOptions } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -12,16 +12,19 @@ export const REPORT_FORMATS = ['json', 'md', 'html', 'junit'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 export const REPORT_FILE_NAMES: Record<ReportFormat, string> = { json: 'report.json', md: 'report.md', html: 'report.html', junit: 'report.junit.xml' };
 
-const RENDERERS: Record<ReportFormat, (r: Report, o: WriteReportsOptions) => string> = {
-  json: renderJson,
-  md: (r) => renderMarkdown(r),
-  html: renderHtml,
-  junit: (r, o) => renderJunit(r, o.junit),
-};
+/** What the explorer (report.html) shows beyond the report: the export's values, the baseline's predictions. */
+export type ReportSources = Omit<ExplorerInput, 'report' | 'documents'>;
 
-export interface WriteReportsOptions {
+export interface WriteReportsOptions extends ReportSources {
   junit?: JunitOptions;
 }
+
+const RENDERERS: Record<ReportFormat, (r: Report, o: WriteReportsOptions) => string> = {
+  json: renderJson,
+  md: (report) => renderMarkdown(report),
+  html: (report, { junit: _junit, ...sources }) => renderExplorer({ report, documents: report.documents, ...sources }),
+  junit: (r, o) => renderJunit(r, o.junit),
+};
 
 export interface WrittenReport {
   format: ReportFormat;

@@ -27,3 +27,11 @@ export async function goldenReport(c: GoldenCase) {
   const baseline = c.baseline ? await loadBaseline(path.join(FIXTURES, c.baseline)) : undefined;
   return computeReport(exp, { bootstrap: 200, seed: 1, sourceFile: c.from, baseline, ...c.options });
 }
+
+/** The report with the export and baseline it was computed from (what report.html shows). */
+export async function goldenInputs(c: GoldenCase) {
+  const exp = await loadExport(path.join(FIXTURES, c.from));
+  const baseline = c.baseline ? await loadBaseline(path.join(FIXTURES, c.baseline)) : undefined;
+  const report = computeReport(exp, { bootstrap: 200, seed: 1, sourceFile: c.from, baseline, ...c.options });
+  return { report, export: exp, baseline };
+}
