@@ -66,15 +66,15 @@ describe('evalkit report with several runs', () => {
   }, 60_000);
 
   it('--runs DIR reads every export of the folder by name: the same report as --from in that order', async () => {
-    const r = await report(['--runs', RUNS, '--out-dir', 'dir', '--format', 'json']);
+    const r = await report(['--runs', RUNS, '--out-dir', 'dir', '--formats', 'json']);
     expect(r.code, r.stderr).toBe(0);
-    const three = await report(['--from', file('a-1.0.json'), '--from', file('b-1.0.json'), '--from', file('c-draft.json'), '--out-dir', 'three-json', '--format', 'json']);
+    const three = await report(['--from', file('a-1.0.json'), '--from', file('b-1.0.json'), '--from', file('c-draft.json'), '--out-dir', 'three-json', '--formats', 'json']);
     expect(three.code).toBe(0);
     expect(readFileSync(path.join(cwd, 'dir/report.json'), 'utf8')).toBe(readFileSync(path.join(cwd, 'three-json/report.json'), 'utf8'));
   }, 60_000);
 
   it('one --from: no runs section', async () => {
-    const r = await report(['--from', file('c-draft.json'), '--out-dir', 'one', '--format', 'json']);
+    const r = await report(['--from', file('c-draft.json'), '--out-dir', 'one', '--formats', 'json']);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('side by side');
     expect(JSON.parse(readFileSync(path.join(cwd, 'one/report.json'), 'utf8'))).not.toHaveProperty('runs');
@@ -97,9 +97,9 @@ describe('evalkit report --history and evalkit history show', () => {
     const hist = path.join(cwd, 'hist');
     const sha = '0123456789abcdef0123456789abcdef01234567';
     const env = { GITHUB_SHA: sha, GITHUB_REF_NAME: 'main' };
-    const first = await report(['--from', file('a-1.0.json'), '--out-dir', 'h1', '--format', 'json', '--history', hist], env);
+    const first = await report(['--from', file('a-1.0.json'), '--out-dir', 'h1', '--formats', 'json', '--history', hist], env);
     expect(first.code, first.stderr).toBe(0);
-    const second = await report(['--from', file('c-draft.json'), '--out-dir', 'h2', '--format', 'json', '--history', hist, '--fail-under', 'micro.f1=0.99'], env);
+    const second = await report(['--from', file('c-draft.json'), '--out-dir', 'h2', '--formats', 'json', '--history', hist, '--fail-under', 'micro.f1=0.99'], env);
     expect(second.code).toBe(1);
     const names = readdirSync(hist).sort();
     expect(names).toHaveLength(2);
