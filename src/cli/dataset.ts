@@ -15,7 +15,7 @@ import { defineCommand, listSubcommands, type EvalkitCommand } from './command.j
 import { err, formatOption, out, outJson } from './io.js';
 
 interface UploadArgs {
-  csv: string;
+  csv?: string;
   evaluationSet?: string;
   createSet?: string;
   processor?: string;
@@ -62,12 +62,13 @@ function sub<A>(cmd: EvalkitCommand<A>): CommandModule<object, A> {
 }
 
 const upload = defineCommand<UploadArgs>({
-  command: 'upload <csv>',
+  // Optional for yargs so that evalkit.config.json's "csv" can name it (checked in runUpload).
+  command: 'upload [csv]',
   describe: 'create or update evaluation set items from a CSV: typed, validated before any write, resumable',
   builder: (y) =>
     y
       .version(false)
-      .positional('csv', { type: 'string', demandOption: true, describe: 'the CSV: one row per document; file paths are relative to it' })
+      .positional('csv', { type: 'string', describe: 'the CSV: one row per document; file paths are relative to it (default: the config file\'s "csv")' })
       .option('evaluation-set', { alias: 'e', type: 'string', describe: 'target: an existing evaluation set id' })
       .option('create-set', { type: 'string', describe: 'target: the set of this name under --processor (created if the processor has none)' })
       .option('processor', { type: 'string', describe: 'with --create-set: the processor id' })
@@ -188,6 +189,8 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
 async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode> {
   const dataset = await import('../dataset/index.js');
   const expected = await import('../expected/index.js');
+  if (argv.csv === undefined || argv.csv.trim() === '') throw new UsageError('name the CSV to upload', { hint: 'evalkit dataset upload data.csv, or set "csv" in evalkit.config.json' });
+  const csv = argv.csv;
   if (argv.v !== undefined) throw new UsageError('-v is not an option of dataset upload', { hint: 'the processor version is --version V (draft, latest, 1.0 or a version id); `evalkit --version` prints evalkit\'s own version' });
   if (argv.version !== undefined && argv.version.trim() === '') throw new UsageError('--version needs a value', { hint: 'pass --version draft, latest, a published number such as 1.0, or a version id' });
   if (argv.version !== undefined && argv.config !== undefined) throw new UsageError('--version picks the config on the service; --config replaces it', { hint: 'drop one of --version and --config' });
@@ -224,7 +227,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   let result: UploadResult;
   try {
     result = await dataset.uploadDataset({
-      csv: argv.csv,
+      csv,
       delimiter,
       map,
       coerce: { currency, decimalComma: argv.decimalComma || undefined, dateOrder: argv.dateOrder },
@@ -260,7 +263,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   }
 
   if (argv.format === 'json') outJson(result);
-  else render(result, argv.csv, dataset.formatFinding);
+  else render(result, csv, dataset.formatFinding);
   return exitOf(result);
 }
 

@@ -1,4 +1,4 @@
-import type { Argv } from 'yargs';
+import type { Argv, MiddlewareFunction } from 'yargs';
 import type yargsFactory from 'yargs';
 import { createRequire } from 'node:module';
 import { EvalkitError, UsageError, type ExitCode } from '../util/errors.js';
@@ -31,7 +31,8 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
     .completion('completion', 'print a bash/zsh completion script; `completion fish` prints a fish script')
     .epilogue(
       'Exit codes: 0 success, 1 findings (check failed, invalid items, gate failed), 2 usage or input error.\n' +
-        'Environment: EVALKIT_BASE_URL, EVALKIT_API_TOKEN, EVALKIT_API_VERSION (see README).',
+        'Environment: EVALKIT_BASE_URL, EVALKIT_API_TOKEN, EVALKIT_API_VERSION (see README).\n' +
+        'Settings: evalkit.config.json (evalkit init writes one; evalkit config show prints what applies).',
     )
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, e) => {
@@ -43,6 +44,18 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
       global: true,
       group: 'Service:',
       describe: 'base address of the service or of `evalkit sandbox` (default: $EVALKIT_BASE_URL); the token is read from $EVALKIT_API_TOKEN only',
+    })
+    .option('config-file', {
+      type: 'string',
+      global: true,
+      group: 'Config:',
+      describe: 'settings file (default: the nearest evalkit.config.json in this folder or one above); flags override it (docs/configuration.md)',
+    })
+    .option('dataset', {
+      type: 'string',
+      global: true,
+      group: 'Config:',
+      describe: "which of the config file's datasets the command works on (implied when it has one)",
     })
     .option('quiet', {
       alias: 'q',
@@ -61,7 +74,10 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
         if (!/^https?:\/\/[^/]/.test(argv.baseUrl)) throw new UsageError(`--base-url "${argv.baseUrl}" is not an http(s) address`, { hint: 'for example --base-url http://127.0.0.1:8787' });
         process.env.EVALKIT_BASE_URL = argv.baseUrl;
       }
-    }, true);
+    }, true)
+    // After the flags above: a flag that set EVALKIT_BASE_URL wins over the file.
+    // yargs passes itself as the second argument (for the parsed and declared options); @types/yargs leaves it out.
+    .middleware((async (argv: Record<string, unknown>, y: Argv) => (await import('./settings.js')).applySettings(argv, y)) as unknown as MiddlewareFunction, true);
   // -v/--version are evalkit's version at the top level only: validate and dataset upload define
   // their own --version (a processor version), which a global -v would silently alias. yargs
   // documents .global(keys, false); @types/yargs only types the one-argument form.

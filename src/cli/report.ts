@@ -3,12 +3,15 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
 import { REPORT_FORMATS as FORMATS, type ReportFormat } from '../report/write.js';
+import type { MultiRun } from '../metrics/generated/report.js';
 import { defineCommand } from './command.js';
 import { err, out } from './io.js';
 import { isQuiet, paint } from './style.js';
 
 interface ReportArgs {
-  from: string;
+  from?: string[];
+  runs?: string;
+  history?: string;
   baseline?: string;
   outDir?: string;
   formats: string[];
@@ -24,13 +27,11 @@ interface ReportArgs {
   maxFailedRate?: number;
   confidence?: 'logprobs' | 'ocr' | 'review' | 'min';
   targetAccuracy?: number;
+  sliceBy: string[];
   fuzzyThreshold: number;
   numberTolerance: number;
   bootstrap: number;
   seed: number;
-  /** Global options of evalkit.config.json support (another module): where gates and the dataset CSV come from, for JUnit's `file`. */
-  configFile?: string;
-  dataset?: string;
 }
 
 export function parseFormats(list: readonly string[]): ReportFormat[] {
@@ -74,7 +75,9 @@ export default defineCommand<ReportArgs>({
   describe: 'compute metrics with confidence intervals from an evaluation export (no network), compare with a baseline, write json/md/html/junit reports and check gates',
   builder: (y) =>
     y
-      .option('from', { type: 'string', demandOption: true, describe: 'evaluation export (JSON, or JSONL with a header line) written by `evalkit eval run/export`' })
+      .option('from', { type: 'string', array: true, describe: 'evaluation export (JSON, or JSONL with a header line) written by `evalkit eval run/export`; repeat it for runs side by side (the first is the reference)' })
+      .option('runs', { type: 'string', describe: 'a folder of exports of the same set, side by side (sorted by name, after any --from; the first is the reference)' })
+      .option('history', { type: 'string', describe: 'also add this report\'s summary to the history folder DIR (one JSON file per report; `evalkit history show DIR`)' })
       .option('baseline', { type: 'string', describe: 'earlier report.json or export to compare with (documents paired by item id, file id, file name, content hash)' })
       .option('out-dir', { type: 'string', describe: 'folder for the reports (default reports/<export name>)' })
       .option('formats', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'report files to write: json, md, html, junit (comma-separated)' })
@@ -90,11 +93,13 @@ export default defineCommand<ReportArgs>({
       .option('max-failed-rate', { type: 'number', describe: 'gate: fail when more than this share of the runs failed (0 to 1)' })
       .option('confidence', { choices: ['logprobs', 'ocr', 'review', 'min'] as const, describe: 'which confidence of the output metadata to judge (default: logprobs where present, else ocr, else review)' })
       .option('target-accuracy', { type: 'number', describe: 'auto-accept thresholds: per field the lowest confidence whose accepted values reach this accuracy on the Wilson lower bound' })
+      .option('slice-by', { type: 'string', array: true, default: [] as string[], describe: 'slice the metrics by metadata.KEY (item metadata), fileType, or pageCount[:1;3;10] buckets; flags slices significantly worse than the rest (repeatable)' })
       .option('fuzzy-threshold', { type: 'number', default: 0.9, describe: 'normalised Levenshtein similarity at which fuzzy fields match' })
       .option('number-tolerance', { type: 'number', default: 1e-6, describe: 'relative tolerance for numbers' })
       .option('bootstrap', { type: 'number', default: 2000, describe: 'bootstrap resamples for F1 intervals and baseline deltas (0 turns it off)' })
       .option('seed', { type: 'number', default: 1, describe: 'seed of the bootstrap; the same seed gives the same report' })
       .example('$0 report --from exports/invoices.json', 'write reports/invoices/report.{json,md,html,junit.xml}')
+      .example('$0 report --dataset invoices', 'the export, baseline, gates and settings of that dataset of evalkit.config.json (docs/configuration.md)')
       .example('$0 report --from run.jsonl --baseline reports/main/report.json --fail-on-regression', 'fail only on significant regressions')
       .example('$0 report --from run.json --fail-under micro.f1=0.9 --fail-under field:total.recall=0.95 --gate-on lower', 'gate on interval lower bounds')
       .example('$0 report --from run.json --formats md,junit --out-dir out/', 'only the Markdown and JUnit reports')
@@ -102,6 +107,9 @@ export default defineCommand<ReportArgs>({
       .example('$0 report --from new-set.json --baseline old-set.json --pair-by name --min-paired 100%', 'a re-created set: pair by file name, all documents must pair')
       .example('$0 report --from run.json --max-failed-rate 0.02', 'fail when more than 2% of the runs failed')
       .example("$0 report --from run.json --gate 'latency.p95<=30000' --gate 'credits.mean<=4'", 'gate on latency and cost')
+      .example('$0 report --from run.json --slice-by metadata.vendor --slice-by pageCount', 'metrics per vendor and per page-count bucket, worse slices flagged')
+      .example('$0 report --from 1.0.json --from 1.0-again.json --from draft.json', 'runs side by side: each against the first, held to the spread between the two 1.0 runs')
+      .example('$0 report --from run.json --history .evalkit-history', 'add the summary to the history; `evalkit history show .evalkit-history`')
       .example('$0 report --from run.json --target-accuracy 0.99', 'per field the confidence above which values can be accepted without review') as unknown as Argv<ReportArgs>,
   async run(argv) {
     const output = parseOutputFormat(argv.format);
@@ -112,13 +120,26 @@ export default defineCommand<ReportArgs>({
     const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
     if (argv.failOnRegression && !argv.baseline) throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
 
+    const files = [...(argv.from ?? [])];
+    if (argv.runs !== undefined) {
+      const { listRunExports } = await import('../report/runs-files.js');
+      const listed = await listRunExports(argv.runs);
+      if (listed.length === 0) throw new UsageError(`--runs ${argv.runs}: no export (.json, .jsonl, .ndjson) in the folder`, { hint: 'write exports there with `evalkit eval run --out`' });
+      files.push(...listed.filter((f) => !files.some((g) => path.resolve(g) === path.resolve(f))));
+    }
+    if (files.length === 0) throw new UsageError('name the evaluation export with --from (or a folder of them with --runs)', { hint: 'evalkit report --from reports/ev_123-1.0.json' });
+    const from = files[0];
+
     const { loadExport, loadBaseline } = await import('../report/load.js');
     const { computeReport } = await import('../report/build.js');
-    const exp = await loadExport(argv.from);
+    const exp = await loadExport(from);
+    const others = [];
+    for (const f of files.slice(1)) others.push({ file: path.basename(f), export: await loadExport(f) });
     const baseline = argv.baseline ? await loadBaseline(argv.baseline) : undefined;
     if (exp.items.length > 20_000 && argv.bootstrap > 0 && !isQuiet()) err(`computing ${argv.bootstrap} bootstrap resamples over ${exp.items.length} documents...`);
     const report = computeReport(exp, {
-      sourceFile: path.basename(argv.from),
+      sourceFile: path.basename(from),
+      ...(others.length ? { runs: others } : {}),
       baseline,
       gates,
       gateOn: argv.gateOn,
@@ -129,6 +150,7 @@ export default defineCommand<ReportArgs>({
       maxFailedRate: argv.maxFailedRate,
       confidence: argv.confidence,
       targetAccuracy: argv.targetAccuracy,
+      sliceBy: argv.sliceBy,
       fuzzyThreshold: argv.fuzzyThreshold,
       numberTolerance: argv.numberTolerance,
       bootstrap: argv.bootstrap,
@@ -138,16 +160,22 @@ export default defineCommand<ReportArgs>({
     const { writeReports } = await import('../report/write.js');
     const { renderMarkdown } = await import('../report/markdown.js');
     const { renderJson } = await import('../report/json.js');
-    const junitFiles = {
-      gates: typeof argv.configFile === 'string' ? argv.configFile : undefined,
-      dataset: typeof argv.dataset === 'string' && /\.csv$/i.test(argv.dataset) ? argv.dataset : undefined,
-    };
-    const files = await writeReports(report, argv.outDir ?? defaultOutDir(argv.from), formats, { junit: { files: junitFiles } });
-    const written = files.map((f) => f.file);
+    // Revision first: the reports and the history entry are written only once everything is ready.
+    const revision = argv.history !== undefined ? await (await import('../history/git.js')).detectRevision() : undefined;
+    const outDir = argv.outDir ?? (argv.from?.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
+    // JUnit's `file`: the config file the gates came from, the dataset's CSV (evalkit.config.json).
+    const { settingsSources } = await import('./settings.js');
+    const junitFiles = { gates: settingsSources().gatesFile, dataset: settingsSources().csv };
+    const writtenReports = await writeReports(report, outDir, formats, { junit: { files: junitFiles } });
+    const written = writtenReports.map((f) => f.file);
+    if (argv.history !== undefined && revision) {
+      const { historyEntry, appendHistory } = await import('../history/index.js');
+      written.push(await appendHistory(argv.history, historyEntry(report, { time: new Date(), ...revision, versionId: exp.processor.versionId })));
+    }
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
     if (summaryFile && argv.stepSummary) {
       try {
-        await fsp.appendFile(summaryFile, (files.find((f) => f.format === 'md')?.text ?? renderMarkdown(report)) + '\n');
+        await fsp.appendFile(summaryFile, (writtenReports.find((f) => f.format === 'md')?.text ?? renderMarkdown(report)) + '\n');
       } catch (e) {
         err(`evalkit: warning: could not append to GITHUB_STEP_SUMMARY (${summaryFile}): ${(e as Error).message}`);
       }
@@ -156,7 +184,8 @@ export default defineCommand<ReportArgs>({
     for (const w of report.warnings) err(`evalkit: warning: ${w}`);
     for (const w of report.baseline?.warnings ?? []) err(`evalkit: warning: baseline: ${w}`);
     if (output === 'json') {
-      out(files.find((f) => f.format === 'json')?.text ?? renderJson(report));
+      for (const w of report.slices?.warnings ?? []) err(`evalkit: warning: ${w}`);
+      out(writtenReports.find((f) => f.format === 'json')?.text ?? renderJson(report));
       return report.gates.passed ? 0 : 1;
     }
     const p = report.source.processor;
@@ -187,6 +216,17 @@ export default defineCommand<ReportArgs>({
       if (cal.straightThrough) line += ` · straight-through at ${cal.targetAccuracy}: ${f3(cal.straightThrough.value)} of documents`;
       lines.push(line);
     }
+    if (report.slices) {
+      const s = report.slices;
+      for (const g of s.groups) {
+        const bad = g.slices.filter((x) => x.flagged);
+        lines.push(
+          `slices by ${g.key}: ${g.slices.length} slice(s)` +
+            (bad.length ? `; significantly worse ${s.metric}: ${bad.map((x) => `${JSON.stringify(x.label)} ${f3(x.metrics[s.metric]?.value)} vs ${f3(x.rest)} (p Holm ${x.pHolm?.toPrecision(2)})`).join(', ')}` : '; none significantly worse'),
+        );
+      }
+      for (const w of s.warnings) err(`evalkit: warning: ${w}`);
+    }
     if (report.baseline) {
       const b = report.baseline;
       const k = b.pairing.byKey;
@@ -196,6 +236,7 @@ export default defineCommand<ReportArgs>({
       if (b.onlyInCurrent.length) lines.push(`  unpaired in this run: ${b.onlyInCurrent.slice(0, 10).join(', ')}${b.onlyInCurrent.length > 10 ? `, ... (${b.onlyInCurrent.length} in all)` : ''}`);
       for (const k of report.gates.regressed) lines.push(`${paint('yellow', 'regressed:')} ${k}`);
     }
+    if (report.runs) lines.push(...runsLines(report.runs));
     const fails: string[] = [];
     const fail = (line: string): void => {
       fails.push(`${paint(['red', 'bold'], 'FAIL')} ${line}`);
@@ -224,3 +265,19 @@ export default defineCommand<ReportArgs>({
     return report.gates.passed ? 0 : 1;
   },
 });
+
+function runsLines(runs: MultiRun): string[] {
+  const r0 = runs.runs[0];
+  const groups = runs.repeatGroups.map((g) => `${g.label} (${g.runs.map((i) => `#${i}`).join(', ')})`);
+  const lines = [`runs: ${runs.runs.length} side by side on ${runs.paired} document(s) in every run; reference #0 ${r0.file} ${r0.processor.version}${groups.length ? `; repeats: ${groups.join(', ')}` : ''}`];
+  for (const c of runs.comparisons) {
+    const t = c.tally;
+    const r = runs.runs[c.run];
+    lines.push(
+      `  #${c.run} ${r.file} ${r.processor.version} vs #0: ${t.regressed} regressed, ${t.improved} improved, ${t.inconclusive} inconclusive, ${t.no_change} no change, ${t.not_comparable} not comparable` +
+        (c.withinSpread.length ? ` (${c.withinSpread.length} within the run-to-run spread)` : ''),
+    );
+  }
+  for (const w of runs.warnings) err(`evalkit: warning: runs: ${w}`);
+  return lines;
+}

@@ -7,14 +7,16 @@ import { InputError, UsageError } from '../util/errors.js';
 import type { EvaluationExport } from '../metrics/generated/export.js';
 import { bootstrap, pointStats, type StatModel } from '../metrics/bootstrap.js';
 import { DEFAULT_COMPARE, type CompareOptions } from '../metrics/comparators.js';
-import { evaluateExport, exportOptions, modelFor, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
+import { evaluateExport, exportOptions, modelFor, sortedItems, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
 import { extractModel } from '../metrics/models.js';
 import { CONFIDENCE_SOURCES, type ConfidenceSource } from '../metrics/calibration.js';
 import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
 import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Estimate, Interval, Report, Verdict } from '../metrics/generated/report.js';
 import { correctUnits, costOf } from './cost.js';
 import { evaluateGates, fmtGate, parseGates, type GateOn, type GateSpec } from './gates.js';
+import { parseSliceKeys, SliceAccumulator } from './slices.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
+import { applyRunSpread, compareRuns, type RunInput } from './runs.js';
 
 export type BaselineInput = { kind: 'export'; file: string; export: EvaluationExport } | { kind: 'report'; file: string; report: Report };
 
@@ -42,6 +44,10 @@ export interface ComputeReportOptions {
   confidence?: ConfidenceSource;
   /** Auto-accept thresholds: the lowest confidence whose accepted values' Wilson lower bound reaches this. */
   targetAccuracy?: number;
+  /** Slice keys: `metadata.PATH`, `fileType`, `pageCount` or `pageCount:1;3;10` (README: Slices). */
+  sliceBy?: readonly string[];
+  /** More runs of the same set beside this one (the reference): the multi-run section (src/report/runs.ts). */
+  runs?: readonly RunInput[];
 }
 
 export const DEFAULT_BOOTSTRAP = 2000;
@@ -83,6 +89,7 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
     check(Number.isFinite(opts.targetAccuracy) && opts.targetAccuracy > 0 && opts.targetAccuracy < 1, `--target-accuracy ${opts.targetAccuracy} must be between 0 and 1`, 'for example 0.99');
   }
   if (opts.confidence !== undefined) check((CONFIDENCE_SOURCES as readonly string[]).includes(opts.confidence), `--confidence ${opts.confidence} is not one of ${CONFIDENCE_SOURCES.join(', ')}`, 'the default reads logprobsConfidence where present');
+  const sliceKeys = parseSliceKeys(opts.sliceBy ?? []);
   const ev = evaluateExport(exp, cmp, { source: opts.confidence, targetAccuracy: opts.targetAccuracy });
   const exactFields = ev.extract?.fields.filter((f) => f.fuzzy).map((f) => f.path) ?? [];
   const model = ev.type === 'EXTRACT' ? extractModel(ev.documents, ev.units, ev.dense, exactFields) : modelFor(ev.type, ev.documents, ev.units, ev.dense);
@@ -130,11 +137,31 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   const cost = costOf(exp.items, ev.type, correctUnits(report));
   if (cost) report.cost = cost;
   else if (opts.targetAccuracy !== undefined) report.warnings.push('--target-accuracy: no predicted value carries a confidence, so no threshold can be chosen');
+  if (sliceKeys.length) {
+    report.options.sliceBy = sliceKeys.map((k) => k.spec);
+    const slices = new SliceAccumulator(ev.type, sliceKeys);
+    sortedItems(exp).forEach((item, i) => slices.add(item, ev.documents[i]));
+    report.slices = slices.result();
+  }
+  if (opts.runs?.length) {
+    report.runs = compareRuns({ file: report.source.file, export: exp, evaluation: ev }, opts.runs, {
+      cmp,
+      conf: { source: opts.confidence, targetAccuracy: opts.targetAccuracy },
+      pairBy,
+      minPaired: minPairedOf(opts.minPaired, n),
+      bootstrap: B,
+      seed,
+      equivalence,
+      verdict,
+    });
+  }
   if (opts.baseline) {
     report.baseline = compareBaseline(ev, report.options, opts.baseline, cmp, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false, {
       source: opts.confidence,
       targetAccuracy: opts.targetAccuracy,
     });
+    // Repeats among the runs: the baseline's verdicts hold to their run-to-run spread too.
+    if (report.runs) applyRunSpread(report.baseline, report.runs);
   }
   report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate });
   report.warnings.push(...gatePowerWarnings(report));

@@ -3,6 +3,8 @@
  * baselines, gates, and the json, markdown, junit and html renderers.
  */
 export { computeReport, verdict, DEFAULT_BOOTSTRAP, DEFAULT_SEED, DEFAULT_EQUIVALENCE, type ComputeReportOptions, type BaselineInput } from './build.js';
+export { compareRuns, runSpread, withinSpread, repeatKey, type RunInput } from './runs.js';
+export { renderRunsHtml } from './runs-html.js';
 export { pairDocuments, minPairedOf, PAIR_BY, type PairBy, type Pairing } from './pairing.js';
 export { loadExport, loadBaseline, parseExport } from './load.js';
 export { parseGates, evaluateGates, metricCatalog, type GateSpec, type GateOn } from './gates.js';

@@ -5,7 +5,7 @@
  * action runs action.yml's script with the step's `with:`, against a stand-in GitHub API.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,6 +128,8 @@ describe('examples/github-actions/evalkit.yml', () => {
     // A push has no pull request: no comment, no request to GitHub.
     expect(gh.requests).toEqual([]);
     for (const r of results) expect(r.output).not.toContain(sandbox.token);
+    // The history the cache steps keep: one entry per report.
+    expect(readdirSync(path.join(repo, '.evalkit-history'))).toHaveLength(1);
     for (const r of results) expect(r.output).not.toContain(GITHUB_TOKEN);
     // What the upload-artifact step keeps, the next pull request downloads.
     cpSync(path.join(repo, 'evalkit/report'), path.join(repo, 'baseline'), { recursive: true });
@@ -140,6 +142,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     expect(report.baseline).toMatchObject({ file: 'report.json', paired: 12 });
     expect(results.at(-1)?.code).toBe(report.gates.passed ? 0 : 1);
     expect(readFileSync(path.join(repo, 'summary-pull_request.md'), 'utf8')).toContain('aseline');
+    expect(readdirSync(path.join(repo, '.evalkit-history'))).toHaveLength(2);
     // One sticky comment on the pull request, with the verdict.
     expect(gh.comments.get(1)).toHaveLength(1);
     expect(gh.comments.get(1)?.[0].body).toMatch(/^<!-- evalkit-report -->\n\*\*evalkit (✅ passed|❌ failed)\*\*/);
