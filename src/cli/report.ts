@@ -120,7 +120,9 @@ export default defineCommand<ReportArgs>({
     const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
     if (argv.failOnRegression && !argv.baseline) throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
 
-    const files = [...(argv.from ?? [])];
+    // A config file's `from` is one path; the flag may be repeated.
+    const fromList = argv.from === undefined ? [] : ([] as string[]).concat(argv.from);
+    const files = [...fromList];
     if (argv.runs !== undefined) {
       const { listRunExports } = await import('../report/runs-files.js');
       const listed = await listRunExports(argv.runs);
@@ -162,7 +164,7 @@ export default defineCommand<ReportArgs>({
     const { renderJson } = await import('../report/json.js');
     // Revision first: the reports and the history entry are written only once everything is ready.
     const revision = argv.history !== undefined ? await (await import('../history/git.js')).detectRevision() : undefined;
-    const outDir = argv.outDir ?? (argv.from?.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
+    const outDir = argv.outDir ?? (fromList.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
     // JUnit's `file`: the config file the gates came from, the dataset's CSV (evalkit.config.json).
     const { settingsSources } = await import('./settings.js');
     const junitFiles = { gates: settingsSources().gatesFile, dataset: settingsSources().csv };

@@ -54,8 +54,8 @@ export const OPTION_MAP: readonly OptionMapping[] = [
   { key: 'slices', command: 'report', option: 'sliceBy' },
 ];
 
-/** Commands that never read the config: init writes it, completion prints a script. */
-const SKIP = new Set(['init', 'completion']);
+/** Commands the middleware leaves alone: init writes the file, config show reads it itself, completion prints a script. */
+const SKIP = new Set(['init', 'config', 'completion']);
 
 export const kebab = (camel: string): string => camel.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
@@ -105,14 +105,14 @@ function applyServiceSettings(loaded: LoadedSettings | undefined): void {
 
 /** Reads the config file (--config-file, else the nearest evalkit.config.json upward) and picks the dataset. */
 export async function loadForCommand(argv: Argvish, cwd = process.cwd()): Promise<SettingsState> {
-  const { findSettingsFile, readSettings, pickDataset } = await import('../settings/load.js');
   const given = typeof argv.configFile === 'string' ? argv.configFile : undefined;
   if (given !== undefined && given.trim() === '') throw new UsageError('--config-file needs a file name');
-  const file = given ?? (await findSettingsFile(cwd));
+  const file = given ?? (await (await import('../settings/find.js')).findSettingsFile(cwd));
   if (file === undefined) {
     if (typeof argv.dataset === 'string') throw new UsageError(`--dataset ${argv.dataset}: no evalkit.config.json here or in a folder above`, { hint: 'pass --config-file FILE, or create one with evalkit init' });
     return {};
   }
+  const { readSettings, pickDataset } = await import('../settings/load.js');
   const loaded = await readSettings(file);
   return { loaded, picked: pickDataset(loaded, typeof argv.dataset === 'string' ? argv.dataset : undefined) };
 }
@@ -138,12 +138,14 @@ export function settingsSources(): SettingsSources {
  */
 export async function applySettings(argv: Argvish, y: Argv): Promise<void> {
   const cmd = commandPath(argv);
-  if (argv.help || cmd === '' || SKIP.has(cmd.split(' ')[0]) || cmd.startsWith('config')) return;
+  if (argv.help || cmd === '' || SKIP.has(cmd.split(' ')[0])) return;
   const { loaded, picked } = await loadForCommand(argv);
   applyServiceSettings(loaded);
   if (!loaded) return;
   const parsed = (y as unknown as { parsed: ParsedInfo }).parsed;
-  const declared = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
+  const options = (y as unknown as { getOptions(): { key: Record<string, unknown>; array: string[] } }).getOptions();
+  const declared = options.key;
+  const arrays = new Set(options.array);
   const applicable = OPTION_MAP.filter((m) => m.command === cmd && (m.option in declared || kebab(m.option) in declared) && !passed(argv, m.option, parsed) && (m.when?.(argv) ?? true));
   if (!picked) {
     const names = Object.keys(loaded.config.datasets ?? {});
@@ -157,7 +159,9 @@ export async function applySettings(argv: Argvish, y: Argv): Promise<void> {
   for (const m of applicable) {
     const value = picked.settings[m.key];
     if (value === undefined) continue;
-    const v = optionValue(m, value, loaded);
+    let v = optionValue(m, value, loaded);
+    // An option that may be repeated (report --from) holds an array, also when the file gives one value.
+    if ((arrays.has(m.option) || arrays.has(kebab(m.option))) && !Array.isArray(v)) v = [v];
     for (const n of namesOf(m.option, parsed)) argv[n] = v;
     filled.add(m.key);
   }

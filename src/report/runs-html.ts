@@ -16,7 +16,8 @@ const num = (v: number | null | undefined, digits = 3): string => (v === null ||
 const signed = (v: number | null): string => (v === null ? 'n/a' : `${v > 0 ? '+' : v < 0 ? '−' : '±'}${Math.abs(v).toFixed(3)}`);
 
 const STYLE = `
-.evalkit-runs table{border-collapse:collapse;font:13px/1.4 system-ui,sans-serif}
+.evalkit-runs{font:13px/1.4 system-ui,sans-serif}
+.evalkit-runs table{border-collapse:collapse}
 .evalkit-runs th,.evalkit-runs td{border:1px solid #ddd;padding:3px 6px;text-align:right;white-space:nowrap}
 .evalkit-runs th:first-child,.evalkit-runs td:first-child{text-align:left}
 .evalkit-runs td.called{outline:2px solid #222;outline-offset:-2px;font-weight:600}

@@ -6,17 +6,17 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
-import { parseGateExpressions } from '../report/gates.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { escapePointerToken, fromPointer, isPlainObject, lineColumnAt, parseJson, toPointer } from '../util/json.js';
 import type { DatasetSettings, EvalkitConfig } from './generated/evalkit-config.js';
+// ajv's standalone code for the schema (npm run gen:validators): importing ajv itself costs more than the check.
+import { validate as validateSchema } from './generated/validator.js';
+import { SCHEMA_FILE } from './find.js';
 
 export type { DatasetSettings, EvalkitConfig };
-
-export const CONFIG_FILE_NAME = 'evalkit.config.json';
-export const SCHEMA_FILE = 'schemas/evalkit-config.schema.json';
+export { CONFIG_FILE_NAME, findSettingsFile, SCHEMA_FILE } from './find.js';
 const HINT = `see docs/configuration.md (the schema is ${SCHEMA_FILE})`;
 
 export interface LoadedSettings {
@@ -32,27 +32,9 @@ export interface PickedDataset {
   settings: DatasetSettings;
 }
 
-/** The nearest evalkit.config.json in `start` or a folder above it. */
-export async function findSettingsFile(start: string): Promise<string | undefined> {
-  let dir = path.resolve(start);
-  for (;;) {
-    const file = path.join(dir, CONFIG_FILE_NAME);
-    const st = await fsp.stat(file).catch(() => undefined);
-    if (st?.isFile()) return file;
-    const up = path.dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
-  }
-}
-
-let validator: ValidateFunction | undefined;
-
-async function getValidator(): Promise<ValidateFunction> {
-  if (!validator) {
-    const schema = JSON.parse(await fsp.readFile(new URL(`../../${SCHEMA_FILE}`, import.meta.url), 'utf8')) as object;
-    validator = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
-  }
-  return validator;
+interface SchemaValidator {
+  (doc: unknown): boolean;
+  errors?: ErrorObject[] | null;
 }
 
 /**
@@ -98,6 +80,7 @@ function describeError(e: ErrorObject): { pointer: string; message: string } {
       if (/\/gates\/\d+$/.test(e.instancePath)) return { pointer: e.instancePath, message: 'a gate is METRIC>=N or METRIC<=N (for example micro.f1>=0.9)' };
       if (e.instancePath === '/baseUrl') return { pointer: e.instancePath, message: 'must be an http(s) address such as http://127.0.0.1:8787' };
       if (e.instancePath === '/apiVersion') return { pointer: e.instancePath, message: 'must be a release date YYYY-MM-DD such as 2025-04-21' };
+      if (p.pattern === '\\S') return { pointer: e.instancePath, message: 'must not be empty' };
       return { pointer: e.instancePath, message: `must match ${String(p.pattern)}` };
     case 'enum':
       return { pointer: e.instancePath, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
@@ -112,7 +95,7 @@ function describeError(e: ErrorObject): { pointer: string; message: string } {
 export async function checkSettings(doc: unknown, file: string, text = ''): Promise<EvalkitConfig> {
   if (!isPlainObject(doc)) throw new InputError('the config file must hold a JSON object', { location: { file, pointer: '' }, hint: HINT });
   refuseSecrets(doc, file, text);
-  const validate = await getValidator();
+  const validate = validateSchema as SchemaValidator;
   if (!validate(doc)) {
     const errors = (validate.errors ?? []).map(describeError);
     // The deepest problem first: `unknown key` in a section says more than the section's own failure.
@@ -122,7 +105,10 @@ export async function checkSettings(doc: unknown, file: string, text = ''): Prom
     throw new InputError(`invalid config: ${first.message}${more}`, { location: { file, ...lineOf(text, fromPointer(first.pointer)), pointer: first.pointer }, hint: HINT });
   }
   const config = doc as EvalkitConfig;
-  for (const [name, section] of Object.entries(config.datasets ?? {})) {
+  const sections = Object.entries(config.datasets ?? {});
+  if (!sections.some(([, x]) => x.gates?.length)) return config;
+  const { parseGateExpressions } = await import('../report/gates.js');
+  for (const [name, section] of sections) {
     (section.gates ?? []).forEach((gate, i) => {
       try {
         parseGateExpressions([gate]);

@@ -4,8 +4,11 @@
  * `evalkit report`) and keeps the reports folder as an artifact, also when a gate fails.
  */
 
-/** The composite action the workflow uses; change the reference here when it moves or is released. */
-export const EVALKIT_ACTION = 'evalkit/evalkit@v1';
+/**
+ * The composite action the workflow uses: action.yml of the evalkit installed in the project's
+ * node_modules, so the action always matches the CLI's version (docs/ci.md).
+ */
+export const EVALKIT_ACTION = './node_modules/evalkit';
 
 export const WORKFLOW_FILE = '.github/workflows/evalkit.yml';
 
@@ -33,6 +36,7 @@ on:
 
 permissions:
   contents: read
+  pull-requests: write # the action's one sticky comment on the pull request
 
 jobs:
   evaluate:
@@ -41,6 +45,13 @@ jobs:
       EVALKIT_API_TOKEN: \${{ secrets.EVALKIT_API_TOKEN }}
     steps:
       - uses: actions/checkout@v4
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+          cache: npm
+      - run: npm ci
+      - name: evaluate (the processor version of the config on its evaluation set)
+        run: npx evalkit eval run --config-file ${yamlString(w.configFile)} --dataset ${yamlString(w.dataset)}
       - name: evalkit report
         uses: ${EVALKIT_ACTION}
         with:
