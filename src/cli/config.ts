@@ -6,8 +6,7 @@ import { createRequire } from 'node:module';
 import type { Argv } from 'yargs';
 import type yargsFactory from 'yargs';
 import type { DatasetSettings } from '../settings/load.js';
-import { UsageError } from '../util/errors.js';
-import { defineCommand } from './command.js';
+import { listSubcommands, defineCommand } from './command.js';
 import { formatOption, out, outJson } from './io.js';
 import { kebab, loadForCommand, OPTION_MAP, optionValue, type OptionMapping } from './settings.js';
 
@@ -163,14 +162,12 @@ const showCmd = defineCommand<ShowArgs>({
 });
 
 export default defineCommand<{ command?: string }>({
-  command: 'config <command>',
+  command: 'config [command]',
   describe: 'the settings file evalkit.config.json: show what applies and where it comes from (evalkit init writes one)',
   builder: (y) =>
     y
-      .demandCommand(1, 'name a config command: show')
       .example('$0 config show', 'merged settings with their sources') as unknown as Argv<{ command?: string }>,
   subcommands: [showCmd],
-  run: async (argv) => {
-    throw new UsageError(`unknown config command "${String(argv.command)}"`, { hint: 'run evalkit config --help' });
-  },
+  // yargs runs a subcommand's handler; this one runs for none (a list) or an unknown one.
+  run: async (argv) => listSubcommands('config', argv.command, [showCmd]),
 });

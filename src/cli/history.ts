@@ -1,6 +1,5 @@
 import type { Argv } from 'yargs';
-import { UsageError } from '../util/errors.js';
-import { defineCommand } from './command.js';
+import { listSubcommands, defineCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 
 interface ShowArgs {
@@ -34,15 +33,13 @@ const show = defineCommand<ShowArgs>({
 });
 
 export default defineCommand<{ command?: string }>({
-  command: 'history <command>',
+  command: 'history [command]',
   describe: 'the report history: what `evalkit report --history DIR` kept, each metric over time',
   builder: (y) =>
     y
-      .demandCommand(1, 'name a history command: show')
       .example('$0 report --from run.json --history .evalkit-history', 'add this report to the history')
       .example('$0 history show .evalkit-history', 'each metric over time') as unknown as Argv<{ command?: string }>,
   subcommands: [show],
-  run: async (argv) => {
-    throw new UsageError(`unknown history command "${String(argv.command)}"`, { hint: 'run evalkit history --help' });
-  },
+  // yargs runs a subcommand's handler; this one runs for none (a list) or an unknown one.
+  run: async (argv) => listSubcommands('history', argv.command, [show]),
 });

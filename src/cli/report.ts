@@ -32,9 +32,6 @@ interface ReportArgs {
   numberTolerance: number;
   bootstrap: number;
   seed: number;
-  /** Global options of evalkit.config.json support (another module): where gates and the dataset CSV come from, for JUnit's `file`. */
-  configFile?: string;
-  dataset?: string;
   exportErrors?: string;
 }
 
@@ -178,13 +175,12 @@ export default defineCommand<ReportArgs>({
     const { writeReports } = await import('../report/write.js');
     const { renderMarkdown } = await import('../report/markdown.js');
     const { renderJson } = await import('../report/json.js');
-    const junitFiles = {
-      gates: typeof argv.configFile === 'string' ? argv.configFile : undefined,
-      dataset: typeof argv.dataset === 'string' && /\.csv$/i.test(argv.dataset) ? argv.dataset : undefined,
-    };
     // Revision first: the reports and the history entry are written only once everything is ready.
     const revision = argv.history !== undefined ? await (await import('../history/git.js')).detectRevision() : undefined;
     const outDir = argv.outDir ?? (fromList.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
+    // JUnit's `file`: the config file the gates came from, the dataset's CSV (evalkit.config.json).
+    const { settingsSources } = await import('./settings.js');
+    const junitFiles = { gates: settingsSources().gatesFile, dataset: settingsSources().csv };
     const writtenReports = await writeReports(report, outDir, formats, { junit: { files: junitFiles }, export: exp, baseline });
     const written = writtenReports.map((f) => f.file);
     if (argv.history !== undefined && revision) {
@@ -208,6 +204,7 @@ export default defineCommand<ReportArgs>({
     for (const w of report.warnings) err(`evalkit: warning: ${w}`);
     for (const w of report.baseline?.warnings ?? []) err(`evalkit: warning: baseline: ${w}`);
     if (output === 'json') {
+      for (const w of report.slices?.warnings ?? []) err(`evalkit: warning: ${w}`);
       out(writtenReports.find((f) => f.format === 'json')?.text ?? renderJson(report));
       return report.gates.passed ? 0 : 1;
     }

@@ -117,6 +117,20 @@ export async function loadForCommand(argv: Argvish, cwd = process.cwd()): Promis
   return { loaded, picked: pickDataset(loaded, typeof argv.dataset === 'string' ? argv.dataset : undefined) };
 }
 
+/** Where this run's settings came from, for reports that name their sources (JUnit `file`). */
+export interface SettingsSources {
+  /** The config file, when the gates came from it. */
+  gatesFile?: string;
+  /** The picked dataset's CSV. */
+  csv?: string;
+}
+
+let sources: SettingsSources = {};
+
+export function settingsSources(): SettingsSources {
+  return sources;
+}
+
 /**
  * The middleware: fills each option of the running command that the user did not pass from the
  * picked dataset section, and the service settings from the file when neither flag nor
@@ -141,6 +155,7 @@ export async function applySettings(argv: Argvish, y: Argv): Promise<void> {
     }
     return;
   }
+  const filled = new Set<string>();
   for (const m of applicable) {
     const value = picked.settings[m.key];
     if (value === undefined) continue;
@@ -148,5 +163,11 @@ export async function applySettings(argv: Argvish, y: Argv): Promise<void> {
     // An option that may be repeated (report --from) holds an array, also when the file gives one value.
     if ((arrays.has(m.option) || arrays.has(kebab(m.option))) && !Array.isArray(v)) v = [v];
     for (const n of namesOf(m.option, parsed)) argv[n] = v;
+    filled.add(m.key);
   }
+  const csv = picked.settings.csv;
+  sources = {
+    gatesFile: filled.has('gates') ? path.relative(process.cwd(), loaded.file) || loaded.file : undefined,
+    csv: typeof csv === 'string' ? path.relative(process.cwd(), path.resolve(loaded.dir, csv)) : undefined,
+  };
 }

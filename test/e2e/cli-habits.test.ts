@@ -29,6 +29,8 @@ describe('help and command groups', () => {
     ['processors', ['list', 'get', 'create', 'update', 'publish', 'versions', 'diff']],
     ['dataset', ['upload', 'download', 'harvest']],
     ['ci', ['github']],
+    ['config', ['show']],
+    ['history', ['show']],
   ])('evalkit %s without a subcommand lists %j and exits 0', async (group, subs) => {
     const r = await runCli([group]);
     expect(r.code, r.stderr).toBe(0);

@@ -113,6 +113,19 @@ describe('evalkit report with the config file', () => {
     expect(existsSync(path.join(dir, 'out/report.html'))).toBe(false);
   });
 
+  it('JUnit names its sources: the config file on the gates it holds, the dataset CSV on the comparisons', async () => {
+    const dir = withExport({ datasets: { invoices: { export: 'run.json', csv: 'eval/data.csv', baseline: 'run.json', outDir: 'out', formats: ['junit'], gates: ['micro.f1>=0.5'] } } });
+    const r = await runCli(['report', '--bootstrap', '0'], { cwd: dir, env: CLEAN });
+    expect(r.code, r.stderr).toBe(0);
+    const xml = readFileSync(path.join(dir, 'out/report.junit.xml'), 'utf8');
+    expect(xml).toMatch(/<testcase classname="[^"]+" name="\[[^\]]+\] gate micro\.f1&gt;=0\.5" file="evalkit\.config\.json"/);
+    expect(xml).toMatch(/name="\[[^\]]+\] regression micro\.f1" file="eval\/data\.csv"/);
+    // A gate given as a flag is not in the file: no file attribute.
+    const flag = await runCli(['report', '--bootstrap', '0', '--gate', 'micro.f1>=0.4'], { cwd: dir, env: CLEAN });
+    expect(flag.code, flag.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, 'out/report.junit.xml'), 'utf8')).toMatch(/name="\[[^\]]+\] gate micro\.f1&gt;=0\.4" time=/);
+  });
+
   it('a flag overrides the config: --gate replaces its gates, --out-dir its folder', async () => {
     const dir = withExport(config(['micro.f1>=0.95']));
     const r = await runCli(['report', '--bootstrap', '0', '--gate', 'micro.f1>=0.5', '--out-dir', 'elsewhere'], { cwd: dir, env: CLEAN });
