@@ -26,7 +26,7 @@ main{padding:0 1.5em 2em;max-width:1500px}
 a{color:var(--acc)}
 table{border-collapse:collapse;margin:.5em 0 1.2em}th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 th{background:var(--head)}code{font-size:12px}pre{margin:0;white-space:pre-wrap;word-break:break-word;max-width:420px;font-size:12px}
-.scroll{overflow-x:auto;max-width:100%}
+.scroll{overflow-x:auto;max-width:100%}#ek-overview table{display:block;overflow-x:auto;max-width:100%}
 .num{text-align:right;font-variant-numeric:tabular-nums}
 .track{fill:var(--track)}.bar{fill:var(--bar)}.wh{stroke:var(--wh);stroke-width:1.5}.axis{stroke:var(--mute)}.pos{fill:#2e8b57}.neg{fill:#c0392b}
 .ok{color:var(--ok);font-weight:600}.bad,.o-bad{color:var(--bad);font-weight:600}.warn{color:#a0761d}.empty{color:var(--mute);font-style:italic}
