@@ -1,0 +1,19 @@
+def mv($from; $to): if has($from) then .[$to] = .[$from] | del(.[$from]) else . end;
+def nest($from; $to): if has($from) then .advancedOptions[$to] = .[$from] | del(.[$from]) else . end;
+def config:
+  if has("customExtractionRules") or has("includeBoundingBoxCitations") then
+    mv("customExtractionRules"; "extractionRules") | nest("includeBoundingBoxCitations"; "citationsEnabled")
+  elif has("customClassificationRules") then
+    mv("fields"; "classifications") | mv("customClassificationRules"; "classificationRules")
+  elif has("customSplitterRules") or has("identifierRules") then
+    mv("subDocumentClassifications"; "splitClassifications") | mv("customSplitterRules"; "splitRules")
+    | nest("identifierRules"; "splitIdentifierRules") | del(.customReminders)
+  else . end;
+def output: mv("subDocumentClassifications"; "splits");
+def doc:
+  if has("config") then .config |= config
+  elif has("draftVersion") then .draftVersion.config |= config
+  elif has("expectedOutput") then .expectedOutput |= output
+  else config end
+  | if has("output") then .output |= output else . end;
+if type == "array" then map(doc) else doc end
