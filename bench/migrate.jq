@@ -1,3 +1,9 @@
+# The peer of bench/migrate.bench.mjs: the jq program a user would write to move configs and
+# splitter outputs from 2024-11-14 to 2025-04-21 by hand, for the places configs sit in (a bare
+# config, an envelope's config or draftVersion.config, an item's expectedOutput, a run's output,
+# arrays of these). Only the renames and moves: no checks, no validation, key order and formatting
+# not kept. (A generic walk(...) version gives the same output on the bench files at twice the time.)
+#   jq -f bench/migrate.jq FILES... > all.json
 def mv($from; $to): if has($from) then .[$to] = .[$from] | del(.[$from]) else . end;
 def nest($from; $to): if has($from) then .advancedOptions[$to] = .[$from] | del(.[$from]) else . end;
 def config:
