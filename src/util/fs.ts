@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { promises as fsp, rmSync } from 'node:fs';
 import path from 'node:path';
 
@@ -7,7 +6,9 @@ export const TEMP_PREFIX = '.evalkit-tmp-';
 
 /** This process's part of temp names: its pid (how a later run proves a temp is stale) and a nonce. */
 export function tempTag(): string {
-  return `${process.pid}.${randomBytes(4).toString('hex')}`;
+  // Math.random, not node:crypto (whose loading costs every command's start-up): the nonce only
+  // keeps two runs of one pid apart, and temp files are created exclusively (wx) anyway.
+  return `${process.pid}.${Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0')}`;
 }
 
 /** Temp files of this process not yet renamed or removed: what an interrupted run removes. */
