@@ -5,7 +5,7 @@ import { EvalkitError, UsageError, type ExitCode } from '../util/errors.js';
 import { redact } from '../util/secrets.js';
 import { toYargs } from './command.js';
 import { err } from './io.js';
-import { commands } from './commands.js';
+import { loadCommands, type AnyCommand } from './commands.js';
 
 const require = createRequire(import.meta.url);
 // yargs' ESM build wraps help text at a fixed character count, cutting words in half; its
@@ -16,7 +16,7 @@ const pkg = require('../../package.json') as { version: string };
 /** Flags that were renamed: using the old name fails with a message naming the new one. */
 const RENAMED_FLAGS: Record<string, string> = {};
 
-function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
+function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c: ExitCode) => void): Argv {
   let parser: Argv = yargs(args)
     .scriptName('evalkit')
     .usage('$0 <command> [options]\n\nMigrate processor configs, manage processors and versions, validate expected outputs, upload, download and harvest evaluation sets, and report evaluation runs.')
@@ -65,7 +65,7 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
 export async function main(args: string[]): Promise<ExitCode> {
   let exitCode: ExitCode = 0;
   try {
-    await buildParser(args, (c) => (exitCode = c)).parseAsync();
+    await buildParser(args, await loadCommands(args), (c) => (exitCode = c)).parseAsync();
     return exitCode;
   } catch (e) {
     if (e instanceof EvalkitError) {
