@@ -140,6 +140,9 @@ export interface ListQuery {
 }
 
 export class Store {
+  // @internal members stay out of the published .d.ts (stripInternal), and with them
+  // better-sqlite3's types, which are a devDependency.
+  /** @internal */
   readonly db: Db;
   readonly persistent: boolean;
   private readonly stmts = new Map<string, Statement>();
@@ -179,7 +182,7 @@ export class Store {
     }
   }
 
-  /** A cached prepared statement. */
+  /** A cached prepared statement. @internal */
   st(sql: string): Statement {
     let s = this.stmts.get(sql);
     if (!s) {
