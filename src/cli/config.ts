@@ -55,8 +55,9 @@ const require = createRequire(import.meta.url);
 
 /** What a command's own options default to, from its yargs builder (the one source of the defaults). */
 async function defaultsOf(command: string): Promise<Record<string, unknown>> {
-  const { commands } = await import('./commands.js');
+  const { loadCommands } = await import('./commands.js');
   const [top, sub] = command.split(' ');
+  const commands = await loadCommands([top]);
   const name = (c: { command: string | readonly string[] }): string => String(Array.isArray(c.command) ? c.command[0] : c.command).split(' ')[0];
   const cmd = commands.find((c) => name(c) === top);
   const target = sub ? cmd?.subcommands?.find((s) => name(s) === sub) : cmd;

@@ -5,7 +5,7 @@ import { EvalkitError, UsageError, type ExitCode } from '../util/errors.js';
 import { redact } from '../util/secrets.js';
 import { toYargs } from './command.js';
 import { err, errLabel, out } from './io.js';
-import { commands } from './commands.js';
+import { loadAllCommands, loadCommands, type AnyCommand } from './commands.js';
 import { setMachineOutput, setQuiet } from './style.js';
 
 const require = createRequire(import.meta.url);
@@ -17,7 +17,7 @@ const pkg = require('../../package.json') as { version: string };
 /** Flags that were renamed: using the old name fails with a message naming the new one. */
 const RENAMED_FLAGS: Record<string, string> = {};
 
-function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
+function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c: ExitCode) => void): Argv {
   let parser: Argv = yargs(args)
     .scriptName('evalkit')
     .usage('$0 <command> [options]\n\nMigrate processor configs, manage processors and versions, validate expected outputs, upload, download and harvest evaluation sets, and report evaluation runs.')
@@ -95,10 +95,10 @@ export async function main(args: string[]): Promise<ExitCode> {
     if (args[0] === 'completion' && args[1] === 'fish') {
       if (args.length > 2) throw new UsageError(`completion fish takes no more arguments (got ${args.slice(2).join(' ')})`);
       const { fishCompletion } = await import('./completion.js');
-      out(fishCompletion(commands));
+      out(fishCompletion(await loadAllCommands()));
       return 0;
     }
-    await buildParser(args, (c) => (exitCode = c)).parseAsync();
+    await buildParser(args, await loadCommands(args), (c) => (exitCode = c)).parseAsync();
     return exitCode;
   } catch (e) {
     if (e instanceof EvalkitError) {

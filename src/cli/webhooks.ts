@@ -41,7 +41,7 @@ export default defineCommand<WebhooksArgs>({
       .example('$0 sandbox --webhooks hooks.json', 'send the sandbox\'s events here: hooks.json lists {"url": "http://127.0.0.1:9000", "secret": ...}')
       .epilogue(
         'Signatures: hex HMAC-SHA256(secret, "v0:" + timestamp + ":" + raw body) in x-service-webhook-signature, the unix timestamp in ' +
-          'x-service-webhook-timestamp. Answers 200 (verified), 401 (unsigned, expired, future, tampered), 400 (malformed headers or body). See README "evalkit webhooks listen".',
+          'x-service-webhook-timestamp. Answers 200 (verified), 401 (unsigned, expired, future, tampered), 400 (malformed headers or body). See docs/webhooks.md.',
       ) as unknown as Argv<WebhooksArgs>,
   async run(argv) {
     if (argv.action === undefined) return listSubcommands('webhooks', undefined, LISTING);

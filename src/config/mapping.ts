@@ -2,7 +2,7 @@ import type { Layout, ProcessorType } from './types.js';
 
 /**
  * Config key changes of API version 2025-04-21 (service-api.md part 9), as data. Everything
- * else in this module (detection, type inference, both directions, the README table test)
+ * else in this module (detection, type inference, both directions, the table test of docs/migrate.md)
  * reads this table; nothing restates it.
  */
 export interface MappingRow {

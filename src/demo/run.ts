@@ -31,7 +31,7 @@ export const BASELINE_VERSION = '1.0';
 export const CANDIDATE_VERSION = 'draft';
 export const PUBLISH_DESCRIPTION = 'first release (evalkit demo)';
 
-/** The auto-accept target of the demo's reports (README: Confidence). */
+/** The auto-accept target of the demo's reports (docs/metrics.md: Confidence). */
 export const DEMO_TARGET_ACCURACY = 0.8;
 
 export interface DemoOptions {

@@ -29,7 +29,7 @@ import { configSplitTypes, describeInvalid, invalidCount, noInvalidSplits, score
 import { ClusterSums, clusteredProportion, f1Score, proportion } from './stats.js';
 import { buildCalibration, ConfidenceLog, confidenceMap, defaultSource, metadataEntries, type ConfidenceSource, type ValuesByDocument } from './calibration.js';
 
-/** How confidence is read and judged (README: Confidence). */
+/** How confidence is read and judged (docs/metrics.md: Confidence). */
 export interface ConfidenceOptions {
   /** Which confidence to read (default: logprobs where present, else OCR, else review). */
   source?: ConfidenceSource;

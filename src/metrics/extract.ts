@@ -1,7 +1,7 @@
 /**
  * EXTRACT scoring: per document and per leaf field, the outcome counts TP, TN, FA, FN, FD.
  * Line items (arrays of objects) are paired by maximum-weight bipartite matching, arrays of
- * primitives are scored as multisets. See the README section `evalkit report` for the rules.
+ * primitives are scored as multisets. See docs/metrics.md for the rules.
  */
 import { isPlainObject, own } from '../util/json.js';
 import type { DocumentDiff, ValueType } from './generated/report.js';

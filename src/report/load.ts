@@ -15,7 +15,7 @@ import type { BaselineInput } from './build.js';
 
 const EXPORT_ID = 'https://evalkit.dev/schemas/export.schema.json';
 const REPORT_ID = 'https://evalkit.dev/schemas/report.schema.json';
-const EXPORT_HINT = 'the export format is described in schemas/export.schema.json (README: evalkit report)';
+const EXPORT_HINT = 'the export format is described in schemas/export.schema.json (docs/report.md)';
 
 interface Validators {
   export: ValidateFunction;

@@ -6,7 +6,7 @@
  */
 import { toPointer } from './json.js';
 
-/** Documented in the README: objects and arrays nested more than this are refused. */
+/** Documented in the README (Limits): objects and arrays nested more than this are refused. */
 export const MAX_DEPTH = 256;
 
 /**

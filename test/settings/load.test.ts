@@ -5,7 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type yargsFactory from 'yargs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commands } from '../../src/cli/commands.js';
+import { loadAllCommands, type AnyCommand } from '../../src/cli/commands.js';
+
+const commands: AnyCommand[] = await loadAllCommands();
 import { OPTION_MAP, kebab } from '../../src/cli/settings.js';
 import { checkSettings, findSettingsFile, pickDataset, readSettings, type LoadedSettings } from '../../src/settings/load.js';
 import { EvalkitError, InputError, UsageError } from '../../src/util/errors.js';
