@@ -181,7 +181,9 @@ export default defineCommand<ReportArgs>({
     // JUnit's `file`: the config file the gates came from, the dataset's CSV (evalkit.config.json).
     const { settingsSources } = await import('./settings.js');
     const junitFiles = { gates: settingsSources().gatesFile, dataset: settingsSources().csv };
-    const writtenReports = await writeReports(report, outDir, formats, { junit: { files: junitFiles }, export: exp, baseline });
+    // The explorer's History tab: the entries already in the store (this report's is added after).
+    const history = argv.history !== undefined && formats.includes('html') ? await (await import('../history/index.js')).readHistory(argv.history).then((h) => h.entries, () => undefined) : undefined;
+    const writtenReports = await writeReports(report, outDir, formats, { junit: { files: junitFiles }, export: exp, baseline, ...(history?.length ? { history } : {}) });
     const written = writtenReports.map((f) => f.file);
     if (argv.history !== undefined && revision) {
       const { historyEntry, appendHistory } = await import('../history/index.js');

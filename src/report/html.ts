@@ -214,28 +214,32 @@ function failures(r: Report): string {
   return `<h2>Failed runs (${r.failures.length})</h2><p>Scored as empty predictions.</p>${table(['item', 'file', 'status', 'reason'], rows)}`;
 }
 
-/** A slice's metrics, rendered generically until the slice report has its own section (hook). */
+/** Per slice key a table: the headline metrics with intervals, Δ against the rest and the Holm p; flagged slices marked. */
 function slices(r: Report): string {
-  const list = (r as { slices?: unknown }).slices;
-  if (list === undefined || list === null) return '';
-  const entries: Array<[string, unknown]> = Array.isArray(list)
-    ? list.map((x, i) => [typeof x === 'object' && x !== null && typeof (x as { name?: unknown }).name === 'string' ? (x as { name: string }).name : String(i), x])
-    : typeof list === 'object'
-      ? Object.entries(list)
-      : [];
-  if (entries.length === 0) return '';
-  const cell = (v: unknown): string => {
-    if (v === null || v === undefined) return '';
-    if (typeof v === 'number') return num(v);
-    if (typeof v === 'object' && v !== null && 'value' in v) {
-      const e = v as { value: unknown; interval?: Interval | null };
-      return `${typeof e.value === 'number' ? num(e.value) : esc(String(e.value))}${e.interval ? ` <small>(${iv(e.interval)})</small>` : ''}`;
-    }
-    return esc(typeof v === 'string' ? v : JSON.stringify(v));
-  };
-  const keys = [...new Set(entries.flatMap(([, x]) => (typeof x === 'object' && x !== null ? Object.keys(x) : [])))].filter((k) => k !== 'name');
-  const rows = entries.map(([name, x]) => [`<code>${esc(name)}</code>`, ...keys.map((k) => (typeof x === 'object' && x !== null && Object.hasOwn(x, k) ? cell((x as Record<string, unknown>)[k]) : ''))]);
-  return `<h2>Slices</h2>${table(['slice', ...keys.map(esc)], rows)}`;
+  const s = r.slices;
+  if (!s) return '';
+  const flagged = s.groups.reduce((n, g) => n + g.slices.filter((x) => x.flagged).length, 0);
+  const signed = (v: number | null): string => (v === null ? 'n/a' : `${v > 0 ? '+' : v < 0 ? '−' : '±'}${Math.abs(v).toFixed(3)}`);
+  const parts = [
+    `<h2>Slices</h2><p>Headline metrics per slice with 95% intervals; ${esc(s.metric)} is tested against the rest of the run (one-sided cluster-robust z-test, Holm across ${s.tested} slice(s)): ${
+      flagged ? `<strong>${flagged} slice(s) significantly worse</strong> (⚠).` : 'none is significantly worse.'
+    }</p>`,
+  ];
+  for (const g of s.groups) {
+    const names = Object.keys(g.slices[0]?.metrics ?? {});
+    const rows = g.slices.map((x) => [
+      `${x.flagged ? '⚠ ' : ''}<code>${esc(x.label)}</code>`,
+      String(x.documents),
+      ...names.map((n) => {
+        const m = Object.hasOwn(x.metrics, n) ? x.metrics[n] : undefined;
+        return m ? `${num(m.value)} <small>(${iv(m.interval) || 'n/a'})</small>` : 'n/a';
+      }),
+      signed(x.delta),
+      x.pHolm === null ? 'not tested' : num(x.pHolm),
+    ]);
+    parts.push(`<h3><code>${esc(g.key)}</code></h3>`, table(['slice', 'documents', ...names.map(esc), `Δ ${esc(s.metric)} vs rest`, 'p (Holm)'], rows));
+  }
+  return parts.join('');
 }
 
 /** The overview: every section of the static report but the documents (the explorer lists them). */

@@ -282,3 +282,9 @@ function mergeSmall(cells: Map<string, Cell>, metrics: number): Map<string, Cell
   out.set(OTHER, other);
   return out;
 }
+
+/** For the explorer's Slice filter: each item's slices, as `KEY=LABEL`. */
+export function documentSlicesOf(specs: readonly string[], items: readonly ExportItem[]): Map<string, string[]> {
+  const keys = parseSliceKeys(specs);
+  return new Map(items.map((item) => [item.id, keys.map((k) => `${k.spec}=${sliceLabel(k, item)}`)]));
+}

@@ -7,6 +7,7 @@ import { renderExplorer, type ExplorerInput } from './explorer/render.js';
 import { renderJson } from './json.js';
 import { renderJunit, type JunitOptions } from './junit.js';
 import { renderMarkdown } from './markdown.js';
+import { documentSlicesOf } from './slices.js';
 
 export const REPORT_FORMATS = ['json', 'md', 'html', 'junit'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -22,7 +23,13 @@ export interface WriteReportsOptions extends ReportSources {
 const RENDERERS: Record<ReportFormat, (r: Report, o: WriteReportsOptions) => string> = {
   json: renderJson,
   md: (report) => renderMarkdown(report),
-  html: (report, { junit: _junit, ...sources }) => renderExplorer({ report, documents: report.documents, ...sources }),
+  html: (report, { junit: _junit, ...sources }) =>
+    renderExplorer({
+      report,
+      documents: report.documents,
+      ...(sources.export && report.options.sliceBy?.length ? { documentSlices: documentSlicesOf(report.options.sliceBy, sources.export.items) } : {}),
+      ...sources,
+    }),
   junit: (r, o) => renderJunit(r, o.junit),
 };
 

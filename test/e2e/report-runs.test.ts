@@ -109,6 +109,14 @@ describe('evalkit report --history and evalkit history show', () => {
     expect(entry).toMatchObject({ commit: sha, branch: 'main', processor: { version: '1.0' } });
     expect(entry.processor.versionId).toMatch(/^dpv_/);
 
+    // The explorer's History tab draws the entries already in the store; runs side by side in the overview.
+    const third = await report(['--from', file('a-1.0.json'), '--from', file('c-draft.json'), '--out-dir', 'h3', '--formats', 'html', '--history', hist], env);
+    expect(third.code, third.stderr).toBe(0);
+    const html = readFileSync(path.join(cwd, 'h3/report.html'), 'utf8');
+    expect(html).toMatch(/<section id="ek-history" role="tabpanel" hidden><section class="evalkit-history">.*2 report\(s\)/s);
+    expect(html).toContain('class="evalkit-runs"');
+    rmSync(path.join(hist, readdirSync(hist).sort().at(-1)!));
+
     writeFileSync(path.join(hist, 'README.json'), '{"not": "an entry"}');
     const show = await runCli(['history', 'show', hist], { cwd });
     expect(show.code, show.stderr).toBe(0);

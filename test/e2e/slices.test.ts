@@ -101,6 +101,10 @@ describe('slices (built CLI, real sandbox)', () => {
     expect(globex.flagged).toBe(true);
     expect(report.slices!.groups[0].slices.find((s) => s.label === 'Acme')!.flagged).toBe(false);
     expect(readFileSync(path.join(out, 'report.md'), 'utf8')).toContain('| ⚠ `Globex` | 30 |');
+    // The explorer: a table per key, the flag, and a Slice filter over the documents.
+    const html = readFileSync(path.join(out, 'report.html'), 'utf8');
+    expect(html).toContain('<h3><code>metadata.vendor</code></h3>');
+    expect(html).toContain('⚠ <code>Globex</code>');
 
     const bad = await runCli(['report', '--from', file, '--out-dir', out, '--slice-by', 'pageCount:5;2'], { env: {} });
     expect(bad.code).toBe(2);

@@ -759,20 +759,8 @@ export function explorerMain(): void {
     });
     window.addEventListener('hashchange', route);
     window.addEventListener('resize', () => st.view === 'documents' && renderRows());
-    if (ix.history && ix.history.length) renderHistory();
-    else byId('ek-tab-history').hidden = true;
-  }
-
-  /** Hook for the history store: each entry's members as a row. */
-  function renderHistory(): void {
-    const h = ix.history as unknown[];
-    const keys = [...new Set(h.flatMap((x) => (x && typeof x === 'object' ? Object.keys(x) : [])))];
-    const t = el('table');
-    t.appendChild(el('thead', null, null, el('tr', null, null, ...keys.map((k) => el('th', null, k)))));
-    const b = el('tbody');
-    for (const x of h) b.appendChild(el('tr', null, null, ...keys.map((k) => el('td', null, show((x as Record<string, unknown>)[k])))));
-    t.appendChild(b);
-    byId('ek-history').appendChild(el('div', 'scroll', null, t));
+    // The History tab's charts are static HTML (src/history/html.ts); without entries the tab is hidden.
+    if (!(ix.history && ix.history.length)) byId('ek-tab-history').hidden = true;
   }
 
   function route(): void {

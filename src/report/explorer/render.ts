@@ -7,6 +7,10 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Report } from '../../metrics/generated/report.js';
 import { esc, overviewHtml } from '../html.js';
+import { renderRunsHtml } from '../runs-html.js';
+import { renderHistoryHtml } from '../../history/html.js';
+import { historySeries } from '../../history/series.js';
+import type { StoredEntry } from '../../history/store.js';
 import { explorerMain } from './client.js';
 import { buildExplorerData, type ExplorerData, type ExplorerInput } from './data.js';
 
@@ -126,7 +130,7 @@ export function renderExplorer(input: ExplorerInput): string {
 <div id="ek-status" role="alert" hidden></div>
 <main>
 <section id="ek-overview" role="tabpanel">
-${overviewHtml(r)}
+${overviewHtml(r)}${r.runs ? renderRunsHtml(r.runs) : ''}
 </section>
 <section id="ek-fields" role="tabpanel" hidden>
 <div class="toolbar"><input id="ek-fq" type="search" placeholder="search ${unit}s" aria-label="search ${unit}s"><select id="ek-fverdict" aria-label="verdict"><option value="">any verdict</option></select><span id="ek-fcount" class="count"></span></div>
@@ -151,7 +155,7 @@ ${overviewHtml(r)}
 <aside id="ek-doc" hidden><div class="bar2"><h2 id="ek-doctitle"></h2><span><button id="ek-prev" title="previous (k)">‹</button> <button id="ek-next" title="next (j)">›</button> <button id="ek-close" title="close (Esc)">✕</button></span></div><div id="ek-docbody"></div></aside>
 </div>
 </section>
-<section id="ek-history" role="tabpanel" hidden><h2>History</h2></section>
+<section id="ek-history" role="tabpanel" hidden>${input.history?.length ? renderHistoryHtml(historySeries(input.history as readonly StoredEntry[])) : '<h2>History</h2>'}</section>
 </main>
 <script type="application/octet-stream" id="ek-index">${packed.index}</script>
 <script>${SCRIPT}</script>
