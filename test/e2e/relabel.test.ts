@@ -17,7 +17,8 @@ describe('errors out, fixes back', () => {
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    t = await start();
+    // A high error rate: the labeling step needs at least two wrong top-level values on two documents.
+    t = await start({ engine: "simulate:7,0.3" });
     env = { EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
   });
   afterAll(async () => {
@@ -46,9 +47,11 @@ describe('errors out, fixes back', () => {
     // The labeling team: two wrong labels on two documents, each set to what the model read.
     const [header, ...rows] = parse(readFileSync(errorsFile, 'utf8')) as string[][];
     const col = (name: string) => header.indexOf(name);
+    const TEXT_FIELDS = new Set(['invoice_number', 'vendor_name', 'vendor_vat_id']);
     const picked: string[][] = [];
     for (const r of rows) {
-      if (picked.length < 2 && r[col('outcome')] === 'FD' && !r[col('field')].includes('[') && !picked.some((p) => p[0] === r[0])) picked.push(r);
+      // Text fields: a corrected date or amount would be coerced on upload and read back in another form.
+      if (picked.length < 2 && r[col('outcome')] === 'FD' && TEXT_FIELDS.has(r[col('field')]) && !picked.some((p) => p[0] === r[0])) picked.push(r);
     }
     expect(picked).toHaveLength(2);
     for (const r of picked) r[col('expected')] = r[col('predicted')];
