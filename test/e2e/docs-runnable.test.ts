@@ -3,13 +3,12 @@
  * the environment): a fresh sandbox per block, a temp folder holding a copy of datasets/, the
  * built CLI as `evalkit` on PATH. Each line exits 0 or the code its `# exit N` comment declares.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { BIN, ROOT, type CliResult } from '../helpers/cli.js';
+import { BIN, ROOT, spawnCollect, type CliResult } from '../helpers/cli.js';
 
 interface Line { text: string; at: number; exit: number }
 interface Block { page: string; at: number; lines: Line[] }
@@ -37,15 +36,7 @@ export function runnableBlocks(page: string, text: string): Block[] {
 }
 
 function sh(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return spawnCollect('sh', ['-c', line], { cwd, env });
 }
 
 const DOCS = path.join(ROOT, 'docs');

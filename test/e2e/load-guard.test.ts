@@ -3,27 +3,18 @@
  * in a child process whose module hooks (test/fixtures/load-guard) make better-sqlite3,
  * pdfjs-dist and canvas unloadable, as on a machine where they failed to build.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedSet, type SeededSet } from '../eval/helpers.js';
 import { start, type TestSandbox } from '../sandbox/helpers.js';
-import { BIN, ROOT, type CliResult } from '../helpers/cli.js';
+import { BIN, ROOT, spawnCollect, type CliResult } from '../helpers/cli.js';
 
 const GUARD = path.join(ROOT, 'test/fixtures/load-guard/register.mjs');
 
 function guarded(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', GUARD, ...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return spawnCollect(process.execPath, ['--import', GUARD, ...args], { cwd: opts.cwd, env: { ...process.env, NO_COLOR: '1', ...opts.env } });
 }
 
 const evalkit = (args: string[], opts?: { cwd?: string; env?: NodeJS.ProcessEnv }) => guarded([BIN, ...args], opts);
