@@ -3,9 +3,9 @@
  * succeed later, honours Retry-After, pauses every request of the client while the service
  * rate-limits (the shared gate), and parses the answer with a prebuilt zod schema.
  *
- * The hot path (a GET that succeeds at once) does: one string concat for the URL, one
- * AbortController and timer, fetch, text(), JSON.parse, safeParse. Headers are built once per
- * client; schemas once per process.
+ * The hot path (a GET that succeeds at once) does: one string concat for the URL, a seat in a
+ * shared timeout group (no AbortController or timer of its own, see TimeoutGroups), fetch,
+ * text(), JSON.parse, safeParse. Headers are built once per client; schemas once per process.
  */
 import type { z } from 'zod';
 import { ApiError, describeIssues, httpError, invalidResponseError, isRetryableStatus, scrub } from './errors.js';
@@ -123,6 +123,65 @@ export function buildQuery(query: RequestSpec<z.ZodType>['query']): string {
 
 const TIMEOUT = Symbol('timeout');
 
+/** Attempts per shared timeout group; undici walks a signal's listeners on each join. */
+const GROUP_SIZE = 16;
+/** How long a group takes new attempts: at most this, and at most a tenth of the timeout. */
+const GROUP_WINDOW_MS = 100;
+
+export interface TimeoutGroup {
+  readonly signal: AbortSignal;
+  readonly controller: AbortController;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  readonly timeoutMs: number;
+  readonly openUntil: number;
+  joined: number;
+  pending: number;
+}
+
+function abortForTimeout(controller: AbortController): void {
+  controller.abort(TIMEOUT);
+}
+
+/**
+ * Per-attempt timeouts without an AbortController and a timer per attempt. Handing fetch a
+ * signal of its own costs undici a WeakRef, a finalizer and listener bookkeeping per request,
+ * and the fresh controller (a transferable object) and timer cost more still: together about
+ * a tenth of a GET's CPU time against the sandbox (bench/client.bench.mjs).
+ *
+ * Attempts that start within a window (GROUP_WINDOW_MS or a tenth of the timeout, whichever is
+ * shorter; at most GROUP_SIZE of them) share one controller whose timer fires `timeoutMs +
+ * window` after the group opened. Every attempt still running then has run at least timeoutMs,
+ * so aborting them all is right; a timeout fires at most one window late, never early. The
+ * timer is cleared when the group's last attempt ends, so finished work leaves no timer behind.
+ * Attempts with a caller's signal keep a controller of their own (see request()).
+ */
+export class TimeoutGroups {
+  private open: TimeoutGroup | undefined;
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  join(timeoutMs: number): TimeoutGroup {
+    let g = this.open;
+    const now = this.now();
+    if (g === undefined || g.timeoutMs !== timeoutMs || g.joined >= GROUP_SIZE || now >= g.openUntil || g.signal.aborted) {
+      const window = Math.min(GROUP_WINDOW_MS, Math.ceil(timeoutMs / 10));
+      const controller = new AbortController();
+      g = { signal: controller.signal, controller, timer: undefined, timeoutMs, openUntil: now + window, joined: 0, pending: 0 };
+      g.timer = setTimeout(abortForTimeout, timeoutMs + window, controller);
+      this.open = g;
+    }
+    g.joined++;
+    g.pending++;
+    return g;
+  }
+
+  leave(g: TimeoutGroup): void {
+    if (--g.pending !== 0) return;
+    clearTimeout(g.timer);
+    g.timer = undefined;
+    if (this.open === g) this.open = undefined;
+  }
+}
+
 /**
  * When any request gets 429, the gate closes until the service's Retry-After (or the backoff)
  * has passed; every request of the client waits at the gate before its next attempt, so
@@ -162,6 +221,7 @@ export function createTransport(options: TransportOptions): Transport {
   const { baseUrl, clock, versionHeader } = options;
   const secrets: readonly string[] = token ? [token] : [];
   const gate = new Gate(clock);
+  const timeouts = new TimeoutGroups();
 
   // Built once: fetch copies them into its own Headers per request.
   const baseHeaders: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
@@ -215,27 +275,44 @@ export function createTransport(options: TransportOptions): Transport {
       }
       if (userSignal?.aborted) throw fail(method, path, 'aborted', attempt - 1, userSignal.reason, timeoutMs);
 
-      const controller = new AbortController();
-      let timedOut = false;
-      const timer = timeoutMs > 0 ? setTimeout(() => { timedOut = true; controller.abort(TIMEOUT); }, timeoutMs) : undefined;
-      const onUserAbort = userSignal ? () => controller.abort(userSignal.reason) : undefined;
-      if (onUserAbort) userSignal!.addEventListener('abort', onUserAbort, { once: true });
+      // Without a caller's signal (the common case) the attempt joins a shared timeout group;
+      // with one, it gets a controller of its own that either the timer or the caller aborts.
+      let group: TimeoutGroup | undefined;
+      let signal: AbortSignal | undefined;
+      let controller: AbortController | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let onUserAbort: (() => void) | undefined;
+      if (userSignal === undefined) {
+        if (timeoutMs > 0) {
+          group = timeouts.join(timeoutMs);
+          signal = group.signal;
+        }
+      } else {
+        const own = new AbortController();
+        controller = own;
+        signal = own.signal;
+        if (timeoutMs > 0) timer = setTimeout(abortForTimeout, timeoutMs, own);
+        onUserAbort = () => own.abort(userSignal.reason);
+        userSignal.addEventListener('abort', onUserAbort, { once: true });
+      }
 
       let status = 0;
       let text: string;
       let retryAfter: string | null = null;
       let failure: { kind: 'network' | 'timeout' | 'aborted'; cause: unknown } | undefined;
       try {
-        const res = await options.fetch(url, { method, headers, body, signal: controller.signal });
+        const res = await options.fetch(url, { method, headers, body, signal });
         status = res.status;
         if (status >= 400) retryAfter = res.headers.get('retry-after');
         text = await res.text();
       } catch (e) {
         text = '';
+        const timedOut = (group ?? controller)?.signal.reason === TIMEOUT;
         failure = { kind: timedOut ? 'timeout' : userSignal?.aborted ? 'aborted' : 'network', cause: e };
       } finally {
+        if (group !== undefined) timeouts.leave(group);
         if (timer !== undefined) clearTimeout(timer);
-        if (onUserAbort) userSignal!.removeEventListener('abort', onUserAbort);
+        if (onUserAbort !== undefined) userSignal!.removeEventListener('abort', onUserAbort);
       }
 
       if (failure === undefined && status >= 200 && status < 300) return parseBody(method, path, status, text, schema);

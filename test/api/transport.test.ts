@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { ApiError, clientFromEnv, createClient, type ClientOptions, type RetryInfo } from '../../src/api/index.js';
+import { TimeoutGroups } from '../../src/api/http.js';
 import { UsageError } from '../../src/util/errors.js';
 import { fx, instantClock, manualClock, startScripted, until, type Handler, type ScriptedServer } from './helpers.js';
 
@@ -254,6 +255,65 @@ describe('timeout and abort', () => {
     const e = await catchError(client.processorRuns.get('dpr_1', { signal: AbortSignal.abort() }));
     expect(e.kind).toBe('aborted');
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('shared timeout groups', () => {
+  test('concurrent calls share timeouts: the hanging ones time out, the answered ones succeed', async () => {
+    const { client } = await setup((_r, i) => (i % 2 === 1 ? { hang: true } : ok()), { timeoutMs: 1000, maxRetries: 0 });
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => client.processorRuns.get('dpr_1')));
+    const kinds = results.map((r) => (r.status === 'fulfilled' ? 'ok' : (r.reason as ApiError).kind)).sort();
+    expect(kinds).toEqual(['ok', 'ok', 'ok', 'ok', 'timeout', 'timeout', 'timeout', 'timeout']);
+  });
+
+  test('a call with its own signal still times out', async () => {
+    const { client } = await setup(() => ({ hang: true }), { timeoutMs: 50, maxRetries: 0 });
+    const e = await catchError(client.processorRuns.get('dpr_1', { signal: new AbortController().signal }));
+    expect(e).toMatchObject({ kind: 'timeout', retryable: true });
+  });
+
+  test('attempts within the window share a signal that fires one window after the timeout, never early', () => {
+    vi.useFakeTimers();
+    try {
+      const groups = new TimeoutGroups(() => Date.now()); // faked
+      const a = groups.join(1000);
+      vi.advanceTimersByTime(60);
+      const b = groups.join(1000);
+      expect(b).toBe(a);
+      vi.advanceTimersByTime(40); // the window (min(100 ms, a tenth of the timeout)) has passed
+      const c = groups.join(1000);
+      expect(c).not.toBe(a);
+      vi.advanceTimersByTime(999);
+      expect(a.signal.aborted).toBe(false); // b has run 1039 ms of its 1000: late is allowed, early is not
+      vi.advanceTimersByTime(1);
+      expect(a.signal.aborted).toBe(true);
+      expect(c.signal.aborted).toBe(false);
+      groups.leave(a);
+      groups.leave(a);
+      groups.leave(c);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test('a group takes at most 16 attempts, a different timeout opens its own group, and the last leave clears the timer', () => {
+    vi.useFakeTimers();
+    try {
+      const groups = new TimeoutGroups(() => 0);
+      const joined = Array.from({ length: 17 }, () => groups.join(5000));
+      expect(new Set(joined.slice(0, 16)).size).toBe(1);
+      expect(joined[16]).not.toBe(joined[0]);
+      const other = groups.join(100);
+      expect(other).not.toBe(joined[16]);
+      expect(vi.getTimerCount()).toBe(3);
+      for (const g of [...joined, other]) groups.leave(g);
+      expect(vi.getTimerCount()).toBe(0);
+      vi.advanceTimersByTime(10_000);
+      expect(joined.some((g) => g.signal.aborted) || other.signal.aborted).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
