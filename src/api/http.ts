@@ -5,11 +5,13 @@
  *
  * The hot path (a GET that succeeds at once) does: one string concat for the URL, a seat in a
  * shared timeout group (no AbortController or timer of its own, see TimeoutGroups), fetch,
- * text(), JSON.parse, safeParse. Headers are built once per client; schemas once per process.
+ * text(), JSON.parse, validate (zod, or once the schema is hot a compiled check without copies:
+ * fastValidate.ts). Headers are built once per client; schemas once per process.
  */
 import type { z } from 'zod';
 import { ApiError, describeIssues, httpError, invalidResponseError, isRetryableStatus, scrub } from './errors.js';
 import { backoffMs } from '../util/backoff.js';
+import { validate } from './fastValidate.js';
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -357,7 +359,7 @@ export function createTransport(options: TransportOptions): Transport {
     } catch (e) {
       throw invalidResponseError({ method, path, status, what: `${status} response is not JSON`, apiVersion: options.apiVersion, cause: e });
     }
-    const parsed = schema.safeParse(json);
+    const parsed = validate(schema, json);
     if (parsed.success) return parsed.data;
     const serviceError = (json as { success?: unknown; error?: unknown } | null);
     if (serviceError !== null && typeof serviceError === 'object' && serviceError.success === false && typeof serviceError.error === 'string') {
