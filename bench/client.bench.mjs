@@ -4,6 +4,8 @@
 // - the service's official SDK (npm extend-ai, a devDependency) pointed at the sandbox with only
 //   baseUrl and token, as a user would otherwise call the service,
 // - bare fetch + res.json() (the floor).
+// All three go through Node's global fetch and its default undici dispatcher (one keep-alive
+// pool, same settings); the client and the SDK each arm a timeout per request, bare fetch none.
 // Prints the sandbox's requests per second and, last, the client's wall time as ratios of bare
 // fetch (target <= 1.2x) and of the SDK (target < 1x).
 //
