@@ -47,6 +47,14 @@ export function defaultOutDir(from: string): string {
   return path.join('reports', name);
 }
 
+/** Removes the empty folders from `dir` up to `top` (the first one mkdir created). */
+async function removeCreated(dir: string, top: string): Promise<void> {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (!(await fsp.rmdir(d).then(() => true, () => false))) return;
+    if (d === path.resolve(top) || path.dirname(d) === d) return;
+  }
+}
+
 const f3 = (v: number | null | undefined): string => (v === null || v === undefined ? 'n/a' : v.toFixed(3));
 
 export default defineCommand<ReportArgs>({
@@ -88,33 +96,54 @@ export default defineCommand<ReportArgs>({
     const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
     if (argv.failOnRegression && !argv.baseline) throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
 
-    const { loadExport, loadBaseline } = await import('../report/load.js');
-    const { computeReport } = await import('../report/build.js');
-    const exp = await loadExport(argv.from);
-    const baseline = argv.baseline ? await loadBaseline(argv.baseline) : undefined;
-    if (exp.items.length > 20_000 && argv.bootstrap > 0) err(`computing ${argv.bootstrap} bootstrap resamples over ${exp.items.length} documents...`);
-    const report = computeReport(exp, {
-      sourceFile: path.basename(argv.from),
-      baseline,
-      gates,
-      gateOn: argv.gateOn,
-      failOnRegression: argv.failOnRegression,
-      pairBy: argv.pairBy,
-      minPaired: argv.minPaired,
-      equivalence: argv.equivalence,
-      maxFailedRate: argv.maxFailedRate,
-      confidence: argv.confidence,
-      targetAccuracy: argv.targetAccuracy,
-      fuzzyThreshold: argv.fuzzyThreshold,
-      numberTolerance: argv.numberTolerance,
-      bootstrap: argv.bootstrap,
-      seed: argv.seed,
-    });
-
+    const { openExport, loadBaseline } = await import('../report/load.js');
+    const { computeReportStream } = await import('../report/build.js');
+    const { FileDocuments, DiscardDocuments } = await import('../report/documents.js');
     const { writeReports } = await import('../report/write.js');
+    const exp = await openExport(argv.from);
+    const baseline = argv.baseline ? await loadBaseline(argv.baseline) : undefined;
+    const outDir = argv.outDir ?? defaultOutDir(argv.from);
+    // The document records are written while the documents are scored, beside report.json; on
+    // any error the temp file goes, and so do the folders this run created.
+    let documents: InstanceType<typeof FileDocuments> | undefined;
+    let made: string | undefined;
+    if (formats.includes('json')) {
+      made = await fsp.mkdir(outDir, { recursive: true });
+      documents = new FileDocuments(outDir);
+    }
+    let report;
+    let files;
+    try {
+      report = await computeReportStream(
+        exp.header,
+        exp.items,
+        {
+          sourceFile: path.basename(argv.from),
+          baseline,
+          gates,
+          gateOn: argv.gateOn,
+          failOnRegression: argv.failOnRegression,
+          pairBy: argv.pairBy,
+          minPaired: argv.minPaired,
+          equivalence: argv.equivalence,
+          maxFailedRate: argv.maxFailedRate,
+          confidence: argv.confidence,
+          targetAccuracy: argv.targetAccuracy,
+          fuzzyThreshold: argv.fuzzyThreshold,
+          numberTolerance: argv.numberTolerance,
+          bootstrap: argv.bootstrap,
+          seed: argv.seed,
+        },
+        documents ?? new DiscardDocuments(),
+      );
+      files = await writeReports(report, outDir, formats, documents);
+    } catch (e) {
+      documents?.abort();
+      if (made) await removeCreated(outDir, made);
+      throw e;
+    }
     const { renderMarkdown } = await import('../report/markdown.js');
-    const files = await writeReports(report, argv.outDir ?? defaultOutDir(argv.from), formats);
-    const written = files.map((f) => f.file);
+    const written = [...(documents ? [documents.target] : []), ...files.map((f) => f.file)];
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
     if (summaryFile) {
       try {

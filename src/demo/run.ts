@@ -18,7 +18,7 @@ import { runEvaluation, writeExport } from '../eval/index.js';
 import type { EvalResult } from '../eval/index.js';
 import type { Report, Verdict } from '../metrics/generated/report.js';
 import { createProcessor, publishProcessor, updateProcessor } from '../processors/index.js';
-import { computeReport, writeReports, type WrittenReport } from '../report/index.js';
+import { computeReport, MemoryDocuments, writeReports, type WrittenReport } from '../report/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { EvalkitError, InputError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
@@ -186,13 +186,18 @@ async function runDataset(d: DemoDataset, client: Client, baseUrl: string, token
   const cand = await evaluate(CANDIDATE_VERSION);
 
   // 5. The draft's report, 1.0 as its baseline, in every format.
-  const report = computeReport(cand.result.export, {
-    sourceFile: path.basename(cand.file),
-    baseline: { kind: 'export', file: path.basename(base.file), export: base.result.export },
-    bootstrap: opts.bootstrap,
-    targetAccuracy: DEMO_TARGET_ACCURACY,
-  });
-  const files = await writeReports(report, dir);
+  const documents = new MemoryDocuments();
+  const report = computeReport(
+    cand.result.export,
+    {
+      sourceFile: path.basename(cand.file),
+      baseline: { kind: 'export', file: path.basename(base.file), export: base.result.export },
+      bootstrap: opts.bootstrap,
+      targetAccuracy: DEMO_TARGET_ACCURACY,
+    },
+    documents,
+  );
+  const files = await writeReports(report, dir, undefined, documents);
   onEvent({ step: 'report', dataset: d, report, files, from: cand.file, baseline: base.file });
 
   const baselineReport = computeReport(base.result.export, { bootstrap: opts.bootstrap, sourceFile: path.basename(base.file) });

@@ -9,8 +9,16 @@ import { seededRandom } from '../util/random.js';
 export interface StatModel {
   /** Statistic names, e.g. `micro.f1`, `field:total.f1`. */
   keys: string[];
-  /** Per-document columns, each of length n. */
-  columns: Float64Array[];
+  /** Per-document columns, each of length n (or `width` and `materialize` instead). */
+  columns?: ArrayLike<number>[];
+  /** The number of columns, when they are materialized on demand. */
+  width?: number;
+  /**
+   * The asked columns, built on demand: a million documents x 100 columns of doubles would take
+   * 800 MB, so models over many documents build one group at a time and the bootstrap keeps
+   * only its blocks.
+   */
+  materialize?(cols: number[]): ArrayLike<number>[];
   /** Every statistic from the column sums, NaN where undefined (zero denominator). */
   compute(sums: Float64Array, out: Float64Array): void;
   /**
@@ -18,6 +26,20 @@ export interface StatModel {
    * and fn); every column in exactly one group. Default: each column alone.
    */
   groups?: number[][];
+}
+
+function widthOf(model: StatModel): number {
+  return model.columns?.length ?? model.width ?? 0;
+}
+
+function columnsOf(model: StatModel, cols: number[]): ArrayLike<number>[] {
+  if (model.columns) return cols.map((c) => (model.columns as ArrayLike<number>[])[c]);
+  if (!model.materialize) throw new Error('a statistic model needs columns or materialize');
+  return model.materialize(cols);
+}
+
+function groupsOf(model: StatModel): number[][] {
+  return model.groups ?? Array.from({ length: widthOf(model) }, (_, c) => [c]);
 }
 
 /**
@@ -29,9 +51,9 @@ export interface StatModel {
  */
 type Block =
   | { kind: 'sparse'; cols: number[]; modes: Float64Array; idx: Int32Array; dev: Float64Array }
-  | { kind: 'dense'; cols: number[]; values: Float64Array[] };
+  | { kind: 'dense'; cols: number[]; values: ArrayLike<number>[] };
 
-function modeOf(col: Float64Array): number {
+function modeOf(col: ArrayLike<number>): number {
   const freq = new Map<number, number>();
   let mode = 0;
   let best = 0;
@@ -47,8 +69,7 @@ function modeOf(col: Float64Array): number {
   return mode;
 }
 
-function blockOf(model: StatModel, cols: number[], n: number): Block {
-  const values = cols.map((c) => model.columns[c]);
+function blockOf(values: ArrayLike<number>[], cols: number[], n: number): Block {
   const modes = Float64Array.from(values.map(modeOf));
   const idx: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -137,12 +158,14 @@ function addBlock(b: Block, w: Int32Array, n: number, sums: Float64Array): void 
 
 /** The statistics on the documents as they are (every weight 1). */
 export function pointStats(model: StatModel): Float64Array {
-  const sums = new Float64Array(model.columns.length);
-  model.columns.forEach((c, i) => {
-    let s = 0;
-    for (let j = 0; j < c.length; j++) s += c[j];
-    sums[i] = s;
-  });
+  const sums = new Float64Array(widthOf(model));
+  for (const cols of groupsOf(model)) {
+    columnsOf(model, cols).forEach((c, g) => {
+      let s = 0;
+      for (let j = 0; j < c.length; j++) s += c[j];
+      sums[cols[g]] = s;
+    });
+  }
   const out = new Float64Array(model.keys.length);
   model.compute(sums, out);
   return out;
@@ -154,8 +177,8 @@ export function pointStats(model: StatModel): Float64Array {
  */
 export function bootstrap(models: StatModel[], n: number, B: number, seed: number): Float64Array[][] {
   const random = seededRandom(seed);
-  const blocks = models.map((m) => (m.groups ?? m.columns.map((_, c) => [c])).map((cols) => blockOf(m, cols, n)));
-  const sums = models.map((m) => new Float64Array(m.columns.length));
+  const blocks = models.map((m) => groupsOf(m).map((cols) => blockOf(columnsOf(m, cols), cols, n)));
+  const sums = models.map((m) => new Float64Array(widthOf(m)));
   const outs = models.map((m) => new Float64Array(m.keys.length));
   const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
   const w = new Int32Array(n);

@@ -1,7 +1,9 @@
 /** Renders a report in the asked formats and writes each file atomically under one folder. */
 import path from 'node:path';
 import type { Report } from '../metrics/generated/report.js';
-import { writeFileAtomic } from '../util/fs.js';
+import { InternalError } from '../util/errors.js';
+import { AtomicWriter } from '../util/fs.js';
+import { DOCUMENTS_FILE, FileDocuments, type MemoryDocuments } from './documents.js';
 import { checkReportJson } from './load.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
@@ -23,18 +25,40 @@ export interface WrittenReport {
 
 /**
  * Renders every asked format, checks the canonical JSON against schemas/report.schema.json, and
- * only then writes the files (each atomically): a renderer that fails, or a report that is not
- * valid, leaves nothing on disk.
+ * only then writes the files: a renderer that fails, or a report that is not valid, leaves
+ * nothing on disk. With report.json goes its side file of document records (`documents`: the
+ * sink computeReport wrote them to), renamed into place first so that a report.json never names
+ * a file that is not there.
  */
-export async function writeReports(report: Report, outDir: string, formats: readonly ReportFormat[] = REPORT_FORMATS): Promise<WrittenReport[]> {
+export async function writeReports(
+  report: Report,
+  outDir: string,
+  formats: readonly ReportFormat[] = REPORT_FORMATS,
+  documents?: MemoryDocuments | FileDocuments,
+): Promise<WrittenReport[]> {
   const rendered: WrittenReport[] = [];
-  let json: string | undefined;
-  for (const format of formats) {
-    const text = RENDERERS[format](report);
-    if (format === 'json') json = text;
-    rendered.push({ format, file: path.join(outDir, REPORT_FILE_NAMES[format]), text });
+  try {
+    let json: string | undefined;
+    for (const format of formats) {
+      const text = RENDERERS[format](report);
+      if (format === 'json') json = text;
+      rendered.push({ format, file: path.join(outDir, REPORT_FILE_NAMES[format]), text });
+    }
+    await checkReportJson(json ?? renderJson(report));
+    if (json !== undefined && !documents) throw new InternalError('report.json is written without its documents file; nothing was written');
+  } catch (e) {
+    if (documents instanceof FileDocuments) documents.abort();
+    throw e;
   }
-  await checkReportJson(json ?? renderJson(report));
-  for (const r of rendered) await writeFileAtomic(r.file, r.text);
+  const writer = new AtomicWriter();
+  const wantsJson = formats.includes('json');
+  if (documents instanceof FileDocuments) {
+    if (wantsJson) documents.commit();
+    else documents.abort();
+  } else if (documents && wantsJson) {
+    await writer.write(path.join(outDir, DOCUMENTS_FILE), documents.lines.map((l) => l + '\n'), { replace: true });
+  }
+  for (const r of rendered) await writer.write(r.file, r.text, { replace: true });
+  await writer.flush();
   return rendered;
 }
