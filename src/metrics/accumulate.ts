@@ -27,7 +27,7 @@ import { extractValues, ExtractScorer, FA, FD, FN, KINDS, planFromTree, TN, TP, 
 import { mergeValue, treeFromConfig } from './fields.js';
 import { ExtractRecord } from './records.js';
 import { ClusterSums, f1Score, proportion } from './stats.js';
-import { ExtractTable, META } from './table.js';
+import { CountStore, ExtractTable, META } from './table.js';
 
 export interface ScoreOptions {
   /** Receives each EXTRACT document's record as one line of JSON (keys sorted), in export order. */
@@ -160,7 +160,8 @@ class ConfidenceTrack {
   private readonly sources: readonly ConfidenceSource[];
   private logs: ConfidenceLog[] | undefined;
   private byDoc: ValuesByDocument[] | undefined;
-  private readonly early: ValuesByDocument = { start: [0], unit: [], conf: [] };
+  /** Before the first confidence: per document 1 when it predicted values (none with a confidence). */
+  private readonly early = new CountStore(1);
   private readonly earlyMissing: Int32Array;
   private readonly seen = new Set<ConfidenceSource>();
   private values: Float64Array[] = [];
@@ -195,7 +196,18 @@ class ConfidenceTrack {
 
   private start(): void {
     this.logs = this.sources.map(() => new ConfidenceLog(this.units));
-    this.byDoc = this.sources.map(() => ({ start: [...this.early.start], unit: [...this.early.unit], conf: [...this.early.conf] }));
+    this.byDoc = this.sources.map(() => {
+      const byDoc: ValuesByDocument = { start: [0], unit: [], conf: [] };
+      for (let d = 0; d < this.early.n; d++) {
+        // Values without confidence: one stands for all (the document is not straight-through).
+        if (this.early.get(d, 0)) {
+          byDoc.unit.push(0);
+          byDoc.conf.push(NaN);
+        }
+        byDoc.start.push(byDoc.unit.length);
+      }
+      return byDoc;
+    });
     for (const log of this.logs) log.missing.set(this.earlyMissing);
   }
 
@@ -213,13 +225,8 @@ class ConfidenceTrack {
             any = true;
           }
         }
-        // Values without confidence: one stands for all (the document is not straight-through).
-        if (any) {
-          this.early.unit.push(0);
-          this.early.conf.push(NaN);
-        }
-      }
-      this.early.start.push(this.early.unit.length);
+        this.early.push([any ? 1 : 0]);
+      } else this.early.push([0]);
       return;
     }
     for (let s = 0; s < this.logs.length; s++) {

@@ -65,6 +65,15 @@ export class CountStore {
   }
 }
 
+/**
+ * A copy of a string that shares no memory with the text it was parsed from: V8 may hand out a
+ * long string as a slice of its parent (the export's line and the chunk read), and an id kept
+ * for a million documents must not keep their lines alive.
+ */
+export function detach(s: string): string {
+  return s.length < 13 ? s : Buffer.from(s, 'utf16le').toString('utf16le');
+}
+
 /** Columns of the per-document scalars of an ExtractTable. */
 export const META = { correct: 0, failed: 1, unexpected: 2, straightThrough: 3 } as const;
 /** straightThrough in META: not known for this document. */
@@ -112,11 +121,12 @@ export class ExtractTable {
     this.counts.push(counts);
     if (this.exact) this.exact.push(exact as ArrayLike<number>);
     this.meta.push([doc.correct ? 1 : 0, doc.failed ? 1 : 0, doc.unexpected, doc.straightThrough === undefined ? ABSENT : doc.straightThrough ? 1 : 0]);
-    this.ids.push(doc.id);
+    const id = detach(doc.id);
+    this.ids.push(id);
     if (this.keys) {
-      const k: Pairable = { id: doc.id, fileId: doc.fileId };
-      if (doc.fileName !== undefined) k.fileName = doc.fileName;
-      if (doc.contentHash !== undefined) k.contentHash = doc.contentHash;
+      const k: Pairable = { id, fileId: detach(doc.fileId) };
+      if (doc.fileName !== undefined) k.fileName = detach(doc.fileName);
+      if (doc.contentHash !== undefined) k.contentHash = detach(doc.contentHash);
       this.keys.push(k);
     }
   }
