@@ -1,7 +1,11 @@
-// Client overhead: 5,000 GET /processor_runs/:id at concurrency 32 against the sandbox, through
-// the evalkit client (auth, version header, retry bookkeeping, timeout, zod parsing) and with
-// bare fetch + res.json() in the same run. Prints the sandbox's requests per second and, last,
-// the client's wall time as a ratio of bare fetch (target <= 1.2x).
+// Client overhead: 5,000 GET /processor_runs/:id at concurrency 32 against the sandbox, in the
+// same run and interleaved block by block, through
+// - the evalkit client (auth, version header, retry bookkeeping, timeout, zod parsing),
+// - the service's official SDK (npm extend-ai, a devDependency) pointed at the sandbox with only
+//   baseUrl and token, as a user would otherwise call the service,
+// - bare fetch + res.json() (the floor).
+// Prints the sandbox's requests per second and, last, the client's wall time as ratios of bare
+// fetch (target <= 1.2x) and of the SDK (target < 1x).
 //
 // The sandbox runs in a child process by default so that its CPU does not share the event loop
 // with the code being measured; `--in-process` starts it in this process instead.
@@ -20,6 +24,7 @@ const ROUNDS = numFlag('rounds', 3);
 const inProcess = hasFlag('in-process');
 
 const { createClient } = await import(pathToFileURL(path.join(dist, 'api', 'index.js')).href);
+const { ExtendClient } = await import('extend-ai');
 const sandboxModule = pathToFileURL(path.join(dist, 'sandbox', 'index.js')).href;
 
 async function startInChild() {
@@ -88,39 +93,42 @@ try {
     await res.json();
   };
   const viaClient = () => client.processorRuns.get(created.id);
+  const sdk = new ExtendClient({ baseUrl: sandbox.url, token: sandbox.token });
+  const viaSdk = async () => {
+    const r = await sdk.processorRun.get(created.id);
+    if (r.processorRun?.id !== created.id) throw new Error('the SDK got another run');
+  };
+  const sides = { bare, client: viaClient, sdk: viaSdk };
+  const names = Object.keys(sides);
 
-  // Warm up both paths (JIT, keep-alive sockets, zod's compiled parsers).
-  await timed(500, CONCURRENCY, bare);
-  await timed(500, CONCURRENCY, viaClient);
+  // Warm up every path (JIT, keep-alive sockets, zod's compiled parsers).
+  for (const n of names) await timed(500, CONCURRENCY, sides[n]);
 
-  // Each round sends REQUESTS per side in blocks of BLOCK, alternating sides block by block, so
-  // that load from other processes on the machine falls on both sides alike.
+  // Each round sends REQUESTS per side in blocks of BLOCK, the sides taking turns block by block
+  // (in a rotating order), so that load from other processes on the machine falls on all alike.
   const BLOCK = Math.min(500, REQUESTS);
-  const bareMs = [];
-  const clientMs = [];
+  const ms = Object.fromEntries(names.map((n) => [n, []]));
   for (let r = 0; r < ROUNDS; r++) {
-    let b = 0;
-    let c = 0;
+    const sum = Object.fromEntries(names.map((n) => [n, 0]));
     for (let done = 0, k = 0; done < REQUESTS; done += BLOCK, k++) {
       const n = Math.min(BLOCK, REQUESTS - done);
-      if ((k + r) % 2 === 0) {
-        b += await timed(n, CONCURRENCY, bare);
-        c += await timed(n, CONCURRENCY, viaClient);
-      } else {
-        c += await timed(n, CONCURRENCY, viaClient);
-        b += await timed(n, CONCURRENCY, bare);
+      for (let j = 0; j < names.length; j++) {
+        const name = names[(j + k + r) % names.length];
+        sum[name] += await timed(n, CONCURRENCY, sides[name]);
       }
     }
-    bareMs.push(b);
-    clientMs.push(c);
+    for (const n of names) ms[n].push(sum[n]);
   }
-  const b = bareMs.reduce((x, y) => x + y, 0) / ROUNDS;
-  const c = clientMs.reduce((x, y) => x + y, 0) / ROUNDS;
-  console.log(`rounds (ms): bare ${bareMs.map(Math.round).join(' ')}; client ${clientMs.map(Math.round).join(' ')}`);
-  console.log(`requests: ${REQUESTS} GET /processor_runs/:id per side x ${ROUNDS} rounds, concurrency ${CONCURRENCY}, blocks of ${BLOCK} alternating, sandbox ${inProcess ? 'in-process' : 'in a child process'}`);
+  const mean = (xs) => xs.reduce((x, y) => x + y, 0) / xs.length;
+  const b = mean(ms.bare);
+  const c = mean(ms.client);
+  const k = mean(ms.sdk);
+  console.log(`rounds (ms): ${names.map((n) => `${n} ${ms[n].map(Math.round).join(' ')}`).join('; ')}`);
+  console.log(`requests: ${REQUESTS} GET /processor_runs/:id per side x ${ROUNDS} rounds, concurrency ${CONCURRENCY}, blocks of ${BLOCK} taking turns, sandbox ${inProcess ? 'in-process' : 'in a child process'}`);
   console.log(`bare fetch: ${b.toFixed(0)} ms mean per ${REQUESTS} (${Math.round((REQUESTS / b) * 1000)} sandbox requests/s)`);
+  console.log(`SDK:        ${k.toFixed(0)} ms mean per ${REQUESTS} (${Math.round((REQUESTS / k) * 1000)} requests/s; extend-ai)`);
   console.log(`client:     ${c.toFixed(0)} ms mean per ${REQUESTS} (${Math.round((REQUESTS / c) * 1000)} requests/s)`);
-  console.log(`client: ${(c / b).toFixed(2)}x of bare fetch (target <= 1.2x)`);
+  console.log(`client: ${(c / b).toFixed(2)}x of bare fetch (target <= 1.2x); ${(c / k).toFixed(2)}x of the SDK (target < 1x)`);
 } finally {
   await sandbox.close();
 }

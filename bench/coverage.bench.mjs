@@ -1,4 +1,4 @@
-// Coverage of the report's 95% intervals on clustered data (README: Intervals). Seeded
+// Coverage of the report's 95% intervals on clustered data (docs/metrics.md: Intervals). Seeded
 // simulation: each dataset has D documents; document i has m_i outcomes (1 to 12, like fields and
 // line-item cells) and its own accuracy p_i ~ Beta(a, b) (one bad scan breaks many fields), so
 // outcomes within a document are correlated. Per outcome: right (TP) with probability p_i, else

@@ -25,18 +25,31 @@ export async function generate() {
   return `// @ts-nocheck\n/* eslint-disable */\n/* Generated from schemas/config-*.schema.json by scripts/gen-validators.mjs (npm run gen:validators). Do not edit. */\n${code}\n`;
 }
 
+// evalkit.config.json is read by every command: its validator is generated too (ajv itself takes
+// longer to import than the whole check).
+const SETTINGS_OUT = 'src/settings/generated/validator.ts';
+
+export async function generateSettings() {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, code: { source: true, esm: true } });
+  const schema = JSON.parse(await readFile(path.join(ROOT, 'schemas/evalkit-config.schema.json'), 'utf8'));
+  const code = standaloneCode.default(ajv, ajv.compile(schema)).replace(/^"use strict";/, '');
+  return `// @ts-nocheck\n/* eslint-disable */\n/* Generated from schemas/evalkit-config.schema.json by scripts/gen-validators.mjs (npm run gen:validators). Do not edit. */\n${code}\n`;
+}
+
 async function main(args) {
-  const want = await generate();
-  const file = path.join(ROOT, OUT);
-  const have = await readFile(file, 'utf8').catch(() => null);
-  if (have === want) return;
-  if (args.includes('--check')) {
-    console.error(`${OUT} is stale: run npm run gen:validators`);
-    process.exitCode = 1;
-    return;
+  for (const [out, make] of [[OUT, generate], [SETTINGS_OUT, generateSettings]]) {
+    const want = await make();
+    const file = path.join(ROOT, out);
+    const have = await readFile(file, 'utf8').catch(() => null);
+    if (have === want) continue;
+    if (args.includes('--check')) {
+      console.error(`${out} is stale: run npm run gen:validators`);
+      process.exitCode = 1;
+      continue;
+    }
+    await writeFile(file, want);
+    console.error(`wrote ${out}`);
   }
-  await writeFile(file, want);
-  console.error(`wrote ${OUT}`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main(process.argv.slice(2));

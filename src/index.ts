@@ -15,6 +15,10 @@ export { computeReport, loadExport, loadBaseline, parseExport, parseGates, rende
 export type { Report, ComputeReportOptions, BaselineInput, GateSpec } from './report/index.js';
 export { evaluateExport, matchExactString, matchFuzzyString, matchNumber, matchCurrency, matchDate, similarity, wilson, clusteredProportion, mcnemarExact, mcnemarMde, holm, benjaminiHochberg } from './metrics/index.js';
 export { pairDocuments } from './report/index.js';
+export { compareRuns, renderRunsHtml } from './report/index.js';
+export type { MultiRun, RunInput } from './report/index.js';
+export { historyEntry, detectRevision, appendHistory, readHistory, historySeries, renderHistoryText, renderHistoryHtml, sparkline } from './history/index.js';
+export type { HistoryEntry, HistoryView, MetricSeries, StoredEntry } from './history/index.js';
 export type { EvaluationExport, ExportItem } from './metrics/index.js';
 export { deriveExpectedSchema, validateExpected, createExpectedValidator, fixExpected, expectedSchemaToTypeScript, RULES as EXPECTED_RULES, parseCurrency, parseNumber, parseDate, parseBoolean, parseEnum, isIsoDate, isCurrencyCode, ISO_4217_CODES } from './expected/index.js';
 export type { Finding as ExpectedFinding, RuleId as ExpectedRuleId, Severity as ExpectedSeverity, ValidationResult as ExpectedValidationResult, ValidateOptions as ValidateExpectedOptions, DeriveOptions as DeriveExpectedSchemaOptions, FixResult as FixExpectedResult, Coerced, Currency, DateOrder } from './expected/index.js';

@@ -64,62 +64,24 @@ describe('writeFileAtomic', () => {
 });
 
 describe('CopyWriter', () => {
-  it('writes copies into new folders, in batches, calling back once per copy in write order', async () => {
+  it('writes copies into new folders, text and bytes as given, and leaves no temp file', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-copies-'));
     const w = new CopyWriter();
-    const done: Array<[number, string | undefined]> = [];
-    for (let i = 0; i < 100; i++) w.write(path.join(dir, `d${i % 3}`, `${i}.json`), i % 2 ? `{"i":${i}}` : Buffer.from(`\ufeff{"i":${i}}`), (e) => done.push([i, e]));
-    expect(w.pending).toBe(100);
-    await w.drain(10);
-    expect(w.pending).toBeLessThanOrEqual(10);
-    await w.close();
-    expect(done).toEqual(Array.from({ length: 100 }, (_, i) => [i, undefined]));
+    for (let i = 0; i < 12; i++) expect(w.write(path.join(dir, `d${i % 3}`, `${i}.json`), i % 2 ? `{"i":${i}}` : `\ufeff{"i":${i}}`)).toBeUndefined();
     expect(readdirSync(dir).sort()).toEqual(['d0', 'd1', 'd2']);
     expect(readdirSync(path.join(dir, 'd1')).filter((f) => f.startsWith('.'))).toEqual([]);
     expect(readFileSync(path.join(dir, 'd1/7.json'), 'utf8')).toBe('{"i":7}');
-    expect(readFileSync(path.join(dir, 'd0/6.json'), 'utf8')).toBe('\ufeff{"i":6}');
+    expect(readFileSync(path.join(dir, 'd0/6.json'))).toEqual(Buffer.from('\ufeff{"i":6}'));
   });
 
-  it('reports a copy that cannot be written by its error code, removes its temp file and writes the others', async () => {
+  it('reports a copy that cannot be written by its error code, removes its temp file and writes the others', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-copies-'));
     mkdirSync(path.join(dir, 'b.json', 'x'), { recursive: true });
     const w = new CopyWriter();
-    const done: Record<string, string | undefined> = {};
-    for (const name of ['a.json', 'b.json', 'c.json']) w.write(path.join(dir, name), name, (e) => (done[name] = e));
-    await w.close();
+    const done = Object.fromEntries(['a.json', 'b.json', 'c.json'].map((name) => [name, w.write(path.join(dir, name), name)]));
     expect(done).toEqual({ 'a.json': undefined, 'b.json': 'EISDIR', 'c.json': undefined });
     expect(readdirSync(dir).sort()).toEqual(['a.json', 'b.json', 'c.json']);
     expect(readFileSync(path.join(dir, 'c.json'), 'utf8')).toBe('c.json');
-  });
-
-  it('throttle: nothing to wait for under 1,024 pending copies; past that, waits until a quarter are left', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-copies-'));
-    const w = new CopyWriter();
-    let written = 0;
-    for (let i = 0; i < 1023; i++) w.write(path.join(dir, `${i}.json`), '{}', () => written++);
-    expect(w.throttle()).toBeUndefined();
-    w.write(path.join(dir, 'last.json'), '{}', () => written++);
-    const wait = w.throttle();
-    expect(wait).toBeInstanceOf(Promise);
-    await wait;
-    expect(w.pending).toBeLessThanOrEqual(256);
-    await w.close();
-    expect(written).toBe(1024);
-    expect(readdirSync(dir)).toHaveLength(1024);
-  });
-
-  it('fails every copy after its worker is gone instead of waiting forever', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-copies-'));
-    const w = new CopyWriter();
-    w.write(path.join(dir, 'a.json'), 'a', () => undefined);
-    await w.close();
-    const after = await new Promise<string | undefined>((resolve) => {
-      w.write(path.join(dir, 'b.json'), 'b', resolve);
-      w.flush();
-    });
-    expect(after).toBe('copy writer stopped');
-    await w.drain();
-    expect(readdirSync(dir)).toEqual(['a.json']);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import type { ExitCode } from '../util/errors.js';
+import { UsageError, type ExitCode } from '../util/errors.js';
+import { out } from './io.js';
 
 /**
  * One CLI command: yargs wiring plus a typed async run() that returns the exit code.
@@ -15,6 +16,8 @@ export interface EvalkitCommand<A = Record<string, unknown>> {
   /** A command group's subcommands (`evalkit eval run`); their exit codes reach main like any command's. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each subcommand has its own argv type
   subcommands?: ReadonlyArray<EvalkitCommand<any>>;
+  /** Subcommands wired by the builder itself (not through `subcommands`), for listings and completion. */
+  listing?: ReadonlyArray<{ command: string; describe: string }>;
 }
 
 export function defineCommand<A>(cmd: EvalkitCommand<A>): EvalkitCommand<A> {
@@ -34,4 +37,19 @@ export function toYargs<A>(cmd: EvalkitCommand<A>, onExit: (code: ExitCode) => v
       onExit(await cmd.run(argv));
     },
   };
+}
+
+/**
+ * A command group run without its subcommand (`evalkit eval`) lists the subcommands on stdout
+ * and exits 0, as `git remote` does; an unknown one is a usage error naming the known ones.
+ */
+export function listSubcommands(group: string, given: unknown, subs: ReadonlyArray<{ command: string | readonly string[]; describe: string }>): ExitCode {
+  const names = subs.map((s) => (Array.isArray(s.command) ? s.command[0] : (s.command as string)).split(' ')[0]);
+  if (given !== undefined && given !== '') {
+    throw new UsageError(`unknown ${group} command "${String(given)}"`, { hint: `choose one of ${names.join(', ')}; run evalkit ${group} --help` });
+  }
+  const width = Math.max(...names.map((n) => n.length));
+  const lines = [`evalkit ${group} commands:`, ...subs.map((s, i) => `  ${names[i].padEnd(width)}  ${s.describe}`), `Run \`evalkit ${group} <command> --help\` for its options.`];
+  out(lines.join('\n'));
+  return 0;
 }

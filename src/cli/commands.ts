@@ -1,17 +1,42 @@
 import type { EvalkitCommand } from './command.js';
-import migrate from './migrate.js';
-import validate from './validate.js';
-import schema from './schema.js';
-import sandbox from './sandbox.js';
-import report from './report.js';
-import dataset from './dataset.js';
-import evalCommand from './eval.js';
-import demo from './demo.js';
-import webhooks from './webhooks.js';
-import processors from './processors.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command has its own argv type
 export type AnyCommand = EvalkitCommand<any>;
 
-/** Every command of the CLI, in the order `--help` lists them. One line per command module. */
-export const commands: AnyCommand[] = [migrate, validate, schema, processors, dataset, evalCommand, report, sandbox, webhooks, demo];
+type Loader = () => Promise<{ default: AnyCommand }>;
+
+/**
+ * Every command of the CLI, in the order `--help` lists them: its name and how to load its module.
+ * Modules are loaded only when needed (as changesets' cli.ts does), so `evalkit migrate` never
+ * loads what `evalkit sandbox` needs, and `evalkit --version` loads no command at all.
+ */
+export const COMMAND_MODULES: ReadonlyArray<readonly [name: string, load: Loader]> = [
+  ['init', () => import('./init.js')],
+  ['config', () => import('./config.js')],
+  ['migrate', () => import('./migrate.js')],
+  ['validate', () => import('./validate.js')],
+  ['schema', () => import('./schema.js')],
+  ['processors', () => import('./processors.js')],
+  ['dataset', () => import('./dataset.js')],
+  ['eval', () => import('./eval.js')],
+  ['report', () => import('./report.js')],
+  ['history', () => import('./history.js')],
+  ['ci', () => import('./ci.js')],
+  ['sandbox', () => import('./sandbox.js')],
+  ['webhooks', () => import('./webhooks.js')],
+  ['demo', () => import('./demo.js')],
+];
+
+const NAMES = new Set(COMMAND_MODULES.map(([name]) => name));
+
+/** The commands `args` needs: the one it names; none for a bare `--version`; else every one (help, completion, a typo). */
+export async function loadCommands(args: readonly string[]): Promise<AnyCommand[]> {
+  const named = args.find((a) => NAMES.has(a));
+  const wanted = named !== undefined ? COMMAND_MODULES.filter(([name]) => name === named) : args.length === 1 && (args[0] === '--version' || args[0] === '-v') ? [] : COMMAND_MODULES;
+  return Promise.all(wanted.map(async ([, load]) => (await load()).default));
+}
+
+/** Every command, loaded (for tests and documentation tools). */
+export function loadAllCommands(): Promise<AnyCommand[]> {
+  return Promise.all(COMMAND_MODULES.map(async ([, load]) => (await load()).default));
+}

@@ -11,11 +11,11 @@ import type { FetchLike } from '../api/index.js';
 import type { ExistingItem, RowFinding, Tally, UploadProgress, UploadResult } from '../dataset/index.js';
 import { EvalkitError, InputError, UsageError, type ExitCode } from '../util/errors.js';
 import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
-import { defineCommand, type EvalkitCommand } from './command.js';
+import { defineCommand, listSubcommands, type EvalkitCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 
 interface UploadArgs {
-  csv: string;
+  csv?: string;
   evaluationSet?: string;
   createSet?: string;
   processor?: string;
@@ -62,12 +62,13 @@ function sub<A>(cmd: EvalkitCommand<A>): CommandModule<object, A> {
 }
 
 const upload = defineCommand<UploadArgs>({
-  command: 'upload <csv>',
+  // Optional for yargs so that evalkit.config.json's "csv" can name it (checked in runUpload).
+  command: 'upload [csv]',
   describe: 'create or update evaluation set items from a CSV: typed, validated before any write, resumable',
   builder: (y) =>
     y
       .version(false)
-      .positional('csv', { type: 'string', demandOption: true, describe: 'the CSV: one row per document; file paths are relative to it' })
+      .positional('csv', { type: 'string', describe: 'the CSV: one row per document; file paths are relative to it (default: the config file\'s "csv")' })
       .option('evaluation-set', { alias: 'e', type: 'string', describe: 'target: an existing evaluation set id' })
       .option('create-set', { type: 'string', describe: 'target: the set of this name under --processor (created if the processor has none)' })
       .option('processor', { type: 'string', describe: 'with --create-set: the processor id' })
@@ -188,6 +189,8 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
 async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode> {
   const dataset = await import('../dataset/index.js');
   const expected = await import('../expected/index.js');
+  if (argv.csv === undefined || argv.csv.trim() === '') throw new UsageError('name the CSV to upload', { hint: 'evalkit dataset upload data.csv, or set "csv" in evalkit.config.json' });
+  const csv = argv.csv;
   if (argv.v !== undefined) throw new UsageError('-v is not an option of dataset upload', { hint: 'the processor version is --version V (draft, latest, 1.0 or a version id); `evalkit --version` prints evalkit\'s own version' });
   if (argv.version !== undefined && argv.version.trim() === '') throw new UsageError('--version needs a value', { hint: 'pass --version draft, latest, a published number such as 1.0, or a version id' });
   if (argv.version !== undefined && argv.config !== undefined) throw new UsageError('--version picks the config on the service; --config replaces it', { hint: 'drop one of --version and --config' });
@@ -224,7 +227,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   let result: UploadResult;
   try {
     result = await dataset.uploadDataset({
-      csv: argv.csv,
+      csv,
       delimiter,
       map,
       coerce: { currency, decimalComma: argv.decimalComma || undefined, dateOrder: argv.dateOrder },
@@ -260,7 +263,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   }
 
   if (argv.format === 'json') outJson(result);
-  else render(result, argv.csv, dataset.formatFinding);
+  else render(result, csv, dataset.formatFinding);
   return exitOf(result);
 }
 
@@ -418,7 +421,6 @@ interface GroupArgs {
 }
 
 export default defineCommand<GroupArgs>({
-  // The subcommand is optional for yargs so that a missing one gets demandCommand's message.
   command: 'dataset [command]',
   describe: 'evaluation set data: upload a CSV as items, download a set as a CSV, harvest reviewed runs as items',
   builder: (y) =>
@@ -426,12 +428,10 @@ export default defineCommand<GroupArgs>({
       .command(sub(upload))
       .command(sub(download))
       .command(sub(harvest))
-      .demandCommand(1, 'name a dataset command: upload, download, harvest')
       .example('$0 dataset upload data.csv --evaluation-set ev_123', 'sync a set with a CSV')
       .example('$0 dataset download -e ev_123 --out data.csv --files files', 'the set as a CSV and its files')
       .example('$0 dataset harvest -p dp_123 --reviewed -e ev_123', "reviewers' corrections as new items") as unknown as Argv<GroupArgs>,
-  // yargs runs the subcommand's handler; this one only runs for an unknown subcommand.
-  run: async (argv) => {
-    throw new UsageError(`unknown dataset command "${String(argv.command)}"`, { hint: 'run evalkit dataset --help' });
-  },
+  // yargs runs the subcommand's handler; this one runs for none (a list) or an unknown one.
+  listing: [upload, download, harvest].map((c) => ({ command: c.command as string, describe: c.describe })),
+  run: async (argv) => listSubcommands('dataset', argv.command, [upload, download, harvest]),
 });

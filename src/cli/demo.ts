@@ -55,8 +55,11 @@ function equivalents(e: DemoEvent): string[] {
       const opts = `${o.fuzzyMatchFields.length ? ` --fuzzy-match-fields ${sh(o.fuzzyMatchFields.join(','))}` : ''}${o.excludeFields.length ? ` --exclude-fields ${sh(o.excludeFields.join(','))}` : ''}`;
       return [`evalkit eval run --evaluation-set ${e.evaluationSetId} --version ${e.version}${opts} --out ${sh(rel(e.file))}`];
     }
+    case 'config':
+      return [];
     case 'report':
-      return [`evalkit report --from ${sh(rel(e.from))} --baseline ${sh(rel(e.baseline))}${e.report.calibration?.targetAccuracy ? ` --target-accuracy ${e.report.calibration.targetAccuracy}` : ''} --out-dir ${sh(rel(path.dirname(e.files[0]?.file ?? e.from)))}`];
+      // The export, baseline, target accuracy and folder come from the demo's config file.
+      return [`evalkit report --config-file ${sh(rel(e.settingsFile))} --dataset ${sh(e.dataset.name)}   # = --from ${sh(rel(e.from))} --baseline ${sh(rel(e.baseline))}${e.report.calibration?.targetAccuracy ? ` --target-accuracy ${e.report.calibration.targetAccuracy}` : ''} --out-dir ${sh(rel(path.dirname(e.files[0]?.file ?? e.from)))}`];
   }
 }
 
@@ -66,6 +69,8 @@ function describe(e: DemoEvent): string[] {
   switch (e.step) {
     case 'sandbox':
       return [`sandbox: ${e.url} in memory, engine ${e.engine} (simulated outputs with seeded errors)`];
+    case 'config':
+      return [`config: ${rel(e.file)} with a section per dataset (${e.datasets.join(', ')}); the evaluations and reports take their settings from it`];
     case 'migrate': {
       const r = e.result;
       const ops = r.patch.map((op) => `    ${JSON.stringify(op)}`);

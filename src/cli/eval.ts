@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import type { EvalProgress, EvalResult, ExportFileFormat } from '../eval/index.js';
 import { InputError, UsageError, type ExitCode } from '../util/errors.js';
-import { defineCommand } from './command.js';
+import { defineCommand, listSubcommands } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
 
@@ -17,6 +17,7 @@ interface OutputArgs {
   timeout: string;
   progress?: boolean;
   format: 'text' | 'json';
+  metadata?: string;
 }
 
 interface RunArgs extends OutputArgs {
@@ -131,7 +132,9 @@ function interruptible(): { signal: AbortSignal; release: () => void } {
 
 async function execute(a: OutputArgs, work: (cb: { signal: AbortSignal; onProgress: (p: EvalProgress) => void; onNotice: (m: string) => void }) => Promise<EvalResult>, defaultName: (r: EvalResult) => string): Promise<ExitCode> {
   const target = await outputTarget(a);
-  const { writeExport, defaultExportPath } = await import('../eval/index.js');
+  const { writeExport, defaultExportPath, readMetadataCsv, attachMetadata } = await import('../eval/index.js');
+  // Read before any run is made: a bad CSV costs nothing.
+  const metadata = a.metadata !== undefined ? await readMetadataCsv(a.metadata) : undefined;
   const progress = progressReporter({ enabled: a.progress ?? true });
   const stop = interruptible();
   let result: EvalResult;
@@ -148,6 +151,12 @@ async function execute(a: OutputArgs, work: (cb: { signal: AbortSignal; onProgre
   } finally {
     progress.stop();
     stop.release();
+  }
+  if (metadata) {
+    const m = attachMetadata(result.export.items, metadata);
+    const note = `${m.matched} of ${result.export.items.length} item(s) described by ${metadata.file} (metadata ${metadata.keys.join(', ')})`;
+    if (m.unmatched > 0) err(`evalkit: warning: ${note}; ${m.unmatched} match no row (by file id, content hash or file name) or rows that disagree`);
+    else if (a.format !== 'json') err(`evalkit: ${note}`);
   }
   const file = target.file ?? defaultExportPath(defaultName(result), target.format);
   const written = await writeExport(file, result.export, target.format);
@@ -204,6 +213,7 @@ function outputOptions(y: Argv): Argv {
     .option('jsonl', { type: 'boolean', default: false, describe: 'write JSON Lines (a header line, then one item per line): for large sets' })
     .option('timeout', { type: 'string', default: '1h', describe: 'how long to wait for the runs: seconds, or 90s, 15m, 2h' })
     .option('progress', { type: 'boolean', describe: 'progress on stderr (default: a bar on a terminal, a line every 5 s otherwise; --no-progress: none)' })
+    .option('metadata', { type: 'string', describe: "the upload CSV whose metadata.KEY columns describe the items: joined into the export for `report --slice-by metadata.KEY`" })
     .option('format', { ...formatOption, describe: 'summary on stdout: human text, or JSON with stable sorted keys' });
 }
 
@@ -224,9 +234,11 @@ const run = defineCommand<RunArgs>({
         .option('priority', { type: 'number', describe: 'run priority 1-100, lower served first under rate limiting (service default 50)' }),
     )
       .example('$0 eval run -e ev_123', 'latest version; writes reports/ev_123-<version>.json')
+      .example('$0 eval run --version draft', 'the set, fields and export path from evalkit.config.json (docs/configuration.md)')
       .example('$0 eval run -e ev_123 --version draft --out draft.json && $0 report --from draft.json', 'evaluate the draft and report on it')
       .example('$0 eval run -e ev_123 --config candidate.json --out candidate.jsonl', 'a config that is not saved anywhere yet (one processor run per item)')
       .example('$0 eval run -e ev_123 --fuzzy-match-fields vendor.name --exclude-fields notes --format json', 'evaluation options; machine-readable summary')
+      .example('$0 eval run -e ev_123 --metadata data.csv', "items carry the CSV's metadata.* columns, for report --slice-by")
       .example('$0 eval run -e ev_123 --strategy per-item --concurrency 4 --priority 80 --timeout 2h', 'against a service without evaluation runs, gently') as unknown as Argv<RunArgs>,
   run: async (a) => {
     const { runEvaluation } = await import('../eval/index.js');
@@ -278,15 +290,13 @@ const exportCmd = defineCommand<ExportArgs>({
 });
 
 export default defineCommand<{ command?: string }>({
-  command: 'eval <command>',
+  command: 'eval [command]',
   describe: 'evaluation runs: run a processor version on an evaluation set, or export an existing run, for `evalkit report`',
   builder: (y) =>
     y
-      .demandCommand(1, 'name an eval command: run, export')
       .example('$0 eval run -e ev_123 --version draft', 'evaluate the draft on the set')
       .example('$0 eval export --batch-run bpr_123', 'export an evaluation run made elsewhere') as unknown as Argv<{ command?: string }>,
   subcommands: [run, exportCmd],
-  run: async (argv) => {
-    throw new UsageError(`unknown eval command "${String(argv.command)}"`, { hint: 'run evalkit eval --help' });
-  },
+  // yargs runs a subcommand's handler; this one runs for none (a list) or an unknown one.
+  run: async (argv) => listSubcommands('eval', argv.command, [run, exportCmd]),
 });

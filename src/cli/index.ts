@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-import { hideBin } from 'yargs/helpers';
+import { createRequire } from 'node:module';
+import type * as YargsHelpers from 'yargs/helpers';
+import { removeLiveTempsSync } from '../util/fs.js';
 import { main } from './main.js';
+
+// The CommonJS helpers, as main.ts loads yargs' CommonJS build: one copy of yargs-parser, not two.
+const { hideBin } = createRequire(import.meta.url)('yargs/helpers') as typeof YargsHelpers;
 
 // A reader that goes away (`evalkit migrate DIR | head -1`) ends the command quietly, as Unix
 // tools do: exit 0, no stack trace. Writes are atomic, so stopping mid-run tears no file.
@@ -11,4 +16,19 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-process.exitCode = await main(hideBin(process.argv));
+// Ctrl-C: exit 130 (128 + SIGINT), as shells report it, with this run's temp files removed and
+// the files it was writing left as they were. A command that stops itself on Ctrl-C (sandbox,
+// webhooks listen) has its own listener: it closes cleanly, and then main's code becomes 130.
+// A second Ctrl-C does not wait.
+let interrupted = false;
+process.on('SIGINT', () => {
+  const again = interrupted;
+  interrupted = true;
+  if (!again && process.listenerCount('SIGINT') > 1) return;
+  removeLiveTempsSync();
+  process.stderr.write('evalkit: interrupted\n');
+  process.exit(130);
+});
+
+const code = await main(hideBin(process.argv));
+process.exitCode = interrupted ? 130 : code;

@@ -1,5 +1,6 @@
 import { redact } from '../util/secrets.js';
 import { stableStringify } from '../util/json.js';
+import { paint } from './style.js';
 
 /** Results go to stdout. */
 export function out(text: string): void {
@@ -17,6 +18,12 @@ export function outJson(value: unknown): void {
 export function err(text: string): void {
   flushOut();
   process.stderr.write(escapeControls(redact(text.endsWith('\n') ? text : text + '\n')));
+}
+
+/** err() with a label in colour (on a terminal that wants it): `evalkit:` of an error line. */
+export function errLabel(label: string, style: 'red' | 'yellow', text: string): void {
+  flushOut();
+  process.stderr.write(paint([style, 'bold'], label, 'stderr') + ' ' + escapeControls(redact(text.endsWith('\n') ? text : text + '\n')));
 }
 
 // C0 controls but tab and line feed, DEL, C1 controls, and the bidirectional overrides and

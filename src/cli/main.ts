@@ -1,11 +1,12 @@
-import type { Argv } from 'yargs';
+import type { Argv, MiddlewareFunction } from 'yargs';
 import type yargsFactory from 'yargs';
 import { createRequire } from 'node:module';
 import { EvalkitError, UsageError, type ExitCode } from '../util/errors.js';
 import { redact } from '../util/secrets.js';
 import { toYargs } from './command.js';
-import { err } from './io.js';
-import { commands } from './commands.js';
+import { err, errLabel, out } from './io.js';
+import { loadAllCommands, loadCommands, type AnyCommand } from './commands.js';
+import { setMachineOutput, setQuiet } from './style.js';
 
 const require = createRequire(import.meta.url);
 // yargs' ESM build wraps help text at a fixed character count, cutting words in half; its
@@ -16,7 +17,7 @@ const pkg = require('../../package.json') as { version: string };
 /** Flags that were renamed: using the old name fails with a message naming the new one. */
 const RENAMED_FLAGS: Record<string, string> = {};
 
-function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
+function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c: ExitCode) => void): Argv {
   let parser: Argv = yargs(args)
     .scriptName('evalkit')
     .usage('$0 <command> [options]\n\nMigrate processor configs, manage processors and versions, validate expected outputs, upload, download and harvest evaluation sets, and report evaluation runs.')
@@ -27,10 +28,11 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
     .strict()
     .demandCommand(1, 'name a command; run `evalkit --help` to list them')
     .recommendCommands()
-    .completion('completion', 'print a bash/zsh completion script')
+    .completion('completion', 'print a bash/zsh completion script; `completion fish` prints a fish script')
     .epilogue(
       'Exit codes: 0 success, 1 findings (check failed, invalid items, gate failed), 2 usage or input error.\n' +
-        'Environment: EVALKIT_BASE_URL, EVALKIT_API_TOKEN, EVALKIT_API_VERSION (see README).',
+        'Environment: EVALKIT_BASE_URL, EVALKIT_API_TOKEN, EVALKIT_API_VERSION (see README).\n' +
+        'Settings: evalkit.config.json (evalkit init writes one; evalkit config show prints what applies).',
     )
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, e) => {
@@ -43,7 +45,27 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
       group: 'Service:',
       describe: 'base address of the service or of `evalkit sandbox` (default: $EVALKIT_BASE_URL); the token is read from $EVALKIT_API_TOKEN only',
     })
+    .option('config-file', {
+      type: 'string',
+      global: true,
+      group: 'Config:',
+      describe: 'settings file (default: the nearest evalkit.config.json in this folder or one above); flags override it (docs/configuration.md)',
+    })
+    .option('dataset', {
+      type: 'string',
+      global: true,
+      group: 'Config:',
+      describe: "which of the config file's datasets the command works on (implied when it has one)",
+    })
+    .option('quiet', {
+      alias: 'q',
+      type: 'boolean',
+      global: true,
+      describe: 'no progress and no tally on success; errors and the results asked for still print',
+    })
     .middleware((argv) => {
+      setQuiet(argv.quiet === true);
+      setMachineOutput(argv.format === 'json');
       for (const [old, now] of Object.entries(RENAMED_FLAGS)) {
         if (old in argv) throw new UsageError(`--${old} was renamed to --${now}`);
       }
@@ -52,7 +74,10 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
         if (!/^https?:\/\/[^/]/.test(argv.baseUrl)) throw new UsageError(`--base-url "${argv.baseUrl}" is not an http(s) address`, { hint: 'for example --base-url http://127.0.0.1:8787' });
         process.env.EVALKIT_BASE_URL = argv.baseUrl;
       }
-    }, true);
+    }, true)
+    // After the flags above: a flag that set EVALKIT_BASE_URL wins over the file.
+    // yargs passes itself as the second argument (for the parsed and declared options); @types/yargs leaves it out.
+    .middleware((async (argv: Record<string, unknown>, y: Argv) => (await import('./settings.js')).applySettings(argv, y)) as unknown as MiddlewareFunction, true);
   // -v/--version are evalkit's version at the top level only: validate and dataset upload define
   // their own --version (a processor version), which a global -v would silently alias. yargs
   // documents .global(keys, false); @types/yargs only types the one-argument form.
@@ -64,17 +89,25 @@ function buildParser(args: string[], onExit: (c: ExitCode) => void): Argv {
 /** Runs the CLI and returns the exit code; never calls process.exit. */
 export async function main(args: string[]): Promise<ExitCode> {
   let exitCode: ExitCode = 0;
+  // Bare `evalkit` is a request for help, not a mistake.
+  if (args.length === 0) args = ['--help'];
   try {
-    await buildParser(args, (c) => (exitCode = c)).parseAsync();
+    if (args[0] === 'completion' && args[1] === 'fish') {
+      if (args.length > 2) throw new UsageError(`completion fish takes no more arguments (got ${args.slice(2).join(' ')})`);
+      const { fishCompletion } = await import('./completion.js');
+      out(fishCompletion(await loadAllCommands()));
+      return 0;
+    }
+    await buildParser(args, await loadCommands(args), (c) => (exitCode = c)).parseAsync();
     return exitCode;
   } catch (e) {
     if (e instanceof EvalkitError) {
-      err(`evalkit: ${e.describe()}`);
+      errLabel('evalkit:', e.exitCode === 1 ? 'yellow' : 'red', e.describe());
       if (e instanceof UsageError) err('Run with --help for usage and examples.');
       return e.exitCode;
     }
     const msg = e instanceof Error ? (process.env.EVALKIT_DEBUG ? (e.stack ?? e.message) : e.message) : String(e);
-    err(`evalkit: unexpected error: ${redact(msg)}\n  hint: rerun with EVALKIT_DEBUG=1 for details; if it persists, report it`);
+    errLabel('evalkit:', 'red', `unexpected error: ${redact(msg)}\n  hint: rerun with EVALKIT_DEBUG=1 for details; if it persists, report it`);
     return 2;
   }
 }

@@ -3,6 +3,7 @@ import { formatLocation, UsageError, type ExitCode } from '../util/errors.js';
 import type { FileResult } from '../config/files.js';
 import { MAPPING } from '../config/mapping.js';
 import { LAYOUTS, NEW_LAYOUT, PROCESSOR_TYPES, type Layout, type ProcessorType } from '../config/types.js';
+import { isQuiet } from './style.js';
 import { defineCommand } from './command.js';
 import { err, formatOption, out, outGathered, outJson } from './io.js';
 
@@ -80,18 +81,21 @@ export default defineCommand<MigrateArgs>({
       results.push(result);
       // Nothing is "dry" about stdin: the result is on stdout.
       report(results, argv, mode === 'check' ? 'check' : 'write', err);
-      return exitCode(results, mode);
+      return exitCode(countResults(results), mode);
     }
 
     const { jobs, missing } = await core.collectFiles(paths, { outDir: argv.outDir, ignore: argv.ignore });
     for (const m of missing) m.to = argv.to;
     const text = argv.format === 'text';
-    // A line per file: gathered into fewer writes (see outGathered).
-    const print = text ? outGathered : () => undefined;
-    for (const m of missing) {
-      results.push(m);
-      if (text) printResult(m, mode, print);
-    }
+    // In text mode a file's result is printed and then only counted: over thousands of files,
+    // keeping every result would only make work for the garbage collector.
+    const tally = { migrated: 0, unchanged: 0, error: 0 };
+    const take = (r: FileResult) => {
+      tally[r.status]++;
+      if (text) printResult(r, mode, outGathered);
+      else results.push(r);
+    };
+    for (const m of missing) take(m);
     // Results are printed in file order as soon as the files before them are done.
     const done: Array<FileResult | undefined> = new Array(jobs.length);
     let next = 0;
@@ -100,20 +104,27 @@ export default defineCommand<MigrateArgs>({
       while (next < jobs.length && done[next]) {
         const ready = done[next]!;
         done[next++] = undefined;
-        results.push(ready);
-        if (text) printResult(ready, mode, print);
+        take(ready);
       }
     });
-    report(results, argv, mode, out, !text);
-    return exitCode(results, mode);
+    report(results, argv, mode, out, !text, tally);
+    return exitCode(tally, mode);
   },
 });
 
 type Mode = 'dry-run' | 'check' | 'write' | 'out-dir';
 
-function exitCode(results: readonly FileResult[], mode: Mode): ExitCode {
-  if (results.some((r) => r.status === 'error')) return 2;
-  if (mode === 'check' && results.some((r) => r.status === 'migrated')) return 1;
+type Tally = Record<FileResult['status'], number>;
+
+function countResults(results: readonly FileResult[]): Tally {
+  const tally = { migrated: 0, unchanged: 0, error: 0 };
+  for (const r of results) tally[r.status]++;
+  return tally;
+}
+
+function exitCode(tally: Tally, mode: Mode): ExitCode {
+  if (tally.error) return 2;
+  if (mode === 'check' && tally.migrated) return 1;
   return 0;
 }
 
@@ -157,9 +168,7 @@ function printResult(r: FileResult, mode: Mode, print: (s: string) => void): voi
   if (lines.length) print(lines.join('\n'));
 }
 
-function report(results: readonly FileResult[], argv: MigrateArgs, mode: Mode, print: (s: string) => void, json = argv.format === 'json'): void {
-  const tally = { migrated: 0, unchanged: 0, error: 0 };
-  for (const r of results) tally[r.status]++;
+function report(results: readonly FileResult[], argv: MigrateArgs, mode: Mode, print: (s: string) => void, json = argv.format === 'json', tally = countResults(results)): void {
   if (json) {
     const files = results.map((r) => ({ ...r, patch: mode === 'write' || mode === 'out-dir' || r.status !== 'error' ? r.patch : [] }));
     if (print === err) err(JSON.stringify({ mode, to: argv.to, tally, files }));
@@ -169,5 +178,5 @@ function report(results: readonly FileResult[], argv: MigrateArgs, mode: Mode, p
   if (print === err) for (const r of results) printResult(r, 'write', err);
   const suffix =
     mode === 'dry-run' ? ' (dry run: nothing written; --write rewrites in place, --out-dir DIR writes copies)' : mode === 'check' && tally.migrated ? ` (check: ${tally.migrated} need${tally.migrated === 1 ? 's' : ''} migration)` : '';
-  print(`${tally.migrated} migrated, ${tally.unchanged} unchanged, ${tally.error} error${tally.error === 1 ? '' : 's'}${suffix}`);
+  if (!isQuiet()) print(`${tally.migrated} migrated, ${tally.unchanged} unchanged, ${tally.error} error${tally.error === 1 ? '' : 's'}${suffix}`);
 }

@@ -5,8 +5,7 @@
 import type { Argv } from 'yargs';
 import type { ProcessorType, ProcessorVersion } from '../api/index.js';
 import type { ConfigChange } from '../processors/index.js';
-import { UsageError } from '../util/errors.js';
-import { defineCommand } from './command.js';
+import { listSubcommands, defineCommand } from './command.js';
 import { formatOption, out, outJson } from './io.js';
 
 const TYPES = ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const;
@@ -210,16 +209,14 @@ const diff = defineCommand<DiffArgs>({
 });
 
 export default defineCommand<{ command?: string }>({
-  command: 'processors <command>',
+  command: 'processors [command]',
   describe: 'processors and their versions: list, get, create, update the draft, publish, versions, diff',
   builder: (y) =>
     y
-      .demandCommand(1, 'name a processors command: list, get, create, update, publish, versions, diff')
       .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create from a saved config (either layout)')
       .example('$0 processors publish dp_123 --release major', 'publish the draft as 1.0')
       .example('$0 processors diff dp_123 1.0 draft', 'what the draft changes') as unknown as Argv<{ command?: string }>,
   subcommands: [list, get, create, update, publish, versions, diff],
-  run: async (argv) => {
-    throw new UsageError(`unknown processors command "${String(argv.command)}"`, { hint: 'run evalkit processors --help' });
-  },
+  // yargs runs a subcommand's handler; this one runs for none (a list) or an unknown one.
+  run: async (argv) => listSubcommands('processors', argv.command, [list, get, create, update, publish, versions, diff]),
 });

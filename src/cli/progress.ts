@@ -5,6 +5,7 @@
 import type { SingleBar } from 'cli-progress';
 import { redact } from '../util/secrets.js';
 import { escapeControls } from './io.js';
+import { isQuiet } from './style.js';
 
 export interface ProgressState {
   /** What is going on: "runs", "batch", "collect". */
@@ -41,7 +42,7 @@ export function fmtDuration(ms: number): string {
 }
 
 export function progressReporter(opts: ProgressOptions): ProgressReporter {
-  if (!opts.enabled) return { update: () => undefined, stop: () => undefined };
+  if (!opts.enabled || isQuiet()) return { update: () => undefined, stop: () => undefined };
   const now = opts.now ?? (() => performance.now());
   const started = now();
   if (opts.tty ?? process.stderr.isTTY) return barReporter();

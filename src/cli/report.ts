@@ -3,14 +3,20 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
 import { REPORT_FORMATS as FORMATS, type ReportFormat } from '../report/write.js';
+import type { MultiRun } from '../metrics/generated/report.js';
 import { defineCommand } from './command.js';
 import { err, out } from './io.js';
+import { isQuiet, paint } from './style.js';
 
 interface ReportArgs {
-  from: string;
+  from?: string[];
+  runs?: string;
+  history?: string;
   baseline?: string;
   outDir?: string;
-  format: string[];
+  formats: string[];
+  format: string | string[];
+  stepSummary: boolean;
   failUnder: string[];
   gate: string[];
   gateOn: 'point' | 'lower';
@@ -21,10 +27,12 @@ interface ReportArgs {
   maxFailedRate?: number;
   confidence?: 'logprobs' | 'ocr' | 'review' | 'min';
   targetAccuracy?: number;
+  sliceBy: string[];
   fuzzyThreshold: number;
   numberTolerance: number;
   bootstrap: number;
   seed: number;
+  exportErrors?: string;
 }
 
 export function parseFormats(list: readonly string[]): ReportFormat[] {
@@ -34,11 +42,25 @@ export function parseFormats(list: readonly string[]): ReportFormat[] {
     if (f === '') continue;
     const norm = f === 'markdown' ? 'md' : f === 'xml' ? 'junit' : f;
     if (!(FORMATS as readonly string[]).includes(norm)) {
-      throw new UsageError(`--format: unknown report format "${item}"`, { hint: `choose from ${FORMATS.join(', ')} (comma-separated; default all)` });
+      throw new UsageError(`--formats: unknown report format "${item}"`, { hint: `choose from ${FORMATS.join(', ')} (comma-separated; default all)` });
     }
     set.add(norm as ReportFormat);
   }
   return FORMATS.filter((f) => set.has(f));
+}
+
+/**
+ * `--format` is what goes to stdout (text or json), as for every command. Before, it named the
+ * report files: that spelling (`--format md,junit`) fails and names `--formats`, the new flag.
+ */
+export function parseOutputFormat(value: string | readonly string[]): 'text' | 'json' {
+  const list = (Array.isArray(value) ? value : [value]).flatMap((s) => String(s).split(',')).map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  if (list.length === 1 && (list[0] === 'text' || list[0] === 'json')) return list[0];
+  const fileFormats = ['json', 'md', 'markdown', 'html', 'junit', 'xml'];
+  if (list.length > 0 && list.every((f) => fileFormats.includes(f))) {
+    throw new UsageError(`--format ${list.join(',')}: the report files are now chosen by --formats; --format is the output on stdout (text or json)`, { hint: `write --formats ${list.join(',')}` });
+  }
+  throw new UsageError(`--format "${list.join(',')}" is not an output format`, { hint: 'choose text or json; the report files are chosen by --formats json,md,html,junit' });
 }
 
 /** reports/<export name>: the export's file name without .json/.jsonl/.ndjson. */
@@ -62,10 +84,14 @@ export default defineCommand<ReportArgs>({
   describe: 'compute metrics with confidence intervals from an evaluation export (no network), compare with a baseline, write json/md/html/junit reports and check gates',
   builder: (y) =>
     y
-      .option('from', { type: 'string', demandOption: true, describe: 'evaluation export (JSON, or JSONL with a header line) written by `evalkit eval run/export`' })
+      .option('from', { type: 'string', array: true, describe: 'evaluation export (JSON, or JSONL with a header line) written by `evalkit eval run/export`; repeat it for runs side by side (the first is the reference)' })
+      .option('runs', { type: 'string', describe: 'a folder of exports of the same set, side by side (sorted by name, after any --from; the first is the reference)' })
+      .option('history', { type: 'string', describe: 'also add this report\'s summary to the history folder DIR (one JSON file per report; `evalkit history show DIR`)' })
       .option('baseline', { type: 'string', describe: 'earlier report.json or export to compare with (documents paired by item id, file id, file name, content hash)' })
       .option('out-dir', { type: 'string', describe: 'folder for the reports (default reports/<export name>)' })
-      .option('format', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'reports to write: json, md, html, junit (comma-separated)' })
+      .option('formats', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'report files to write: json, md, html, junit (comma-separated)' })
+      .option('format', { alias: 'f', type: 'string', default: 'text', describe: 'output on stdout: text (a summary), or json (the report itself, as in report.json)' })
+      .option('step-summary', { type: 'boolean', default: true, describe: 'append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (--no-step-summary: leave it to `evalkit ci github`)' })
       .option('fail-under', { type: 'string', array: true, default: [] as string[], describe: 'gate METRIC=THRESHOLD, e.g. micro.f1=0.9, field:total.recall=0.95, accuracy=0.8 (repeatable)' })
       .option('gate', { type: 'string', array: true, default: [] as string[], describe: "gate METRIC<=N or METRIC>=N: cost and latency (latency.p95<=30000, credits.mean<=4) or any --fail-under metric (repeatable)" })
       .option('gate-on', { choices: ['point', 'lower'] as const, default: 'point' as const, describe: 'gate on the point estimate or on the lower bound of the 95% interval' })
@@ -76,49 +102,80 @@ export default defineCommand<ReportArgs>({
       .option('max-failed-rate', { type: 'number', describe: 'gate: fail when more than this share of the runs failed (0 to 1)' })
       .option('confidence', { choices: ['logprobs', 'ocr', 'review', 'min'] as const, describe: 'which confidence of the output metadata to judge (default: logprobs where present, else ocr, else review)' })
       .option('target-accuracy', { type: 'number', describe: 'auto-accept thresholds: per field the lowest confidence whose accepted values reach this accuracy on the Wilson lower bound' })
+      .option('slice-by', { type: 'string', array: true, default: [] as string[], describe: 'slice the metrics by metadata.KEY (item metadata), fileType, or pageCount[:1;3;10] buckets; flags slices significantly worse than the rest (repeatable)' })
       .option('fuzzy-threshold', { type: 'number', default: 0.9, describe: 'normalised Levenshtein similarity at which fuzzy fields match' })
       .option('number-tolerance', { type: 'number', default: 1e-6, describe: 'relative tolerance for numbers' })
       .option('bootstrap', { type: 'number', default: 2000, describe: 'bootstrap resamples for F1 intervals and baseline deltas (0 turns it off)' })
       .option('seed', { type: 'number', default: 1, describe: 'seed of the bootstrap; the same seed gives the same report' })
+      .option('export-errors', { type: 'string', describe: 'also write every wrong outcome (FA, FN, FD) with expected and predicted values to this .csv or .jsonl, worst documents first' })
       .example('$0 report --from exports/invoices.json', 'write reports/invoices/report.{json,md,html,junit.xml}')
+      .example('$0 report --dataset invoices', 'the export, baseline, gates and settings of that dataset of evalkit.config.json (docs/configuration.md)')
       .example('$0 report --from run.jsonl --baseline reports/main/report.json --fail-on-regression', 'fail only on significant regressions')
       .example('$0 report --from run.json --fail-under micro.f1=0.9 --fail-under field:total.recall=0.95 --gate-on lower', 'gate on interval lower bounds')
-      .example('$0 report --from run.json --format md,junit --out-dir out/', 'only the Markdown and JUnit reports')
+      .example('$0 report --from run.json --formats md,junit --out-dir out/', 'only the Markdown and JUnit reports')
+      .example('$0 report --from run.json --format json | jq .gates.passed', 'the report JSON on stdout')
       .example('$0 report --from new-set.json --baseline old-set.json --pair-by name --min-paired 100%', 'a re-created set: pair by file name, all documents must pair')
       .example('$0 report --from run.json --max-failed-rate 0.02', 'fail when more than 2% of the runs failed')
       .example("$0 report --from run.json --gate 'latency.p95<=30000' --gate 'credits.mean<=4'", 'gate on latency and cost')
+      .example('$0 report --from run.json --slice-by metadata.vendor --slice-by pageCount', 'metrics per vendor and per page-count bucket, worse slices flagged')
+      .example('$0 report --from 1.0.json --from 1.0-again.json --from draft.json', 'runs side by side: each against the first, held to the spread between the two 1.0 runs')
+      .example('$0 report --from run.json --history .evalkit-history', 'add the summary to the history; `evalkit history show .evalkit-history`')
+      .example('$0 report --from run.json --export-errors errors.csv', 'the wrong outcomes for relabeling; upload the corrected file with `evalkit dataset upload`')
       .example('$0 report --from run.json --target-accuracy 0.99', 'per field the confidence above which values can be accepted without review') as unknown as Argv<ReportArgs>,
   async run(argv) {
-    const formats = parseFormats(argv.format);
-    if (formats.length === 0) throw new UsageError('--format: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
+    const output = parseOutputFormat(argv.format);
+    const formats = parseFormats(argv.formats);
+    if (formats.length === 0) throw new UsageError('--formats: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
+    const errorsFormat = argv.exportErrors ? (await import('../report/errors.js')).errorsFormatOf(argv.exportErrors) : undefined;
     const { parseGates } = await import('../report/gates.js');
     const { parseGateExpressions } = await import('../report/gates.js');
     const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
     if (argv.failOnRegression && !argv.baseline) throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
 
-    const { openExport, loadBaseline } = await import('../report/load.js');
-    const { computeReportStream } = await import('../report/build.js');
-    const { FileDocuments, DiscardDocuments } = await import('../report/documents.js');
-    const { writeReports } = await import('../report/write.js');
-    const exp = await openExport(argv.from);
-    const baseline = argv.baseline ? await loadBaseline(argv.baseline) : undefined;
-    const outDir = argv.outDir ?? defaultOutDir(argv.from);
-    // The document records are written while the documents are scored, beside report.json; on
-    // any error the temp file goes, and so do the folders this run created.
-    let documents: InstanceType<typeof FileDocuments> | undefined;
-    let made: string | undefined;
-    if (formats.includes('json')) {
-      made = await fsp.mkdir(outDir, { recursive: true });
-      documents = new FileDocuments(outDir);
+    // A config file's `from` is one path; the flag may be repeated.
+    const fromList = argv.from === undefined ? [] : ([] as string[]).concat(argv.from);
+    const files = [...fromList];
+    if (argv.runs !== undefined) {
+      const { listRunExports } = await import('../report/runs-files.js');
+      const listed = await listRunExports(argv.runs);
+      if (listed.length === 0) throw new UsageError(`--runs ${argv.runs}: no export (.json, .jsonl, .ndjson) in the folder`, { hint: 'write exports there with `evalkit eval run --out`' });
+      files.push(...listed.filter((f) => !files.some((g) => path.resolve(g) === path.resolve(f))));
     }
+    if (files.length === 0) throw new UsageError('name the evaluation export with --from (or a folder of them with --runs)', { hint: 'evalkit report --from reports/ev_123-1.0.json' });
+    const from = files[0];
+
+    const { openExport, loadExport, loadBaseline } = await import('../report/load.js');
+    const { computeReportStream } = await import('../report/build.js');
+    const { FileDocuments } = await import('../report/documents.js');
+    const { writeReports, EXPLORER_MAX_DOCUMENTS } = await import('../report/write.js');
+    const exp = await openExport(from);
+    const others = [];
+    for (const f of files.slice(1)) others.push({ file: path.basename(f), export: await loadExport(f) });
+    const baseline = argv.baseline ? await loadBaseline(argv.baseline) : undefined;
+    // Revision first: the reports and the history entry are written only once everything is ready.
+    const revision = argv.history !== undefined ? await (await import('../history/git.js')).detectRevision() : undefined;
+    const outDir = argv.outDir ?? (fromList.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
+    // JUnit's `file`: the config file the gates came from, the dataset's CSV (evalkit.config.json).
+    const { settingsSources } = await import('./settings.js');
+    const junitFiles = { gates: settingsSources().gatesFile, dataset: settingsSources().csv };
+    // The explorer's History tab: the entries already in the store (this report's is added after).
+    const history = argv.history !== undefined && formats.includes('html') ? await (await import('../history/index.js')).readHistory(argv.history).then((h) => h.entries, () => undefined) : undefined;
+
+    // The document records are written while the documents are scored, to a temp file beside
+    // report.json; on any error it goes, and so do the folders this run created.
+    const made = await fsp.mkdir(outDir, { recursive: true });
+    const documents = new FileDocuments(outDir);
     let report;
-    let files;
+    let writtenReports;
+    let errorsText: string | undefined;
+    let errorsCount = 0;
     try {
       report = await computeReportStream(
         exp.header,
         exp.items,
         {
-          sourceFile: path.basename(argv.from),
+          sourceFile: path.basename(from),
+          ...(others.length ? { runs: others } : {}),
           baseline,
           gates,
           gateOn: argv.gateOn,
@@ -129,30 +186,66 @@ export default defineCommand<ReportArgs>({
           maxFailedRate: argv.maxFailedRate,
           confidence: argv.confidence,
           targetAccuracy: argv.targetAccuracy,
+          sliceBy: argv.sliceBy,
           fuzzyThreshold: argv.fuzzyThreshold,
           numberTolerance: argv.numberTolerance,
           bootstrap: argv.bootstrap,
           seed: argv.seed,
         },
-        documents ?? new DiscardDocuments(),
+        documents,
       );
-      files = await writeReports(report, outDir, formats, documents);
+      // The export's values, read a second time, for what shows them: the explorer (up to the
+      // documents it lists) and the errors file.
+      const withValues = (formats.includes('html') && report.summary.documents <= EXPLORER_MAX_DOCUMENTS) || errorsFormat !== undefined;
+      const full = withValues ? await loadExport(from) : undefined;
+      const shownBaseline = baseline?.kind === 'stream' ? undefined : baseline;
+      // The errors file is rendered before the first report is written (all or nothing).
+      if (argv.exportErrors && errorsFormat && full) {
+        const { errorRows, renderErrors } = await import('../report/errors.js');
+        const rows = errorRows({ report, documents: documents.records(), export: full, ...(shownBaseline ? { baseline: shownBaseline } : {}) });
+        errorsCount = rows.length;
+        errorsText = renderErrors(rows, errorsFormat, baseline?.kind === 'stream' ? 'export' : baseline?.kind);
+      }
+      writtenReports = await writeReports(report, outDir, formats, {
+        junit: { files: junitFiles },
+        ...(full ? { export: full } : {}),
+        ...(shownBaseline ? { baseline: shownBaseline } : {}),
+        ...(history?.length ? { history } : {}),
+        documents,
+      });
     } catch (e) {
-      documents?.abort();
+      documents.abort();
       if (made) await removeCreated(outDir, made);
       throw e;
     }
     const { renderMarkdown } = await import('../report/markdown.js');
-    const written = [...(documents ? [documents.target] : []), ...files.map((f) => f.file)];
+    const { renderJson } = await import('../report/json.js');
+    const written = [...(formats.includes('json') ? [documents.target] : []), ...writtenReports.map((f) => f.file)];
+    if (argv.history !== undefined && revision) {
+      const { historyEntry, appendHistory } = await import('../history/index.js');
+      written.push(await appendHistory(argv.history, historyEntry(report, { time: new Date(), ...revision, versionId: exp.header.processor.versionId })));
+    }
+    if (argv.exportErrors && errorsText !== undefined) {
+      const { writeFileAtomic } = await import('../util/fs.js');
+      await writeFileAtomic(argv.exportErrors, errorsText);
+      written.push(`${argv.exportErrors} (${errorsCount} wrong outcome(s))`);
+    }
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
-    if (summaryFile) {
+    if (summaryFile && argv.stepSummary) {
       try {
-        await fsp.appendFile(summaryFile, (files.find((f) => f.format === 'md')?.text ?? renderMarkdown(report)) + '\n');
+        await fsp.appendFile(summaryFile, (writtenReports.find((f) => f.format === 'md')?.text ?? renderMarkdown(report)) + '\n');
       } catch (e) {
         err(`evalkit: warning: could not append to GITHUB_STEP_SUMMARY (${summaryFile}): ${(e as Error).message}`);
       }
     }
 
+    for (const w of report.warnings) err(`evalkit: warning: ${w}`);
+    for (const w of report.baseline?.warnings ?? []) err(`evalkit: warning: baseline: ${w}`);
+    if (output === 'json') {
+      for (const w of report.slices?.warnings ?? []) err(`evalkit: warning: ${w}`);
+      out(writtenReports.find((f) => f.format === 'json')?.text ?? renderJson(report));
+      return report.gates.passed ? 0 : 1;
+    }
     const p = report.source.processor;
     const lines: string[] = [`${report.type} ${JSON.stringify(p.name || p.id)} ${p.version}: ${report.summary.documents} documents, ${report.summary.failed} failed run(s)`];
     if (report.extract) {
@@ -181,7 +274,17 @@ export default defineCommand<ReportArgs>({
       if (cal.straightThrough) line += ` · straight-through at ${cal.targetAccuracy}: ${f3(cal.straightThrough.value)} of documents`;
       lines.push(line);
     }
-    for (const w of report.warnings) err(`evalkit: warning: ${w}`);
+    if (report.slices) {
+      const s = report.slices;
+      for (const g of s.groups) {
+        const bad = g.slices.filter((x) => x.flagged);
+        lines.push(
+          `slices by ${g.key}: ${g.slices.length} slice(s)` +
+            (bad.length ? `; significantly worse ${s.metric}: ${bad.map((x) => `${JSON.stringify(x.label)} ${f3(x.metrics[s.metric]?.value)} vs ${f3(x.rest)} (p Holm ${x.pHolm?.toPrecision(2)})`).join(', ')}` : '; none significantly worse'),
+        );
+      }
+      for (const w of s.warnings) err(`evalkit: warning: ${w}`);
+    }
     if (report.baseline) {
       const b = report.baseline;
       const k = b.pairing.byKey;
@@ -189,11 +292,24 @@ export default defineCommand<ReportArgs>({
       lines.push(`baseline ${b.file}: ${b.paired} paired of ${b.pairing.current} current, ${b.pairing.baseline} baseline${keys.length ? ` (${keys.join(', ')})` : ''}`);
       lines.push(`  ${b.tally.regressed} regressed, ${b.tally.improved} improved, ${b.tally.inconclusive} inconclusive, ${b.tally.no_change} no change, ${b.tally.not_comparable} not comparable`);
       if (b.onlyInCurrent.length) lines.push(`  unpaired in this run: ${b.onlyInCurrent.slice(0, 10).join(', ')}${b.onlyInCurrent.length > 10 ? `, ... (${b.onlyInCurrent.length} in all)` : ''}`);
-      for (const w of b.warnings) err(`evalkit: warning: baseline: ${w}`);
-      for (const k of report.gates.regressed) lines.push(`regressed: ${k}`);
+      for (const k of report.gates.regressed) lines.push(`${paint('yellow', 'regressed:')} ${k}`);
     }
-    for (const g of report.gates.results) lines.push(g.passed ? `pass ${g.gate} (${g.metric === 'baseline.paired' ? g.value : f3(g.value)})` : `FAIL ${g.gate}: ${g.reason ?? ''}`);
-    if (report.gates.failOnRegression && report.gates.regressed.length) lines.push(`FAIL --fail-on-regression: ${report.gates.regressed.length} significant regression(s)`);
+    if (report.runs) lines.push(...runsLines(report.runs));
+    const fails: string[] = [];
+    const fail = (line: string): void => {
+      fails.push(`${paint(['red', 'bold'], 'FAIL')} ${line}`);
+      lines.push(fails[fails.length - 1]);
+    };
+    for (const g of report.gates.results) {
+      if (g.passed) lines.push(`${paint('green', 'pass')} ${g.gate} (${g.metric === 'baseline.paired' ? g.value : f3(g.value)})`);
+      else fail(`${g.gate}: ${g.reason ?? ''}`);
+    }
+    if (report.gates.failOnRegression && report.gates.regressed.length) fail(`--fail-on-regression: ${report.gates.regressed.length} significant regression(s)`);
+    // --quiet: what failed, nothing on success.
+    if (isQuiet()) {
+      if (fails.length) out(fails.join('\n'));
+      return report.gates.passed ? 0 : 1;
+    }
     lines.push(`wrote ${written.join(', ')}`);
     const failedGates = report.gates.results.filter((g) => !g.passed).length;
     const regressionFailed = report.gates.failOnRegression && report.gates.regressed.length > 0;
@@ -207,3 +323,19 @@ export default defineCommand<ReportArgs>({
     return report.gates.passed ? 0 : 1;
   },
 });
+
+function runsLines(runs: MultiRun): string[] {
+  const r0 = runs.runs[0];
+  const groups = runs.repeatGroups.map((g) => `${g.label} (${g.runs.map((i) => `#${i}`).join(', ')})`);
+  const lines = [`runs: ${runs.runs.length} side by side on ${runs.paired} document(s) in every run; reference #0 ${r0.file} ${r0.processor.version}${groups.length ? `; repeats: ${groups.join(', ')}` : ''}`];
+  for (const c of runs.comparisons) {
+    const t = c.tally;
+    const r = runs.runs[c.run];
+    lines.push(
+      `  #${c.run} ${r.file} ${r.processor.version} vs #0: ${t.regressed} regressed, ${t.improved} improved, ${t.inconclusive} inconclusive, ${t.no_change} no change, ${t.not_comparable} not comparable` +
+        (c.withinSpread.length ? ` (${c.withinSpread.length} within the run-to-run spread)` : ''),
+    );
+  }
+  for (const w of runs.warnings) err(`evalkit: warning: runs: ${w}`);
+  return lines;
+}

@@ -67,7 +67,7 @@ export default defineCommand<SandboxArgs>({
           "  const client = new ExtendClient({ baseUrl: 'http://127.0.0.1:8787', token });",
           "  const run = await client.processorRun.create({ processorId, rawText: 'Total: 7' });",
           '',
-          'See README "evalkit sandbox" for the SDK methods and their status.',
+          'See docs/sandbox-api.md for the SDK methods and their status.',
         ].join('\n'),
       ) as unknown as Argv<SandboxArgs>,
   async run(argv) {

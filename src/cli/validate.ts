@@ -5,6 +5,7 @@ import type { ConfigSource, Finding, ProcessorType } from '../expected/index.js'
 import { SETTLED_BY_FLAG } from '../expected/rules.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { walkFiles } from '../util/walk.js';
+import { isQuiet } from './style.js';
 import { defineCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 
@@ -156,7 +157,8 @@ export default defineCommand<ValidateArgs>({
     if (argv.format === 'json') {
       outJson({ config: { origin: source.origin, type: source.type }, files: results, summary });
     } else {
-      out(renderText(results, summary, argv.fix));
+      const text = renderText(results, summary, argv.fix);
+      if (text) out(text);
     }
     if (summary.inputErrors > 0) return 2;
     return summary.errors > 0 ? 1 : 0;
@@ -221,8 +223,9 @@ function renderText(results: FileResult[], s: Summary, fixing: boolean): string 
   parts.push(`${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}${s.fixable && !fixing ? ` (${s.fixable} fixable with --fix)` : ''}`);
   if (fixing) parts.push(`${s.fixed} fixed`);
   if (s.inputErrors) parts.push(`${plural(s.inputErrors, 'file')} not readable`);
-  lines.push(parts.join('; '));
-  return lines.join('\n');
+  // --quiet: the findings, without the tally.
+  if (!isQuiet()) lines.push(parts.join('; '));
+  return lines.join('\n').replace(/\n+$/, '');
 }
 
 interface Input {

@@ -7,13 +7,14 @@
 import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
 import { sortKeysDeep } from '../util/json.js';
-import { defineCommand } from './command.js';
+import { isQuiet } from './style.js';
+import { defineCommand, listSubcommands } from './command.js';
 import { err, out } from './io.js';
 
 export const SECRET_ENV = 'EVALKIT_WEBHOOK_SECRET';
 
 interface WebhooksArgs {
-  action: 'listen';
+  action?: 'listen';
   port: number;
   host: string;
   secret?: string;
@@ -21,8 +22,11 @@ interface WebhooksArgs {
   maxEvents?: number;
 }
 
+const LISTING = [{ command: 'listen', describe: 'run a receiver that verifies webhook events and prints them as JSON lines' }];
+
 export default defineCommand<WebhooksArgs>({
-  command: 'webhooks <action>',
+  listing: LISTING,
+  command: 'webhooks [action]',
   describe: 'webhook events: `listen` receives, verifies and prints them (JSON lines), for wiring up an endpoint',
   builder: (y) =>
     (y as Argv<object>)
@@ -37,9 +41,10 @@ export default defineCommand<WebhooksArgs>({
       .example('$0 sandbox --webhooks hooks.json', 'send the sandbox\'s events here: hooks.json lists {"url": "http://127.0.0.1:9000", "secret": ...}')
       .epilogue(
         'Signatures: hex HMAC-SHA256(secret, "v0:" + timestamp + ":" + raw body) in x-service-webhook-signature, the unix timestamp in ' +
-          'x-service-webhook-timestamp. Answers 200 (verified), 401 (unsigned, expired, future, tampered), 400 (malformed headers or body). See README "evalkit webhooks listen".',
+          'x-service-webhook-timestamp. Answers 200 (verified), 401 (unsigned, expired, future, tampered), 400 (malformed headers or body). See docs/webhooks.md.',
       ) as unknown as Argv<WebhooksArgs>,
   async run(argv) {
+    if (argv.action === undefined) return listSubcommands('webhooks', undefined, LISTING);
     const secret = argv.secret ?? process.env[SECRET_ENV];
     if (!secret) throw new UsageError('no webhook secret', { hint: `set ${SECRET_ENV} (or pass --secret) to the endpoint's signing secret` });
     if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError('--port must be an integer from 0 to 65535');
@@ -79,10 +84,10 @@ export default defineCommand<WebhooksArgs>({
         err(`evalkit webhooks listen: rejected ${info.method} ${info.path} with ${reason.status}: ${reason.kind}: ${reason.message}`);
       },
     });
-    err(`evalkit webhooks listen: listening on ${listener.url} (secret from ${argv.secret ? '--secret' : SECRET_ENV}); Ctrl-C stops`);
+    if (!isQuiet()) err(`evalkit webhooks listen: listening on ${listener.url} (secret from ${argv.secret ? '--secret' : SECRET_ENV}); Ctrl-C stops`);
     await stopped;
     await listener.close();
-    err(`evalkit webhooks listen: ${verified} verified, ${rejected} rejected${duplicates ? `, ${duplicates} duplicate${duplicates === 1 ? '' : 's'}` : ''}`);
+    if (!isQuiet()) err(`evalkit webhooks listen: ${verified} verified, ${rejected} rejected${duplicates ? `, ${duplicates} duplicate${duplicates === 1 ? '' : 's'}` : ''}`);
     return rejected > 0 ? 1 : 0;
   },
 });

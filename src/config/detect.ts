@@ -93,10 +93,10 @@ function inferType(config: Record<string, unknown>, site: Site): ProcessorType |
  * 2025-04-21, neither -> null (the config reads the same in both), both -> InputError.
  */
 export function detectLayout(config: Record<string, unknown>, type: ProcessorType, site: Site): Layout | null {
-  const olds = oldOnlyKeys(type).filter((k) => config[k] !== undefined);
-  const news = newOnlyKeys(type).filter((k) => config[k] !== undefined);
+  const olds = present(config, oldOnlyKeys(type));
+  const news = present(config, newOnlyKeys(type));
   if (olds.length && news.length) {
-    const name = (keys: string[]) => keys.map((k) => at(site, k).pointer).join(', ');
+    const name = (keys: readonly string[]) => keys.map((k) => at(site, k).pointer).join(', ');
     throw new InputError(`mixed layouts in one ${type} config: ${name(olds)} (${OLD_LAYOUT}) and ${name(news)} (${NEW_LAYOUT})`, {
       location: at(site, olds[0]),
       hint: 'keep one layout per config: rename the old keys as in the mapping table (evalkit migrate --help), or remove the duplicates',
@@ -106,6 +106,14 @@ export function detectLayout(config: Record<string, unknown>, type: ProcessorTyp
   if (news.length) return NEW_LAYOUT;
   return null;
 }
+
+/** The keys of `keys` that `config` has (with a value), without allocating when it has none. */
+function present(config: Record<string, unknown>, keys: readonly string[]): readonly string[] {
+  let out: string[] | undefined;
+  for (const k of keys) if (config[k] !== undefined) (out ??= []).push(k);
+  return out ?? NONE;
+}
+const NONE: readonly string[] = [];
 
 /** inferType without throwing: null when the keys do not settle the type. */
 export function inferTypeOrNull(config: Record<string, unknown>): ProcessorType | null {

@@ -124,7 +124,7 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
   const errors: EvalkitError[] = [];
   const reps: Array<{ path: readonly Segment[]; value: unknown }> = [];
   for (const spot of findSpots(doc)) {
-    const site: Site = { ...where, path: spot.path };
+    const site: Site = { file: where.file, line: where.line, path: spot.path };
     const pointer = toPointer(spot.path);
     const value = valueAt(doc, spot.path) as Record<string, unknown>;
     try {

@@ -1,13 +1,13 @@
+import { isUtf8 } from 'node:buffer';
 import { promises as fsp, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import pLimit from 'p-limit';
 import type { Operation } from 'fast-json-patch';
 import { EvalkitError, InternalError, type Location } from '../util/errors.js';
 import { parseJson } from '../util/json.js';
 import { walkFiles } from '../util/walk.js';
 import { migrateTree, summarizeFrom, type MigrationReport, type SpotReport, type TreeOptions } from './document.js';
 import { makePatch } from './patch.js';
-import { applyTextChanges, type TextChange } from './text.js';
+import { applyTextChanges } from './text.js';
 import type { Dropped, Finding } from './types.js';
 import { AtomicWriter } from '../util/fs.js';
 import { CopyWriter } from '../util/copies.js';
@@ -57,20 +57,34 @@ function toFileError(e: unknown, file: string): FileError {
  * not change byte for byte (see text.ts); every edit is checked against the migrated document.
  */
 export function migrateText(text: string, file: string, opts: TextOptions): TextResult {
-  const base = { path: file, to: opts.to, patch: [] as Operation[], warnings: [] as Finding[], dropped: [] as Dropped[], errors: [] as FileError[], items: [] as SpotReport[] };
-  const records: Array<{ text: string; eol: string; doc?: unknown; line?: number }> = [];
+  const { result, text: next } = migrateFileText(text, file, opts, opts.jsonl === true, opts.warnIfEmpty === true);
+  return Object.assign(result, { text: next });
+}
+
+// The per-file path below builds its objects whole, as literals: on V8 a spread followed by more
+// members (`{ ...opts, jsonl }`) takes a slow path, and the objects it makes are slow to read.
+
+/** migrateText with the per-file options apart, and the result and the text apart. */
+function migrateFileText(text: string, file: string, opts: TreeOptions & { patch?: boolean }, jsonl: boolean, warnIfEmpty: boolean): { result: FileResult; text: string | null } {
+  const patch: Operation[] = [];
+  const warnings: Finding[] = [];
+  const dropped: Dropped[] = [];
+  const errors: FileError[] = [];
+  const items: SpotReport[] = [];
+  const records: Array<{ text: string; eol: string; doc: unknown; line: number | undefined }> = [];
   try {
-    if (opts.jsonl) {
+    if (jsonl) {
       const lines = text.split('\n');
       lines.forEach((raw, i) => {
         const cr = raw.endsWith('\r');
         const body = cr ? raw.slice(0, -1) : raw;
         const eol = i < lines.length - 1 ? (cr ? '\r\n' : '\n') : cr ? '\r' : '';
-        records.push(body.trim() === '' ? { text: body, eol } : { text: body, eol, doc: parseJson(body, file, i), line: i + 1 });
+        records.push(body.trim() === '' ? { text: body, eol, doc: undefined, line: undefined } : { text: body, eol, doc: parseJson(body, file, i), line: i + 1 });
       });
-    } else records.push({ text, eol: '', doc: parseJson(text, file) });
+    } else records.push({ text, eol: '', doc: parseJson(text, file), line: undefined });
   } catch (e) {
-    return { ...base, status: 'error', from: null, errors: [toFileError(e, file)], text: null };
+    errors.push(toFileError(e, file));
+    return { result: { path: file, status: 'error', from: null, to: opts.to, items, patch, warnings, dropped, errors }, text: null };
   }
   let changed = false;
   let index = 0;
@@ -80,12 +94,12 @@ export function migrateText(text: string, file: string, opts: TextOptions): Text
       out.push(rec.text + rec.eol);
       continue;
     }
-    const prefix = opts.jsonl ? `/${index++}` : '';
+    const prefix = jsonl ? `/${index++}` : '';
     const r = migrateTree(rec.doc, opts, { file, line: rec.line });
-    base.items.push(...r.spots.map((s) => ({ ...s, pointer: prefix + s.pointer })));
-    base.warnings.push(...r.warnings);
-    base.dropped.push(...r.dropped);
-    base.errors.push(...r.errors.map((e) => toFileError(e, file)));
+    for (const s of r.spots) items.push(prefix ? { pointer: prefix + s.pointer, kind: s.kind, type: s.type, from: s.from, changed: s.changed } : s);
+    for (const w of r.warnings) warnings.push(w);
+    for (const d of r.dropped) dropped.push(d);
+    for (const e of r.errors) errors.push(toFileError(e, file));
     if (!r.changed || r.errors.length) {
       out.push(rec.text + rec.eol);
       continue;
@@ -93,19 +107,20 @@ export function migrateText(text: string, file: string, opts: TextOptions): Text
     changed = true;
     let next: string;
     try {
-      next = applyTextChanges(rec.text, r.textChanges as TextChange[], r.doc);
+      next = applyTextChanges(rec.text, r.textChanges, r.doc);
     } catch (e) {
       throw new InternalError(`${file}${rec.line ? `:${rec.line}` : ''}: cannot rewrite the text: ${(e as Error).message}`);
     }
     out.push(next + rec.eol);
-    if (opts.patch) base.patch.push(...makePatch(rec.doc, r.doc).map((op) => prefixOp(op, prefix)));
+    if (opts.patch) for (const op of makePatch(rec.doc, r.doc)) patch.push(prefixOp(op, prefix));
   }
-  if (opts.warnIfEmpty && base.items.length === 0 && base.errors.length === 0) {
-    base.warnings.push({ pointer: '', message: 'no processor config or splitter output found' });
+  if (warnIfEmpty && items.length === 0 && errors.length === 0) {
+    warnings.push({ pointer: '', message: 'no processor config or splitter output found' });
   }
-  const from = summarizeFrom(base.items);
-  if (base.errors.length) return { ...base, patch: [], status: 'error', from, text: null };
-  return { ...base, status: changed ? 'migrated' : 'unchanged', from, text: changed ? out.join('') : null };
+  const from = summarizeFrom(items);
+  if (errors.length) return { result: { path: file, status: 'error', from, to: opts.to, items, patch: [], warnings, dropped, errors }, text: null };
+  const status = changed ? 'migrated' : 'unchanged';
+  return { result: { path: file, status, from, to: opts.to, items, patch, warnings, dropped, errors }, text: changed ? (out.length === 1 ? out[0] : out.join('')) : null };
 }
 
 function prefixOp(op: Operation, prefix: string): Operation {
@@ -188,8 +203,6 @@ export interface MigrateFilesOptions extends TreeOptions {
   concurrency?: number;
 }
 
-// ignoreBOM keeps a BOM in the text, so that a rewritten file keeps it too.
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Migrates files, calling onResult as each finishes (in any order; `index` is the job's index).
@@ -217,48 +230,38 @@ export async function migrateFiles(
       }
     });
   }
-  // Reading and migrating are synchronous, file after file, with a pause now and then for timers
-  // and signals: for small files a blocking read costs a fraction of a promise-based one. Copies
-  // are written on a worker thread meanwhile (see CopyWriter); the durable writes of --write,
-  // which wait for the disk, overlap up to `concurrency` at once.
+  // Reading, migrating and the --out-dir copies are synchronous, file after file, with a pause
+  // now and then for timers and signals: for small files a blocking read or write costs a
+  // fraction of a promise-based one. The durable writes of --write, which wait for the disk,
+  // overlap up to `concurrency` at once.
   const concurrency = opts.concurrency ?? 16;
-  const limit = pLimit(concurrency);
+  const limit = opts.mode === 'write' ? (await import('p-limit')).default(concurrency) : undefined;
   const writes = new Set<Promise<void>>();
   const copies = opts.mode === 'out-dir' ? new CopyWriter() : undefined;
   const pause = yielder(20);
-  try {
-    for (let index = 0; index < jobs.length; index++) {
-      const paused = pause();
-      if (paused) {
-        copies?.flush();
-        await paused;
-      }
-      const job = jobs[index];
-      const dest = dests.get(index);
-      const { result, write, copy } = typeof dest === 'object' ? { result: dest } : migrateOneFile(job, opts, dest, writer);
-      result.to = opts.to;
-      if (copy && copies) {
-        copies.write(copy.file, copy.data, (error) => {
-          if (error) writeFailed(result, copy.file, job.path, error);
-          else result.written = copy.file;
-          onResult(result, index);
-        });
-        const full = copies.throttle();
-        if (full) await full;
-      } else if (write) {
-        const task = limit(async () => {
-          await write();
-          onResult(result, index);
-        });
-        writes.add(task);
-        void task.finally(() => writes.delete(task));
-        while (writes.size >= concurrency) await Promise.race(writes);
-      } else onResult(result, index);
-    }
-    await Promise.all(writes);
-  } finally {
-    await copies?.close();
+  for (let index = 0; index < jobs.length; index++) {
+    const paused = pause();
+    if (paused) await paused;
+    const job = jobs[index];
+    const dest = dests.get(index);
+    const { result, write, copy } = typeof dest === 'object' ? { result: dest } : migrateOneFile(job, opts, dest, writer);
+    result.to = opts.to;
+    if (copy && copies) {
+      const error = copies.write(copy.file, copy.data);
+      if (error) writeFailed(result, copy.file, job.path, error);
+      else result.written = copy.file;
+      onResult(result, index);
+    } else if (write && limit) {
+      const task = limit(async () => {
+        await write();
+        onResult(result, index);
+      });
+      writes.add(task);
+      void task.finally(() => writes.delete(task));
+      while (writes.size >= concurrency) await Promise.race(writes);
+    } else onResult(result, index);
   }
+  await Promise.all(writes);
   await writer.flush();
 }
 
@@ -267,32 +270,29 @@ interface OneFile {
   /** --write: the durable rewrite, left to the caller. */
   write?: () => Promise<void>;
   /** --out-dir: the copy to write. */
-  copy?: { file: string; data: string | Uint8Array };
+  copy?: { file: string; data: string };
 }
 
 /** Reads and migrates one file; what is to be written is left to the caller. */
 function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | undefined, writer: AtomicWriter): OneFile {
   const cannotRead = (e: unknown): OneFile => ({ result: failed(job.path, `cannot read: ${errorCode(e)}`) });
-  let bytes: Buffer;
   let text: string;
   try {
-    bytes = readFileSync(job.abs);
+    // Node reads UTF-8 text in one call; invalid bytes become U+FFFD, so a text that holds one
+    // is checked again, strictly, from its bytes (a U+FFFD written in the file is valid).
+    text = readFileSync(job.abs, 'utf8');
+    if (text.includes('\ufffd') && !isUtf8(readFileSync(job.abs))) return { result: failed(job.path, 'not valid UTF-8', 'save the file as UTF-8') };
   } catch (e) {
     return cannotRead(e);
   }
+  let r: { result: FileResult; text: string | null };
   try {
-    text = utf8.decode(bytes);
-  } catch {
-    return { result: failed(job.path, 'not valid UTF-8', 'save the file as UTF-8') };
-  }
-  let r: TextResult;
-  try {
-    r = migrateText(text, job.path, { ...opts, jsonl: isJsonlName(job.abs), warnIfEmpty: job.explicit });
+    r = migrateFileText(text, job.path, opts, isJsonlName(job.abs), job.explicit);
   } catch (e) {
     if (!(e instanceof EvalkitError)) throw e;
     return { result: failed(job.path, e.message, e.hint) };
   }
-  const { text: next, ...result } = r;
+  const { result, text: next } = r;
   if (result.status === 'error') return { result };
   if (opts.mode === 'write' && next !== null) {
     let real: string;
@@ -313,8 +313,9 @@ function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | 
       },
     };
   }
-  // Files that need no migration are copied as they are.
-  if (opts.mode === 'out-dir' && dest !== undefined) return { result, copy: { file: dest, data: next ?? bytes } };
+  // Files that need no migration are copied as they are: valid UTF-8 text, written back, is the
+  // same bytes (a BOM included).
+  if (opts.mode === 'out-dir' && dest !== undefined) return { result, copy: { file: dest, data: next ?? text } };
   return { result };
 }
 

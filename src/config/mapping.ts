@@ -2,7 +2,7 @@ import type { Layout, ProcessorType } from './types.js';
 
 /**
  * Config key changes of API version 2025-04-21 (service-api.md part 9), as data. Everything
- * else in this module (detection, type inference, both directions, the README table test)
+ * else in this module (detection, type inference, both directions, the table test of docs/migrate.md)
  * reads this table; nothing restates it.
  */
 export interface MappingRow {
@@ -50,20 +50,41 @@ export const BASE_PROCESSOR_PREFIX: Record<ProcessorType, string> = {
   SPLITTER: 'splitting_',
 };
 
+// The lists below are asked for once per config migrated: built once per type, not per call.
+const ROWS = new Map<ProcessorType, readonly MappingRow[]>();
+const OLD_ONLY = new Map<ProcessorType, readonly string[]>();
+const NEW_ONLY = new Map<ProcessorType, readonly string[]>();
+const BY_OLD = new Map<ProcessorType, ReadonlyMap<string, MappingRow>>();
+
 export function rowsOf(type: ProcessorType): readonly MappingRow[] {
-  return MAPPING.filter((r) => r.type === type);
+  let rows = ROWS.get(type);
+  if (!rows) ROWS.set(type, (rows = MAPPING.filter((r) => r.type === type)));
+  return rows;
+}
+
+/** The rows of one type by their old key. */
+export function rowsByOldKey(type: ProcessorType): ReadonlyMap<string, MappingRow> {
+  let m = BY_OLD.get(type);
+  if (!m) BY_OLD.set(type, (m = new Map(rowsOf(type).map((r) => [r.old, r]))));
+  return m;
 }
 
 /** Top-level keys that only the 2024-11-14 layout has, for one type. */
-export function oldOnlyKeys(type: ProcessorType): string[] {
-  return rowsOf(type).map((r) => r.old);
+export function oldOnlyKeys(type: ProcessorType): readonly string[] {
+  let keys = OLD_ONLY.get(type);
+  if (!keys) OLD_ONLY.set(type, (keys = rowsOf(type).map((r) => r.old)));
+  return keys;
 }
 
 /** Top-level keys that only the 2025-04-21 layout has, for one type (advancedOptions included). */
-export function newOnlyKeys(type: ProcessorType): string[] {
-  const keys = new Set<string>([ADVANCED]);
-  for (const r of rowsOf(type)) if (r.new) keys.add(r.new[0]);
-  return [...keys];
+export function newOnlyKeys(type: ProcessorType): readonly string[] {
+  let keys = NEW_ONLY.get(type);
+  if (!keys) {
+    const set = new Set<string>([ADVANCED]);
+    for (const r of rowsOf(type)) if (r.new) set.add(r.new[0]);
+    NEW_ONLY.set(type, (keys = [...set]));
+  }
+  return keys;
 }
 
 /**

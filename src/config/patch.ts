@@ -1,5 +1,10 @@
-import jsonpatch, { type Operation } from 'fast-json-patch';
+import { createRequire } from 'node:module';
+import type * as JsonPatch from 'fast-json-patch';
+import type { Operation } from 'fast-json-patch';
 import { fromPointer, isPlainObject, valueAt } from '../util/json.js';
+
+// Loaded when a patch is first asked for: `migrate --out-dir` and `--write` in text mode need none.
+let jsonpatch: typeof JsonPatch | undefined;
 
 /**
  * RFC 6902 operations that turn `before` into `after` (fast-json-patch's compare), with each
@@ -9,6 +14,7 @@ import { fromPointer, isPlainObject, valueAt } from '../util/json.js';
 export function makePatch(before: unknown, after: unknown): Operation[] {
   if (before === after) return [];
   if (!isContainer(before) || !isContainer(after)) return [{ op: 'replace', path: '', value: after }];
+  jsonpatch ??= createRequire(import.meta.url)('fast-json-patch') as typeof JsonPatch;
   const ops = jsonpatch.compare(before, after);
   const removes = new Map<number, unknown>();
   ops.forEach((op, i) => {

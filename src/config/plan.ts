@@ -1,7 +1,7 @@
 import { InputError } from '../util/errors.js';
 import { isPlainObject, valueAt } from '../util/json.js';
 import { at, type Segment, type Site } from './detect.js';
-import { ADVANCED, rowsOf } from './mapping.js';
+import { ADVANCED, rowsByOldKey, rowsOf } from './mapping.js';
 import { NEW_LAYOUT, OLD_LAYOUT } from './types.js';
 import type { Dropped, Finding, Layout, ProcessorType } from './types.js';
 
@@ -76,13 +76,15 @@ function collision(site: Site, existing: Segment[], incoming: Segment[]): InputE
 
 /** 2024-11-14 -> 2025-04-21. */
 function planUp(config: Record<string, unknown>, type: ProcessorType, site: Site): Draft {
-  const rows = new Map(rowsOf(type).map((r) => [r.old, r]));
+  const rows = rowsByOldKey(type);
   const members: Member[] = [];
   const lossy: Dropped[] = [];
   const existing = config[ADVANCED];
   const moved: Member[] = [];
-  for (const [key, value] of Object.entries(config)) {
+  const keys = Object.keys(config);
+  for (const key of keys) {
     const row = rows.get(key);
+    const value = config[key];
     if (!row || value === undefined) continue;
     if (row.new === null) lossy.push({ pointer: at(site, key).pointer, key, value });
     else if (row.new.length === 2) {
@@ -97,9 +99,9 @@ function planUp(config: Record<string, unknown>, type: ProcessorType, site: Site
     } else if (config[row.new[0]] !== undefined) throw collision(site, [row.new[0]], [key]);
   }
   let advancedPlaced = false;
-  for (const [key, value] of Object.entries(config)) {
+  for (const key of keys) {
     const row = rows.get(key);
-    if (!row || value === undefined) {
+    if (!row || config[key] === undefined) {
       if (key === ADVANCED && moved.length && isPlainObject(existing)) {
         // Merging into an advancedOptions that is already there (only with --from): it keeps its place.
         members.push({ key, members: [...Object.keys(existing).map((k) => ({ key: k, from: [ADVANCED, k] })), ...moved] });

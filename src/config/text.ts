@@ -177,7 +177,7 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
     const wrong = (what: string) => new Error(`${toPointer(change.path) || '/'}: ${what}`);
     // Renames are made in place, keeping every byte but the keys. An object with a duplicate key
     // (JSON.parse keeps the last) is re-laid out instead, from the members JSON.parse sees.
-    const unique = new Set(span.props.map((p) => p.key)).size === span.props.length;
+    const unique = !hasDuplicateKeys(span.props);
     if (!unique || !('rename' in change || change.renameOnly)) {
       const members = 'rename' in change ? renamedMembers(span, ...change.rename) : change.members;
       const rendered = renderObject(scanned, span, members);
@@ -204,6 +204,13 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
     out = out.slice(0, e.start) + e.text + out.slice(e.end);
   }
   return out;
+}
+
+/** Whether two members share a key; without allocating for the usual handful of members. */
+function hasDuplicateKeys(props: readonly Prop[]): boolean {
+  if (props.length > 16) return new Set(props.map((p) => p.key)).size !== props.length;
+  for (let i = 1; i < props.length; i++) for (let j = 0; j < i; j++) if (props[i].key === props[j].key) return true;
+  return false;
 }
 
 /** The members of an object with one key renamed, in the order JSON.parse gives them (first place of each key). */

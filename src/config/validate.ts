@@ -3,14 +3,19 @@ import { InputError } from '../util/errors.js';
 import { isPlainObject } from '../util/json.js';
 import { inferTypeOrNull } from './detect.js';
 import * as validators from './generated/validators.js';
-import { isProcessorType, LAYOUTS } from './types.js';
+import { isProcessorType, LAYOUTS, PROCESSOR_TYPES } from './types.js';
 import type { Finding, Layout, ProcessorType } from './types.js';
 
 /** A validator generated ahead of time from schemas/ (ajv standalone code; see scripts/gen-validators.mjs). */
 type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
+const VALIDATORS = new Map<string, Validate>();
+for (const layout of LAYOUTS) {
+  for (const type of PROCESSOR_TYPES) VALIDATORS.set(layout + type, (validators as Record<string, Validate>)[`${type.toLowerCase()}_${layout.replaceAll('-', '')}`]);
+}
+
 function validator(layout: Layout, type: ProcessorType): Validate {
-  return (validators as Record<string, Validate>)[`${type.toLowerCase()}_${layout.replaceAll('-', '')}`];
+  return VALIDATORS.get(layout + type)!;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { ExpectedModel, Node } from '../expected/model.js';
 import { formatPath, isPrefix, parsePath, type Segment } from './paths.js';
 import type { RowFinding } from './findings.js';
 
-export type ColumnRole = 'file' | 'fileId' | 'expectedOutput' | 'class' | 'splits' | 'field' | 'ignore';
+export type ColumnRole = 'file' | 'fileId' | 'expectedOutput' | 'class' | 'splits' | 'field' | 'metadata' | 'ignore';
 
 export interface Column {
   /** 0-based position in the record. */
@@ -131,6 +131,11 @@ export function planColumns(header: readonly string[], model: ExpectedModel, opt
       return;
     }
     const target = mapped.trim();
+    // `metadata.KEY` columns describe the item (for report slices), unless a field is named metadata.
+    if (target.startsWith('metadata.') && target.length > 'metadata.'.length && !(model.type === 'EXTRACT' && Object.prototype.hasOwnProperty.call(model.fields, 'metadata'))) {
+      columns.push({ index, header: raw, role: 'metadata' });
+      return;
+    }
     const role = roleOf(target, model.type);
     if (role) {
       columns.push({ index, header: raw, role });

@@ -30,6 +30,9 @@ import { acquireUploadLock, lockPathFor, type UploadLock } from './lock.js';
 import { FileIndex, findSetByName, findUploaded, listExisting, patiently } from './remote.js';
 import { contentIdentity } from './files.js';
 import { inCurrentLayout } from './config.js';
+import { isErrorsHeader, planCorrections, readCorrections } from './corrections.js';
+import { openCsv, type CsvSource } from './csv.js';
+import { isError } from './findings.js';
 
 export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_CHUNK_SIZE = 100;
@@ -223,6 +226,10 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
     config = await patiently(() => fetchProcessorConfig(client, processorId, opts.processorVersion ?? 'draft'));
   }
   config = inCurrentLayout(config);
+
+  // The errors file of `evalkit report --export-errors`: updates of exactly the items it names.
+  const head = await openCsv(csv, { delimiter: opts.delimiter });
+  if (isErrorsHeader(head.header)) return uploadCorrections(opts, { started, csv, client, stats: guard.stats, set, config, source: head, processorId });
 
   // 2. Every row, before anything is written.
   // A dry run writes no file at all: the findings are in the result.
@@ -691,4 +698,66 @@ class Writer {
     this.counts.deleted++;
     this.tick(1);
   }
+}
+
+/** `dataset upload errors.csv`: the corrected expected values of a report's errors file, as updates of the items it names. */
+async function uploadCorrections(
+  opts: UploadOptions,
+  ctx: { started: number; csv: string; client?: Client; stats: RequestStats; set?: { id: string; name: string }; config: ConfigSource; source: CsvSource; processorId?: string },
+): Promise<UploadResult> {
+  const { client, set, config } = ctx;
+  if (!client || !set) {
+    throw new UsageError(`${opts.csv} is an errors file (evalkit report --export-errors): it updates items of an existing evaluation set`, {
+      hint: 'pass --evaluation-set ID (the set the report was computed from), with EVALKIT_BASE_URL and EVALKIT_API_TOKEN set',
+    });
+  }
+  const corrections = await readCorrections(ctx.source);
+  const items = new Map<string, unknown>();
+  for await (const it of client.evaluationSets.listAllItems(set.id, {}, { signal: opts.signal })) items.set(it.id, it.expectedOutput);
+  const plan = planCorrections(corrections, items, config);
+  const badLines = new Set(plan.findings.filter(isError).map((f) => f.line));
+  const result: UploadResult = {
+    csv: opts.csv,
+    dryRun: opts.dryRun === true,
+    status: 'done',
+    processor: { id: ctx.processorId, type: config.type, config: config.origin },
+    set: { id: set.id, name: set.name, created: false },
+    rows: { total: plan.rows, valid: plan.rows - badLines.size, invalid: badLines.size },
+    findings: plan.findings,
+    failures: [],
+    plan: { create: 0, update: plan.updates.length, unchanged: plan.unchanged, delete: 0, keep: 0 },
+  };
+  if (badLines.size > 0 && !opts.skipInvalid) {
+    result.status = 'invalid';
+    return result;
+  }
+  if (opts.dryRun) {
+    result.status = 'planned';
+    result.tally = tallyOf(ctx.started, ctx.stats, { unchanged: plan.unchanged });
+    return result;
+  }
+  const journalFile = opts.journal === false ? undefined : path.resolve(opts.journal ?? journalPathFor(ctx.csv));
+  const journal: JournalWriter = journalFile ? openJournal(journalFile) : NO_JOURNAL;
+  result.journal = journalFile;
+  journal.write({ k: 'run', at: new Date().toISOString(), service: serviceKey(client.options.baseUrl), csv: path.basename(ctx.csv), set: set.id });
+  let updated = 0;
+  try {
+    for (const u of plan.updates) {
+      journal.write({ k: 'update', op: 'start', set: set.id, item: u.item, line: u.line });
+      try {
+        await patiently(() => client.evaluationSetItems.update(u.item, { expectedOutput: u.output as never }));
+        journal.write({ k: 'update', op: 'done', set: set.id, item: u.item, line: u.line });
+        updated++;
+        opts.onProgress?.({ phase: 'write', done: updated, total: plan.updates.length, created: 0, updated, deleted: 0, failed: result.failures.length, filesUploaded: 0 });
+      } catch (e) {
+        journal.write({ k: 'update', op: 'fail', set: set.id, item: u.item, line: u.line, error: message(e) });
+        result.failures.push({ operation: 'update', line: u.line, item: u.item, error: message(e), ...permanence(e) });
+      }
+    }
+    result.tally = tallyOf(ctx.started, ctx.stats, { updated, unchanged: plan.unchanged, failed: result.failures.length, skippedInvalid: badLines.size });
+    journal.write({ k: 'end', at: new Date().toISOString(), tally: { ...result.tally } });
+  } finally {
+    journal.close();
+  }
+  return result;
 }

@@ -10,6 +10,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createClient, type Client, type FetchLike } from '../api/index.js';
 import type { Processor, ProcessorVersion } from '../api/index.js';
 import { migrateConfig, type MigrateResult, type ProcessorType } from '../config/index.js';
@@ -20,6 +21,7 @@ import type { Report, Verdict } from '../metrics/generated/report.js';
 import { createProcessor, publishProcessor, updateProcessor } from '../processors/index.js';
 import { computeReport, MemoryDocuments, writeReports, type WrittenReport } from '../report/index.js';
 import { startSandbox } from '../sandbox/index.js';
+import { CONFIG_FILE_NAME, readSettings, renderSettings, SCHEMA_FILE, type DatasetSettings, type LoadedSettings } from '../settings/load.js';
 import { EvalkitError, InputError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { parseJson } from '../util/json.js';
@@ -29,7 +31,7 @@ export const BASELINE_VERSION = '1.0';
 export const CANDIDATE_VERSION = 'draft';
 export const PUBLISH_DESCRIPTION = 'first release (evalkit demo)';
 
-/** The auto-accept target of the demo's reports (README: Confidence). */
+/** The auto-accept target of the demo's reports (docs/metrics.md: Confidence). */
 export const DEMO_TARGET_ACCURACY = 0.8;
 
 export interface DemoOptions {
@@ -56,12 +58,13 @@ export interface Headline {
 
 export type DemoEvent =
   | { step: 'sandbox'; url: string; engine: string }
+  | { step: 'config'; file: string; datasets: string[] }
   | { step: 'migrate'; dataset: DemoDataset; result: MigrateResult; file: string }
   | { step: 'processor'; dataset: DemoDataset; processor: Processor; published: ProcessorVersion; configFile: string; draftConfigFile: string }
   | { step: 'validate'; dataset: DemoDataset; result: UploadResult; processorId: string; configFile: string }
   | { step: 'upload'; dataset: DemoDataset; result: UploadResult; processorId: string }
   | { step: 'evaluate'; dataset: DemoDataset; version: string; result: EvalResult; file: string; evaluationSetId: string }
-  | { step: 'report'; dataset: DemoDataset; report: Report; files: WrittenReport[]; from: string; baseline: string };
+  | { step: 'report'; dataset: DemoDataset; report: Report; files: WrittenReport[]; from: string; baseline: string; settingsFile: string };
 
 export interface DemoDatasetResult {
   name: string;
@@ -92,6 +95,33 @@ export function headlineOf(report: Report): Headline {
   return { metric, value: v?.value ?? null, interval: v?.interval ?? null };
 }
 
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * The demo's evalkit.config.json, in its work folder: a section per dataset with what the
+ * evaluation and the report take from it, written and then read back like any user's file.
+ * `evalkit report --config-file OUT-DIR/evalkit.config.json --dataset NAME` re-makes a report.
+ */
+async function writeDemoSettings(outDir: string, datasets: readonly DemoDataset[]): Promise<LoadedSettings> {
+  const file = path.join(outDir, CONFIG_FILE_NAME);
+  const posix = (p: string): string => p.split(path.sep).join('/');
+  const section = (d: DemoDataset): DatasetSettings => ({
+    csv: posix(path.relative(outDir, d.csvPath)),
+    export: `${d.name}/export-${CANDIDATE_VERSION}.json`,
+    baseline: `${d.name}/export-${BASELINE_VERSION}.json`,
+    outDir: d.name,
+    fuzzyFields: d.evaluation.fuzzyMatchFields,
+    excludeFields: d.evaluation.excludeFields,
+    targetAccuracy: DEMO_TARGET_ACCURACY,
+  });
+  const text = renderSettings({
+    $schema: posix(path.relative(outDir, path.join(PACKAGE_ROOT, SCHEMA_FILE))),
+    datasets: Object.fromEntries(datasets.map((d) => [d.name, section(d)])),
+  });
+  await writeFileAtomic(file, text);
+  return readSettings(file);
+}
+
 export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void = () => undefined): Promise<DemoResult> {
   const started = performance.now();
   let datasets = await findDatasets(opts.datasetsDir);
@@ -104,11 +134,13 @@ export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void
   const sandbox = await startSandbox({ port: 0, engine, idSeed: 'evalkit-demo', engineDelayMs: 50 });
   try {
     onEvent({ step: 'sandbox', url: sandbox.url, engine });
+    const settings = await writeDemoSettings(opts.outDir, datasets);
+    onEvent({ step: 'config', file: settings.file, datasets: datasets.map((d) => d.name) });
     const client = createClient({ baseUrl: sandbox.url, token: sandbox.token });
     const results: DemoDatasetResult[] = [];
     for (const d of datasets) {
       opts.signal?.throwIfAborted();
-      results.push(await runDataset(d, client, sandbox.url, sandbox.token, opts, onEvent));
+      results.push(await runDataset(d, { file: settings.file, settings: settings.config.datasets?.[d.name] ?? {} }, client, sandbox.url, sandbox.token, opts, onEvent));
     }
     return { datasets: results, elapsedMs: performance.now() - started };
   } finally {
@@ -116,7 +148,7 @@ export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void
   }
 }
 
-async function runDataset(d: DemoDataset, client: Client, baseUrl: string, token: string, opts: DemoOptions, onEvent: (e: DemoEvent) => void): Promise<DemoDatasetResult> {
+async function runDataset(d: DemoDataset, { file: settingsFile, settings }: { file: string; settings: DatasetSettings }, client: Client, baseUrl: string, token: string, opts: DemoOptions, onEvent: (e: DemoEvent) => void): Promise<DemoDatasetResult> {
   const dir = path.join(opts.outDir, d.name);
   const signal = opts.signal;
 
@@ -173,7 +205,8 @@ async function runDataset(d: DemoDataset, client: Client, baseUrl: string, token
 
   // 4. Both versions on the set.
   const evaluate = async (version: string): Promise<{ result: EvalResult; file: string }> => {
-    const result = await runEvaluation(client, { evaluationSetId: setId, version, ...d.evaluation }, { signal });
+    const evaluation = { fuzzyMatchFields: settings.fuzzyFields ?? [], excludeFields: settings.excludeFields ?? [] };
+    const result = await runEvaluation(client, { evaluationSetId: setId, version, ...evaluation }, { signal });
     // Run durations are the embedded sandbox's wall-clock time: left out so that a re-run gives
     // the same export and report bytes (credits, from page counts, stay).
     for (const item of result.export.items) delete item.durationMs;
@@ -185,20 +218,23 @@ async function runDataset(d: DemoDataset, client: Client, baseUrl: string, token
   const base = await evaluate(BASELINE_VERSION);
   const cand = await evaluate(CANDIDATE_VERSION);
 
-  // 5. The draft's report, 1.0 as its baseline, in every format.
+  // 5. The draft's report, 1.0 as its baseline, in every format, with the config file's settings.
   const documents = new MemoryDocuments();
+  const baselineInput = { kind: 'export' as const, file: path.basename(base.file), export: base.result.export };
   const report = computeReport(
     cand.result.export,
     {
       sourceFile: path.basename(cand.file),
-      baseline: { kind: 'export', file: path.basename(base.file), export: base.result.export },
+      baseline: baselineInput,
       bootstrap: opts.bootstrap,
-      targetAccuracy: DEMO_TARGET_ACCURACY,
+      targetAccuracy: settings.targetAccuracy,
+      fuzzyThreshold: settings.fuzzyThreshold,
+      numberTolerance: settings.numberTolerance,
     },
     documents,
   );
-  const files = await writeReports(report, dir, undefined, documents);
-  onEvent({ step: 'report', dataset: d, report, files, from: cand.file, baseline: base.file });
+  const files = await writeReports(report, dir, undefined, { export: cand.result.export, baseline: baselineInput, documents });
+  onEvent({ step: 'report', dataset: d, report, files, from: cand.file, baseline: base.file, settingsFile });
 
   const baselineReport = computeReport(base.result.export, { bootstrap: opts.bootstrap, sourceFile: path.basename(base.file) });
   const headline = headlineOf(report);

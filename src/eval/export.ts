@@ -172,7 +172,8 @@ export function batchProgress(b: BatchProcessorRun, phase: 'wait' | 'collect', s
 export async function waitForBatch(
   client: Client,
   b: BatchProcessorRun,
-  opts: { timeoutMs?: number; pollIntervalMs?: number; maxPollIntervalMs?: number },
+  /** `budgetMs`: the whole evaluation's timeout, named in the error (timeoutMs may be what is left of it). */
+  opts: { timeoutMs?: number; budgetMs?: number; pollIntervalMs?: number; maxPollIntervalMs?: number },
   signal: AbortSignal | undefined,
   onPoll: (b: BatchProcessorRun) => void,
 ): Promise<BatchProcessorRun> {
@@ -182,7 +183,7 @@ export async function waitForBatch(
   } catch (e) {
     if (signal?.aborted) throw interruptedWaiting(b.id);
     if (isApiError(e) && e.kind === 'timeout') {
-      throw new EvalkitError(`batch processor run ${b.id} did not finish within ${seconds(timeoutMs)}; nothing was written`, {
+      throw new EvalkitError(`batch processor run ${b.id} did not finish within ${seconds(opts.budgetMs ?? timeoutMs)}; nothing was written`, {
         exitCode: 2,
         hint: `it keeps running on the service: write its export later with \`evalkit eval export --batch-run ${b.id} --wait\`, or raise --timeout`,
         cause: e,

@@ -97,7 +97,7 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
 
   if (batch) {
     const b = batch;
-    const ended = await waitForBatch(client, b, { timeoutMs: Math.max(1, deadline - performance.now()), pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, signal, (x) =>
+    const ended = await waitForBatch(client, b, { timeoutMs: Math.max(1, deadline - performance.now()), budgetMs: timeoutMs, pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, signal, (x) =>
       cb.onProgress?.(batchProgress(x, 'wait', started)),
     );
     cb.onProgress?.(batchProgress(ended, 'collect', started));

@@ -34,7 +34,7 @@ export interface ScoreOptions {
   sink?: (line: string) => void;
   /** Keep each document's file id, name and content hash (a baseline will pair with them). */
   keepKeys?: boolean;
-  /** Sees every item of the scoring pass (cost and latency). */
+  /** Sees every item of the scoring pass (cost and latency, slice labels), before its record goes to the sink. */
   onItem?: (item: ExportItem) => void;
 }
 
@@ -94,7 +94,8 @@ function jobFor(header: EvaluationExportHeader, cmp: CompareOptions, conf: Confi
         const plan = planFromTree(header.processor.config, tree, declared, { ...cmp, ...options });
         const a = new ExtractAccumulator(plan, conf, opts);
         acc = a;
-        return { add: (item) => (a.add(item), opts.onItem?.(item)) };
+        // onItem first: it may key what the sink receives for this item (slice labels).
+        return { add: (item) => (opts.onItem?.(item), a.add(item)) };
       }
       return undefined;
     },

@@ -26,7 +26,7 @@ import { configSplitTypes, describeInvalid, invalidCount, noInvalidSplits, score
 import { clusteredProportion, f1Score, proportion } from './stats.js';
 import { buildCalibration, ConfidenceLog, type ConfidenceSource, type ValuesByDocument } from './calibration.js';
 
-/** How confidence is read and judged (README: Confidence). */
+/** How confidence is read and judged (docs/metrics.md: Confidence). */
 export interface ConfidenceOptions {
   /** Which confidence to read (default: logprobs where present, else OCR, else review). */
   source?: ConfidenceSource;

@@ -1,7 +1,7 @@
 /**
  * EXTRACT scoring: per document and per leaf field, the outcome counts TP, TN, FA, FN, FD.
  * Line items (arrays of objects) are paired by maximum-weight bipartite matching, arrays of
- * primitives are scored as multisets. See the README section `evalkit report` for the rules.
+ * primitives are scored as multisets. See docs/metrics.md for the rules.
  */
 import { isPlainObject, own } from '../util/json.js';
 import type { DocumentDiff, ValueType } from './generated/report.js';
@@ -283,6 +283,22 @@ function pairByWeight(nE: number, nP: number, weight: (i: number, j: number) => 
 const MAX_DIFFS = 50;
 
 /**
+ * Every outcome of a document but TN, with its values, for the report's explorer and the
+ * errors file. `leaf` is the plan's leaf index (-1: a key outside the fields, named by `path`);
+ * `rows` has one [expected row, predicted row] per array level (-1: no row on that side).
+ */
+export interface Cell {
+  leaf: number;
+  path: string;
+  rows: Array<[number, number]>;
+  outcome: number;
+  expected: unknown;
+  predicted: unknown;
+  /** The predicted value's confidence, when the scorer was given a confidence map. */
+  confidence?: number;
+}
+
+/**
  * Scores one document at a time into reusable buffers: `counts[leaf * 5 + kind]`,
  * `exact` (the same for the exact matcher of fuzzy leaves), `cardinality[array * 2 + side]`
  * (non-empty rows expected, predicted), and the differences of the document.
@@ -308,6 +324,8 @@ export class ExtractScorer {
   unexpectedExpected = 0;
   /** Path (`vendor.extra`, `line_items[].note`) -> [predicted, expected] over every document scored. */
   readonly unexpectedKeys = new Map<string, [number, number]>();
+  /** Set to an array to collect every outcome but TN of the next documents scored (see Cell). */
+  cells: Cell[] | undefined;
   private withDiffs = false;
   private counting = true;
   private readonly path: Array<string | number> = [];
@@ -354,6 +372,7 @@ export class ExtractScorer {
         if (isEmpty(v[k])) continue;
         n++;
         const path = childPath(plan.path, k);
+        if (side === 0 && this.cells) this.cells.push({ leaf: -1, path, rows: [], outcome: FA, expected: null, predicted: v[k] });
         if (side === 0 && this.withDiffs) {
           if (this.diffs.length >= MAX_DIFFS) this.diffsCut++;
           else this.diffs.push({ path, outcome: 'FA', expected: null, predicted: v[k] });
@@ -408,9 +427,28 @@ export class ExtractScorer {
     if (keys) this.path.length -= keys.length;
   }
 
+  /** The [expected, predicted] row of each array level on the current path. */
+  private rowPairs(): Array<[number, number]> {
+    const out: Array<[number, number]> = [];
+    for (let i = 0; i < this.path.length; i++) {
+      const seg = this.path[i];
+      if (typeof seg === 'number') out.push([seg, this.ppath[i] as number]);
+      else if (seg.startsWith('+')) out.push([-1, this.ppath[i] as number]);
+    }
+    return out;
+  }
+
+  private cell(leaf: Leaf, o: number, e: unknown, p: unknown, keys?: string[]): void {
+    const c: Cell = { leaf: leaf.index, path: '', rows: this.rowPairs(), outcome: o, expected: isEmpty(e) ? null : e, predicted: isEmpty(p) ? null : p };
+    const conf = this.confidence?.get(this.predictedPath(keys));
+    if (conf !== undefined) c.confidence = conf;
+    (this.cells as Cell[]).push(c);
+  }
+
   private record(leaf: Leaf, o: number, x: number, e: unknown, p: unknown, keys?: string[]): void {
     this.counts[leaf.index * KINDS + o]++;
     if (leaf.exact) this.exact[leaf.index * KINDS + x]++;
+    if (this.cells && o !== TN) this.cell(leaf, o, e, p, keys);
     if (o >= FA) this.diff(o, e, p, keys);
     if (this.confidence && (o === TP || o === FD || o === FA)) {
       const c = this.confidence.get(this.predictedPath(keys));
@@ -465,6 +503,13 @@ export class ExtractScorer {
       this.exact[base + TP] += exactPairs;
       this.exact[base + FN] += E.length - exactPairs;
       this.exact[base + FA] += P.length - exactPairs;
+    }
+    if (this.cells) {
+      for (const [i, j] of pairs) this.cell(leaf, TP, E[i][1], P[j][1]);
+      const pe = new Set(pairs.map(([i]) => i));
+      const pp = new Set(pairs.map(([, j]) => j));
+      E.forEach(([, v], i) => pe.has(i) || this.cell(leaf, FN, v, null));
+      P.forEach(([, v], j) => pp.has(j) || this.cell(leaf, FA, null, v));
     }
     if (pairs.length === E.length && pairs.length === P.length) return;
     const usedE = new Set(pairs.map(([i]) => i));
@@ -595,6 +640,7 @@ export class ExtractScorer {
         const base = plan.leaf.index * KINDS + o;
         this.counts[base] += elements.length;
         if (plan.leaf.exact) this.exact[base] += elements.length;
+        if (this.cells) for (const [, x] of elements) this.cell(plan.leaf, o, o === FN ? x : null, o === FA ? x : null);
         for (const [, x] of elements) this.diff(o, o === FN ? x : null, o === FA ? x : null);
         return;
       }

@@ -104,13 +104,14 @@ export function clusteredProportion(k: ArrayLike<number>, n: ArrayLike<number>):
  * Σk² − 2p·Σk·n + p²·Σn² (exact for counts).
  */
 export class ClusterSums {
-  private K = 0;
-  private N = 0;
-  private KK = 0;
-  private KN = 0;
-  private NN = 0;
-  private C = 0;
-  private clustered = false;
+  K = 0;
+  N = 0;
+  KK = 0;
+  KN = 0;
+  NN = 0;
+  /** Documents with n > 0. */
+  C = 0;
+  clustered = false;
 
   add(k: number, n: number): void {
     if (n === 0) return;
@@ -123,6 +124,27 @@ export class ClusterSums {
     if (n > 1) this.clustered = true;
   }
 
+  /** The sums of the documents in this and not in `o` (a subset of them). */
+  minus(o: ClusterSums): ClusterSums {
+    const r = new ClusterSums();
+    r.K = this.K - o.K;
+    r.N = this.N - o.N;
+    r.KK = this.KK - o.KK;
+    r.KN = this.KN - o.KN;
+    r.NN = this.NN - o.NN;
+    r.C = this.C - o.C;
+    r.clustered = this.clustered;
+    return r;
+  }
+
+  /** Cluster-robust variance of K/N around p: C/(C − 1) · Σ(k_i − p·n_i)² / N²; null below 2 documents. */
+  robustVariance(p: number): number | null {
+    const { N, C } = this;
+    if (C < 2 || N === 0) return null;
+    const ss = Math.max(0, this.KK - 2 * p * this.KN + p * p * this.NN);
+    return ((C / (C - 1)) * ss) / (N * N);
+  }
+
   proportion(): Proportion {
     const { K, N, C } = this;
     if (!this.clustered || N === 0) return proportion(K, N);
@@ -130,15 +152,29 @@ export class ClusterSums {
     let deff = 1;
     if (p > 0 && p < 1) {
       if (C < 2) deff = N;
-      else {
-        const ss = Math.max(0, this.KK - 2 * p * this.KN + p * p * this.NN);
-        const v = ((C / (C - 1)) * ss) / (N * N);
-        deff = Math.max(1, v / ((p * (1 - p)) / N));
-      }
+      else deff = Math.max(1, (this.robustVariance(p) as number) / ((p * (1 - p)) / N));
     }
     const nEff = N / deff;
     return { value: p, k: K, n: N, interval: wilson(p * nEff, nEff), designEffect: deff };
   }
+}
+
+/**
+ * Standard normal CDF Φ(z) = erfc(−z/√2)/2, with erfc from the Chebyshev fit of Numerical Recipes
+ * (erfcc; fractional error below 1.2e-7 everywhere).
+ */
+export function normalCdf(z: number): number {
+  const x = -z / Math.SQRT2;
+  const a = Math.abs(x);
+  const t = 1 / (1 + 0.5 * a);
+  const y =
+    t *
+    Math.exp(
+      -a * a -
+        1.26551223 +
+        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return (x >= 0 ? y : 2 - y) / 2;
 }
 
 /** Holm's step-down adjusted p-values (same order as given): max over j ≤ i of min(1, (m − j + 1)·p_(j)). */

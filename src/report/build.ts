@@ -4,21 +4,23 @@
  * seed give the same report; rows are sorted here, keys when rendered (src/report/json.ts).
  */
 import { InputError, InternalError, UsageError } from '../util/errors.js';
-import type { EvaluationExport, EvaluationExportHeader } from '../metrics/generated/export.js';
+import type { EvaluationExport, EvaluationExportHeader, ExportItem } from '../metrics/generated/export.js';
 import { evaluateExport, evaluateSource, type ItemSource, type ScoreOptions } from '../metrics/accumulate.js';
 import { bootstrap, pointStats, type StatModel } from '../metrics/bootstrap.js';
 import { DEFAULT_COMPARE, type CompareOptions } from '../metrics/comparators.js';
-import { exportOptions, recordModel, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
-import { extractModel, type Model } from '../metrics/models.js';
+import { exportOptions, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
 import { CONFIDENCE_SOURCES, type ConfidenceSource } from '../metrics/calibration.js';
 import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
 import { ExtractTable, type Pairable } from '../metrics/table.js';
-import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Estimate, Interval, Report, Verdict } from '../metrics/generated/report.js';
+import { keysOf, modelOf } from './scored.js';
+import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Estimate, Interval, Report, ReportProcessorType, Verdict } from '../metrics/generated/report.js';
 import { CostAccumulator } from './cost.js';
 import { compactRecord } from './json.js';
 import { MemoryDocuments, type DocumentsSink } from './documents.js';
 import { evaluateGates, fmtGate, parseGates, type GateOn, type GateSpec } from './gates.js';
+import { parseSliceKeys, SliceAccumulator, sliceLabel, type SliceKey } from './slices.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
+import { applyRunSpread, compareRuns, type RunInput } from './runs.js';
 
 /**
  * A baseline: an export (in memory, or read item by item from a JSONL file) or a report with its
@@ -57,6 +59,10 @@ export interface ComputeReportOptions {
   confidence?: ConfidenceSource;
   /** Auto-accept thresholds: the lowest confidence whose accepted values' Wilson lower bound reaches this. */
   targetAccuracy?: number;
+  /** Slice keys: `metadata.PATH`, `fileType`, `pageCount` or `pageCount:1;3;10` (README: Slices). */
+  sliceBy?: readonly string[];
+  /** More runs of the same set beside this one (the reference): the multi-run section (src/report/runs.ts). */
+  runs?: readonly RunInput[];
 }
 
 export const DEFAULT_BOOTSTRAP = 2000;
@@ -71,7 +77,7 @@ function check(ok: boolean, message: string, hint: string): void {
 
 const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v);
 
-function settingsOf(opts: ComputeReportOptions): Settings {
+function settingsOf(opts: ComputeReportOptions, type: ReportProcessorType): Settings {
   const cmp: CompareOptions = {
     fuzzyThreshold: opts.fuzzyThreshold ?? DEFAULT_COMPARE.fuzzyThreshold,
     numberTolerance: opts.numberTolerance ?? DEFAULT_COMPARE.numberTolerance,
@@ -98,7 +104,9 @@ function settingsOf(opts: ComputeReportOptions): Settings {
     check(Number.isFinite(opts.targetAccuracy) && opts.targetAccuracy > 0 && opts.targetAccuracy < 1, `--target-accuracy ${opts.targetAccuracy} must be between 0 and 1`, 'for example 0.99');
   }
   if (opts.confidence !== undefined) check((CONFIDENCE_SOURCES as readonly string[]).includes(opts.confidence), `--confidence ${opts.confidence} is not one of ${CONFIDENCE_SOURCES.join(', ')}`, 'the default reads logprobsConfidence where present');
-  return { cmp, B, seed, equivalence, pairBy, gateSpecs, conf: { source: opts.confidence, targetAccuracy: opts.targetAccuracy } };
+  const sliceKeys = parseSliceKeys(opts.sliceBy ?? []);
+  const slices = sliceKeys.length ? { sliceLabels: new Map<string, string[]>(), slices: new SliceAccumulator(type, sliceKeys) } : {};
+  return { cmp, B, seed, equivalence, pairBy, gateSpecs, sliceKeys, ...slices, conf: { source: opts.confidence, targetAccuracy: opts.targetAccuracy } };
 }
 
 interface Settings {
@@ -108,6 +116,10 @@ interface Settings {
   equivalence: number;
   pairBy: PairBy;
   gateSpecs: GateSpec[];
+  sliceKeys: SliceKey[];
+  /** With --slice-by: each scored item's labels (by id) until its record is added, and the slices. */
+  sliceLabels?: Map<string, string[]>;
+  slices?: SliceAccumulator;
   conf: ConfidenceOptions;
 }
 
@@ -116,9 +128,10 @@ interface Settings {
  * memory); report.json carries the reference to them.
  */
 export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions = {}, documents: DocumentsSink = new MemoryDocuments()): Report {
-  const s = settingsOf(opts);
+  const s = settingsOf(opts, exp.processor.type);
   const cost = new CostAccumulator();
-  const ev = evaluateExport(exp, s.cmp, s.conf, scoreOptions(opts, documents, cost));
+  documents = slicing(s, documents);
+  const ev = evaluateExport(exp, s.cmp, s.conf, scoreOptions(opts, s, documents, cost));
   let side: BaselineSide | undefined;
   if (opts.baseline) {
     if (opts.baseline.kind === 'stream') throw new InternalError('a streamed baseline needs computeReportStream');
@@ -132,9 +145,10 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
  * statistics stay in memory; its record goes to `documents` as it is scored.
  */
 export async function computeReportStream(header: EvaluationExportHeader, items: ItemSource, opts: ComputeReportOptions, documents: DocumentsSink): Promise<Report> {
-  const s = settingsOf(opts);
+  const s = settingsOf(opts, header.processor.type);
   const cost = new CostAccumulator();
-  const ev = await evaluateSource(header, items, s.cmp, s.conf, scoreOptions(opts, documents, cost));
+  documents = slicing(s, documents);
+  const ev = await evaluateSource(header, items, s.cmp, s.conf, scoreOptions(opts, s, documents, cost));
   let side: BaselineSide | undefined;
   const b = opts.baseline;
   if (b) {
@@ -153,8 +167,32 @@ function baselineScoring(b: BaselineInput): ScoreOptions {
   return { keepKeys: true, onItem: (item) => cost.add(item) };
 }
 
-function scoreOptions(opts: ComputeReportOptions, documents: DocumentsSink, cost: CostAccumulator): ScoreOptions {
-  return { sink: (line) => documents.write(line), keepKeys: opts.baseline !== undefined, onItem: (item) => cost.add(item) };
+function scoreOptions(opts: ComputeReportOptions, s: Settings, documents: DocumentsSink, cost: CostAccumulator): ScoreOptions {
+  const labels = s.sliceLabels;
+  const onItem = labels ? (item: ExportItem) => (cost.add(item), labels.set(item.id, s.sliceKeys.map((k) => sliceLabel(k, item)))) : (item: ExportItem) => cost.add(item);
+  return { sink: (line) => documents.write(line), keepKeys: opts.baseline !== undefined || (opts.runs?.length ?? 0) > 0, onItem };
+}
+
+/**
+ * With --slice-by, the records pass through here on their way to the side file: each is added
+ * to its slices (labels taken from its item as it was scored), so slices need no second pass.
+ */
+function slicing(s: Settings, documents: DocumentsSink): DocumentsSink {
+  const labels = s.sliceLabels;
+  const acc = s.slices;
+  if (!labels || !acc) return documents;
+  return {
+    write(line: string): void {
+      const record = JSON.parse(line) as DocumentRecord;
+      const l = labels.get(record.id);
+      if (l) {
+        acc.addLabelled(l, record);
+        labels.delete(record.id);
+      }
+      documents.write(line);
+    },
+    finish: (flags) => documents.finish(flags),
+  };
 }
 
 function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumulator, side: BaselineSide | undefined, s: Settings, opts: ComputeReportOptions, documents: DocumentsSink): Report {
@@ -208,23 +246,32 @@ function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumu
   const cost = costs.report(ev.type, ev.type === 'EXTRACT' ? (ev.extract?.micro.counts.tp ?? 0) : ev.type === 'SPLITTER' ? (ev.splitter?.numCorrectDocs ?? 0) : ev.correct);
   if (cost) report.cost = cost;
   else if (opts.targetAccuracy !== undefined) report.warnings.push('--target-accuracy: no predicted value carries a confidence, so no threshold can be chosen');
+  if (s.sliceKeys.length) {
+    report.options.sliceBy = s.sliceKeys.map((k) => k.spec);
+    if (s.slices) report.slices = s.slices.result();
+  }
+  if (opts.runs?.length) {
+    report.runs = compareRuns({ file: report.source.file, export: exp, evaluation: ev }, opts.runs, {
+      cmp,
+      conf: s.conf,
+      pairBy,
+      minPaired: minPairedOf(opts.minPaired, n),
+      bootstrap: B,
+      seed,
+      equivalence,
+      verdict,
+    });
+  }
   if (opts.baseline && side) {
     report.baseline = compareBaseline(ev, report.options, opts.baseline.file, side, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false, opts.baseline.kind === 'report' ? 'report' : 'export', opts.baseline.kind === 'report' ? opts.baseline.report : undefined);
+    // Repeats among the runs: the baseline's verdicts hold to their run-to-run spread too.
+    if (report.runs) applyRunSpread(report.baseline, report.runs);
   }
   report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate });
   report.warnings.push(...gatePowerWarnings(report));
   return report;
 }
 
-/** The statistic model of an evaluation's documents (all, in id order; or those at `index`). */
-function modelOf(ev: Pick<Evaluation, 'type' | 'table' | 'documents'>, units: string[], exactFields: string[] = [], index?: ArrayLike<number>): Model {
-  if (ev.type === 'EXTRACT') {
-    if (!ev.table) throw new InternalError('an EXTRACT evaluation without its table');
-    return extractModel(ev.table, units, exactFields, index ? Array.from(index, (i) => (ev.table as ExtractTable).order[i]) : undefined);
-  }
-  const docs = ev.documents ?? [];
-  return recordModel(ev.type, index ? Array.from(index, (i) => docs[i]) : docs, units);
-}
 
 function fillEstimates(ev: Evaluation, est: (key: string) => Estimate): void {
   if (ev.extract) {
@@ -256,16 +303,6 @@ interface BaselineSide extends Pick<Evaluation, 'type' | 'table' | 'documents'> 
   keys: Pairable[];
 }
 
-/** Pairing keys of an evaluation's documents, in id order. */
-function keysOf(ev: Pick<Evaluation, 'table' | 'documents'>): Pairable[] {
-  const t = ev.table;
-  if (t) {
-    const keys = t.keys;
-    if (!keys) throw new InternalError('the documents were scored without their pairing keys');
-    return Array.from(t.order, (d) => keys[d]);
-  }
-  return ev.documents ?? [];
-}
 
 /** The straight-through flag of the document at id-order position i (undefined: none). */
 function flagOf(ev: Pick<Evaluation, 'table' | 'documents'>, i: number): boolean | undefined {

@@ -1,6 +1,6 @@
 /**
  * Cost and latency of an evaluation's runs, from the export items' `durationMs` and `credits`
- * (README: Cost and latency).
+ * (docs/metrics.md: Cost and latency).
  */
 import type { ExportItem } from '../metrics/generated/export.js';
 import type { CostReport, Report } from '../metrics/generated/report.js';

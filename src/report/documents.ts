@@ -5,13 +5,19 @@
  * the other reports, or drops it.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { DocumentsFile } from '../metrics/generated/report.js';
-import { tempPathFor, tempTag } from '../util/fs.js';
+import type { DocumentRecord, DocumentsFile } from '../metrics/generated/report.js';
+import { commitTempSync, tempPathFor, tempTag } from '../util/fs.js';
 
 export const DOCUMENTS_FILE = 'documents.jsonl';
+
+/**
+ * Up to this many documents, records are kept as records where a feature lists them (the
+ * explorer, a baseline report's documents); past it only what the statistics need.
+ */
+export const RECORDS_MAX = 100_000;
 
 export interface DocumentsSink {
   write(line: string): void;
@@ -46,6 +52,10 @@ export class MemoryDocuments implements DocumentsSink {
   }
   text(): string {
     return this.lines.map((l) => l + '\n').join('');
+  }
+  /** The records, parsed (for the explorer, the errors file and the like). */
+  records(): DocumentRecord[] {
+    return this.lines.map((l) => JSON.parse(l) as DocumentRecord);
   }
 }
 
@@ -134,9 +144,21 @@ export class FileDocuments implements DocumentsSink {
     }
   }
 
+  private committed = false;
+
   /** Renames the finished file into place. */
   commit(): void {
-    renameSync(this.tmp, this.target);
+    commitTempSync(this.tmp, this.target);
+    this.committed = true;
+  }
+
+  /** The records of the finished file, parsed (read back whole: for reports the explorer lists). */
+  records(): DocumentRecord[] {
+    if (this.fd !== undefined) throw new Error('documents.records() before finish()');
+    const text = readFileSync(this.committed ? this.target : this.tmp, 'utf8');
+    const out: DocumentRecord[] = [];
+    for (const line of text.split('\n')) if (line !== '') out.push(JSON.parse(line) as DocumentRecord);
+    return out;
   }
 
   /** Drops the temp file; an earlier documents.jsonl stays as it was. */

@@ -1,8 +1,7 @@
 /**
- * One self-contained HTML file (no script, no network: a Content-Security-Policy forbids
- * every fetch): headline metrics, gates, per-field F1 bars with interval whiskers, a heatmap
- * (confusion matrix for CLASSIFY, outcome shares per field for EXTRACT), baseline deltas,
- * failed runs and the worst documents with expected and predicted values side by side.
+ * The explorer's overview as static HTML (it reads without script): headline metrics, gates,
+ * per-field F1 bars with interval whiskers, a heatmap (confusion matrix for CLASSIFY, outcome
+ * shares per field for EXTRACT), baseline deltas, slices, cost, calibration and failed runs.
  * Every value that comes from a document or a user is escaped.
  */
 import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../metrics/generated/report.js';
@@ -187,21 +186,6 @@ function baseline(r: Report): string {
   );
 }
 
-const value = (v: unknown): string => (v === null || v === undefined ? '<span class="empty">(empty)</span>' : `<pre>${esc(JSON.stringify(v, null, 1))}</pre>`);
-
-function worst(r: Report): string {
-  if (r.worstDocuments.length === 0) return '';
-  const docs = r.worstDocuments.map((d) => {
-    const title = `${esc(d.fileName ?? d.fileId)} <small>item <code>${esc(d.id)}</code>; ${d.errors} wrong outcome(s)${d.failed ? '; run failed' : ''}${
-      d.confidence !== undefined && d.confidence !== null ? `; confidence ${num(d.confidence)}` : ''
-    }</small>`;
-    const rows = d.diffs.map((x) => [`<code>${esc(x.path)}</code>`, x.outcome, value(x.expected), value(x.predicted)]);
-    const cut = d.diffsCut ? `<p><small>${d.diffsCut} more difference(s) not shown.</small></p>` : '';
-    return `<details><summary>${title}</summary>${table(['path', 'outcome', 'expected', 'predicted'], rows, 'diff')}${cut}</details>`;
-  });
-  return `<h2>Worst documents</h2>${docs.join('')}`;
-}
-
 function cost(r: Report): string {
   const rows = costRows(r);
   if (rows.length === 0) return '';
@@ -230,40 +214,51 @@ function failures(r: Report): string {
   return `<h2>Failed runs (${r.failures.length})</h2><p>Scored as empty predictions.</p>${table(['item', 'file', 'status', 'reason'], rows)}`;
 }
 
-const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
-table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f4f4f4}code{font-size:12px}pre{margin:0;white-space:pre-wrap;word-break:break-word;max-width:420px;font-size:12px}
-.track{fill:#eee}.bar{fill:#4a7bd0}.wh{stroke:#111;stroke-width:1.5}.axis{stroke:#999}.pos{fill:#2e8b57}.neg{fill:#c0392b}
-.ok{color:#2e7d32;font-weight:600}.bad{color:#c62828;font-weight:600}.warn{color:#8a6d3b}.empty{color:#999}
-.heat td{text-align:center}.cell{display:inline-block;min-width:3em;padding:2px 4px}
-.v-regressed{color:#c62828;font-weight:600}.v-improved{color:#2e7d32;font-weight:600}.v-inconclusive,.v-no_change,.v-not_comparable{color:#666}
-details{margin:.5em 0}summary{cursor:pointer}`;
+/** Per slice key a table: the headline metrics with intervals, Δ against the rest and the Holm p; flagged slices marked. */
+function slices(r: Report): string {
+  const s = r.slices;
+  if (!s) return '';
+  const flagged = s.groups.reduce((n, g) => n + g.slices.filter((x) => x.flagged).length, 0);
+  const signed = (v: number | null): string => (v === null ? 'n/a' : `${v > 0 ? '+' : v < 0 ? '−' : '±'}${Math.abs(v).toFixed(3)}`);
+  const parts = [
+    `<h2>Slices</h2><p>Headline metrics per slice with 95% intervals; ${esc(s.metric)} is tested against the rest of the run (one-sided cluster-robust z-test, Holm across ${s.tested} slice(s)): ${
+      flagged ? `<strong>${flagged} slice(s) significantly worse</strong> (⚠).` : 'none is significantly worse.'
+    }</p>`,
+  ];
+  for (const g of s.groups) {
+    const names = Object.keys(g.slices[0]?.metrics ?? {});
+    const rows = g.slices.map((x) => [
+      `${x.flagged ? '⚠ ' : ''}<code>${esc(x.label)}</code>`,
+      String(x.documents),
+      ...names.map((n) => {
+        const m = Object.hasOwn(x.metrics, n) ? x.metrics[n] : undefined;
+        return m ? `${num(m.value)} <small>(${iv(m.interval) || 'n/a'})</small>` : 'n/a';
+      }),
+      signed(x.delta),
+      x.pHolm === null ? 'not tested' : num(x.pHolm),
+    ]);
+    parts.push(`<h3><code>${esc(g.key)}</code></h3>`, table(['slice', 'documents', ...names.map(esc), `Δ ${esc(s.metric)} vs rest`, 'p (Holm)'], rows));
+  }
+  return parts.join('');
+}
 
-export function renderHtml(r: Report): string {
-  const p = r.source.processor;
-  const title = `evalkit report: ${p.name || p.id} ${p.version} (${r.type})`;
+/** The overview: every section of the static report but the documents (the explorer lists them). */
+export function overviewHtml(r: Report): string {
   const extras: string[] = [];
   if (r.extract?.unsupportedFields.length) extras.push(`<p>Unsupported (no non-empty expected value): ${r.extract.unsupportedFields.map((f) => `<code>${esc(f)}</code>`).join(', ')}</p>`);
   if (r.extract?.excludedFields.length) extras.push(`<p>Excluded: ${r.extract.excludedFields.map((f) => `<code>${esc(f)}</code>`).join(', ')}</p>`);
   if (r.warnings.length) extras.push(`<h2>Warnings</h2><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`);
-  return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)}</title><style>${STYLE}</style></head>
-<body>
-<h1>${esc(title)}</h1>
-<p>${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export <code>${esc(r.source.file)}</code> · intervals: Wilson for proportions (widened by the design effect where documents give several outcomes), bootstrap over documents (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise</p>
-${headline(r)}
-${gates(r)}
-${baseline(r)}
-${bars(r)}
-${heatmap(r)}
-${cost(r)}
-${calibration(r)}
-${failures(r)}
-${worst(r)}
-${extras.join('\n')}
-</body></html>
-`;
+  return [
+    `<p>${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export <code>${esc(r.source.file)}</code> · intervals: Wilson for proportions (widened by the design effect where documents give several outcomes), bootstrap over documents (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise</p>`,
+    headline(r),
+    gates(r),
+    baseline(r),
+    slices(r),
+    bars(r),
+    heatmap(r),
+    cost(r),
+    calibration(r),
+    failures(r),
+    ...extras,
+  ].join('\n');
 }

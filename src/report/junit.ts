@@ -1,7 +1,14 @@
 /**
- * JUnit XML for CI test reporters: a suite of gates (one testcase per --fail-under gate, plus
- * one for --fail-on-regression) and a suite of fields (classes for CLASSIFY, split types for
- * SPLITTER), one testcase each, failing when a gate on it failed or its verdict is regressed.
+ * JUnit XML for CI test reporters (GitHub check annotations, GitLab's test report): a suite of
+ * gates (one testcase per gate, plus one for --fail-on-regression), a suite of the units the
+ * metrics are per (fields for EXTRACT, classes for CLASSIFY, split types for SPLITTER) and,
+ * with a baseline, a suite of comparisons (one testcase per compared metric, failing when it
+ * regressed).
+ *
+ * Reporters merge the files of several jobs and tell testcases apart by classname and name, so
+ * the classname is the dataset (evaluation set id, else the export's file name) and every name
+ * starts with the processor: two processors on one set, or one on two sets, never collide. The
+ * version is left out of names so that a testcase keeps its history from one version to the next.
  */
 import type { Report } from '../metrics/generated/report.js';
 import { num } from './markdown.js';
@@ -17,82 +24,160 @@ export function xml(s: string): string {
     .replace(/'/g, '&apos;');
 }
 
+export interface JunitOptions {
+  /**
+   * Files that testcases come from, as the `file` attribute (GitHub and GitLab link a testcase
+   * to it): the file the gates are written in (an evalkit.config.json), the processor config
+   * that defines the fields, and the dataset CSV the expected values come from.
+   */
+  files?: { gates?: string; config?: string; dataset?: string };
+}
+
 interface Case {
   name: string;
   failure?: string;
   out: string;
+  /** Seconds. */
+  time: number;
+  file?: string;
 }
 
-function unitCases(r: Report): { suite: string; prefix: string; cases: Case[] } {
-  const rows = new Map((r.baseline?.rows ?? []).map((x) => [x.key, x]));
+interface Suite {
+  name: string;
+  kind: 'gate' | 'metric' | 'regression';
+  cases: Case[];
+}
+
+/** The evaluation set, or the export the report was computed from. */
+export function datasetOf(r: Report): string {
+  return r.source.evaluationSetId ?? r.source.file;
+}
+
+/** The processor as testcase names start: its name, with its id when the name is not unique by nature. */
+export function processorLabel(r: Report): string {
+  const p = r.source.processor;
+  return p.name && p.name !== p.id ? `${p.name} (${p.id})` : p.id;
+}
+
+/**
+ * The runs' processing time in seconds (mean latency × runs with a duration, from the export's
+ * durationMs), or 0 when the export has no durations.
+ */
+export function runSeconds(r: Report): number {
+  const l = r.cost?.latency;
+  return l ? (l.mean * l.runs) / 1000 : 0;
+}
+
+function unitSuite(r: Report, files: JunitOptions['files']): Suite {
   const failedGates = r.gates.results.filter((g) => !g.passed);
-  const make = (prefix: string, unit: string, out: string): Case => {
+  const rows = new Map((r.baseline?.rows ?? []).map((x) => [x.key, x]));
+  const make = (prefix: string, kind: string, unit: string, out: string): Case => {
     const problems: string[] = [];
     for (const g of failedGates) if (g.metric.startsWith(`${prefix}:${unit}.`)) problems.push(`gate ${g.gate} failed: ${g.reason ?? ''}`);
     const row = rows.get(`${prefix}:${unit}.f1`);
-    if (row?.verdict === 'regressed') problems.push(`F1 regressed: ${num(row.baseline)} -> ${num(row.current)} (McNemar p ${num(row.mcnemar.p, 4)}, Holm ${num(row.pHolm, 4)})`);
-    const c: Case = { name: unit, out: row ? `${out}; baseline ${num(row.baseline)}, verdict ${row.verdict}` : out };
+    const c: Case = { name: `${kind} ${unit}`, out: row ? `${out}; baseline ${num(row.baseline)}, verdict ${row.verdict}` : out, time: 0, file: files?.config };
     if (problems.length) c.failure = problems.join('; ');
     return c;
   };
+  let suite: Suite;
   if (r.extract) {
-    return {
-      suite: 'fields',
-      prefix: 'field',
+    suite = {
+      name: 'fields',
+      kind: 'metric',
       cases: r.extract.fields.map((f) =>
-        make('field', f.path, `F1 ${num(f.f1.value)} precision ${num(f.precision.value)} recall ${num(f.recall.value)} TP ${f.counts.tp} TN ${f.counts.tn} FA ${f.counts.fa} FN ${f.counts.fn} FD ${f.counts.fd}`),
+        make('field', 'field', f.path, `F1 ${num(f.f1.value)} precision ${num(f.precision.value)} recall ${num(f.recall.value)} TP ${f.counts.tp} TN ${f.counts.tn} FA ${f.counts.fa} FN ${f.counts.fn} FD ${f.counts.fd}`),
       ),
     };
+  } else if (r.classify) {
+    suite = { name: 'classes', kind: 'metric', cases: r.classify.classes.map((c) => make('class', 'class', c.label, `F1 ${num(c.f1.value)} precision ${num(c.precision.value)} recall ${num(c.recall.value)} support ${c.support}`)) };
+  } else {
+    const types = r.splitter?.types ?? [];
+    suite = { name: 'split types', kind: 'metric', cases: types.map((t) => make('type', 'split type', t.type, `F1 ${num(t.f1.value)} expected ${t.expected} predicted ${t.predicted} correct ${t.correct}`)) };
   }
-  if (r.classify) {
-    return {
-      suite: 'classes',
-      prefix: 'class',
-      cases: r.classify.classes.map((c) => make('class', c.label, `F1 ${num(c.f1.value)} precision ${num(c.precision.value)} recall ${num(c.recall.value)} support ${c.support}`)),
-    };
-  }
-  const types = r.splitter?.types ?? [];
-  return {
-    suite: 'split types',
-    prefix: 'type',
-    cases: types.map((t) => make('type', t.type, `F1 ${num(t.f1.value)} expected ${t.expected} predicted ${t.predicted} correct ${t.correct}`)),
-  };
+  // One set of runs produced every unit's values: their time is shared evenly, so the suite's
+  // time is the runs' and the testcases add up to it.
+  const each = suite.cases.length ? runSeconds(r) / suite.cases.length : 0;
+  for (const c of suite.cases) c.time = each;
+  return suite;
 }
 
-function suite(name: string, cases: Case[]): string {
-  const failures = cases.filter((c) => c.failure !== undefined).length;
-  const body = cases
-    .map((c) => {
-      const inner =
-        (c.failure !== undefined ? `\n      <failure message="${xml(c.failure)}" type="evalkit.${name === 'gates' ? 'gate' : 'metric'}">${xml(c.failure)}</failure>` : '') +
-        `\n      <system-out>${xml(c.out)}</system-out>\n    `;
-      return `    <testcase classname="evalkit.${xml(name.replace(/ /g, '_'))}" name="${xml(c.name)}" time="0">${inner}</testcase>`;
-    })
-    .join('\n');
-  return `  <testsuite name="${xml(name)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="0" time="0">${body ? `\n${body}\n  ` : ''}</testsuite>`;
-}
-
-export function renderJunit(r: Report): string {
-  const gateCases: Case[] = r.gates.results.map((g) => {
-    const c: Case = { name: g.gate, out: `${g.metric} ${g.on === 'lower' ? 'lower bound' : 'value'} ${num(g.value)}, threshold ${g.threshold}` };
+function gateSuite(r: Report, files: JunitOptions['files']): Suite {
+  const cases: Case[] = r.gates.results.map((g) => {
+    const c: Case = { name: `gate ${g.gate}`, out: `${g.metric} ${g.on === 'lower' ? 'lower bound' : 'value'} ${num(g.value)}, threshold ${g.threshold}`, time: 0, file: files?.gates };
     if (!g.passed) c.failure = `${g.gate} failed: ${g.reason ?? ''}`;
     return c;
   });
   if (r.gates.failOnRegression) {
     const reg = r.gates.regressed;
-    const c: Case = { name: 'no significant regression', out: `${reg.length} regressed of ${r.baseline?.rows.length ?? 0} compared metrics` };
+    const c: Case = { name: 'gate no significant regression', out: `${reg.length} regressed of ${r.baseline?.rows.length ?? 0} compared metrics`, time: 0, file: files?.gates };
     if (reg.length) c.failure = `regressed: ${reg.join(', ')}`;
-    gateCases.push(c);
+    cases.push(c);
   }
-  const units = unitCases(r);
-  const suites = [suite('gates', gateCases), suite(units.suite, units.cases)];
-  const tests = gateCases.length + units.cases.length;
-  const failures = [...gateCases, ...units.cases].filter((c) => c.failure !== undefined).length;
+  return { name: 'gates', kind: 'gate', cases };
+}
+
+function regressionSuite(r: Report, files: JunitOptions['files']): Suite | undefined {
+  const b = r.baseline;
+  if (!b) return undefined;
+  return {
+    name: 'regressions',
+    kind: 'regression',
+    cases: b.rows.map((row) => {
+      const c: Case = {
+        name: `regression ${row.key}`,
+        out: `${num(row.baseline)} -> ${num(row.current)} against ${b.file}: ${row.verdict} (McNemar p ${num(row.mcnemar.p, 4)}, Holm ${num(row.pHolm, 4)})`,
+        time: 0,
+        file: files?.dataset,
+      };
+      if (row.verdict === 'regressed') c.failure = `${row.key} regressed: ${num(row.baseline)} -> ${num(row.current)} (McNemar p ${num(row.mcnemar.p, 4)}, Holm ${num(row.pHolm, 4)})`;
+      return c;
+    }),
+  };
+}
+
+const secs = (s: number): string => s.toFixed(3);
+
+function renderSuite(s: Suite, classname: string, prefix: string, properties: string): string {
+  const failures = s.cases.filter((c) => c.failure !== undefined).length;
+  const time = s.cases.reduce((t, c) => t + c.time, 0);
+  const body = s.cases
+    .map((c) => {
+      const inner =
+        (c.failure !== undefined ? `\n      <failure message="${xml(c.failure)}" type="evalkit.${s.kind}">${xml(c.failure)}</failure>` : '') +
+        `\n      <system-out>${xml(c.out)}</system-out>\n    `;
+      const file = c.file !== undefined ? ` file="${xml(c.file)}"` : '';
+      return `    <testcase classname="${xml(classname)}" name="${xml(`${prefix} ${c.name}`)}"${file} time="${secs(c.time)}">${inner}</testcase>`;
+    })
+    .join('\n');
+  return (
+    `  <testsuite name="${xml(s.name)}" tests="${s.cases.length}" failures="${failures}" errors="0" skipped="0" time="${secs(time)}">\n` +
+    properties +
+    (body ? `${body}\n` : '') +
+    '  </testsuite>'
+  );
+}
+
+export function renderJunit(r: Report, opts: JunitOptions = {}): string {
+  const suites = [gateSuite(r, opts.files), unitSuite(r, opts.files), regressionSuite(r, opts.files)].filter((s): s is Suite => s !== undefined);
+  const cases = suites.flatMap((s) => s.cases);
+  const failures = cases.filter((c) => c.failure !== undefined).length;
   const p = r.source.processor;
+  const dataset = datasetOf(r);
+  const prefix = `[${processorLabel(r)}]`;
+  const props = [
+    ['processor', p.id],
+    ['processor.name', p.name],
+    ['processor.version', p.version],
+    ['type', r.type],
+    ['dataset', dataset],
+    ['export', r.source.file],
+  ];
+  const properties = `    <properties>\n${props.map(([k, v]) => `      <property name="${xml(k)}" value="${xml(v)}"/>\n`).join('')}    </properties>\n`;
+  const time = cases.reduce((t, c) => t + c.time, 0);
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<testsuites name="${xml(`evalkit report ${p.name || p.id} ${p.version}`)}" tests="${tests}" failures="${failures}" errors="0" time="0">\n` +
-    suites.join('\n') +
+    `<testsuites name="${xml(`evalkit ${p.name || p.id} ${p.version} on ${dataset}`)}" tests="${cases.length}" failures="${failures}" errors="0" time="${secs(time)}">\n` +
+    suites.map((s) => renderSuite(s, dataset, prefix, properties)).join('\n') +
     '\n</testsuites>\n'
   );
 }

@@ -15,10 +15,11 @@ import type { DocumentRecord, Report } from '../metrics/generated/report.js';
 import type { ItemSource } from '../metrics/accumulate.js';
 import { ExtractTable } from '../metrics/table.js';
 import type { BaselineInput } from './build.js';
+import { RECORDS_MAX } from './documents.js';
 
 const EXPORT_ID = 'https://evalkit.dev/schemas/export.schema.json';
 const REPORT_ID = 'https://evalkit.dev/schemas/report.schema.json';
-const EXPORT_HINT = 'the export format is described in schemas/export.schema.json (README: evalkit report)';
+const EXPORT_HINT = 'the export format is described in schemas/export.schema.json (docs/report.md)';
 
 interface Validators {
   export: ValidateFunction;
@@ -361,7 +362,8 @@ async function readDocumentsFile(reportFile: string, report: Report): Promise<Do
   const hint = `${ref.file} is written by \`evalkit report\` next to report.json; copy both files together (or pass the export the report was made from)`;
   const v = await getValidators();
   const fields = report.extract?.fields.map((f) => f.path) ?? [];
-  const table = report.type === 'EXTRACT' ? new ExtractTable(new Map(fields.map((f, s) => [f, s])), [], true) : undefined;
+  // Small reports keep their records (the explorer shows the baseline's outcomes); large EXTRACT ones a table of counts.
+  const table = report.type === 'EXTRACT' && ref.count > RECORDS_MAX ? new ExtractTable(new Map(fields.map((f, s) => [f, s])), [], true) : undefined;
   const records: DocumentRecord[] = [];
   const hash = createHash('sha256');
   let count = 0;

@@ -3,6 +3,7 @@
  * verdicts, worst fields, failed runs. Kept under MAX_BYTES: long tables are cut, with a note.
  */
 import type { ComparisonRow, Estimate, Interval, Proportion, Report, ThresholdPoint } from '../metrics/generated/report.js';
+import { multiRunBlocks } from './runs-md.js';
 
 export const MAX_BYTES = 60_000;
 
@@ -44,7 +45,7 @@ export function text(s: string): string {
     .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`);
 }
 
-interface Table {
+export interface Table {
   head: string[];
   align: Array<'l' | 'r'>;
   rows: string[][];
@@ -63,6 +64,8 @@ function renderTable(t: Table, limit: number): string {
 }
 
 type Block = string | Table;
+/** A paragraph or a table of the Markdown report (sections in other files build these). */
+export type MarkdownBlock = Block;
 
 const prop = (label: string, p: Proportion): string[] => [label, num(p.value), interval(p.interval), `${p.k} / ${p.n}`];
 const est = (label: string, e: Estimate, counts = ''): string[] => [label, num(e.value), interval(e.interval), counts];
@@ -299,6 +302,33 @@ function calibrationTables(r: Report): Block[] {
   return out;
 }
 
+function sliceTables(r: Report): Block[] {
+  const s = r.slices;
+  if (!s) return [];
+  const flagged = s.groups.reduce((n, g) => n + g.slices.filter((x) => x.flagged).length, 0);
+  const out: Block[] = [
+    `### Slices\n`,
+    `Per slice the headline metrics with 95% intervals; ${s.metric} is tested against the rest of the run (one-sided, cluster-robust z-test, Holm across ${s.tested} slice(s)): ` +
+      (flagged ? `**${flagged} slice(s) significantly worse** (⚠).` : 'none is significantly worse.') +
+      '\n',
+  ];
+  for (const g of s.groups) {
+    const names = Object.keys(g.slices[0]?.metrics ?? {});
+    const rows = g.slices.map((x) => [
+      (x.flagged ? '⚠ ' : '') + code(x.label),
+      String(x.documents),
+      ...names.map((n) => {
+        const m = x.metrics[n];
+        return m ? `${num(m.value)} (${interval(m.interval) || 'n/a'})` : 'n/a';
+      }),
+      signed(x.delta),
+      x.pHolm === null ? 'not tested' : num(x.pHolm),
+    ]);
+    out.push(`${code(g.key)}\n`, { head: ['slice', 'documents', ...names, `Δ ${s.metric} vs rest`, 'p (Holm)'], align: ['l', 'r', ...names.map(() => 'r' as const), 'r', 'r'], rows, cuttable: true });
+  }
+  return out;
+}
+
 function failures(r: Report): Block[] {
   if (r.failures.length === 0) return [];
   const rows = r.failures.map((f) => [code(f.id), code(f.fileName ?? f.fileId), f.status, f.failureMessage || f.failureReason ? code(f.failureMessage ?? f.failureReason ?? '') : '']);
@@ -313,11 +343,13 @@ function blocks(r: Report): Block[] {
     headline(r),
     ...gates(r),
     ...baseline(r),
+    ...(r.runs ? multiRunBlocks(r.runs) : []),
     ...extractTables(r),
     ...classifyTables(r),
     ...splitterTables(r),
     ...costTable(r),
     ...calibrationTables(r),
+    ...sliceTables(r),
     ...failures(r),
   ];
   if (r.warnings.length) out.push('### Warnings\n', r.warnings.map((w) => `- ${text(w)}`).join('\n') + '\n');

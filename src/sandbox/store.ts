@@ -9,9 +9,10 @@
  * text in the 2025-04-21 layout, so a GET splices text instead of rebuilding objects.
  * Statements are prepared once and cached by SQL text.
  */
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { InputError } from '../util/errors.js';
 
@@ -21,6 +22,16 @@ import { InputError } from '../util/errors.js';
  *    store of schema 1 is upgraded in place by the DDL's CREATE TABLE IF NOT EXISTS.
  */
 export const SCHEMA_VERSION = 2;
+
+// The native module is loaded when a store is opened, not when this module is imported: the
+// library entry and the commands that do not serve import the sandbox's module graph (through
+// the demo and the report's replay reader) and must work where better-sqlite3 is not built.
+const require = createRequire(import.meta.url);
+let database: typeof BetterSqlite3 | undefined;
+function openDatabase(file: string, options: BetterSqlite3.Options): Db {
+  database ??= require('better-sqlite3') as typeof BetterSqlite3;
+  return new database(file, options);
+}
 
 export interface ProcessorRow { seq: number; id: string; name: string; type: string; draft_version_id: string; created_at: string; updated_at: string }
 export interface VersionRow { seq: number; id: string; processor_id: string; version: string; ord: number; description: string | null; config: string; created_at: string; updated_at: string }
@@ -129,6 +140,9 @@ export interface ListQuery {
 }
 
 export class Store {
+  // @internal members stay out of the published .d.ts (stripInternal), and with them
+  // better-sqlite3's types, which are a devDependency.
+  /** @internal */
   readonly db: Db;
   readonly persistent: boolean;
   private readonly stmts = new Map<string, Statement>();
@@ -145,7 +159,7 @@ export class Store {
       file = path.join(dataDir, 'sandbox.db');
     }
     try {
-      this.db = new Database(file, { timeout: 250 });
+      this.db = openDatabase(file, { timeout: 250 });
       if (dataDir) {
         this.db.pragma('journal_mode = WAL');
         // One sandbox per data dir: the first write takes a lock held until close.
@@ -168,7 +182,7 @@ export class Store {
     }
   }
 
-  /** A cached prepared statement. */
+  /** A cached prepared statement. @internal */
   st(sql: string): Statement {
     let s = this.stmts.get(sql);
     if (!s) {

@@ -2,7 +2,7 @@
  * The one date parser: what people write for a calendar date, to ISO `YYYY-MM-DD`. Dataset
  * coercion, `validate --fix` and the report's date comparator all read dates here, so two
  * values that coerce to the same day also match in a report. The accepted forms are listed in
- * DATE_FORMS (the README's table is the same list).
+ * DATE_FORMS (the comparator table of docs/metrics.md is the same list).
  */
 
 export type DateOrder = 'dmy' | 'mdy';

@@ -6,7 +6,7 @@
  */
 import { toPointer } from './json.js';
 
-/** Documented in the README: objects and arrays nested more than this are refused. */
+/** Documented in the README (Limits): objects and arrays nested more than this are refused. */
 export const MAX_DEPTH = 256;
 
 /**
@@ -57,8 +57,13 @@ export function depthExceededPointer(value: unknown, max = MAX_DEPTH): string | 
 
 /**
  * A JSON text cannot nest deeper than its count of `{` and `[`: most texts are ruled out by their
- * length alone, without a walk.
+ * length alone, and the others by that count (found with native searches, no walk, no allocation).
  */
 export function mayExceedDepth(text: string, max = MAX_DEPTH): boolean {
-  return text.length > 2 * max;
+  if (text.length <= 2 * max) return false;
+  let opened = 0;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i >= 0; i = text.indexOf(bracket, i + 1)) if (++opened > max) return true;
+  }
+  return false;
 }

@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 /** Every temp file of an atomic write starts with this; its name ends in `.<pid>.<8 hex>[.<n>]`. */
@@ -7,7 +6,30 @@ export const TEMP_PREFIX = '.evalkit-tmp-';
 
 /** This process's part of temp names: its pid (how a later run proves a temp is stale) and a nonce. */
 export function tempTag(): string {
-  return `${process.pid}.${randomBytes(4).toString('hex')}`;
+  // Math.random, not node:crypto (whose loading costs every command's start-up): the nonce only
+  // keeps two runs of one pid apart, and temp files are created exclusively (wx) anyway.
+  return `${process.pid}.${Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0')}`;
+}
+
+/** Temp files of this process not yet renamed or removed: what an interrupted run removes. */
+const liveTemps = new Set<string>();
+
+/**
+ * Removes this process's temp files at once (synchronously: called from a signal handler that
+ * ends the process next). The targets stay as they were.
+ */
+export function removeLiveTempsSync(): string[] {
+  const removed: string[] = [];
+  for (const t of liveTemps) {
+    try {
+      rmSync(t, { force: true });
+      removed.push(t);
+    } catch {
+      // best effort: a later run's sweepStaleTemps removes it
+    }
+  }
+  liveTemps.clear();
+  return removed;
 }
 
 /** The temp file beside `file` for an atomic write. */
@@ -77,7 +99,11 @@ export class AtomicWriter {
     await made;
     const mode = opts.mode ?? (opts.replace ? await fsp.stat(file).then((s) => s.mode & 0o7777, () => undefined) : undefined);
     const tmp = this.tempName(file);
-    const handle = await fsp.open(tmp, 'wx');
+    liveTemps.add(tmp);
+    const handle = await fsp.open(tmp, 'wx').catch((e: unknown) => {
+      liveTemps.delete(tmp);
+      throw e;
+    });
     try {
       // After open, so that the umask does not filter the mode of the replaced file.
       if (mode !== undefined) await handle.chmod(mode);
@@ -87,6 +113,7 @@ export class AtomicWriter {
     } catch (e) {
       await handle.close().catch(() => undefined);
       await fsp.rm(tmp, { force: true });
+      liveTemps.delete(tmp);
       throw e;
     }
     await handle.close();
@@ -103,6 +130,8 @@ export class AtomicWriter {
     } catch (e) {
       await fsp.rm(tmp, { force: true });
       throw e;
+    } finally {
+      liveTemps.delete(tmp);
     }
     this.touched.add(dir);
   }
@@ -155,7 +184,11 @@ export async function openAtomic(file: string, opts: { mode?: number } = {}): Pr
   const dir = path.dirname(file);
   await sweepStaleTemps(dir);
   const tmp = tempPathFor(file, tempTag());
-  const handle = await fsp.open(tmp, 'wx', opts.mode ?? 0o666);
+  liveTemps.add(tmp);
+  const handle = await fsp.open(tmp, 'wx', opts.mode ?? 0o666).catch((e: unknown) => {
+    liveTemps.delete(tmp);
+    throw e;
+  });
   let open = true;
   const close = async (): Promise<void> => {
     if (open) {
@@ -174,11 +207,14 @@ export async function openAtomic(file: string, opts: { mode?: number } = {}): Pr
         await close().catch(() => undefined);
         await fsp.rm(tmp, { force: true });
         throw e;
+      } finally {
+        liveTemps.delete(tmp);
       }
     },
     abort: async () => {
       await close().catch(() => undefined);
       await fsp.rm(tmp, { force: true });
+      liveTemps.delete(tmp);
     },
   };
 }
@@ -188,4 +224,9 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array | 
   const w = new AtomicWriter();
   await w.write(file, data, { replace: true, ...opts });
   await w.flush();
+}
+
+/** Renames a finished temp file onto its target (same folder, so atomic on POSIX). */
+export function commitTempSync(tmp: string, target: string): void {
+  renameSync(tmp, target);
 }

@@ -1,4 +1,6 @@
-import { parse as parseTolerant, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { createRequire } from 'node:module';
+import type * as Jsonc from 'jsonc-parser';
+import type { ParseError } from 'jsonc-parser';
 import { InputError } from './errors.js';
 import { MAX_DEPTH, depthExceededPointer, mayExceedDepth } from './depth.js';
 
@@ -32,6 +34,10 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
   return { line, column: offset - lineStart + 1 };
 }
 
+// jsonc-parser is needed only to explain a syntax error: loaded then, not at every start.
+let jsonc: typeof Jsonc | undefined;
+const loadJsonc = (): typeof Jsonc => (jsonc ??= createRequire(import.meta.url)('jsonc-parser') as typeof Jsonc);
+
 /**
  * JSON.parse with an error that names the file, line and column. `lineOffset` shifts the
  * reported line (used for JSONL, where each line is parsed on its own).
@@ -46,7 +52,7 @@ export function parseJson(text: string, file: string, lineOffset = 0): unknown {
     const errors: ParseError[] = [];
     const v8 = e instanceof Error ? e.message : String(e);
     try {
-      parseTolerant(body, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+      loadJsonc().parse(body, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
     } catch {
       // The tolerant parser recurses: a deeply nested invalid text overflows its stack. V8's own
       // message then says where (`... at position 12094`).
@@ -55,7 +61,7 @@ export function parseJson(text: string, file: string, lineOffset = 0): unknown {
     }
     const first = errors[0];
     const { line, column } = lineColumnAt(body, first ? first.offset : body.length);
-    const reason = first && (first.error as number) !== -1 ? describeParseError(printParseErrorCode(first.error)) : v8.replace(/ in JSON at position \d+.*$/, '').replace(/^Unexpected/, 'unexpected');
+    const reason = first && (first.error as number) !== -1 ? describeParseError(loadJsonc().printParseErrorCode(first.error)) : v8.replace(/ in JSON at position \d+.*$/, '').replace(/^Unexpected/, 'unexpected');
     throw new InputError(`invalid JSON: ${reason}`, {
       location: { file, line: line + lineOffset, column },
       hint: 'fix the JSON syntax at that position',

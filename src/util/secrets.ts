@@ -3,7 +3,8 @@
  * journals. Everything the CLI prints to stderr passes through redact(), and the client builds
  * errors without headers.
  */
-const SECRET_ENV = ['EVALKIT_API_TOKEN', 'EVALKIT_WEBHOOK_SECRET'];
+// GITHUB_TOKEN: `evalkit ci github` sends it to GitHub only.
+const SECRET_ENV = ['EVALKIT_API_TOKEN', 'EVALKIT_WEBHOOK_SECRET', 'GITHUB_TOKEN'];
 
 export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
   return SECRET_ENV.map((k) => env[k]).filter((v): v is string => typeof v === 'string' && v.length >= 4);

@@ -1,24 +1,32 @@
 /**
  * The CI recipe of examples/ runs as written: its evalkit steps, taken from the YAML, run in a
  * scratch repository against a real sandbox, once as on main (sync the set, keep the report)
- * and once as on a pull request (the main report as baseline).
+ * and once as on a pull request (the main report as baseline). The step that uses evalkit's
+ * action runs action.yml's script with the step's `with:`, against a stand-in GitHub API.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createClient } from '../../src/api/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { runAction } from '../helpers/action.js';
 import { BIN, ROOT } from '../helpers/cli.js';
+import { startGitHub, type StandInGitHub } from '../helpers/github.js';
 
 interface Step {
   name?: string;
   if?: string;
   run?: string;
   uses?: string;
+  with?: Record<string, string | boolean | number>;
 }
+
+/** The recipe uses evalkit's action from the installed package. */
+const ACTION_USE = './node_modules/evalkit';
+const GITHUB_TOKEN = 'ghs_recipeToken0123456789';
 
 const workflow = parse(readFileSync(path.join(ROOT, 'examples/github-actions/evalkit.yml'), 'utf8')) as { jobs: { evaluate: { steps: Step[] } } };
 const steps = workflow.jobs.evaluate.steps;
@@ -36,8 +44,10 @@ describe('examples/github-actions/evalkit.yml', () => {
   let sandbox: SandboxHandle;
   let repo: string;
   let env: NodeJS.ProcessEnv;
+  let gh: StandInGitHub;
 
   beforeAll(async () => {
+    gh = await startGitHub({ repository: 'acme/configs', token: GITHUB_TOKEN });
     sandbox = await startSandbox({ port: 0, engineDelayMs: 5 });
     repo = mkdtempSync(path.join(os.tmpdir(), 'evalkit-ci-'));
     // The user's repository: configs already migrated, the CSV and its files under eval/.
@@ -51,7 +61,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     // `npx evalkit` is this checkout's built binary.
     const bin = path.join(repo, '.bin');
     mkdirSync(bin);
-    writeFileSync(path.join(bin, 'npx'), `#!/bin/sh\n[ "$1" = evalkit ] || exit 127\nshift\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    writeFileSync(path.join(bin, 'npx'), `#!/bin/sh\n[ "$1" = --no-install ] && shift\n[ "$1" = evalkit ] || exit 127\nshift\nexec "${process.execPath}" "${BIN}" "$@"\n`);
     chmodSync(path.join(bin, 'npx'), 0o755);
     env = {
       ...process.env,
@@ -61,10 +71,16 @@ describe('examples/github-actions/evalkit.yml', () => {
       EVALKIT_API_VERSION: '2025-04-21',
       SET: set.id,
       NO_COLOR: '1',
+      GITHUB_TOKEN,
+      GITHUB_API_URL: gh.apiUrl,
+      GITHUB_REPOSITORY: 'acme/configs',
     };
   });
 
-  afterAll(() => sandbox?.close());
+  afterAll(async () => {
+    await sandbox?.close();
+    await gh?.close();
+  });
 
   /** A step's script in bash, as GitHub runs it (not spawnSync: this process serves the sandbox). */
   function bash(script: string, summary: string): Promise<{ code: number | null; output: string }> {
@@ -79,16 +95,25 @@ describe('examples/github-actions/evalkit.yml', () => {
   }
 
   /** Runs the evalkit steps that apply to the event; the exit code and output of each. */
-  async function runRecipe(event: 'push' | 'pull_request'): Promise<Array<{ name: string; code: number | null; output: string }>> {
+  async function runRecipe(event: 'push' | 'pull_request'): Promise<Array<{ name: string; code: number | null; output: string; outputs: Record<string, string> }>> {
     const summary = path.join(repo, `summary-${event}.md`);
+    const eventFile = path.join(repo, `event-${event}.json`);
+    writeFileSync(eventFile, JSON.stringify(event === 'pull_request' ? { pull_request: { number: 1 } } : { ref: 'refs/heads/main' }));
     const results = [];
     for (const step of steps) {
-      if (!step.run?.includes('npx evalkit') || !applies(step, event)) continue;
-      results.push({ name: step.name ?? step.run, ...(await bash(step.run, summary)) });
+      if (!applies(step, event)) continue;
+      if (step.uses === ACTION_USE) {
+        const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, String(v)]));
+        const r = await runAction(inputs, { cwd: repo, env: { ...env, GITHUB_STEP_SUMMARY: summary, GITHUB_EVENT_NAME: event, GITHUB_EVENT_PATH: eventFile }, outputFile: path.join(repo, `output-${event}.txt`) });
+        results.push({ name: step.name ?? step.uses, code: r.code, output: r.stdout + r.stderr, outputs: r.outputs });
+      } else if (step.run?.includes('npx evalkit')) {
+        results.push({ name: step.name ?? step.run, ...(await bash(step.run, summary)), outputs: {} as Record<string, string> });
+      }
     }
     return results;
   }
 
+  // Up to six CLI runs per test, on shared cores: more than the default 30 s.
   it('on main: every step passes, the set follows the CSV and the report is kept for the next run', async () => {
     const results = await runRecipe('push');
     expect(results.map((r) => r.name)).toEqual(['Configs are migrated', 'Dataset is valid', 'Sync the evaluation set', 'Evaluate the draft', 'Report']);
@@ -98,11 +123,17 @@ describe('examples/github-actions/evalkit.yml', () => {
     expect(report.summary.documents).toBe(12);
     expect(results[2].output).toContain('12 created');
     expect(existsSync(path.join(repo, 'evalkit/report/report.junit.xml'))).toBe(true);
-    expect(readFileSync(path.join(repo, 'summary-push.md'), 'utf8')).toMatch(/^#/);
+    expect(readFileSync(path.join(repo, 'summary-push.md'), 'utf8')).toMatch(/^\*\*evalkit (✅ passed|❌ failed)\*\*.*\n\n## evalkit report/);
+    expect(results.at(-1)?.outputs.verdict).toBe(report.gates.passed ? 'pass' : 'fail');
+    // A push has no pull request: no comment, no request to GitHub.
+    expect(gh.requests).toEqual([]);
     for (const r of results) expect(r.output).not.toContain(sandbox.token);
+    // The history the cache steps keep: one entry per report.
+    expect(readdirSync(path.join(repo, '.evalkit-history'))).toHaveLength(1);
+    for (const r of results) expect(r.output).not.toContain(GITHUB_TOKEN);
     // What the upload-artifact step keeps, the next pull request downloads.
     cpSync(path.join(repo, 'evalkit/report'), path.join(repo, 'baseline'), { recursive: true });
-  });
+  }, 120_000);
 
   it('on a pull request: the draft is reported against the report of main, failing only on gates and real regressions', async () => {
     const results = await runRecipe('pull_request');
@@ -111,5 +142,11 @@ describe('examples/github-actions/evalkit.yml', () => {
     expect(report.baseline).toMatchObject({ file: 'report.json', paired: 12 });
     expect(results.at(-1)?.code).toBe(report.gates.passed ? 0 : 1);
     expect(readFileSync(path.join(repo, 'summary-pull_request.md'), 'utf8')).toContain('aseline');
-  });
+    expect(readdirSync(path.join(repo, '.evalkit-history'))).toHaveLength(2);
+    // One sticky comment on the pull request, with the verdict.
+    expect(gh.comments.get(1)).toHaveLength(1);
+    expect(gh.comments.get(1)?.[0].body).toMatch(/^<!-- evalkit-report -->\n\*\*evalkit (✅ passed|❌ failed)\*\*/);
+    expect(results.at(-1)?.outputs['comment-url']).toBe(gh.comments.get(1)?.[0].html_url);
+    for (const r of results) expect(r.output).not.toContain(GITHUB_TOKEN);
+  }, 120_000);
 });

@@ -178,7 +178,7 @@ describe('--max-rps', () => {
 });
 
 describe('Ctrl-C', () => {
-  it('stops after the requests in flight, exits 1 and says to re-run; the re-run finishes', async () => {
+  it('stops after the requests in flight, exits 130 and says to re-run; the re-run finishes', async () => {
     s = await service({ latencyMs: 60 });
     const dir = folder({ 'data.csv': simpleCsv(ROWS, FILES), ...docs(FILES) });
     const p = await s.processor('EXTRACT', SIMPLE);
@@ -193,7 +193,7 @@ describe('Ctrl-C', () => {
     }
     run.child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => (run.child.exitCode !== null ? resolve(run.child.exitCode) : run.child.on('exit', (c) => resolve(c))));
-    expect(code).toBe(1);
+    expect(code).toBe(130);
     expect(run.output()).toContain('stopping after the requests in flight');
     expect(run.output()).toContain('interrupted before the upload finished');
     const lines = journalLines(journal);

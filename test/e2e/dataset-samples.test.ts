@@ -44,7 +44,8 @@ describe('datasets/', () => {
     expect(dry.code).toBe(0);
     expect(json(dry).plan).toMatchObject({ create: rows, update: 0, unchanged: 0 });
 
-    const r = await s.upload([meta.csv, '--create-set', 'sample', '--processor', processor, '--format', 'json'], path.join(dir, name));
+    // --no-progress: a slow machine would otherwise print a progress line every 5 s.
+    const r = await s.upload([meta.csv, '--create-set', 'sample', '--processor', processor, '--format', 'json', '--no-progress'], path.join(dir, name));
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const out = json(r);

@@ -97,9 +97,22 @@ describe('evalkit demo (the main job, as a child process)', () => {
 
   it('the report command it prints gives the same report', async () => {
     const dir = path.join(cwd, 'reports/demo/invoice-extract');
-    const r = await runCli(['report', '--from', `${dir}/export-draft.json`, '--baseline', `${dir}/export-1.0.json`, '--target-accuracy', '0.8', '--out-dir', path.join(cwd, 'again'), '--format', 'json'], { cwd });
+    const r = await runCli(['report', '--from', `${dir}/export-draft.json`, '--baseline', `${dir}/export-1.0.json`, '--target-accuracy', '0.8', '--out-dir', path.join(cwd, 'again'), '--formats', 'json'], { cwd });
     expect(r.code).toBe(0);
     expect(readFileSync(path.join(cwd, 'again/report.json'), 'utf8')).toBe(readFileSync(path.join(dir, 'report.json'), 'utf8'));
+  });
+
+  it('writes its evalkit.config.json, and the report line it prints (config file and --dataset) gives the same report', async () => {
+    const file = path.join(cwd, 'reports/demo/evalkit.config.json');
+    const config = JSON.parse(readFileSync(file, 'utf8')) as { datasets: Record<string, Record<string, unknown>> };
+    expect(Object.keys(config.datasets)).toEqual(DATASETS);
+    expect(config.datasets['invoice-extract']).toMatchObject({ export: 'invoice-extract/export-draft.json', baseline: 'invoice-extract/export-1.0.json', targetAccuracy: 0.8, fuzzyFields: ['vendor_name'] });
+    const line = first.stderr.split('\n').find((l) => l.startsWith('  $ evalkit report ') && l.includes('invoice-extract'));
+    expect(line).toMatch(/^ {2}\$ evalkit report --config-file reports\/demo\/evalkit\.config\.json --dataset invoice-extract {3}# /);
+    const r = await runCli(['report', '--config-file', 'reports/demo/evalkit.config.json', '--dataset', 'invoice-extract', '--out-dir', 'again-from-config'], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    const dir = path.join(cwd, 'reports/demo/invoice-extract');
+    expect(readFileSync(path.join(cwd, 'again-from-config/report.json'), 'utf8')).toBe(readFileSync(path.join(dir, 'report.json'), 'utf8'));
   });
 
   // Screenshots land under the checkout's reports/demo/ (git-ignored) for people to look at.

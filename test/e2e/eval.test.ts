@@ -144,11 +144,11 @@ describe('JSONL exports', () => {
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Json);
     expect(lines).toHaveLength(5);
     expect(Object.keys(lines[0]).sort()).toEqual(['format', 'options', 'processor', 'source']);
-    const rep = await cli(['report', '--from', file, '--out-dir', path.join(dir, 'big-report'), '--format', 'json', '--bootstrap', '0']);
+    const rep = await cli(['report', '--from', file, '--out-dir', path.join(dir, 'big-report'), '--formats', 'json', '--bootstrap', '0']);
     expect(rep.code, rep.stderr).toBe(0);
     const asJson = path.join(dir, 'big.json');
     writeFileSync(asJson, JSON.stringify(await readExport(file)));
-    const rep2 = await cli(['report', '--from', asJson, '--out-dir', path.join(dir, 'big-report-2'), '--format', 'json', '--bootstrap', '0']);
+    const rep2 = await cli(['report', '--from', asJson, '--out-dir', path.join(dir, 'big-report-2'), '--formats', 'json', '--bootstrap', '0']);
     expect(rep2.code, rep2.stderr).toBe(0);
     const a = JSON.parse(readFileSync(path.join(dir, 'big-report', 'report.json'), 'utf8')) as Json;
     const b = JSON.parse(readFileSync(path.join(dir, 'big-report-2', 'report.json'), 'utf8')) as Json;
@@ -228,7 +228,7 @@ describe('failed runs, timeouts and Ctrl-C', () => {
       expect(r.stdout).toContain(`failed ${i.id} (${String(i.fileName)}): FAILED SIMULATED_FAILURE`);
     }
     expect(r.stdout).toMatch(new RegExp(`10 items: ${10 - failed.length} processed, ${failed.length} failed`));
-    const rep = await runCli(['report', '--from', file, '--out-dir', path.join(dir, `failed-${strategy}-report`), '--format', 'json', '--bootstrap', '0']);
+    const rep = await runCli(['report', '--from', file, '--out-dir', path.join(dir, `failed-${strategy}-report`), '--formats', 'json', '--bootstrap', '0']);
     expect(rep.code, rep.stderr).toBe(0);
     expect(rep.stdout).toContain(`${failed.length} failed run(s)`);
   });
@@ -248,7 +248,7 @@ describe('failed runs, timeouts and Ctrl-C', () => {
     }
   });
 
-  test('Ctrl-C while a batch runs: exit 1, nothing written, the hint names the batch', async () => {
+  test('Ctrl-C while a batch runs: exit 130, nothing written, the hint names the batch', async () => {
     f.sb.pauseEngine();
     const file = path.join(dir, 'interrupted.json');
     try {
@@ -264,7 +264,7 @@ describe('failed runs, timeouts and Ctrl-C', () => {
         if (!batchId) await new Promise((r) => setTimeout(r, 20));
       }
       child.kill('SIGINT');
-      expect(await exit).toBe(1);
+      expect(await exit).toBe(130);
       expect(stderr).toContain(`interrupted; batch processor run ${batchId} keeps running on the service; nothing was written`);
       expect(stderr).toContain(`evalkit eval export --batch-run ${batchId} --wait`);
       expect(stderr).not.toContain(f.token);

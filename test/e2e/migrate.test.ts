@@ -82,6 +82,20 @@ describe('evalkit migrate (built binary, real files)', () => {
     expect(JSON.parse(readFileSync(path.join(dir, 'out/packet-splitter.json'), 'utf8'))).toHaveProperty('splitRules');
   });
 
+  it('--out-dir: a file that is not UTF-8 is an error and gets no copy; a BOM and a written U+FFFD are copied byte for byte', async () => {
+    const dir = tmp();
+    mkdirSync(path.join(dir, 'in'));
+    writeFileSync(path.join(dir, 'in/bad.json'), Buffer.concat([Buffer.from('{"type": "CLASSIFY", "fields": [], "x": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]));
+    const kept = Buffer.from('\ufeff{"type": "CLASSIFY", "classifications": [], "note": "\ufffd"}\n');
+    writeFileSync(path.join(dir, 'in/kept.json'), kept);
+    const r = await runCli(['migrate', 'in', '--out-dir', 'out'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('in/bad.json: not valid UTF-8');
+    expect(r.stdout).toMatch(/^0 migrated, 1 unchanged, 1 error$/m);
+    expect(readdirSync(path.join(dir, 'out'))).toEqual(['kept.json']);
+    expect(readFileSync(path.join(dir, 'out/kept.json'))).toEqual(kept);
+  });
+
   it('--check exits 1 while files need migration and 0 once they are migrated, writing nothing', async () => {
     const { dir, before } = sampleTree();
     const pending = await runCli(['migrate', 'configs', '--check'], { cwd: dir });

@@ -113,7 +113,7 @@ describe('2. field names that are Object.prototype members', () => {
         '{"id":"a","fileId":"f1","expectedOutput":{"value":{}},"output":{"value":{}},"status":"PROCESSED"},' +
         '{"id":"b","fileId":"f2","expectedOutput":{"value":{"constructor":"x","__proto__":"y","toString":"z"}},"output":{"value":{"toString":"z"}},"status":"PROCESSED"}]',
     );
-    const r = await reportOf(text, ['--format', 'json,md,html,junit']);
+    const r = await reportOf(text, ['--formats', 'json,md,html,junit']);
     expect(r.code).toBe(0);
     expect(readdirSync(r.dir).sort()).toEqual(['documents.jsonl', 'report.html', 'report.json', 'report.junit.xml', 'report.md']);
     const counts = (r.report?.extract?.fields ?? []).map((f) => [f.path, [f.counts.tp, f.counts.tn, f.counts.fa, f.counts.fn, f.counts.fd]]);

@@ -34,17 +34,25 @@ describe('evalkit report: outputs', () => {
   it('reads a JSONL export and writes only the formats asked for', async () => {
     const out = tmp();
     // The golden classify case gates accuracy=0.6 on the lower bound (0.306): exit 1.
-    const r = await report(['--from', path.join(FIX, 'classify-export.jsonl'), '--out-dir', out, '--format', 'md,junit', '--fail-under', 'accuracy=0.6', '--gate-on', 'lower']);
+    const r = await report(['--from', path.join(FIX, 'classify-export.jsonl'), '--out-dir', out, '--formats', 'md,junit', '--fail-under', 'accuracy=0.6', '--gate-on', 'lower']);
     expect(r.code).toBe(1);
     expect(readdirSync(out).sort()).toEqual(['report.junit.xml', 'report.md']);
     expect(readFileSync(path.join(out, 'report.junit.xml'), 'utf8')).toBe(readFileSync(path.join(FIX, 'golden/classify/report.junit.xml'), 'utf8'));
   });
 
+  it('--format json prints the report itself on stdout, the same bytes as report.json, and still writes the files', async () => {
+    const out = tmp();
+    const r = await report(['--from', EXPORT, '--out-dir', out, '--format', 'json', '--formats', 'json,md']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    expect(readdirSync(out).sort()).toEqual(['documents.jsonl', 'report.json', 'report.md']);
+  });
+
   it('the same seed gives the same bytes, another seed other bytes', async () => {
     const [a, b, c] = [tmp(), tmp(), tmp()];
-    await report(['--from', EXPORT, '--out-dir', a, '--format', 'json', '--seed', '5']);
-    await report(['--from', EXPORT, '--out-dir', b, '--format', 'json', '--seed', '5']);
-    await report(['--from', EXPORT, '--out-dir', c, '--format', 'json', '--seed', '6']);
+    await report(['--from', EXPORT, '--out-dir', a, '--formats', 'json', '--seed', '5']);
+    await report(['--from', EXPORT, '--out-dir', b, '--formats', 'json', '--seed', '5']);
+    await report(['--from', EXPORT, '--out-dir', c, '--formats', 'json', '--seed', '6']);
     const read = (d: string) => readFileSync(path.join(d, 'report.json'), 'utf8');
     expect(read(b)).toBe(read(a));
     expect(read(c).replace('"seed": 6', '"seed": 5')).not.toBe(read(a));
@@ -54,7 +62,7 @@ describe('evalkit report: outputs', () => {
     const out = tmp();
     const summary = path.join(out, 'summary.md');
     writeFileSync(summary, '# earlier step\n');
-    const r = await report(['--from', EXPORT, '--out-dir', out, '--format', 'json'], { GITHUB_STEP_SUMMARY: summary });
+    const r = await report(['--from', EXPORT, '--out-dir', out, '--formats', 'json'], { GITHUB_STEP_SUMMARY: summary });
     expect(r.code).toBe(0);
     const text = readFileSync(summary, 'utf8');
     expect(text.startsWith('# earlier step\n## evalkit report: `Invoices` `1.1` (EXTRACT)')).toBe(true);
@@ -84,7 +92,7 @@ describe('evalkit report: outputs', () => {
 
 describe('evalkit report: gates and exit codes', () => {
   // The fixture: micro F1 0.821 (bootstrap lower bound 0.575), total recall 0.667, micro accuracy 0.728.
-  const gate = async (...gates: string[]) => report(['--from', EXPORT, '--out-dir', tmp(), '--format', 'json', ...gates.flatMap((g) => ['--fail-under', g])]);
+  const gate = async (...gates: string[]) => report(['--from', EXPORT, '--out-dir', tmp(), '--formats', 'json', ...gates.flatMap((g) => ['--fail-under', g])]);
 
   it.each([
     ['micro.f1=0.8', 0, 'pass micro.f1=0.8 (0.821)'],
@@ -108,7 +116,7 @@ describe('evalkit report: gates and exit codes', () => {
   });
 
   it('--gate-on lower gates on the lower bound of the interval', async () => {
-    const r = await report(['--from', EXPORT, '--out-dir', tmp(), '--format', 'junit', '--fail-under', 'micro.f1=0.8', '--gate-on', 'lower']);
+    const r = await report(['--from', EXPORT, '--out-dir', tmp(), '--formats', 'junit', '--fail-under', 'micro.f1=0.8', '--gate-on', 'lower']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^FAIL micro\.f1=0\.8: lower bound 0\.5\d+ is below 0\.8$/m);
   });
@@ -126,7 +134,7 @@ describe('evalkit report: gates and exit codes', () => {
     // F1 of the field and every aggregate: micro precision, recall, F1, accuracy, macro F1, document accuracy.
     expect(worse.stdout).toContain('FAIL --fail-on-regression: 7 significant regression(s)');
     const junit = readFileSync(path.join(dir, 'a/report.junit.xml'), 'utf8');
-    expect(junit).toContain('<testcase classname="evalkit.fields" name="name" time="0">\n      <failure message="F1 regressed: 0.967 -&gt; 0.500');
+    expect(junit).toMatch(/<testcase classname="[^"]+" name="\[[^\]]+\] regression field:name\.f1" time="0\.000">\n {6}<failure message="field:name\.f1 regressed: 0\.967 -&gt; 0\.500/);
     const same = await report(['--from', path.join(dir, 'same.json'), '--baseline', path.join(dir, 'good.json'), '--fail-on-regression', '--out-dir', path.join(dir, 'b')]);
     expect(same.code).toBe(0);
     // --fail-on-regression adds the pairing gate: all 60 documents paired.
@@ -160,7 +168,16 @@ describe('evalkit report: usage and input errors exit 2 and write nothing', () =
   });
 
   it('an unknown format', async () => {
-    await fails(['--from', EXPORT, '--format', 'json,pdf'], /--format: unknown report format "pdf"/);
+    await fails(['--from', EXPORT, '--formats', 'json,pdf'], /--formats: unknown report format "pdf"/);
+  });
+
+  it.each([['md,junit'], ['junit'], ['json,md'], ['html']])('the old spelling --format %s fails and names --formats', async (list) => {
+    const r = await fails(['--from', EXPORT, '--format', list], /the report files are now chosen by --formats/);
+    expect(r.stderr).toContain(`hint: write --formats ${list}`);
+  });
+
+  it('--format yaml is no output format', async () => {
+    await fails(['--from', EXPORT, '--format', 'yaml'], /--format "yaml" is not an output format\n {2}hint: choose text or json/);
   });
 
   it('a missing export', async () => {

@@ -34,14 +34,14 @@ function launch(args: string[]): Promise<Running> {
 }
 
 describe('evalkit sandbox (built binary)', () => {
-  test('prints the URL and dev token, serves requests, stops cleanly on SIGTERM and SIGINT', async () => {
+  test('prints the URL and dev token, serves requests, stops cleanly on SIGTERM (exit 0) and SIGINT (exit 130, as Ctrl-C)', async () => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const s = await launch([]);
       expect(s.token).toMatch(/^sk_sandbox_/);
       const r = await fetch(`${s.url}/processors`, { headers: { authorization: `Bearer ${s.token}`, 'x-service-api-version': '2025-04-21' } });
       expect(r.status).toBe(200);
       s.child.kill(signal);
-      expect(await s.exit).toEqual({ code: 0, signal: null });
+      expect(await s.exit).toEqual({ code: signal === 'SIGINT' ? 130 : 0, signal: null });
     }
   });
 

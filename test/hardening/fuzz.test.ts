@@ -176,7 +176,7 @@ describe('fuzz (seeded, bounded)', () => {
       fc.asyncProperty(fc.oneof(input(SEEDS.export).map((t) => ['export.json', t] as const), textMutation(SEEDS.exportJsonl).map((t) => ['export.jsonl', t] as const)), async ([name, text]) => {
         const file = write(name, text);
         const out = path.join(dir, `${n++}-out`);
-        check(await cli(['report', '--from', file, '--out-dir', out, '--bootstrap', '0', '--format', 'json']), { [file]: text }, `report ${JSON.stringify(text.slice(0, 300))}`, 'report');
+        check(await cli(['report', '--from', file, '--out-dir', out, '--bootstrap', '0', '--formats', 'json']), { [file]: text }, `report ${JSON.stringify(text.slice(0, 300))}`, 'report');
       }),
       RUNS,
     );

@@ -40,7 +40,7 @@ export interface Loaded {
 }
 
 /** Opens a local HTML file; any other request is recorded and refused. */
-export async function openFile(context: BrowserContext, file: string): Promise<Loaded> {
+export async function openFile(context: BrowserContext, file: string, hash = ''): Promise<Loaded> {
   const url = pathToFileURL(file).href;
   const page = await context.newPage();
   const requests: string[] = [];
@@ -53,6 +53,6 @@ export async function openFile(context: BrowserContext, file: string): Promise<L
   });
   page.on('pageerror', (e) => errors.push(e.message));
   await page.route('**/*', (route) => (route.request().url() === url ? route.continue() : route.abort()));
-  await page.goto(url, { waitUntil: 'load' });
+  await page.goto(url + hash, { waitUntil: 'load' });
   return { page, requests, errors };
 }

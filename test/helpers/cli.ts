@@ -14,14 +14,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built binary as a user would (npm test builds first). */
-export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
+/** Runs a process to its end and collects its output (stdin gets `input`, or is closed). */
+export function spawnCollect(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: opts.cwd ?? ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...opts.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -30,6 +26,11 @@ export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/** Runs the built binary as a user would (npm test builds first). */
+export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
+  return spawnCollect(process.execPath, [BIN, ...args], { ...opts, env: { ...process.env, NO_COLOR: '1', ...opts.env } });
 }
 
 /**

@@ -34,3 +34,12 @@ export async function goldenReportWithDocuments(c: GoldenCase) {
   const report = computeReport(exp, { bootstrap: 200, seed: 1, sourceFile: c.from, baseline, ...c.options }, documents);
   return { report, documents: documents.text() };
 }
+
+/** The report with the export and baseline it was computed from (what report.html shows). */
+export async function goldenInputs(c: GoldenCase) {
+  const exp = await loadExport(path.join(FIXTURES, c.from));
+  const baseline = c.baseline ? await loadBaseline(path.join(FIXTURES, c.baseline)) : undefined;
+  const sink = new MemoryDocuments();
+  const report = computeReport(exp, { bootstrap: 200, seed: 1, sourceFile: c.from, baseline, ...c.options }, sink);
+  return { report, export: exp, baseline, documents: sink.records() };
+}

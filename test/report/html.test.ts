@@ -1,12 +1,12 @@
-// The HTML report in a real browser: Debian's headless Chromium driven by playwright-core (no
-// browser download). Skipped only when /usr/bin/chromium is absent (CI installs it).
+// The HTML report (the explorer) in a real browser: Debian's headless Chromium driven by
+// playwright-core (no browser download). Skipped only when /usr/bin/chromium is absent (CI installs it).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderHtml } from '../../src/report/index.js';
+import { renderExplorer, renderHtml } from '../../src/report/index.js';
 import { CHROMIUM, hasChromium, launchChromium, openFile, type Browser, type Loaded } from '../helpers/browser.js';
-import { GOLDEN, goldenReport } from './golden.js';
+import { GOLDEN, goldenInputs } from './golden.js';
 
 if (!hasChromium) console.warn(`test/report/html.test.ts skipped: ${CHROMIUM} is absent (apt-get install chromium to run it)`);
 
@@ -25,15 +25,18 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
   });
 
   /** Opens a rendered report from a file; every request but the file itself is recorded and refused. */
-  async function open(name: string, html: string): Promise<Loaded> {
+  async function open(name: string, html: string, hash = ''): Promise<Loaded> {
     const file = path.join(dir, `${name}.html`);
     writeFileSync(file, html);
-    return openFile(browser.context, file);
+    const loaded = await openFile(browser.context, file, hash);
+    await loaded.page.waitForSelector('body[data-state=ready][data-values=ready]');
+    return loaded;
   }
 
-  it('EXTRACT with a baseline: no network, no console errors, F1 bars with whiskers, deltas, worst documents, escaped values', async () => {
-    const report = await goldenReport(GOLDEN['extract-baseline']);
-    const { page, requests, errors } = await open('extract', renderHtml(report));
+  it('EXTRACT with a baseline: no network, no console errors, F1 bars with whiskers, deltas, every document, escaped values', async () => {
+    const input = await goldenInputs(GOLDEN['extract-baseline']);
+    const report = input.report;
+    const { page, requests, errors } = await open('extract', renderExplorer(input));
     const fields = report.extract?.fields ?? [];
 
     // F1 per field: one bar per field, a whisker (three lines) per field with an interval.
@@ -59,18 +62,33 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     // Outcome heatmap for EXTRACT fields.
     expect(await page.locator('table.heat tbody tr').count()).toBe(fields.length);
 
-    // Worst documents: expected vs predicted side by side; the <script> value is shown as text.
-    const worst = page.locator('h2:has-text("Worst documents") ~ details');
-    expect(await worst.count()).toBe(report.worstDocuments.length);
-    const inv3 = worst.filter({ hasText: 'inv_003' });
-    await inv3.locator('summary').click();
-    const notesRow = inv3.locator('table.diff tbody tr').filter({ hasText: 'notes' });
-    expect(await notesRow.locator('td').nth(1).textContent()).toBe('FA');
-    expect(await notesRow.locator('td').nth(2).textContent()).toBe('(empty)');
-    expect(await notesRow.locator('td').nth(3).textContent()).toBe('"<script>window.__pwned = 1</script>"');
-    expect(await page.locator('script').count()).toBe(0);
+    // Documents: every one listed; filtered to the FA of `notes`, inv_003 opens side by side.
+    await page.click('#ek-tab-documents');
+    expect(await page.locator('#ek-count').textContent()).toBe(`${report.summary.documents} of ${report.summary.documents} documents`);
+    await page.selectOption('#ek-f-field', 'notes');
+    await page.selectOption('#ek-f-outcome', 'FA');
+    expect(await page.locator('#ek-rows .row').count()).toBe(1);
+    await page.click('#ek-rows .row');
+    expect(page.url()).toContain('doc=inv_003');
+    const notesRow = page.locator('#ek-docbody table.diff tbody tr').filter({ hasText: 'notes' });
+    expect(await notesRow.getAttribute('class')).toContain('hl');
+    const cells = await notesRow.locator('td').allTextContents();
+    // field, expected, predicted, baseline, outcome, confidence: the <script> value is shown as text.
+    // The baseline (an export) predicted the same value.
+    expect(cells.slice(0, 5)).toEqual(['notes', '(empty)', '<script>window.__pwned = 1</script>', '<script>window.__pwned = 1</script>', 'FA']);
+    expect(await page.locator('script').count()).toBe(3);
+    expect(await page.locator('script:not([type])').count()).toBe(1);
     expect(await page.locator('b', { hasText: 'row' }).count()).toBe(0); // "Extra <b>row</b>" stays text
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+
+    // Line items: rows as they were paired, the unpaired predicted row on its own line.
+    const lineItems = page.locator('#ek-docbody table.rows');
+    expect(await lineItems.count()).toBe(1);
+
+    // Keyboard: Escape closes the document, the list keeps the filter.
+    await page.keyboard.press('Escape');
+    expect(await page.locator('#ek-doc').isHidden()).toBe(true);
+    expect(page.url()).toContain('field=notes');
 
     // Gates and failed runs are shown.
     expect(await page.locator('h2', { hasText: 'Gates' }).textContent()).toContain('failed');
@@ -81,9 +99,10 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
-  it('CLASSIFY: the confusion-matrix heatmap shades each cell by its share of the row', async () => {
-    const report = await goldenReport(GOLDEN.classify);
-    const { page, requests, errors } = await open('classify', renderHtml(report));
+  it('CLASSIFY: the confusion-matrix heatmap shades each cell by its share of the row; a document shows both classes', async () => {
+    const input = await goldenInputs(GOLDEN.classify);
+    const report = input.report;
+    const { page, requests, errors } = await open('classify', renderExplorer(input));
     const m = report.classify?.confusionMatrix ?? {};
     const labels = [...new Set([...Object.keys(m), ...Object.values(m).flatMap((r) => Object.keys(r))])].sort();
     const heat = page.locator('h2:has-text("Confusion matrix") ~ table.heat').first();
@@ -100,6 +119,37 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     expect(await colour('invoice')).toBe('rgba(34, 139, 34, 0.57)');
     expect(await colour('receipt')).toBe('rgba(200, 40, 40, 0.28)');
     expect(await page.locator('h2', { hasText: 'F1 per class' }).count()).toBe(1);
+
+    // The worst document first (a confident mistake): expected and predicted class, its confidence.
+    await page.click('#ek-tab-documents');
+    await page.locator('#ek-list').focus();
+    await page.keyboard.press('Enter');
+    const wrong = input.documents.filter((d) => !d.correct).sort((a, b) => (b.classify?.confidence ?? -1) - (a.classify?.confidence ?? -1))[0];
+    const row = await page.locator('#ek-docbody table.diff tbody td').allTextContents();
+    expect(row.slice(0, 2)).toEqual([wrong.classify?.expected ?? '(empty)', wrong.classify?.predicted ?? '(empty)']);
+    expect(requests).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('SPLITTER: a deep link opens a document with its splits on a page ruler', async () => {
+    const input = await goldenInputs(GOLDEN.splitter);
+    const doc = input.documents.find((d) => d.errors > 0) ?? input.documents[0];
+    const { page, requests, errors } = await open('splitter', renderExplorer(input), `#doc=${doc.id}`);
+    expect(await page.locator('#ek-doctitle').textContent()).toBe(doc.fileName ?? doc.fileId);
+    const s = doc.splitter;
+    expect(await page.locator('#ek-docbody .ruler .seg').count()).toBe((s?.expected ?? 0) + (s?.predicted ?? 0));
+    expect(await page.locator('#ek-docbody .ruler .seg.o-TP').count()).toBe(2 * (s?.correct ?? 0));
+    expect(requests).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('a report alone (no export): documents list their outcomes, and say where the values are', async () => {
+    const { report, documents } = await goldenInputs(GOLDEN.extract);
+    const { page, requests, errors } = await open('alone', renderHtml(report, documents), '#doc=inv_003&field=notes');
+    expect(await page.locator('#ek-docbody .note').first().textContent()).toContain('Values are not in this report');
+    expect(await page.locator('#ek-docbody tr', { hasText: 'notes' }).locator('td').nth(1).textContent()).toBe('FA');
     expect(requests).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();

@@ -29,6 +29,14 @@ function parseJunit(xml: string) {
   return doc.testsuites;
 }
 
+interface JunitCase {
+  '@_name': string;
+  '@_classname': string;
+  '@_time': string;
+  '@_file'?: string;
+  failure?: { '@_message': string; '#text': string };
+}
+
 describe('JUnit XML', () => {
   it('is well-formed XML; counts agree with the testcases; failing gates and fields carry <failure>', async () => {
     const suites = parseJunit(renderJunit(await goldenReport(GOLDEN['extract-baseline'])));
@@ -38,31 +46,80 @@ describe('JUnit XML', () => {
     for (const s of suites.testsuite) expect(Number(s['@_tests'])).toBe((s.testcase ?? []).length);
     const gates = suites.testsuite.find((s) => s['@_name'] === 'gates');
     expect(gates?.testcase?.map((c) => [c['@_name'], Boolean(c.failure)])).toEqual([
-      ['micro.f1=0.9', true],
-      ['field:vendor.recall=0.8', false],
+      ['[Invoices (dp_invoices)] gate micro.f1=0.9', true],
+      ['[Invoices (dp_invoices)] gate field:vendor.recall=0.8', false],
       // 5 of the 6 documents pair with the baseline's: below the default 90%, so the regression check cannot pass.
-      ['baseline.paired>=6', true],
-      ['no significant regression', false],
+      ['[Invoices (dp_invoices)] gate baseline.paired>=6', true],
+      ['[Invoices (dp_invoices)] gate no significant regression', false],
     ]);
     expect(gates?.testcase?.[0].failure?.['@_message']).toContain('is below 0.9');
     const fields = suites.testsuite.find((s) => s['@_name'] === 'fields');
-    expect(fields?.testcase?.map((c) => c['@_name'])).toContain('line_items[].sku');
+    expect(fields?.testcase?.map((c) => c['@_name'])).toContain('[Invoices (dp_invoices)] field line_items[].sku');
+    // One testcase per compared metric of the baseline comparison.
+    const regressions = suites.testsuite.find((s) => s['@_name'] === 'regressions');
+    expect(regressions?.testcase?.map((c) => c['@_name'])).toContain('[Invoices (dp_invoices)] regression micro.f1');
   });
 
-  it('a field that regressed or fails its own gate is a failing testcase; text from documents is escaped', () => {
+  it('names are unique, the classname is the dataset, and the same names differ per processor and per dataset', async () => {
+    const r = await goldenReport(GOLDEN['extract-baseline']);
+    const casesOf = (rep: typeof r): JunitCase[] =>
+      (new XMLParser({ ignoreAttributes: false, isArray: (n) => n === 'testsuite' || n === 'testcase' }).parse(renderJunit(rep)) as { testsuites: { testsuite: Array<{ testcase?: JunitCase[] }> } }).testsuites.testsuite.flatMap(
+        (s) => s.testcase ?? [],
+      );
+    const a = casesOf(r);
+    expect(new Set(a.map((c) => `${c['@_classname']}/${c['@_name']}`)).size).toBe(a.length);
+    expect(new Set(a.map((c) => c['@_classname']))).toEqual(new Set(['evs_golden']));
+    const other = casesOf({ ...r, source: { ...r.source, processor: { ...r.source.processor, id: 'dp_receipts', name: 'Receipts' } } });
+    const otherSet = casesOf({ ...r, source: { ...r.source, evaluationSetId: 'evs_other' } });
+    const keys = (cs: JunitCase[]) => cs.map((c) => `${c['@_classname']}/${c['@_name']}`);
+    for (const k of keys(other)) expect(keys(a)).not.toContain(k);
+    for (const k of keys(otherSet)) expect(keys(a)).not.toContain(k);
+    // Without an evaluation set id the export's file name is the dataset.
+    const noSet = casesOf({ ...r, source: { ...r.source, evaluationSetId: undefined } });
+    expect(noSet[0]['@_classname']).toBe('extract-export.json');
+  });
+
+  it('file attributes name the gates file, the config and the dataset CSV; time is the runs\' processing time shared by the fields', () => {
+    const cfg = { type: 'EXTRACT', schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } } } };
+    const exp = extractExport(cfg, [
+      { e: { a: 'x', b: 'y' }, p: { a: 'x', b: 'y' } },
+      { e: { a: 'x', b: 'y' }, p: { a: 'x', b: 'n' } },
+    ]);
+    exp.items.forEach((it, i) => Object.assign(it, { durationMs: [1500, 2500][i] }));
+    const r = computeReport(exp, { bootstrap: 0, gates: ['micro.f1=0.5'], baseline: { kind: 'export', file: 'b.json', export: exp } });
+    const xml = renderJunit(r, { files: { gates: 'evalkit.config.json', config: 'configs/invoice.json', dataset: 'eval/data.csv' } });
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const doc = new XMLParser({ ignoreAttributes: false, isArray: (n) => n === 'testsuite' || n === 'testcase' }).parse(xml) as {
+      testsuites: { '@_time': string; testsuite: Array<{ '@_name': string; '@_time': string; testcase: JunitCase[] }> };
+    };
+    const suite = (n: string) => doc.testsuites.testsuite.find((s) => s['@_name'] === n);
+    expect(suite('gates')?.testcase.map((c) => c['@_file'])).toEqual(['evalkit.config.json']);
+    expect(suite('fields')?.testcase.map((c) => [c['@_name'].replace(/^\[[^\]]*\] /, ''), c['@_file'], c['@_time']])).toEqual([
+      ['field a', 'configs/invoice.json', '2.000'],
+      ['field b', 'configs/invoice.json', '2.000'],
+    ]);
+    expect(suite('fields')?.['@_time']).toBe('4.000');
+    expect(doc.testsuites['@_time']).toBe('4.000');
+    expect(new Set(suite('regressions')?.testcase.map((c) => c['@_file']))).toEqual(new Set(['eval/data.csv']));
+  });
+
+  it('a field that fails its own gate is a failing testcase, a regressed metric a failing regression testcase; text from documents is escaped', () => {
     const cfg = { type: 'EXTRACT', schema: { type: 'object', properties: { 'a<b>&"c"': { type: 'string' }, total: { type: 'number' } } } };
     const docs = (right: number) => Array.from({ length: 40 }, (_, i) => ({ e: { 'a<b>&"c"': `v${i}`, total: i }, p: { 'a<b>&"c"': i < right ? `v${i}` : 'x', total: i } }));
     const r = computeReport(extractExport(cfg, docs(10)), {
       bootstrap: 300,
       baseline: { kind: 'export', file: 'b.json', export: extractExport(cfg, docs(40)) },
-      gates: ['field:total.f1=0.99'],
+      gates: ['field:total.f1=0.99', 'field:a<b>&"c".f1=0.9'],
     });
     const xml = renderJunit(r);
-    const fields = parseJunit(xml).testsuite.find((s) => s['@_name'] === 'fields');
-    const weird = fields?.testcase?.find((c) => c['@_name'] === 'a<b>&"c"');
-    expect(weird?.failure?.['@_message']).toMatch(/^F1 regressed: 1\.000 -> 0\.250 \(McNemar p 0\.0000, Holm 0\.0000\)$/);
-    expect(fields?.testcase?.find((c) => c['@_name'] === 'total')?.failure).toBeUndefined();
-    expect(xml).toContain('name="a&lt;b&gt;&amp;&quot;c&quot;"');
+    const suites = parseJunit(xml).testsuite;
+    const fields = suites.find((s) => s['@_name'] === 'fields');
+    const weird = fields?.testcase?.find((c) => c['@_name'].endsWith(' field a<b>&"c"'));
+    expect(weird?.failure?.['@_message']).toMatch(/^gate field:a<b>&"c"\.f1=0\.9 failed: /);
+    expect(fields?.testcase?.find((c) => c['@_name'].endsWith(' field total'))?.failure).toBeUndefined();
+    const regressed = suites.find((s) => s['@_name'] === 'regressions')?.testcase?.find((c) => c['@_name'].endsWith(' regression field:a<b>&"c".f1'));
+    expect(regressed?.failure?.['@_message']).toMatch(/^field:a<b>&"c"\.f1 regressed: 1\.000 -> 0\.250 \(McNemar p 0\.0000, Holm 0\.0000\)$/);
+    expect(xml).toContain('a&lt;b&gt;&amp;&quot;c&quot;');
   });
 });
 

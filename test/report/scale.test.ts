@@ -40,7 +40,7 @@ async function writeReportOf(exp: EvaluationExport, opts: Parameters<typeof comp
   const dir = tmp();
   const documents = new FileDocuments(dir);
   const report = computeReport(exp, { bootstrap: 100, ...opts }, documents);
-  await writeReports(report, dir, undefined, documents);
+  await writeReports(report, dir, undefined, { documents });
   return { dir, report };
 }
 
@@ -143,7 +143,7 @@ describe('report format 3: the side file', () => {
     const r = computeReport(exp, { bootstrap: 0 }, documents);
     // The HTML renderer reads the worst documents; a broken one throws after json and md rendered.
     (r as { worstDocuments: unknown }).worstDocuments = [null];
-    await expect(writeReports(r, dir, ['json', 'md', 'html'], documents)).rejects.toThrow();
+    await expect(writeReports(r, dir, ['json', 'md', 'html'], { documents })).rejects.toThrow();
     expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -98,6 +98,16 @@ export interface ExportItem {
    */
   pageCount?: number;
   /**
+   * The file's type as the service names it (PDF, IMG, DOCX, EXCEL, CSV), when known; otherwise `--slice-by fileType` reads it from the file name's extension.
+   */
+  fileType?: string;
+  /**
+   * The item's metadata for slicing (`--slice-by metadata.KEY`): the CSV's `metadata.*` columns, joined in by `eval run/export --metadata data.csv`. Values are strings, numbers, booleans or null.
+   */
+  metadata?: {
+    [k: string]: string | number | boolean | null;
+  };
+  /**
    * How long the run took, in milliseconds: its updatedAt less its createdAt once it ended (queueing included).
    */
   durationMs?: number;

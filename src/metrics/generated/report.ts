@@ -48,6 +48,10 @@ export type FieldCalibration = CalibrationStats & {
   threshold: ThresholdPoint | null;
 };
 /**
+ * A ratio in [0, 1], or null when its denominator is zero.
+ */
+export type Ratio1 = number | null;
+/**
  * [tp, tn, fa, fn, fd] of one field in one document.
  *
  * @minItems 5
@@ -92,6 +96,8 @@ export interface Report {
   gates: Gates;
   calibration?: CalibrationReport;
   cost?: CostReport;
+  slices?: SliceReport;
+  runs?: MultiRun;
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -130,6 +136,10 @@ export interface ReportOptions {
    * How documents pair with a baseline's: `auto` (item id, then file id, then file name, then content hash) or one key alone.
    */
   pairBy: "auto" | "id" | "file" | "name";
+  /**
+   * The --slice-by keys, as given (metadata paths with their `metadata.` prefix).
+   */
+  sliceBy?: string[];
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -691,6 +701,197 @@ export interface ThresholdPoint {
   accuracy: number;
   lower: number;
   coverage: number;
+}
+/**
+ * With --slice-by (README: Slices): per key, the documents grouped by their value, each group's headline metrics with intervals, and a one-sided cluster-robust z-test of the test metric against the rest of the run, Holm-corrected across every tested slice of every key.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "slices".
+ */
+export interface SliceReport {
+  /**
+   * The metric slices are tested on: f1 (EXTRACT micro F1, SPLITTER F1) or accuracy (CLASSIFY).
+   */
+  metric: string;
+  /**
+   * Family-wise error rate of the flags (Holm).
+   */
+  alpha: number;
+  /**
+   * Slices that were tested (at least 2 documents with outcomes on each side): the size of the Holm family.
+   */
+  tested: number;
+  groups: SliceGroup[];
+  warnings: string[];
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "sliceGroup".
+ */
+export interface SliceGroup {
+  /**
+   * `metadata.PATH`, `fileType` or `pageCount` (with its bucket bounds when given).
+   */
+  key: string;
+  /**
+   * Largest first; `(none)` holds the documents without a value, `(other)` the merged smallest values past 50.
+   */
+  slices: Slice[];
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "slice".
+ */
+export interface Slice {
+  label: string;
+  documents: number;
+  failed: number;
+  /**
+   * EXTRACT: f1, precision, recall, documentAccuracy; CLASSIFY: accuracy; SPLITTER: f1, pageAccuracy, documentAccuracy. Each a ratio of per-document sums.
+   */
+  metrics: {
+    [k: string]: SliceEstimate;
+  };
+  rest: Ratio1;
+  /**
+   * This slice's test metric less the rest's.
+   */
+  delta: number | null;
+  /**
+   * One-sided p-value that the slice is below the rest; null when not tested.
+   */
+  p: number | null;
+  /**
+   * Holm-adjusted p across all tested slices.
+   */
+  pHolm: number | null;
+  /**
+   * pHolm below alpha and delta below 0: significantly worse than the rest.
+   */
+  flagged: boolean;
+}
+/**
+ * A ratio of per-document sums Σk/Σm with the Wilson 95% interval widened by the cluster design effect.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "sliceEstimate".
+ */
+export interface SliceEstimate {
+  value: Ratio;
+  interval: Interval | null;
+  designEffect?: number;
+}
+/**
+ * Several runs of one set side by side (report --from A --from B ..., or --runs DIR): each metric per run, each run's delta to the reference (the first run) with corrected verdicts, and the run-to-run spread of repeats of one version (docs/multi-run.md).
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "multiRun".
+ */
+export interface MultiRun {
+  /**
+   * Documents present in every run (the reference's documents that paired with each other run); every number of this section is over them.
+   */
+  paired: number;
+  pairing: {
+    by: "auto" | "id" | "file" | "name";
+    minPaired: number;
+    sufficient: boolean;
+  };
+  runs: MultiRunRun[];
+  metrics: MultiRunMetric[];
+  comparisons: MultiRunComparison[];
+  /**
+   * Runs of the same processor version (same processor id, version id or version, and config), two or more each.
+   */
+  repeatGroups: {
+    label: string;
+    /**
+     * Run indices, two or more.
+     */
+    runs: number[];
+  }[];
+  warnings: string[];
+}
+/**
+ * One run of a multi-run report, in the order given (index 0 is the reference).
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "multiRunRun".
+ */
+export interface MultiRunRun {
+  index: number;
+  /**
+   * File name of the export (without folders).
+   */
+  file: string;
+  processor: {
+    id: string;
+    name: string;
+    version: string;
+    versionId?: string;
+  };
+  /**
+   * Documents of this run's export.
+   */
+  documents: number;
+  /**
+   * Of them, documents that paired with the reference's (the reference: all of its own).
+   */
+  paired: number;
+  /**
+   * Index in repeatGroups when this run is a repeat of one processor version (same processor, version id and config as another run); null otherwise.
+   */
+  group: number | null;
+}
+/**
+ * One metric over the documents every run has: its value in each run, and the run-to-run spread of repeats (docs/multi-run.md).
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "multiRunMetric".
+ */
+export interface MultiRunMetric {
+  /**
+   * Metric name as accepted by --fail-under, e.g. `micro.f1`, `field:total.f1`.
+   */
+  key: string;
+  /**
+   * The metric in each run, by run index.
+   */
+  values: Ratio[];
+  /**
+   * Pooled within-version standard deviation of the metric: sqrt(Σ over repeat groups Σ (x − group mean)² / Σ (runs in group − 1)), over the groups where every repeat defines it; null without repeats.
+   */
+  sd: number | null;
+  /**
+   * Share of (repeat group, document) pairs in which the document's correctness for this metric is not the same in every repeat of the group; null without repeats.
+   */
+  flipRate: number | null;
+  /**
+   * Run-to-run band z₀.₉₇₅·√2·sd: a significant delta no larger than this is inconclusive (within the spread between repeats); null without repeats.
+   */
+  band: number | null;
+}
+/**
+ * One run against the reference (run 0) on the documents every run has; the McNemar p-values are Holm- (and BH-) corrected across every row of every comparison.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "multiRunComparison".
+ */
+export interface MultiRunComparison {
+  run: number;
+  file: string;
+  rows: ComparisonRow[];
+  /**
+   * Metrics whose delta was significant but no larger than the run-to-run band, so inconclusive.
+   */
+  withinSpread: string[];
+  tally: {
+    improved: number;
+    regressed: number;
+    inconclusive: number;
+    no_change: number;
+    not_comparable: number;
+  };
 }
 /**
  * Per-document outcomes; what a later `--baseline report.json` pairs on.

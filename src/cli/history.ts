@@ -1,0 +1,45 @@
+import type { Argv } from 'yargs';
+import { listSubcommands, defineCommand } from './command.js';
+import { err, formatOption, out, outJson } from './io.js';
+
+interface ShowArgs {
+  dir: string;
+  metric: string[];
+  last?: number;
+  format: 'text' | 'json';
+}
+
+const show = defineCommand<ShowArgs>({
+  command: 'show <dir>',
+  describe: 'each metric over time, from the history folder `evalkit report --history DIR` keeps',
+  builder: (y) =>
+    y
+      .positional('dir', { type: 'string', demandOption: true, describe: 'the history folder (one JSON file per report)' })
+      .option('metric', { alias: 'm', type: 'string', array: true, default: [] as string[], describe: "metrics to show (repeatable; `*` matches any text, e.g. 'field:*.f1'); default the headline metrics" })
+      .option('last', { type: 'number', describe: 'only the last N reports' })
+      .option('format', formatOption)
+      .example('$0 history show .evalkit-history', 'the headline metrics of every report, with a sparkline each')
+      .example("$0 history show .evalkit-history -m micro.f1 -m 'field:*.f1' --last 20", 'micro F1 and every field F1 over the last 20 reports')
+      .example('$0 history show .evalkit-history --format json', 'the series as JSON (stable keys)') as unknown as Argv<ShowArgs>,
+  async run(argv) {
+    const { readHistory, historySeries, renderHistoryText } = await import('../history/index.js');
+    const history = await readHistory(argv.dir);
+    for (const w of history.warnings) err(`evalkit: warning: ${w}`);
+    const view = historySeries(history.entries, { metrics: argv.metric.flatMap((m) => m.split(',')).map((m) => m.trim()).filter(Boolean), last: argv.last });
+    if (argv.format === 'json') outJson({ ...view, warnings: history.warnings });
+    else out(renderHistoryText(view, argv.dir));
+    return 0;
+  },
+});
+
+export default defineCommand<{ command?: string }>({
+  command: 'history [command]',
+  describe: 'the report history: what `evalkit report --history DIR` kept, each metric over time',
+  builder: (y) =>
+    y
+      .example('$0 report --from run.json --history .evalkit-history', 'add this report to the history')
+      .example('$0 history show .evalkit-history', 'each metric over time') as unknown as Argv<{ command?: string }>,
+  subcommands: [show],
+  // yargs runs a subcommand's handler; this one runs for none (a list) or an unknown one.
+  run: async (argv) => listSubcommands('history', argv.command, [show]),
+});

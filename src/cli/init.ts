@@ -1,0 +1,131 @@
+/**
+ * `evalkit init`: scaffolds evalkit.config.json, a CSV header for the processor's fields (one
+ * example row) and the CI workflow, from a processor on the service or a saved config file.
+ * Writes nothing when a target exists, unless --force.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Argv } from 'yargs';
+import type { ProcessorType } from '../api/index.js';
+import { InputError, UsageError } from '../util/errors.js';
+import { defineCommand } from './command.js';
+import { formatOption, out, outJson } from './io.js';
+
+interface InitArgs {
+  processor?: string;
+  config?: string;
+  type?: ProcessorType;
+  evaluationSet?: string;
+  csv: string;
+  dir: string;
+  force: boolean;
+  dataset?: string;
+  baseUrl?: string;
+  format: 'text' | 'json';
+}
+
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** `$schema` for editors: the schema of this evalkit when it is installed under DIR, else where npm installs it. */
+function schemaRef(dir: string): string {
+  const rel = path.relative(dir, path.join(PACKAGE_ROOT, 'schemas/evalkit-config.schema.json'));
+  if (!rel.startsWith('..') && !path.isAbsolute(rel)) return `./${rel.split(path.sep).join('/')}`;
+  return './node_modules/evalkit/schemas/evalkit-config.schema.json';
+}
+
+const DATASET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export default defineCommand<InitArgs>({
+  command: 'init',
+  describe: 'scaffold evalkit.config.json, a CSV header for the processor\'s fields and the CI workflow, from a processor id or a saved config file',
+  builder: (y) =>
+    y
+      .option('processor', { alias: 'p', type: 'string', describe: 'the processor (dp_...), read through the service (EVALKIT_BASE_URL, EVALKIT_API_TOKEN): its draft config, as `dataset upload` checks rows against it' })
+      .option('config', { type: 'string', describe: 'or a saved processor config file: a bare config in either layout (2024-11-14 or 2025-04-21), or a processor, version or request body holding one' })
+      .option('type', { choices: ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const, describe: 'with --config: the processor type, when the file does not say' })
+      .option('evaluation-set', { alias: 'e', type: 'string', describe: 'the evaluation set id to put in the config (add it later if the set does not exist yet)' })
+      .option('csv', { type: 'string', default: 'data.csv', describe: 'name of the CSV to write, relative to --dir' })
+      .option('dir', { type: 'string', default: '.', describe: 'the folder to write in: the repository root (the workflow goes to DIR/.github/workflows/)' })
+      .option('force', { type: 'boolean', default: false, describe: 'replace files that exist (without it, nothing is written when one does)' })
+      .option('format', formatOption)
+      .conflicts('processor', 'config')
+      .example('$0 init --processor dp_123 --evaluation-set ev_456', 'from the processor on the service: evalkit.config.json, data.csv, .github/workflows/evalkit.yml')
+      .example('$0 init --config invoice.config.json --dataset invoices', 'offline, from a saved config in either layout; the dataset section is named invoices')
+      .example('$0 init -p dp_123 --force', 'replace the files init wrote before')
+      .epilogue('The token is never written: the workflow reads the secret EVALKIT_API_TOKEN. The base URL (--base-url or EVALKIT_BASE_URL) goes into the config file when set. --dataset names the section (default: from the processor or file name).') as unknown as Argv<InitArgs>,
+  run: async (argv) => {
+    if ((argv.processor === undefined) === (argv.config === undefined)) {
+      throw new UsageError('say what to scaffold from: --processor ID or --config FILE', { hint: 'for example: evalkit init --processor dp_123, or evalkit init --config invoice.config.json' });
+    }
+    if (argv.type !== undefined && argv.config === undefined) throw new UsageError('--type goes with --config', { hint: "a processor on the service names its own type" });
+    if (argv.csv.trim() === '' || path.isAbsolute(argv.csv) || argv.csv.split(/[\\/]/).includes('..')) {
+      throw new UsageError(`--csv "${argv.csv}" must be a file name inside --dir`, { hint: 'for example --csv data.csv or --csv evaluation/data.csv' });
+    }
+    let config: Record<string, unknown>;
+    let type: ProcessorType;
+    let name: string;
+    let origin: string;
+    if (argv.processor !== undefined) {
+      const { clientFromEnv } = await import('../api/index.js');
+      const { getProcessor } = await import('../processors/index.js');
+      const { pickVersion } = await import('../eval/resolve.js');
+      const details = await getProcessor(clientFromEnv(), argv.processor);
+      const version = pickVersion(details.versions, 'draft') ?? pickVersion(details.versions, 'latest');
+      if (!version) throw new InputError(`processor ${argv.processor} has no versions to read a config from`, { hint: 'give it a config: evalkit processors update ID --config FILE' });
+      config = version.config as Record<string, unknown>;
+      type = details.processor.type;
+      name = details.processor.name;
+      origin = `${argv.processor}@${version.version}`;
+    } else {
+      const { readProcessorConfig } = await import('../processors/index.js');
+      const read = await readProcessorConfig(argv.config!, { type: argv.type });
+      config = read.config;
+      type = read.type;
+      name = path.basename(argv.config!).replace(/(\.config)?\.jsonc?$/i, '');
+      origin = argv.config!;
+    }
+    const { datasetNameFrom, scaffold } = await import('../settings/scaffold.js');
+    const dataset = argv.dataset ?? datasetNameFrom(name);
+    if (!DATASET_NAME.test(dataset)) throw new UsageError(`--dataset "${dataset}": a dataset name starts with a letter or digit and holds only letters, digits, ".", "_" and "-"`);
+    const dir = path.resolve(argv.dir);
+    const baseUrl = argv.baseUrl ?? (process.env.EVALKIT_BASE_URL?.trim() || undefined);
+    let files;
+    try {
+      files = scaffold({ dataset, type, config, processorId: argv.processor, evaluationSet: argv.evaluationSet, baseUrl, schemaRef: schemaRef(dir), csv: argv.csv.split(path.sep).join('/') });
+    } catch (e) {
+      if (e instanceof InputError && e.location.file === undefined) throw new InputError(e.message, { location: { ...e.location, file: origin }, hint: e.hint });
+      throw e;
+    }
+
+    const targets = files.map((f) => ({ ...f, path: path.join(dir, f.file) }));
+    const existing: string[] = [];
+    for (const t of targets) {
+      const st = await fsp.stat(t.path).catch(() => undefined);
+      if (st?.isDirectory()) throw new InputError('is a folder, not a file', { location: { file: t.path }, hint: 'move it away, or pass another --csv / --dir' });
+      if (st) existing.push(t.path);
+    }
+    if (existing.length && !argv.force) {
+      const rel = existing.map((f) => path.relative(process.cwd(), f) || f);
+      throw new InputError(`exists${rel.length > 1 ? ` (so do ${rel.slice(1).join(', ')})` : ''}; nothing was written`, { location: { file: rel[0] }, hint: `pass --force to replace ${rel.length > 1 ? 'them' : 'it'}, or --dir / --csv to write elsewhere` });
+    }
+    const { writeFileAtomic } = await import('../util/fs.js');
+    for (const t of targets) await writeFileAtomic(t.path, t.text);
+
+    const written = targets.map((t) => ({ kind: t.kind, file: path.relative(process.cwd(), t.path) || t.path, replaced: existing.includes(t.path) }));
+    if (argv.format === 'json') {
+      outJson({ dataset, type, processor: argv.processor ?? null, source: origin, files: written });
+      return 0;
+    }
+    const lines = written.map((w) => `${w.replaced ? 'replaced' : 'wrote'} ${w.file}`);
+    lines.push(`dataset "${dataset}" (${type}, from ${origin})`);
+    lines.push('next:');
+    lines.push(`  fill ${written[1].file} with your documents (the example row names a file that does not exist)`);
+    if (!argv.processor) lines.push(`  create the processor (evalkit processors create --name ${dataset} --type ${type} --config ${origin}) and add its id as "processor"`);
+    if (!argv.evaluationSet) lines.push(`  upload the CSV (evalkit dataset upload --create-set ${dataset}${argv.processor ? '' : ' --processor ID'}) and add the set id as "evaluationSet"`);
+    lines.push('  evalkit eval run && evalkit report   # both read the config; set gates under "gates"');
+    lines.push('  commit the files; set the repository secret EVALKIT_API_TOKEN for the workflow');
+    out(lines.join('\n'));
+    return 0;
+  },
+});

@@ -1,0 +1,133 @@
+/**
+ * `report --export-errors errors.csv|.jsonl`: one row per wrong outcome (FA, FN, FD) with the
+ * document, field path, expected and predicted values, the prediction's confidence and the
+ * baseline's prediction; worst documents first. What a labeling team opens: cells a spreadsheet
+ * would run as a formula are made inert as in the dataset's rejects file, and the `expected`
+ * column, corrected, can go back through `evalkit dataset upload`.
+ */
+import type { DocumentRecord } from '../metrics/generated/report.js';
+import { csvLine } from '../dataset/rejects.js';
+import { UsageError } from '../util/errors.js';
+import { baselineSide, cellKey, type ExplorerInput } from './explorer/data.js';
+import { valueSource, type Cell, type DocumentValues } from './explorer/values.js';
+import { pairDocuments } from './pairing.js';
+
+export const ERROR_COLUMNS = ['item', 'file', 'fileId', 'field', 'outcome', 'expected', 'predicted', 'confidence', 'baseline_predicted', 'document_errors'] as const;
+
+export interface ErrorRow {
+  item: string;
+  file: string;
+  fileId: string;
+  /** Concrete path: `line_items[2].amount` (expected row 2), `line_items[+3].amount` (unpaired predicted row 3), `class`, `splits`. */
+  field: string;
+  outcome: 'FA' | 'FN' | 'FD';
+  expected: unknown;
+  predicted: unknown;
+  confidence: number | null;
+  /** The baseline's prediction; undefined when there is no baseline or it is a report (no values). */
+  baseline_predicted?: unknown;
+  document_errors: number;
+}
+
+export type ErrorsFormat = 'csv' | 'jsonl';
+
+export function errorsFormatOf(file: string): ErrorsFormat {
+  if (/\.csv$/i.test(file)) return 'csv';
+  if (/\.(jsonl|ndjson)$/i.test(file)) return 'jsonl';
+  throw new UsageError(`--export-errors ${file}: the file name must end in .csv or .jsonl`, { hint: 'for example --export-errors errors.csv' });
+}
+
+const OUTCOME = ['TP', 'TN', 'FA', 'FN', 'FD'] as const;
+
+/** `line_items[].amount` with rows [[2, 4]] -> `line_items[2].amount`; an unpaired predicted row -> `[+4]`. */
+export function concretePath(unit: string, rows: Cell['rows']): string {
+  let k = 0;
+  return unit.replace(/\[\]/g, () => {
+    const r = rows[k++];
+    return r === undefined ? '[]' : r[0] >= 0 ? `[${r[0]}]` : `[+${r[1]}]`;
+  });
+}
+
+/** The worst first: most wrong outcomes, then the least confident (CLASSIFY: the most confident mistake), then by id. */
+function worstOrder(docs: readonly DocumentRecord[], conf: ReadonlyMap<string, number | null>, classify: boolean): number[] {
+  const c = (d: DocumentRecord): number => conf.get(d.id) ?? (classify ? -1 : 2);
+  return docs
+    .map((_, i) => i)
+    .sort((a, b) => docs[b].errors - docs[a].errors || (classify ? c(docs[b]) - c(docs[a]) : c(docs[a]) - c(docs[b])) || (docs[a].id < docs[b].id ? -1 : docs[a].id > docs[b].id ? 1 : 0));
+}
+
+const splitText = (s: { type: string; startPage: number; endPage: number }): string => `${s.type} ${s.startPage}-${s.endPage}`;
+
+/** Every wrong outcome of the report's documents, worst documents first. Needs the export (the values). */
+export function errorRows(input: Required<Pick<ExplorerInput, 'export'>> & ExplorerInput): ErrorRow[] {
+  const { report } = input;
+  const current = valueSource(input.export, report.options, report.calibration?.source);
+  const base = baselineSide(input);
+  const records = input.documents;
+  const pairing = base ? pairDocuments(records, base.documents, report.options.pairBy ?? 'auto') : undefined;
+  const pairOf = new Map<string, string>((pairing?.pairs ?? []).map(([i, j]) => [records[i].id, base!.documents[j].id]));
+  const perDoc = new Map<string, ErrorRow[]>();
+  const conf = new Map<string, number | null>();
+  for (const d of records) {
+    if (d.errors === 0) continue;
+    const v = current.of(d.id);
+    if (!v) continue;
+    const bid = pairOf.get(d.id);
+    const bv: DocumentValues | undefined = bid !== undefined ? base?.values?.of(bid) : undefined;
+    const common = { item: d.id, file: d.fileName ?? d.fileId, fileId: d.fileId, document_errors: d.errors };
+    const baselineValue = (x: unknown): Pick<ErrorRow, 'baseline_predicted'> => (base?.values ? { baseline_predicted: bid === undefined ? undefined : x } : {});
+    const rows: ErrorRow[] = [];
+    let low: number | null = null;
+    if (v.type === 'EXTRACT') {
+      const baseCells = new Map<string, Cell>();
+      if (bv?.type === 'EXTRACT') for (const c of bv.cells) baseCells.set(cellKey(c.leaf < 0 ? c.path : (base?.values?.paths[c.leaf] ?? ''), c.rows), c);
+      for (const c of v.cells) {
+        if (c.confidence !== undefined && (low === null || c.confidence < low)) low = c.confidence;
+        if (c.outcome < 2) continue;
+        const unit = c.leaf < 0 ? c.path : current.paths[c.leaf];
+        const b = baseCells.get(cellKey(unit, c.rows));
+        rows.push({ ...common, field: c.leaf < 0 ? c.path : concretePath(unit, c.rows), outcome: OUTCOME[c.outcome] as ErrorRow['outcome'], expected: c.expected, predicted: c.predicted, confidence: c.confidence ?? null, ...baselineValue(b ? b.predicted : null) });
+      }
+    } else if (v.type === 'CLASSIFY') {
+      low = v.confidence;
+      if (v.expected !== v.predicted || v.expected === null) {
+        rows.push({ ...common, field: 'class', outcome: v.predicted === null ? 'FN' : 'FD', expected: v.expected, predicted: v.predicted, confidence: v.confidence, ...baselineValue(bv?.type === 'CLASSIFY' ? bv.predicted : null) });
+      }
+    } else {
+      // Splits without an exact match on the other side: FN (expected) and FA (predicted).
+      const left = (list: typeof v.expected, other: typeof v.expected) => {
+        const pool = new Map<string, number>();
+        for (const s of other) pool.set(splitText(s), (pool.get(splitText(s)) ?? 0) + 1);
+        return list.filter((s) => {
+          const n = pool.get(splitText(s)) ?? 0;
+          if (n > 0) pool.set(splitText(s), n - 1);
+          return n === 0;
+        });
+      };
+      const bText = bv?.type === 'SPLITTER' ? bv.predicted.map(splitText).join('; ') : null;
+      for (const s of left(v.expected, v.predicted)) rows.push({ ...common, field: 'splits', outcome: 'FN', expected: splitText(s), predicted: null, confidence: null, ...baselineValue(bText) });
+      for (const s of left(v.predicted, v.expected)) rows.push({ ...common, field: 'splits', outcome: 'FA', expected: null, predicted: splitText(s), confidence: null, ...baselineValue(bText) });
+    }
+    conf.set(d.id, low);
+    perDoc.set(d.id, rows);
+  }
+  return worstOrder(records, conf, report.type === 'CLASSIFY').flatMap((i) => perDoc.get(records[i].id) ?? []);
+}
+
+/** A value as a spreadsheet cell: text as it is, empty for none, anything else as JSON. */
+export function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+export function renderErrors(rows: readonly ErrorRow[], format: ErrorsFormat, baselineKind?: 'export' | 'report'): string {
+  if (format === 'jsonl') {
+    return rows.map((r) => JSON.stringify(Object.fromEntries(ERROR_COLUMNS.filter((k) => k !== 'baseline_predicted' || baselineKind === 'export').map((k) => [k, r[k] ?? null])))).join('\n') + (rows.length ? '\n' : '');
+  }
+  const baseline = (r: ErrorRow): string => (baselineKind === undefined ? '' : baselineKind === 'report' ? 'not available' : cellText(r.baseline_predicted));
+  const lines = [csvLine([...ERROR_COLUMNS], ',')];
+  for (const r of rows) {
+    lines.push(csvLine([r.item, r.file, r.fileId, r.field, r.outcome, cellText(r.expected), cellText(r.predicted), r.confidence === null ? '' : String(r.confidence), baseline(r), String(r.document_errors)], ','));
+  }
+  return lines.join('');
+}

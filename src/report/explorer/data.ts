@@ -1,0 +1,338 @@
+/**
+ * The explorer's data: one index (documents as columns, fields with their metrics) and one
+ * line of values per document, parsed by the page only when the document is opened. Records
+ * (outcomes) and values (from the export) are obtained in `ExplorerInput` alone, so that a
+ * streamed source of records can replace the array.
+ */
+import type { EvaluationExport } from '../../metrics/generated/export.js';
+import type { DocumentRecord, Report } from '../../metrics/generated/report.js';
+import { DEFAULT_COMPARE } from '../../metrics/comparators.js';
+import { tupleOf } from '../../metrics/records.js';
+import type { BaselineInput } from '../build.js';
+import { pairDocuments } from '../pairing.js';
+import { recordsOfExport } from '../scored.js';
+import { valueSource, type Cell, type DocumentValues, type ValueSource } from './values.js';
+
+export interface ExplorerInput {
+  report: Report;
+  /** The per-document records (today `report.documents`), in the report's order. */
+  documents: readonly DocumentRecord[];
+  /** The export the report was computed from: without it documents show outcomes, not values. */
+  export?: EvaluationExport;
+  /** The baseline: an export gives its predictions beside this run's, a report.json only outcome changes. */
+  baseline?: BaselineInput;
+  /** Hook for the history store: entries shown as they are in a History tab. */
+  history?: readonly unknown[];
+  /** Why the document list is empty though the report has documents (too many to list, records not kept). */
+  omitted?: string;
+  /** Hook for slices: document id -> the slices it belongs to (a Slice filter appears). */
+  documentSlices?: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Outcome bits of a document's field in `docs.mask` (one hex digit per field). */
+export const BIT = { TP: 1, FA: 2, FN: 4, FD: 8 } as const;
+const WRONG = BIT.FA | BIT.FN | BIT.FD;
+
+export interface FieldRow {
+  name: string;
+  f1: number | null;
+  lo: number | null;
+  hi: number | null;
+  precision: number | null;
+  recall: number | null;
+  tp: number;
+  fa: number;
+  fn: number;
+  fd: number;
+  tn: number;
+  delta: number | null;
+  verdict: string | null;
+}
+
+export interface ExplorerIndex {
+  type: Report['type'];
+  /** Fields (EXTRACT), classes (CLASSIFY) or split types (SPLITTER): the mask's digits. */
+  units: string[];
+  fields: FieldRow[];
+  /** Whether each document has a line of values. */
+  values: boolean;
+  /** Characters per unit in an EXTRACT line's unit string. */
+  unitWidth: number;
+  baseline: { file: string; kind: 'export' | 'report'; values: boolean } | null;
+  docs: {
+    id: string[];
+    name: string[];
+    errors: number[];
+    /** Per document one digit: 1 failed, 2 correct, 4 straight-through. */
+    flags: string;
+    mask: string[];
+    /** The document's lowest confidence (EXTRACT: of its predicted values; CLASSIFY: of its class). */
+    conf: Array<number | null>;
+    /** Against the baseline, per document one letter: f fixed, b broke, r right in both, w wrong in both, u unpaired. */
+    change: string;
+    /** The same per field ('.' where neither run has an outcome). */
+    fchange: string[];
+    slices?: number[][];
+  };
+  sliceNames: string[];
+  history: readonly unknown[] | null;
+}
+
+export interface ExplorerData {
+  index: ExplorerIndex;
+  /** One JSON line per document (values as `cellRow` / `classRow` / `splitRow` encode them), '' without values. */
+  details: string[];
+}
+
+const r4 = (v: number): number => Math.round(v * 1e4) / 1e4;
+const sameValue = (a: unknown, b: unknown): boolean => a === b || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && JSON.stringify(a) === JSON.stringify(b));
+
+function fieldRows(r: Report): FieldRow[] {
+  const rows = new Map((r.baseline?.rows ?? []).map((x) => [x.key, x]));
+  const cmp = (key: string): Pick<FieldRow, 'delta' | 'verdict'> => {
+    const row = rows.get(key);
+    return { delta: row?.delta ?? null, verdict: row?.verdict ?? null };
+  };
+  if (r.extract) {
+    return r.extract.fields.map((f) => ({
+      name: f.path,
+      f1: f.f1.value,
+      lo: f.f1.interval?.lower ?? null,
+      hi: f.f1.interval?.upper ?? null,
+      precision: f.precision.value,
+      recall: f.recall.value,
+      tp: f.counts.tp,
+      fa: f.counts.fa,
+      fn: f.counts.fn,
+      fd: f.counts.fd,
+      tn: f.counts.tn,
+      ...cmp(`field:${f.path}.f1`),
+    }));
+  }
+  if (r.classify) {
+    return r.classify.classes.map((c) => ({
+      name: c.label,
+      f1: c.f1.value,
+      lo: c.f1.interval?.lower ?? null,
+      hi: c.f1.interval?.upper ?? null,
+      precision: c.precision.value,
+      recall: c.recall.value,
+      tp: c.tp,
+      fa: c.fp,
+      fn: c.fn,
+      fd: 0,
+      tn: 0,
+      ...cmp(`class:${c.label}.f1`),
+    }));
+  }
+  return (r.splitter?.types ?? []).map((t) => ({
+    name: t.type,
+    f1: t.f1.value,
+    lo: t.f1.interval?.lower ?? null,
+    hi: t.f1.interval?.upper ?? null,
+    precision: t.precision.value,
+    recall: t.recall.value,
+    tp: t.correct,
+    fa: t.predicted - t.correct,
+    fn: t.expected - t.correct,
+    fd: 0,
+    tn: 0,
+    ...cmp(`type:${t.type}.f1`),
+  }));
+}
+
+/** Outcome bits per unit of one document record. */
+function maskOf(type: Report['type'], d: DocumentRecord, units: readonly string[]): number[] {
+  return units.map((u) => {
+    if (type === 'EXTRACT') {
+      const t = tupleOf(d, u);
+      return t ? (t[0] ? BIT.TP : 0) | (t[2] ? BIT.FA : 0) | (t[3] ? BIT.FN : 0) | (t[4] ? BIT.FD : 0) : 0;
+    }
+    if (type === 'CLASSIFY') {
+      const c = d.classify;
+      if (!c) return 0;
+      if (c.expected === u && c.predicted === u) return BIT.TP;
+      return (c.expected === u ? BIT.FN : 0) | (c.predicted === u ? BIT.FA : 0);
+    }
+    const t = d.splitter?.types && Object.hasOwn(d.splitter.types, u) ? d.splitter.types[u] : undefined;
+    return t ? (t[2] ? BIT.TP : 0) | (t[1] - t[2] > 0 ? BIT.FA : 0) | (t[0] - t[2] > 0 ? BIT.FN : 0) : 0;
+  });
+}
+
+function changeOf(cur: number, base: number): string {
+  if (cur === 0 && base === 0) return '.';
+  const nowWrong = (cur & WRONG) !== 0;
+  const wasWrong = (base & WRONG) !== 0;
+  return wasWrong ? (nowWrong ? 'w' : 'f') : nowWrong ? 'b' : 'r';
+}
+
+/**
+ * The baseline's records and values (values only when it is an export). A streamed baseline
+ * export, or a report of more documents than the explorer lists (kept as a table of counts),
+ * shows no baseline.
+ */
+export function baselineSide(input: ExplorerInput): { documents: readonly DocumentRecord[]; values?: ValueSource } | undefined {
+  const b = input.baseline;
+  if (!b || b.kind === 'stream') return undefined;
+  if (b.kind === 'report') return Array.isArray(b.documents) ? { documents: b.documents } : undefined;
+  const o = input.report.options;
+  const cmp = { fuzzyThreshold: o.fuzzyThreshold ?? DEFAULT_COMPARE.fuzzyThreshold, numberTolerance: o.numberTolerance ?? DEFAULT_COMPARE.numberTolerance };
+  return { documents: recordsOfExport(b.export, cmp, { source: input.report.calibration?.source }), values: valueSource(b.export, o, input.report.calibration?.source) };
+}
+
+/** `3` (expected and predicted row 3), `3>4`, `>5` (an unpaired predicted row), `2>` (an unpaired expected row); levels joined by `,`. */
+export function rowsText(rows: Cell['rows']): string {
+  return rows.map(([e, p]) => (e === p ? String(e) : `${e < 0 ? '' : e}>${p < 0 ? '' : p}`)).join(',');
+}
+
+export const cellKey = (path: string, rows: Cell['rows']): string => `${path}|${rows.map(([e, p]) => (e >= 0 ? e : `+${p}`)).join(',')}`;
+
+/** Characters per unit in a line's unit string: unit + 1 in base 36, 0 for a key outside the fields. */
+export const unitWidth = (units: number): number => (units + 1).toString(36).length;
+
+/**
+ * An EXTRACT document's line, one entry per cell in columns (they compress far better than
+ * a tuple per cell): `[units, rows, outcomes, expected, predicted, confidence, baseline, stray]`.
+ * `units`: unit + 1 in base 36 per cell, `unitWidth` characters each (0: a key outside the fields); `rows`: rowsText per cell, joined by spaces;
+ * `outcomes`: one digit per cell, the outcome (0 TP .. 4 FD) plus 5 when the predicted value
+ * differs from the expected one and so is the next entry of `predicted`; `confidence`: one per
+ * cell (null: none) or 0 when no cell has one; `baseline`: 0, or `[outcomes, predicted]` coded
+ * like this run's but against this run's prediction ('-': the baseline has no such cell);
+ * `stray`: the paths of keys outside the fields, in order, or 0.
+ */
+function extractLine(values: DocumentValues & { type: 'EXTRACT' }, paths: readonly string[], unitIndex: ReadonlyMap<string, number>, width: number, base?: { values: DocumentValues & { type: 'EXTRACT' }; paths: readonly string[] }): unknown[] {
+  const baseCells = new Map<string, Cell & { used?: boolean }>();
+  if (base) for (const c of base.values.cells) baseCells.set(cellKey(c.leaf < 0 ? c.path : base.paths[c.leaf], c.rows), { ...c });
+  const units: string[] = [];
+  const rows: string[] = [];
+  const outcomes: string[] = [];
+  const E: unknown[] = [];
+  const P: unknown[] = [];
+  const C: Array<number | null> = [];
+  let anyConf = false;
+  const bo: string[] = [];
+  const BP: unknown[] = [];
+  const stray: string[] = [];
+  const add = (c: Cell, path: string, b: Cell | undefined | null): void => {
+    const u = c.leaf < 0 ? -1 : (unitIndex.get(path) ?? -1);
+    units.push((u + 1).toString(36).padStart(width, '0'));
+    if (u < 0) stray.push(path);
+    rows.push(u < 0 ? '' : rowsText(c.rows));
+    const differs = !sameValue(c.expected, c.predicted);
+    outcomes.push(String(c.outcome + (differs ? 5 : 0)));
+    E.push(c.expected);
+    if (differs) P.push(c.predicted);
+    C.push(c.confidence === undefined ? null : r4(c.confidence));
+    if (c.confidence !== undefined) anyConf = true;
+    if (base) {
+      if (!b) bo.push('-');
+      else {
+        const bDiffers = !sameValue(b.predicted, c.predicted);
+        bo.push(String(b.outcome + (bDiffers ? 5 : 0)));
+        if (bDiffers) BP.push(b.predicted);
+      }
+    }
+  };
+  for (const c of values.cells) {
+    const path = c.leaf < 0 ? c.path : paths[c.leaf];
+    let b: (Cell & { used?: boolean }) | null = null;
+    if (base) {
+      b = baseCells.get(cellKey(path, c.rows)) ?? null;
+      if (b) b.used = true;
+    }
+    add(c, path, b);
+  }
+  // Baseline outcomes where this run has none (its TN): shown beside an empty current value.
+  for (const b of baseCells.values()) {
+    if (b.used) continue;
+    const path = b.leaf < 0 ? b.path : (base as { paths: readonly string[] }).paths[b.leaf];
+    add({ leaf: b.leaf < 0 ? -1 : 0, path, rows: b.rows, outcome: 1, expected: b.expected, predicted: null }, path, b);
+  }
+  return [units.join(''), rows.join(' '), outcomes.join(''), E, P, anyConf ? C : 0, base ? [bo.join(''), BP] : 0, stray.length ? stray : 0];
+}
+
+export function buildExplorerData(input: ExplorerInput): ExplorerData {
+  const { report } = input;
+  const type = report.type;
+  const fields = fieldRows(report);
+  const units = fields.map((f) => f.name);
+  const unitIndex = new Map(units.map((u, i) => [u, i]));
+  const current = input.export ? valueSource(input.export, report.options, report.calibration?.source) : undefined;
+  const base = baselineSide(input);
+  const docs: ExplorerIndex['docs'] = { id: [], name: [], errors: [], flags: '', mask: [], conf: [], change: '', fchange: [] };
+  const flags: string[] = [];
+  const change: string[] = [];
+  const details: string[] = [];
+  const records = input.documents;
+  const pairing = base ? pairDocuments(records, base.documents, report.options.pairBy ?? 'auto') : undefined;
+  const pairOf = new Int32Array(records.length).fill(-1);
+  for (const [i, j] of pairing?.pairs ?? []) pairOf[i] = j;
+  const sliceNames: string[] = [];
+  const sliceIndex = new Map<string, number>();
+  if (input.documentSlices) docs.slices = [];
+
+  records.forEach((d, i) => {
+    docs.id.push(d.id);
+    docs.name.push(d.fileName ?? d.fileId);
+    docs.errors.push(d.errors);
+    flags.push(String((d.failed ? 1 : 0) | (d.correct ? 2 : 0) | (d.straightThrough ? 4 : 0)));
+    const mask = maskOf(type, d, units);
+    docs.mask.push(mask.map((m) => m.toString(16)).join(''));
+    if (base) {
+      const j = pairOf[i];
+      if (j < 0) {
+        change.push('u');
+        docs.fchange.push('');
+      } else {
+        const bd = base.documents[j];
+        const bmask = maskOf(type, bd, units);
+        change.push(bd.correct ? (d.correct ? 'r' : 'b') : d.correct ? 'f' : 'w');
+        docs.fchange.push(mask.map((m, k) => changeOf(m, bmask[k])).join(''));
+      }
+    }
+    if (docs.slices) {
+      docs.slices.push(
+        (input.documentSlices?.get(d.id) ?? []).map((s) => {
+          let k = sliceIndex.get(s);
+          if (k === undefined) sliceIndex.set(s, (k = sliceNames.push(s) - 1));
+          return k;
+        }),
+      );
+    }
+    let conf: number | null = type === 'CLASSIFY' ? (d.classify?.confidence ?? null) : null;
+    const v = current?.of(d.id);
+    const j = pairOf[i];
+    const bv = base?.values && j >= 0 ? base.values.of(base.documents[j].id) : undefined;
+    if (!v) details.push('');
+    else if (v.type === 'EXTRACT') {
+      for (const c of v.cells) if (c.confidence !== undefined && (conf === null || c.confidence < conf)) conf = c.confidence;
+      details.push(JSON.stringify(extractLine(v, (current as ValueSource).paths, unitIndex, unitWidth(units.length), bv?.type === 'EXTRACT' ? { values: bv, paths: (base?.values as ValueSource).paths } : undefined)));
+    } else if (v.type === 'CLASSIFY') {
+      const line: unknown[] = [v.expected, v.predicted, v.confidence];
+      if (bv?.type === 'CLASSIFY') line.push(bv.predicted, bv.confidence);
+      details.push(JSON.stringify(line));
+    } else {
+      const splits = (s: readonly { type: string; startPage: number; endPage: number }[]): unknown[] => s.map((x) => [x.type, x.startPage, x.endPage]);
+      const line: unknown[] = [v.pageCount, splits(v.expected), splits(v.predicted)];
+      if (bv?.type === 'SPLITTER') line.push(splits(bv.predicted));
+      details.push(JSON.stringify(line));
+    }
+    docs.conf.push(conf === null ? null : r4(conf));
+  });
+  docs.flags = flags.join('');
+  docs.change = change.join('');
+  return {
+    index: {
+      type,
+      units,
+      fields,
+      values: current !== undefined,
+      unitWidth: unitWidth(units.length),
+      baseline: input.baseline && base ? { file: input.baseline.file, kind: input.baseline.kind === 'report' ? 'report' : 'export', values: base.values !== undefined } : null,
+      docs,
+      sliceNames,
+      history: input.history ?? null,
+    },
+    details,
+  };
+}

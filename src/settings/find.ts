@@ -1,0 +1,22 @@
+/**
+ * Where evalkit.config.json is: the nearest one upward from a folder. Kept apart from the reader
+ * so that a command without a config file loads nothing more than this.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+
+export const CONFIG_FILE_NAME = 'evalkit.config.json';
+export const SCHEMA_FILE = 'schemas/evalkit-config.schema.json';
+
+/** The nearest evalkit.config.json in `start` or a folder above it. */
+export async function findSettingsFile(start: string): Promise<string | undefined> {
+  let dir = path.resolve(start);
+  for (;;) {
+    const file = path.join(dir, CONFIG_FILE_NAME);
+    const st = await fsp.stat(file).catch(() => undefined);
+    if (st?.isFile()) return file;
+    const up = path.dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}

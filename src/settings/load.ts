@@ -1,0 +1,168 @@
+/**
+ * evalkit.config.json: found (the nearest one upward from a folder), read, checked against
+ * schemas/evalkit-config.schema.json (every error names the file, line and JSON pointer), and
+ * its dataset section picked. What each member fills on the command line is the CLI's business
+ * (src/cli/settings.ts); this module only knows the document.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import type { ErrorObject } from 'ajv';
+import { findNodeAtLocation, parseTree } from 'jsonc-parser';
+import { EvalkitError, InputError, UsageError } from '../util/errors.js';
+import { escapePointerToken, fromPointer, isPlainObject, lineColumnAt, parseJson, toPointer } from '../util/json.js';
+import type { DatasetSettings, EvalkitConfig } from './generated/evalkit-config.js';
+// ajv's standalone code for the schema (npm run gen:validators): importing ajv itself costs more than the check.
+import { validate as validateSchema } from './generated/validator.js';
+import { SCHEMA_FILE } from './find.js';
+
+export type { DatasetSettings, EvalkitConfig };
+export { CONFIG_FILE_NAME, findSettingsFile, SCHEMA_FILE } from './find.js';
+const HINT = `see docs/configuration.md (the schema is ${SCHEMA_FILE})`;
+
+export interface LoadedSettings {
+  /** The file, as found or given. */
+  file: string;
+  /** Relative paths of the file are relative to this folder. */
+  dir: string;
+  config: EvalkitConfig;
+}
+
+export interface PickedDataset {
+  name: string;
+  settings: DatasetSettings;
+}
+
+interface SchemaValidator {
+  (doc: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+/**
+ * Keys that would hold a credential. The token is read from EVALKIT_API_TOKEN only: a config file
+ * is committed and shared, so one that holds it is refused rather than read or ignored.
+ */
+const SECRET_KEY = /token|secret|password|passwd|credential|authorization|api[-_]?key/i;
+
+function refuseSecrets(doc: Record<string, unknown>, file: string, text: string): void {
+  const places: Array<{ obj: Record<string, unknown>; at: string[] }> = [{ obj: doc, at: [] }];
+  if (isPlainObject(doc.datasets)) {
+    for (const [name, section] of Object.entries(doc.datasets)) if (isPlainObject(section)) places.push({ obj: section, at: ['datasets', name] });
+  }
+  for (const { obj, at } of places) {
+    for (const key of Object.keys(obj)) {
+      if (!SECRET_KEY.test(key)) continue;
+      const segs = [...at, key];
+      throw new InputError(`"${key}": the API token is never read from the config file`, {
+        location: { file, ...lineOf(text, segs), pointer: toPointer(segs) },
+        hint: 'remove the key (and the secret from the file and its history); set EVALKIT_API_TOKEN in the environment instead (in CI: a secret)',
+      });
+    }
+  }
+}
+
+function lineOf(text: string, segs: ReadonlyArray<string | number>): { line?: number; column?: number } {
+  const tree = parseTree(text);
+  const node = tree && findNodeAtLocation(tree, [...segs]);
+  // A member's key is where a reader looks: the property node's start.
+  const at = node?.parent?.type === 'property' ? node.parent : node;
+  return at ? lineColumnAt(text, at.offset) : {};
+}
+
+/** One readable line per schema error: `unknown key "x"`, `must be a number`. */
+function describeError(e: ErrorObject): { pointer: string; message: string } {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return { pointer: `${e.instancePath}/${escapePointerToken(String(p.additionalProperty))}`, message: `unknown key "${String(p.additionalProperty)}"` };
+    case 'propertyNames':
+      return { pointer: `${e.instancePath}/${escapePointerToken(String(p.propertyName))}`, message: `dataset name "${String(p.propertyName)}" must start with a letter or digit and hold only letters, digits, ".", "_" and "-"` };
+    case 'pattern':
+      if (/\/gates\/\d+$/.test(e.instancePath)) return { pointer: e.instancePath, message: 'a gate is METRIC>=N or METRIC<=N (for example micro.f1>=0.9)' };
+      if (e.instancePath === '/baseUrl') return { pointer: e.instancePath, message: 'must be an http(s) address such as http://127.0.0.1:8787' };
+      if (e.instancePath === '/apiVersion') return { pointer: e.instancePath, message: 'must be a release date YYYY-MM-DD such as 2025-04-21' };
+      if (p.pattern === '\\S') return { pointer: e.instancePath, message: 'must not be empty' };
+      return { pointer: e.instancePath, message: `must match ${String(p.pattern)}` };
+    case 'enum':
+      return { pointer: e.instancePath, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+    case 'type':
+      return { pointer: e.instancePath, message: `must be ${p.type === 'object' ? 'an object' : p.type === 'array' ? 'an array' : `a ${String(p.type)}`}` };
+    default:
+      return { pointer: e.instancePath, message: e.message ?? e.keyword };
+  }
+}
+
+/** Checks a parsed document; `text` (when known) gives the line of each problem. */
+export async function checkSettings(doc: unknown, file: string, text = ''): Promise<EvalkitConfig> {
+  if (!isPlainObject(doc)) throw new InputError('the config file must hold a JSON object', { location: { file, pointer: '' }, hint: HINT });
+  refuseSecrets(doc, file, text);
+  const validate = validateSchema as SchemaValidator;
+  if (!validate(doc)) {
+    const errors = (validate.errors ?? []).map(describeError);
+    // The deepest problem first: `unknown key` in a section says more than the section's own failure.
+    errors.sort((a, b) => b.pointer.split('/').length - a.pointer.split('/').length);
+    const first = errors[0];
+    const more = errors.length > 1 ? `; also ${errors.slice(1, 4).map((x) => `${x.pointer || '/'}: ${x.message}`).join('; ')}${errors.length > 4 ? ` (and ${errors.length - 4} more)` : ''}` : '';
+    throw new InputError(`invalid config: ${first.message}${more}`, { location: { file, ...lineOf(text, fromPointer(first.pointer)), pointer: first.pointer }, hint: HINT });
+  }
+  const config = doc as EvalkitConfig;
+  const sections = Object.entries(config.datasets ?? {});
+  if (!sections.some(([, x]) => x.gates?.length)) return config;
+  const { parseGateExpressions } = await import('../report/gates.js');
+  for (const [name, section] of sections) {
+    (section.gates ?? []).forEach((gate, i) => {
+      try {
+        parseGateExpressions([gate]);
+      } catch (e) {
+        if (!(e instanceof EvalkitError)) throw e;
+        const segs = ['datasets', name, 'gates', i];
+        throw new InputError(`invalid gate: ${e.message.replace(/^--gate /, '')}`, { location: { file, ...lineOf(text, segs), pointer: toPointer(segs) }, hint: e.hint });
+      }
+    });
+  }
+  return config;
+}
+
+/** Reads and checks a config file. Exit 2 (InputError) naming the file and pointer when it is not valid. */
+export async function readSettings(file: string): Promise<LoadedSettings> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read the config file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, { location: { file }, hint: 'check the --config-file path' });
+  }
+  const config = await checkSettings(parseJson(text, file), file, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  return { file, dir: path.dirname(path.resolve(file)), config };
+}
+
+export function datasetNames(loaded: LoadedSettings): string[] {
+  return Object.keys(loaded.config.datasets ?? {});
+}
+
+/**
+ * The dataset section to use: the one named, or the only one. Undefined when the file has several
+ * and none was named (the caller decides whether that matters). An unknown name is a usage error.
+ */
+export function pickDataset(loaded: LoadedSettings, name: string | undefined): PickedDataset | undefined {
+  const datasets = loaded.config.datasets ?? {};
+  const names = Object.keys(datasets);
+  if (name !== undefined) {
+    if (!Object.hasOwn(datasets, name)) {
+      throw new UsageError(`--dataset ${name}: ${loaded.file} has no dataset of that name`, {
+        hint: names.length ? `choose from ${names.join(', ')}` : `add a section under "datasets" in ${loaded.file} (or run evalkit init)`,
+      });
+    }
+    return { name, settings: datasets[name] };
+  }
+  return names.length === 1 ? { name: names[0], settings: datasets[names[0]] } : undefined;
+}
+
+/** A path member of the file, made absolute against the file's folder. */
+export function resolveSettingsPath(loaded: LoadedSettings, p: string): string {
+  return path.resolve(loaded.dir, p);
+}
+
+/** The text of a config document as evalkit writes it: `$schema` first, two-space JSON. */
+export function renderSettings(config: EvalkitConfig): string {
+  const { $schema, ...rest } = config;
+  return JSON.stringify($schema === undefined ? rest : { $schema, ...rest }, null, 2) + '\n';
+}

@@ -1,0 +1,151 @@
+/**
+ * What `evalkit init` writes, as text: the config file with one dataset section, a CSV whose
+ * header `dataset upload` accepts for the processor's config (one example row), and the CI
+ * workflow. Pure: the CLI checks the targets and writes the files.
+ */
+import { quoteCell } from '../dataset/rejects.js';
+import { formatPath, parsePath, type Segment } from '../dataset/paths.js';
+import { buildModel, type ExpectedModel, type Node } from '../expected/model.js';
+import type { ProcessorType } from '../config/index.js';
+import { CONFIG_FILE_NAME, renderSettings, type DatasetSettings, type EvalkitConfig } from './load.js';
+import { renderWorkflow, WORKFLOW_FILE } from './workflow.js';
+
+export interface ScaffoldInput {
+  /** The dataset section's name. */
+  dataset: string;
+  type: ProcessorType;
+  /** The processor config in the 2025-04-21 layout. */
+  config: Record<string, unknown>;
+  processorId?: string;
+  evaluationSet?: string;
+  baseUrl?: string;
+  /** `$schema` of the config file. */
+  schemaRef: string;
+  /** The CSV's file name, relative to the config file. */
+  csv: string;
+}
+
+export interface ScaffoldFile {
+  kind: 'config' | 'csv' | 'workflow';
+  /** Relative to the folder init writes in (the repository root). */
+  file: string;
+  text: string;
+}
+
+/** A dataset name from a processor name or file name: `Invoice extraction` -> `invoice-extraction`. */
+export function datasetNameFrom(text: string): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\w.-]+/g, '-')
+    .replace(/^[-_.]+|[-_.]+$/g, '')
+    .toLowerCase();
+  return slug || 'default';
+}
+
+export const EXAMPLE_FILE = 'files/example.pdf';
+
+function example(node: Node): string {
+  switch (node.kind) {
+    case 'string':
+      return 'example';
+    case 'number':
+      return node.integer ? '1' : '1.5';
+    case 'boolean':
+      return 'true';
+    case 'date':
+      return '2025-01-31';
+    case 'currency':
+      return '100.00 USD';
+    case 'enum':
+      return String(node.values[0] ?? '');
+    default:
+      return '';
+  }
+}
+
+/** Leaf columns of an EXTRACT model: objects by dotted path, arrays by their first item. */
+function fieldColumns(fields: Record<string, Node>): Array<{ header: string; value: string; segs: Segment[] }> {
+  const out: Array<{ header: string; value: string; segs: Segment[] }> = [];
+  const walk = (node: Node, at: Segment[]): void => {
+    if (node.kind === 'object') {
+      for (const [key, child] of Object.entries(node.properties)) walk(child, [...at, key]);
+      return;
+    }
+    if (node.kind === 'array') return walk(node.items, [...at, 0]);
+    out.push({ header: formatPath(at), value: example(node), segs: at });
+  };
+  walk({ kind: 'object', properties: fields }, []);
+  return out;
+}
+
+/** A header must read back as the path it was written from (`a.b` is two keys, not one); else the fields go in one JSON cell. */
+function roundTrips(header: string, segs: readonly Segment[]): boolean {
+  const back = parsePath(header);
+  return back !== undefined && back.length === segs.length && back.every((s, i) => s === segs[i]);
+}
+
+function exampleOutput(node: Node): unknown {
+  switch (node.kind) {
+    case 'object':
+      return Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, exampleOutput(v)]));
+    case 'array':
+      return [exampleOutput(node.items)];
+    case 'number':
+      return node.integer ? 1 : 1.5;
+    case 'boolean':
+      return true;
+    case 'currency':
+      return { amount: 100, iso_4217_currency_code: 'USD' };
+    case 'enum':
+      return node.values[0] ?? null;
+    case 'any':
+      return null;
+    default:
+      return example(node);
+  }
+}
+
+/** Header and one example row for `dataset upload` (file paths relative to the CSV). */
+export function csvTemplate(model: ExpectedModel): string {
+  const cols: Array<{ header: string; value: string }> = [{ header: 'file', value: EXAMPLE_FILE }];
+  if (model.type === 'CLASSIFY') cols.push({ header: 'class', value: model.classifications[0]?.id ?? 'example' });
+  else if (model.type === 'SPLITTER') cols.push({ header: 'splits', value: `${model.classifications[0]?.id ?? 'example'}:1-2` });
+  else {
+    const fields = fieldColumns(model.fields);
+    if (fields.every((f) => roundTrips(f.header, f.segs))) cols.push(...fields.map(({ header, value }) => ({ header, value })));
+    else cols.push({ header: 'expectedOutput', value: JSON.stringify(exampleOutput({ kind: 'object', properties: model.fields })) });
+  }
+  cols.push({ header: '# notes', value: `an example row: replace it with your documents (${EXAMPLE_FILE} does not exist)` });
+  const line = (cells: string[]): string => cells.map((c) => quoteCell(c, ',')).join(',');
+  return `${line(cols.map((c) => c.header))}\n${line(cols.map((c) => c.value))}\n`;
+}
+
+export function configDocument(input: ScaffoldInput): EvalkitConfig {
+  const section: DatasetSettings = {
+    ...(input.processorId ? { processor: input.processorId } : {}),
+    ...(input.evaluationSet ? { evaluationSet: input.evaluationSet } : {}),
+    csv: input.csv,
+    export: `reports/${input.dataset}.json`,
+    outDir: `reports/${input.dataset}`,
+    fuzzyFields: [],
+    excludeFields: [],
+    gates: [],
+  };
+  return {
+    $schema: input.schemaRef,
+    ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}),
+    datasets: { [input.dataset]: section },
+  };
+}
+
+/** The three files, config first. */
+export function scaffold(input: ScaffoldInput): ScaffoldFile[] {
+  const model = buildModel(input.config, input.type);
+  const doc = configDocument(input);
+  return [
+    { kind: 'config', file: CONFIG_FILE_NAME, text: renderSettings(doc) },
+    { kind: 'csv', file: input.csv, text: csvTemplate(model) },
+    { kind: 'workflow', file: WORKFLOW_FILE, text: renderWorkflow({ configFile: CONFIG_FILE_NAME, dataset: input.dataset, reportsDir: doc.datasets![input.dataset].outDir! }) },
+  ];
+}

@@ -1,0 +1,60 @@
+// `report --export-errors`: one row per wrong outcome, worst documents first, formula-safe cells.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, describe, expect, it } from 'vitest';
+import { concretePath, errorRows, errorsFormatOf, renderErrors, type ErrorRow } from '../../src/report/errors.js';
+import { runCli } from '../helpers/cli.js';
+import { FIXTURES, GOLDEN, goldenInputs } from './golden.js';
+
+describe('errors file', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-errors-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    ['line_items[].amount', [[2, 4]], 'line_items[2].amount'],
+    ['line_items[].amount', [[-1, 3]], 'line_items[+3].amount'],
+    ['a[].b[].c', [[0, 0], [1, -1]], 'a[0].b[1].c'],
+    ['total', [], 'total'],
+  ] as Array<[string, Array<[number, number]>, string]>)('concretePath(%s, %j) = %s', (unit, rows, want) => {
+    expect(concretePath(unit, rows)).toBe(want);
+  });
+
+  it('EXTRACT with a baseline export: every wrong outcome of the report, worst documents first, the baseline beside', async () => {
+    const input = await goldenInputs(GOLDEN['extract-baseline']);
+    const rows = errorRows(input);
+    const micro = input.report.extract!.micro.counts;
+    // Every FA, FN and FD the report counts (keys outside the fields included).
+    expect(rows.length).toBe(micro.fa + micro.fn + micro.fd);
+    const order = rows.map((r) => r.document_errors);
+    expect(order).toEqual([...order].sort((a, b) => b - a));
+    const notes = rows.find((r) => r.item === 'inv_003' && r.field === 'notes');
+    expect(notes).toMatchObject({ outcome: 'FA', expected: null, predicted: '<script>window.__pwned = 1</script>', baseline_predicted: '<script>window.__pwned = 1</script>' });
+    // Each document's rows sum to its wrong outcomes.
+    for (const d of input.documents) expect(rows.filter((r) => r.item === d.id).length).toBe(d.errors);
+  });
+
+  it('CSV cells a spreadsheet would run as a formula are made inert; JSONL keeps JSON values', () => {
+    const row: ErrorRow = { item: 'i1', file: '=HYPERLINK("http://x")', fileId: 'f1', field: 'total', outcome: 'FD', expected: -5, predicted: '@SUM(A1)', confidence: 0.5, baseline_predicted: '+1', document_errors: 1 };
+    const csv = renderErrors([row], 'csv', 'export');
+    const [header, cells] = parse(csv) as string[][];
+    expect(header).toEqual(['item', 'file', 'fileId', 'field', 'outcome', 'expected', 'predicted', 'confidence', 'baseline_predicted', 'document_errors']);
+    expect(cells).toEqual(['i1', `'=HYPERLINK("http://x")`, 'f1', 'total', 'FD', "'-5", "'@SUM(A1)", '0.5', "'+1", '1']);
+    expect(renderErrors([row], 'csv', 'report').split('\r\n')[1]).toContain(',not available,');
+    expect(JSON.parse(renderErrors([row], 'jsonl', 'export'))).toMatchObject({ expected: -5, predicted: '@SUM(A1)', baseline_predicted: '+1' });
+    expect(() => errorsFormatOf('errors.xlsx')).toThrow(/must end in .csv or .jsonl/);
+  });
+
+  it('evalkit report --export-errors writes the file beside the reports', async () => {
+    const out = path.join(dir, 'errors.csv');
+    const r = await runCli(['report', '--from', path.join(FIXTURES, 'classify-export.jsonl'), '--bootstrap', '0', '--out-dir', path.join(dir, 'r'), '--export-errors', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = parse(readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(rows.length).toBeGreaterThan(0);
+    expect(new Set(rows.map((x) => x.field))).toEqual(new Set(['class']));
+    expect(r.stdout).toMatch(/errors\.csv \(\d+ wrong outcome\(s\)\)/);
+    const bad = await runCli(['report', '--from', path.join(FIXTURES, 'classify-export.jsonl'), '--out-dir', path.join(dir, 'r2'), '--export-errors', path.join(dir, 'e.txt')]);
+    expect(bad.code).toBe(2);
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { checkSettings } from '../../src/settings/load.js';
+import { csvTemplate, datasetNameFrom, scaffold } from '../../src/settings/scaffold.js';
+import { buildModel } from '../../src/expected/model.js';
+import { EVALKIT_ACTION, renderWorkflow } from '../../src/settings/workflow.js';
+
+const extract = {
+  type: 'EXTRACT',
+  schema: {
+    type: 'object',
+    properties: {
+      number: { type: ['string', 'null'] },
+      date: { type: ['string', 'null'], format: 'date' },
+      total: { type: 'object', 'extend:type': 'currency', properties: { amount: { type: ['number', 'null'] }, iso_4217_currency_code: { type: ['string', 'null'] } } },
+      vendor: { type: 'object', properties: { name: { type: ['string', 'null'] }, country: { type: ['string', 'null'], enum: ['DE', 'GB', null] } } },
+      lines: { type: 'array', items: { type: 'object', properties: { qty: { type: ['integer', 'null'] } } } },
+    },
+  },
+};
+
+describe('evalkit init: scaffolding', () => {
+  it.each([
+    ['EXTRACT', extract, 'file,number,date,total,vendor.name,vendor.country,lines[0].qty,# notes', 'files/example.pdf,example,2025-01-31,100.00 USD,example,DE,1,'],
+    ['CLASSIFY', { type: 'CLASSIFY', classifications: [{ id: 'invoice', type: 'invoice' }] }, 'file,class,# notes', 'files/example.pdf,invoice,'],
+    ['SPLITTER', { type: 'SPLITTER', splitClassifications: [{ id: 'receipt', type: 'receipt' }] }, 'file,splits,# notes', 'files/example.pdf,receipt:1-2,'],
+  ] as const)('a %s config gives a header of its fields and one example row', (type, config, header, row) => {
+    const [head, example, end] = csvTemplate(buildModel(config as Record<string, unknown>, type)).split('\n');
+    expect(head).toBe(header);
+    expect(example.startsWith(row)).toBe(true);
+    expect(end).toBe('');
+  });
+
+  it('fields whose names are not header paths go in one expectedOutput JSON cell', () => {
+    const model = buildModel({ type: 'EXTRACT', schema: { type: 'object', properties: { 'a.b': { type: 'string' } } } }, 'EXTRACT');
+    const [head, row] = csvTemplate(model).split('\n');
+    expect(head).toBe('file,expectedOutput,# notes');
+    expect(row).toContain('"{""a.b"":""example""}"');
+  });
+
+  it.each([
+    ['Invoice extraction', 'invoice-extraction'],
+    ['résumés (2025)', 'resumes-2025'],
+    ['__', 'default'],
+    ['a.b_c', 'a.b_c'],
+  ])('dataset name from %j is %j', (text, name) => {
+    expect(datasetNameFrom(text)).toBe(name);
+  });
+
+  it('writes a config the schema accepts, a CSV and the workflow that uses the action with config-file and dataset', async () => {
+    const files = scaffold({ dataset: 'invoices', type: 'EXTRACT', config: extract, processorId: 'dp_1', evaluationSet: 'ev_1', baseUrl: 'http://127.0.0.1:1', schemaRef: './schema.json', csv: 'data.csv' });
+    expect(files.map((f) => [f.kind, f.file])).toEqual([
+      ['config', 'evalkit.config.json'],
+      ['csv', 'data.csv'],
+      ['workflow', '.github/workflows/evalkit.yml'],
+    ]);
+    const doc = JSON.parse(files[0].text) as Record<string, unknown>;
+    expect(Object.keys(doc)[0]).toBe('$schema');
+    await expect(checkSettings(doc, 'evalkit.config.json')).resolves.toMatchObject({ baseUrl: 'http://127.0.0.1:1', datasets: { invoices: { processor: 'dp_1', evaluationSet: 'ev_1', csv: 'data.csv', outDir: 'reports/invoices' } } });
+    expect(files[2].text).toBe(renderWorkflow({ configFile: 'evalkit.config.json', dataset: 'invoices', reportsDir: 'reports/invoices' }));
+    expect(files[2].text).toContain(`uses: ${EVALKIT_ACTION}\n        with:\n          config-file: "evalkit.config.json"\n          dataset: "invoices"`);
+    expect(files[2].text).toContain('uses: actions/upload-artifact@v4');
+    expect(files[2].text).toContain('path: "reports/invoices"');
+    expect(files[2].text).not.toMatch(/EVALKIT_API_TOKEN: [^$]/);
+  });
+});
