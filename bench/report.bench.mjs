@@ -156,7 +156,7 @@ async function measure(mode, file, outDir) {
     const report = await computeReportStream(exp.header, exp.items, { bootstrap: B, seed: 1, sourceFile: 'bench.jsonl' }, documents);
     const c1 = process.cpuUsage();
     out.scoreCpu = cpuMs(process.cpuUsage(c0));
-    const files = await writeReports(report, outDir, ['json', 'md', 'junit', 'html'], documents);
+    const files = await writeReports(report, outDir, ['json', 'md', 'junit', 'html'], { documents });
     out.renderCpu = cpuMs(process.cpuUsage(c1));
     out.json = files.find((f) => f.format === 'json').text.length;
     out.md = files.find((f) => f.format === 'md').text.length;
