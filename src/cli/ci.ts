@@ -52,10 +52,10 @@ const github = defineCommand<GithubArgs>({
     const { loadBaseline } = await import('../report/load.js');
     const gh = await import('../ci/github.js');
     const input = await loadBaseline(argv.report);
-    if (input.kind !== 'report' || input.report.format !== 'evalkit-report/2') {
+    if (input.kind !== 'report' || (input.report as Partial<Report>).format !== 'evalkit-report/3') {
       throw new InputError('not a report.json of this evalkit version', { location: { file: argv.report }, hint: 'pass the report.json `evalkit report` wrote (keep json in --formats)' });
     }
-    const report = input.report;
+    const report = input.report as Report;
     const env = process.env;
     const done: string[] = [];
     const result: Record<string, unknown> = { passed: report.gates.passed, verdict: gh.verdictOf(report) };

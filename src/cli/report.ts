@@ -69,6 +69,14 @@ export function defaultOutDir(from: string): string {
   return path.join('reports', name);
 }
 
+/** Removes the empty folders from `dir` up to `top` (the first one mkdir created). */
+async function removeCreated(dir: string, top: string): Promise<void> {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (!(await fsp.rmdir(d).then(() => true, () => false))) return;
+    if (d === path.resolve(top) || path.dirname(d) === d) return;
+  }
+}
+
 const f3 = (v: number | null | undefined): string => (v === null || v === undefined ? 'n/a' : v.toFixed(3));
 
 export default defineCommand<ReportArgs>({
@@ -136,45 +144,14 @@ export default defineCommand<ReportArgs>({
     if (files.length === 0) throw new UsageError('name the evaluation export with --from (or a folder of them with --runs)', { hint: 'evalkit report --from reports/ev_123-1.0.json' });
     const from = files[0];
 
-    const { loadExport, loadBaseline } = await import('../report/load.js');
-    const { computeReport } = await import('../report/build.js');
-    const exp = await loadExport(from);
+    const { openExport, loadExport, loadBaseline } = await import('../report/load.js');
+    const { computeReportStream } = await import('../report/build.js');
+    const { FileDocuments } = await import('../report/documents.js');
+    const { writeReports, EXPLORER_MAX_DOCUMENTS } = await import('../report/write.js');
+    const exp = await openExport(from);
     const others = [];
     for (const f of files.slice(1)) others.push({ file: path.basename(f), export: await loadExport(f) });
     const baseline = argv.baseline ? await loadBaseline(argv.baseline) : undefined;
-    if (exp.items.length > 20_000 && argv.bootstrap > 0 && !isQuiet()) err(`computing ${argv.bootstrap} bootstrap resamples over ${exp.items.length} documents...`);
-    const report = computeReport(exp, {
-      sourceFile: path.basename(from),
-      ...(others.length ? { runs: others } : {}),
-      baseline,
-      gates,
-      gateOn: argv.gateOn,
-      failOnRegression: argv.failOnRegression,
-      pairBy: argv.pairBy,
-      minPaired: argv.minPaired,
-      equivalence: argv.equivalence,
-      maxFailedRate: argv.maxFailedRate,
-      confidence: argv.confidence,
-      targetAccuracy: argv.targetAccuracy,
-      sliceBy: argv.sliceBy,
-      fuzzyThreshold: argv.fuzzyThreshold,
-      numberTolerance: argv.numberTolerance,
-      bootstrap: argv.bootstrap,
-      seed: argv.seed,
-    });
-
-    // The errors file is rendered before the first report is written (all or nothing).
-    let errorsText: string | undefined;
-    let errorsCount = 0;
-    if (argv.exportErrors && errorsFormat) {
-      const { errorRows, renderErrors } = await import('../report/errors.js');
-      const rows = errorRows({ report, documents: report.documents, export: exp, baseline });
-      errorsCount = rows.length;
-      errorsText = renderErrors(rows, errorsFormat, baseline?.kind);
-    }
-    const { writeReports } = await import('../report/write.js');
-    const { renderMarkdown } = await import('../report/markdown.js');
-    const { renderJson } = await import('../report/json.js');
     // Revision first: the reports and the history entry are written only once everything is ready.
     const revision = argv.history !== undefined ? await (await import('../history/git.js')).detectRevision() : undefined;
     const outDir = argv.outDir ?? (fromList.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
@@ -183,11 +160,70 @@ export default defineCommand<ReportArgs>({
     const junitFiles = { gates: settingsSources().gatesFile, dataset: settingsSources().csv };
     // The explorer's History tab: the entries already in the store (this report's is added after).
     const history = argv.history !== undefined && formats.includes('html') ? await (await import('../history/index.js')).readHistory(argv.history).then((h) => h.entries, () => undefined) : undefined;
-    const writtenReports = await writeReports(report, outDir, formats, { junit: { files: junitFiles }, export: exp, baseline, ...(history?.length ? { history } : {}) });
-    const written = writtenReports.map((f) => f.file);
+
+    // The document records are written while the documents are scored, to a temp file beside
+    // report.json; on any error it goes, and so do the folders this run created.
+    const made = await fsp.mkdir(outDir, { recursive: true });
+    const documents = new FileDocuments(outDir);
+    let report;
+    let writtenReports;
+    let errorsText: string | undefined;
+    let errorsCount = 0;
+    try {
+      report = await computeReportStream(
+        exp.header,
+        exp.items,
+        {
+          sourceFile: path.basename(from),
+          ...(others.length ? { runs: others } : {}),
+          baseline,
+          gates,
+          gateOn: argv.gateOn,
+          failOnRegression: argv.failOnRegression,
+          pairBy: argv.pairBy,
+          minPaired: argv.minPaired,
+          equivalence: argv.equivalence,
+          maxFailedRate: argv.maxFailedRate,
+          confidence: argv.confidence,
+          targetAccuracy: argv.targetAccuracy,
+          sliceBy: argv.sliceBy,
+          fuzzyThreshold: argv.fuzzyThreshold,
+          numberTolerance: argv.numberTolerance,
+          bootstrap: argv.bootstrap,
+          seed: argv.seed,
+        },
+        documents,
+      );
+      // The export's values, read a second time, for what shows them: the explorer (up to the
+      // documents it lists) and the errors file.
+      const withValues = (formats.includes('html') && report.summary.documents <= EXPLORER_MAX_DOCUMENTS) || errorsFormat !== undefined;
+      const full = withValues ? await loadExport(from) : undefined;
+      const shownBaseline = baseline?.kind === 'stream' ? undefined : baseline;
+      // The errors file is rendered before the first report is written (all or nothing).
+      if (argv.exportErrors && errorsFormat && full) {
+        const { errorRows, renderErrors } = await import('../report/errors.js');
+        const rows = errorRows({ report, documents: documents.records(), export: full, ...(shownBaseline ? { baseline: shownBaseline } : {}) });
+        errorsCount = rows.length;
+        errorsText = renderErrors(rows, errorsFormat, baseline?.kind === 'stream' ? 'export' : baseline?.kind);
+      }
+      writtenReports = await writeReports(report, outDir, formats, {
+        junit: { files: junitFiles },
+        ...(full ? { export: full } : {}),
+        ...(shownBaseline ? { baseline: shownBaseline } : {}),
+        ...(history?.length ? { history } : {}),
+        documents,
+      });
+    } catch (e) {
+      documents.abort();
+      if (made) await removeCreated(outDir, made);
+      throw e;
+    }
+    const { renderMarkdown } = await import('../report/markdown.js');
+    const { renderJson } = await import('../report/json.js');
+    const written = [...(formats.includes('json') ? [documents.target] : []), ...writtenReports.map((f) => f.file)];
     if (argv.history !== undefined && revision) {
       const { historyEntry, appendHistory } = await import('../history/index.js');
-      written.push(await appendHistory(argv.history, historyEntry(report, { time: new Date(), ...revision, versionId: exp.processor.versionId })));
+      written.push(await appendHistory(argv.history, historyEntry(report, { time: new Date(), ...revision, versionId: exp.header.processor.versionId })));
     }
     if (argv.exportErrors && errorsText !== undefined) {
       const { writeFileAtomic } = await import('../util/fs.js');

@@ -19,7 +19,7 @@ import { runEvaluation, writeExport } from '../eval/index.js';
 import type { EvalResult } from '../eval/index.js';
 import type { Report, Verdict } from '../metrics/generated/report.js';
 import { createProcessor, publishProcessor, updateProcessor } from '../processors/index.js';
-import { computeReport, writeReports, type WrittenReport } from '../report/index.js';
+import { computeReport, MemoryDocuments, writeReports, type WrittenReport } from '../report/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { CONFIG_FILE_NAME, readSettings, renderSettings, SCHEMA_FILE, type DatasetSettings, type LoadedSettings } from '../settings/load.js';
 import { EvalkitError, InputError } from '../util/errors.js';
@@ -219,15 +219,21 @@ async function runDataset(d: DemoDataset, { file: settingsFile, settings }: { fi
   const cand = await evaluate(CANDIDATE_VERSION);
 
   // 5. The draft's report, 1.0 as its baseline, in every format, with the config file's settings.
-  const report = computeReport(cand.result.export, {
-    sourceFile: path.basename(cand.file),
-    baseline: { kind: 'export', file: path.basename(base.file), export: base.result.export },
-    bootstrap: opts.bootstrap,
-    targetAccuracy: settings.targetAccuracy,
-    fuzzyThreshold: settings.fuzzyThreshold,
-    numberTolerance: settings.numberTolerance,
-  });
-  const files = await writeReports(report, dir, undefined, { export: cand.result.export, baseline: { kind: 'export', file: path.basename(base.file), export: base.result.export } });
+  const documents = new MemoryDocuments();
+  const baselineInput = { kind: 'export' as const, file: path.basename(base.file), export: base.result.export };
+  const report = computeReport(
+    cand.result.export,
+    {
+      sourceFile: path.basename(cand.file),
+      baseline: baselineInput,
+      bootstrap: opts.bootstrap,
+      targetAccuracy: settings.targetAccuracy,
+      fuzzyThreshold: settings.fuzzyThreshold,
+      numberTolerance: settings.numberTolerance,
+    },
+    documents,
+  );
+  const files = await writeReports(report, dir, undefined, { export: cand.result.export, baseline: baselineInput, documents });
   onEvent({ step: 'report', dataset: d, report, files, from: cand.file, baseline: base.file, settingsFile });
 
   const baselineReport = computeReport(base.result.export, { bootstrap: opts.bootstrap, sourceFile: path.basename(base.file) });

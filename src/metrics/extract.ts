@@ -121,6 +121,18 @@ export function buildExtractPlan(config: unknown, expected: readonly unknown[], 
   const declared = tree.props.size > 0;
   for (const v of expected) mergeValue(tree, v, !declared);
   for (const v of predicted) mergeValue(tree, v, false);
+  return planFromTree(config, tree, declared, opts);
+}
+
+/** Whether values could still change the fields: no declared fields, or a field of unknown type. */
+export function treeIsOpen(tree: FieldNode, declared: boolean): boolean {
+  const open = (n: FieldNode): boolean =>
+    n.kind === 'leaf' ? n.valueType === 'unknown' : n.kind === 'array' ? open(n.items) : [...n.props.values()].some(open);
+  return !declared || open(tree);
+}
+
+/** The plan of a field tree that values have been merged into (see buildExtractPlan). */
+export function planFromTree(config: unknown, tree: FieldNode, declared: boolean, opts: PlanOptions): ExtractPlan {
   const leaves: Leaf[] = [];
   const arrays: string[] = [];
   const excluded: string[] = [];

@@ -2,7 +2,9 @@
  * Metrics of evaluation runs: comparators per field type, EXTRACT outcome counts with
  * line-item pairing, CLASSIFY and SPLITTER metrics, Wilson intervals, McNemar, bootstrap.
  */
-export { evaluateExport, isFailed, sortedItems, modelFor, type Evaluation } from './evaluate.js';
+export { isFailed, sortedItems, recordModel, type Evaluation } from './evaluate.js';
+export { evaluateExport, evaluateSource, ExtractAccumulator, type ItemSource, type ScoreOptions } from './accumulate.js';
+export { ExtractTable, CountStore } from './table.js';
 export {
   comparatorFor,
   matchBoolean,

@@ -5,14 +5,12 @@
  */
 import type { DocumentRecord } from './generated/report.js';
 import type { StatModel } from './bootstrap.js';
-import { tupleOf } from './records.js';
+import { META, type CountStore, type ExtractTable } from './table.js';
 
 export interface Model extends StatModel {
-  /** Per-document correctness behind a statistic, for McNemar's test. */
-  correct(key: string): (doc: DocumentRecord) => boolean;
+  /** Per-document correctness behind a statistic, for McNemar's test: by the model's document index. */
+  correct(key: string): (i: number) => boolean;
 }
-
-const docCorrect = (d: DocumentRecord): boolean => d.correct;
 
 function columns(count: number, n: number): Float64Array[] {
   return Array.from({ length: count }, () => new Float64Array(n));
@@ -26,87 +24,72 @@ function div(a: number, b: number): number {
 export const EXTRACT_AGGREGATES = ['micro.precision', 'micro.recall', 'micro.f1', 'micro.accuracy', 'macro.f1', 'document.accuracy'];
 
 /**
- * Per-document EXTRACT counts in one typed array: the [tp, tn, fa, fn, fd] of document d and
- * field slot s start at (d * width + s) * 5.
- */
-export interface DenseCounts {
-  width: number;
-  data: Int32Array;
-  slot: Map<string, number>;
-  correct: Uint8Array;
-  /** Per document: predicted values under keys outside the fields (false alarms of no field). */
-  unexpected?: Int32Array;
-  /** The exact-match counts of fuzzy fields, laid out as `data`. */
-  exact?: Int32Array;
-}
-
-export function denseFromRecords(docs: DocumentRecord[], fields: string[]): DenseCounts {
-  const width = fields.length;
-  const data = new Int32Array(docs.length * width * 5);
-  const correct = new Uint8Array(docs.length);
-  const unexpected = new Int32Array(docs.length);
-  docs.forEach((d, i) => {
-    correct[i] = d.correct ? 1 : 0;
-    unexpected[i] = d.unexpected ?? 0;
-    fields.forEach((f, s) => {
-      const t = tupleOf(d, f);
-      if (t) data.set(t, (i * width + s) * 5);
-    });
-  });
-  return { width, data, slot: new Map(fields.map((f, s) => [f, s])), correct, unexpected };
-}
-
-/**
  * EXTRACT: per field [tp, fp = fa + fd, fnAll = fn + fd]; then, pooled over fields, tn and
  * errors (fa + fn + fd, unexpected keys included) and the unexpected keys alone (false alarms
  * of no field, in micro precision); then correct and 1 per document; then, for each of
- * `exactFields` (fuzzy fields), the exact matcher's [tp, fp, fnAll] from `dense.exact`.
+ * `exactFields` (fuzzy fields), the exact matcher's [tp, fp, fnAll]. The model's documents are
+ * the table's at `index` (default: the table's id order); columns are built group by group
+ * when the bootstrap asks for them.
  */
-export function extractModel(docs: DocumentRecord[], fields: string[], dense: DenseCounts = denseFromRecords(docs, fields), exactFields: string[] = []): Model {
+export function extractModel(table: ExtractTable, fields: string[], exactFields: string[] = [], index: ArrayLike<number> = table.order): Model {
   const F = fields.length;
-  const X = dense.exact ? exactFields.length : 0;
-  const n = docs.length;
+  const X = table.exact ? exactFields.length : 0;
+  const n = index.length;
   const A = F * 3 + 5;
-  const cols = columns(A + X * 3, n);
-  const slots = fields.map((f) => dense.slot.get(f) ?? -1);
-  const exactSlots = exactFields.map((f) => dense.slot.get(f) ?? -1);
-  const { data, width } = dense;
-  for (let i = 0; i < n; i++) {
-    const stray = dense.unexpected?.[i] ?? 0;
-    let tn = 0;
-    let err = stray;
-    for (let f = 0; f < F; f++) {
-      if (slots[f] < 0) continue;
-      const o = (i * width + slots[f]) * 5;
-      const fa = data[o + 2];
-      const fn = data[o + 3];
-      const fd = data[o + 4];
-      cols[f * 3][i] = data[o];
-      cols[f * 3 + 1][i] = fa + fd;
-      cols[f * 3 + 2][i] = fn + fd;
-      tn += data[o + 1];
-      err += fa + fn + fd;
+  const slots = fields.map((f) => table.slot.get(f) ?? -1);
+  const exactSlots = exactFields.map((f) => table.exactSlot.get(f) ?? -1);
+  const { counts, meta } = table;
+  /** The [tp, fp, fnAll] of slot s of `store` in three columns. */
+  const triple = (store: CountStore | undefined, s: number): Float64Array[] => {
+    const [tp, fp, fnAll] = columns(3, n);
+    if (s < 0 || !store) return [tp, fp, fnAll];
+    const o = s * 5;
+    for (let i = 0; i < n; i++) {
+      const d = index[i];
+      const fd = store.get(d, o + 4);
+      tp[i] = store.get(d, o);
+      fp[i] = store.get(d, o + 2) + fd;
+      fnAll[i] = store.get(d, o + 3) + fd;
     }
-    cols[F * 3][i] = tn;
-    cols[F * 3 + 1][i] = err;
-    cols[F * 3 + 2][i] = stray;
-    cols[F * 3 + 3][i] = dense.correct[i];
-    cols[F * 3 + 4][i] = 1;
-    for (let x = 0; x < X; x++) {
-      if (exactSlots[x] < 0) continue;
-      const ex = dense.exact as Int32Array;
-      const o = (i * width + exactSlots[x]) * 5;
-      cols[A + x * 3][i] = ex[o];
-      cols[A + x * 3 + 1][i] = ex[o + 2] + ex[o + 4];
-      cols[A + x * 3 + 2][i] = ex[o + 3] + ex[o + 4];
+    return [tp, fp, fnAll];
+  };
+  const scalar = (fill: (d: number) => number): Float64Array => {
+    const col = new Float64Array(n);
+    for (let i = 0; i < n; i++) col[i] = fill(index[i]);
+    return col;
+  };
+  const pooled = (): Float64Array[] => {
+    const [tn, err] = columns(2, n);
+    for (let i = 0; i < n; i++) {
+      const d = index[i];
+      let t = 0;
+      let e = meta.get(d, META.unexpected);
+      for (let f = 0; f < F; f++) {
+        if (slots[f] < 0) continue;
+        const o = slots[f] * 5;
+        t += counts.get(d, o + 1);
+        e += counts.get(d, o + 2) + counts.get(d, o + 3) + counts.get(d, o + 4);
+      }
+      tn[i] = t;
+      err[i] = e;
     }
-  }
+    return [tn, err];
+  };
   const keys = [...fields.map((p) => `field:${p}.f1`), ...EXTRACT_AGGREGATES, ...exactFields.slice(0, X).map((p) => `field:${p}.exact.f1`)];
-  const triple = (at: number): number[] => [at, at + 1, at + 2];
+  const three = (at: number): number[] => [at, at + 1, at + 2];
   return {
     keys,
-    columns: cols,
-    groups: [...fields.map((_, f) => triple(f * 3)), [F * 3, F * 3 + 1], [F * 3 + 2], [F * 3 + 3], [F * 3 + 4], ...Array.from({ length: X }, (_, x) => triple(A + x * 3))],
+    width: A + X * 3,
+    groups: [...fields.map((_, f) => three(f * 3)), [F * 3, F * 3 + 1], [F * 3 + 2], [F * 3 + 3], [F * 3 + 4], ...Array.from({ length: X }, (_, x) => three(A + x * 3))],
+    materialize(cols) {
+      const c = cols[0];
+      if (c < F * 3) return triple(counts, slots[c / 3]);
+      if (c === F * 3) return pooled();
+      if (c === F * 3 + 2) return [scalar((d) => meta.get(d, META.unexpected))];
+      if (c === F * 3 + 3) return [scalar((d) => meta.get(d, META.correct))];
+      if (c === F * 3 + 4) return [scalar(() => 1)];
+      return triple(table.exact, exactSlots[(c - A) / 3]);
+    },
     compute(s, out) {
       let tp = 0;
       let fp = s[F * 3 + 2];
@@ -142,11 +125,13 @@ export function extractModel(docs: DocumentRecord[], fields: string[], dense: De
     },
     correct(key) {
       const m = /^field:(.*)\.f1$/.exec(key);
-      if (!m) return docCorrect;
-      const path = m[1];
-      return (d) => {
-        const t = tupleOf(d, path);
-        return !t || t[2] + t[3] + t[4] === 0;
+      if (!m) return (i) => meta.get(index[i], META.correct) === 1;
+      const s = table.slot.get(m[1]);
+      if (s === undefined) return () => true;
+      const o = s * 5;
+      return (i) => {
+        const d = index[i];
+        return counts.get(d, o + 2) + counts.get(d, o + 3) + counts.get(d, o + 4) === 0;
       };
     },
   };
@@ -207,9 +192,10 @@ export function classifyModel(docs: DocumentRecord[], classes: string[]): Model 
     },
     correct(key) {
       const m = /^class:(.*)\.f1$/.exec(key);
-      if (!m) return docCorrect;
+      if (!m) return (i) => docs[i].correct;
       const label = m[1];
-      return (d) => {
+      return (i) => {
+        const d = docs[i];
         const e = d.classify?.expected ?? null;
         const p = d.classify?.predicted ?? null;
         return e === p || (e !== label && p !== label);
@@ -255,9 +241,10 @@ export function splitterModel(docs: DocumentRecord[], types: string[]): Model {
     },
     correct(key) {
       const m = /^type:(.*)\.f1$/.exec(key);
-      if (!m) return docCorrect;
+      if (!m) return (i) => docs[i].correct;
       const type = m[1];
-      return (d) => {
+      return (i) => {
+        const d = docs[i];
         const x = d.splitter?.types && Object.hasOwn(d.splitter.types, type) ? d.splitter.types[type] : undefined;
         return !x || (x[0] === x[2] && x[1] === x[2]);
       };

@@ -3,22 +3,37 @@
  * the paired comparison with a baseline and the gates. Deterministic: the same inputs and
  * seed give the same report; rows are sorted here, keys when rendered (src/report/json.ts).
  */
-import { InputError, UsageError } from '../util/errors.js';
-import type { EvaluationExport } from '../metrics/generated/export.js';
+import { InputError, InternalError, UsageError } from '../util/errors.js';
+import type { EvaluationExport, EvaluationExportHeader, ExportItem } from '../metrics/generated/export.js';
+import { evaluateExport, evaluateSource, type ItemSource, type ScoreOptions } from '../metrics/accumulate.js';
 import { bootstrap, pointStats, type StatModel } from '../metrics/bootstrap.js';
 import { DEFAULT_COMPARE, type CompareOptions } from '../metrics/comparators.js';
-import { evaluateExport, exportOptions, modelFor, sortedItems, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
-import { extractModel } from '../metrics/models.js';
+import { exportOptions, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
 import { CONFIDENCE_SOURCES, type ConfidenceSource } from '../metrics/calibration.js';
 import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
-import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Estimate, Interval, Report, Verdict } from '../metrics/generated/report.js';
-import { correctUnits, costOf } from './cost.js';
+import { ExtractTable, type Pairable } from '../metrics/table.js';
+import { keysOf, modelOf } from './scored.js';
+import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Estimate, Interval, Report, ReportProcessorType, Verdict } from '../metrics/generated/report.js';
+import { CostAccumulator } from './cost.js';
+import { compactRecord } from './json.js';
+import { MemoryDocuments, type DocumentsSink } from './documents.js';
 import { evaluateGates, fmtGate, parseGates, type GateOn, type GateSpec } from './gates.js';
-import { parseSliceKeys, SliceAccumulator } from './slices.js';
+import { parseSliceKeys, SliceAccumulator, sliceLabel, type SliceKey } from './slices.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
 import { applyRunSpread, compareRuns, type RunInput } from './runs.js';
 
-export type BaselineInput = { kind: 'export'; file: string; export: EvaluationExport } | { kind: 'report'; file: string; report: Report };
+/**
+ * A baseline: an export (in memory, or read item by item from a JSONL file) or a report with its
+ * document records (inline in formats 1 and 2, from the side file in format 3; EXTRACT records
+ * as a table of counts).
+ */
+export type BaselineInput =
+  | { kind: 'export'; file: string; export: EvaluationExport }
+  | { kind: 'stream'; file: string; header: EvaluationExportHeader; items: ItemSource }
+  | { kind: 'report'; file: string; report: BaselineReport; documents: DocumentRecord[] | ExtractTable };
+
+/** What a comparison reads of a baseline report of any format (records apart). */
+export type BaselineReport = Pick<Report, 'type' | 'options' | 'extract' | 'classify' | 'splitter' | 'cost'>;
 
 export interface ComputeReportOptions {
   fuzzyThreshold?: number;
@@ -62,7 +77,7 @@ function check(ok: boolean, message: string, hint: string): void {
 
 const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v);
 
-export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions = {}): Report {
+function settingsOf(opts: ComputeReportOptions, type: ReportProcessorType): Settings {
   const cmp: CompareOptions = {
     fuzzyThreshold: opts.fuzzyThreshold ?? DEFAULT_COMPARE.fuzzyThreshold,
     numberTolerance: opts.numberTolerance ?? DEFAULT_COMPARE.numberTolerance,
@@ -90,11 +105,105 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   }
   if (opts.confidence !== undefined) check((CONFIDENCE_SOURCES as readonly string[]).includes(opts.confidence), `--confidence ${opts.confidence} is not one of ${CONFIDENCE_SOURCES.join(', ')}`, 'the default reads logprobsConfidence where present');
   const sliceKeys = parseSliceKeys(opts.sliceBy ?? []);
-  const ev = evaluateExport(exp, cmp, { source: opts.confidence, targetAccuracy: opts.targetAccuracy });
+  const slices = sliceKeys.length ? { sliceLabels: new Map<string, string[]>(), slices: new SliceAccumulator(type, sliceKeys) } : {};
+  return { cmp, B, seed, equivalence, pairBy, gateSpecs, sliceKeys, ...slices, conf: { source: opts.confidence, targetAccuracy: opts.targetAccuracy } };
+}
+
+interface Settings {
+  cmp: CompareOptions;
+  B: number;
+  seed: number;
+  equivalence: number;
+  pairBy: PairBy;
+  gateSpecs: GateSpec[];
+  sliceKeys: SliceKey[];
+  /** With --slice-by: each scored item's labels (by id) until its record is added, and the slices. */
+  sliceLabels?: Map<string, string[]>;
+  slices?: SliceAccumulator;
+  conf: ConfidenceOptions;
+}
+
+/**
+ * The report of an export held in memory. Document records go to `documents` (by default kept in
+ * memory); report.json carries the reference to them.
+ */
+export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions = {}, documents: DocumentsSink = new MemoryDocuments()): Report {
+  const s = settingsOf(opts, exp.processor.type);
+  const cost = new CostAccumulator();
+  documents = slicing(s, documents);
+  const ev = evaluateExport(exp, s.cmp, s.conf, scoreOptions(opts, s, documents, cost));
+  let side: BaselineSide | undefined;
+  if (opts.baseline) {
+    if (opts.baseline.kind === 'stream') throw new InternalError('a streamed baseline needs computeReportStream');
+    side = baselineSide(opts.baseline, s.cmp, s.conf, opts.baseline.kind === 'export' ? evaluateExport(opts.baseline.export, s.cmp, s.conf, baselineScoring(opts.baseline)) : undefined);
+  }
+  return assemble(exp, ev, cost, side, s, opts, documents);
+}
+
+/**
+ * The report of an export read item by item (a JSONL file): only each document's sufficient
+ * statistics stay in memory; its record goes to `documents` as it is scored.
+ */
+export async function computeReportStream(header: EvaluationExportHeader, items: ItemSource, opts: ComputeReportOptions, documents: DocumentsSink): Promise<Report> {
+  const s = settingsOf(opts, header.processor.type);
+  const cost = new CostAccumulator();
+  documents = slicing(s, documents);
+  const ev = await evaluateSource(header, items, s.cmp, s.conf, scoreOptions(opts, s, documents, cost));
+  let side: BaselineSide | undefined;
+  const b = opts.baseline;
+  if (b) {
+    const bev =
+      b.kind === 'export' ? evaluateExport(b.export, s.cmp, s.conf, baselineScoring(b)) : b.kind === 'stream' ? await evaluateSource(b.header, b.items, s.cmp, s.conf, baselineScoring(b)) : undefined;
+    side = baselineSide(b, s.cmp, s.conf, bev);
+  }
+  return assemble(header, ev, cost, side, s, opts, documents);
+}
+
+const baselineCost = new WeakMap<BaselineInput, CostAccumulator>();
+
+function baselineScoring(b: BaselineInput): ScoreOptions {
+  const cost = new CostAccumulator();
+  baselineCost.set(b, cost);
+  return { keepKeys: true, onItem: (item) => cost.add(item) };
+}
+
+function scoreOptions(opts: ComputeReportOptions, s: Settings, documents: DocumentsSink, cost: CostAccumulator): ScoreOptions {
+  const labels = s.sliceLabels;
+  const onItem = labels ? (item: ExportItem) => (cost.add(item), labels.set(item.id, s.sliceKeys.map((k) => sliceLabel(k, item)))) : (item: ExportItem) => cost.add(item);
+  return { sink: (line) => documents.write(line), keepKeys: opts.baseline !== undefined || (opts.runs?.length ?? 0) > 0, onItem };
+}
+
+/**
+ * With --slice-by, the records pass through here on their way to the side file: each is added
+ * to its slices (labels taken from its item as it was scored), so slices need no second pass.
+ */
+function slicing(s: Settings, documents: DocumentsSink): DocumentsSink {
+  const labels = s.sliceLabels;
+  const acc = s.slices;
+  if (!labels || !acc) return documents;
+  return {
+    write(line: string): void {
+      const record = JSON.parse(line) as DocumentRecord;
+      const l = labels.get(record.id);
+      if (l) {
+        acc.addLabelled(l, record);
+        labels.delete(record.id);
+      }
+      documents.write(line);
+    },
+    finish: (flags) => documents.finish(flags),
+  };
+}
+
+function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumulator, side: BaselineSide | undefined, s: Settings, opts: ComputeReportOptions, documents: DocumentsSink): Report {
+  const { cmp, B, seed, equivalence, pairBy, gateSpecs } = s;
+  // CLASSIFY and SPLITTER records are kept (small) and written once their flags are set.
+  if (ev.documents) for (const d of ev.documents) documents.write(compactRecord(d));
+  const documentsFile = documents.finish(ev.straightThrough);
   const exactFields = ev.extract?.fields.filter((f) => f.fuzzy).map((f) => f.path) ?? [];
-  const model = ev.type === 'EXTRACT' ? extractModel(ev.documents, ev.units, ev.dense, exactFields) : modelFor(ev.type, ev.documents, ev.units, ev.dense);
+  const model = modelOf(ev, ev.units, exactFields);
   const point = pointStats(model);
-  const n = ev.documents.length;
+  const n = ev.n;
   const intervals: Array<Interval | null> = B > 0 && n > 0 ? bootstrap([model], n, B, seed)[0].map(percentileInterval) : model.keys.map(() => null);
   const keyIndex = new Map(model.keys.map((k, i) => [k, i]));
   const est = (key: string): Estimate => {
@@ -105,7 +214,7 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
 
   const options = exportOptions(exp);
   const report: Report = {
-    format: 'evalkit-report/2',
+    format: 'evalkit-report/3',
     type: ev.type,
     source: {
       file: opts.sourceFile ?? 'export.json',
@@ -124,7 +233,7 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
     summary: { documents: n, processed: n - ev.failures.length, failed: ev.failures.length },
     warnings: ev.warnings,
     failures: ev.failures,
-    documents: ev.documents,
+    documentsFile,
     worstDocuments: ev.worstDocuments,
     gates: { gateOn: 'point', failOnRegression: false, results: [], regressed: [], passed: true },
   };
@@ -134,19 +243,17 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   if (ev.classify) report.classify = ev.classify;
   if (ev.splitter) report.splitter = ev.splitter;
   if (ev.calibration) report.calibration = ev.calibration;
-  const cost = costOf(exp.items, ev.type, correctUnits(report));
+  const cost = costs.report(ev.type, ev.type === 'EXTRACT' ? (ev.extract?.micro.counts.tp ?? 0) : ev.type === 'SPLITTER' ? (ev.splitter?.numCorrectDocs ?? 0) : ev.correct);
   if (cost) report.cost = cost;
   else if (opts.targetAccuracy !== undefined) report.warnings.push('--target-accuracy: no predicted value carries a confidence, so no threshold can be chosen');
-  if (sliceKeys.length) {
-    report.options.sliceBy = sliceKeys.map((k) => k.spec);
-    const slices = new SliceAccumulator(ev.type, sliceKeys);
-    sortedItems(exp).forEach((item, i) => slices.add(item, ev.documents[i]));
-    report.slices = slices.result();
+  if (s.sliceKeys.length) {
+    report.options.sliceBy = s.sliceKeys.map((k) => k.spec);
+    if (s.slices) report.slices = s.slices.result();
   }
   if (opts.runs?.length) {
     report.runs = compareRuns({ file: report.source.file, export: exp, evaluation: ev }, opts.runs, {
       cmp,
-      conf: { source: opts.confidence, targetAccuracy: opts.targetAccuracy },
+      conf: s.conf,
       pairBy,
       minPaired: minPairedOf(opts.minPaired, n),
       bootstrap: B,
@@ -155,11 +262,8 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
       verdict,
     });
   }
-  if (opts.baseline) {
-    report.baseline = compareBaseline(ev, report.options, opts.baseline, cmp, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false, {
-      source: opts.confidence,
-      targetAccuracy: opts.targetAccuracy,
-    });
+  if (opts.baseline && side) {
+    report.baseline = compareBaseline(ev, report.options, opts.baseline.file, side, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false, opts.baseline.kind === 'report' ? 'report' : 'export', opts.baseline.kind === 'report' ? opts.baseline.report : undefined);
     // Repeats among the runs: the baseline's verdicts hold to their run-to-run spread too.
     if (report.runs) applyRunSpread(report.baseline, report.runs);
   }
@@ -167,6 +271,7 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   report.warnings.push(...gatePowerWarnings(report));
   return report;
 }
+
 
 function fillEstimates(ev: Evaluation, est: (key: string) => Estimate): void {
   if (ev.extract) {
@@ -189,58 +294,77 @@ function fillEstimates(ev: Evaluation, est: (key: string) => Estimate): void {
   }
 }
 
-interface BaselineSide {
-  type: Report['type'];
-  documents: DocumentRecord[];
+/** A baseline's documents as the comparison reads them. */
+interface BaselineSide extends Pick<Evaluation, 'type' | 'table' | 'documents'> {
   units: string[];
   warnings: string[];
   cost?: CostReport;
+  /** The documents' pairing keys, in the order of the model's documents. */
+  keys: Pairable[];
 }
 
-function baselineSide(input: BaselineInput, options: Report['options'], cmp: CompareOptions, conf: ConfidenceOptions): BaselineSide {
-  if (input.kind === 'export') {
-    const ev = evaluateExport(input.export, cmp, conf);
-    const cost = costOf(input.export.items, ev.type, correctUnits({ ...ev, type: ev.type }));
-    return { type: ev.type, documents: ev.documents, units: ev.units, warnings: [], cost };
+
+/** The straight-through flag of the document at id-order position i (undefined: none). */
+function flagOf(ev: Pick<Evaluation, 'table' | 'documents'>, i: number): boolean | undefined {
+  return ev.table ? ev.table.straightThrough(ev.table.order[i]) : ev.documents?.[i].straightThrough;
+}
+
+function baselineSide(input: BaselineInput, cmp: CompareOptions, conf: ConfidenceOptions, ev: Evaluation | undefined): BaselineSide {
+  void cmp;
+  void conf;
+  if (input.kind !== 'report') {
+    if (!ev) throw new InternalError('a baseline export that was not scored');
+    const cost = baselineCost.get(input)?.report(ev.type, ev.type === 'EXTRACT' ? (ev.extract?.micro.counts.tp ?? 0) : ev.type === 'SPLITTER' ? (ev.splitter?.numCorrectDocs ?? 0) : ev.correct);
+    return { type: ev.type, table: ev.table, documents: ev.documents, units: ev.units, warnings: [], cost, keys: keysOf(ev) };
   }
   const r = input.report;
+  const units = r.extract?.fields.map((f) => f.path) ?? r.classify?.classes.map((c) => c.label) ?? r.splitter?.types.map((t) => t.type) ?? [];
+  const docs = input.documents;
+  const table = docs instanceof ExtractTable ? docs : r.type === 'EXTRACT' ? ExtractTable.fromRecords(docs, units) : undefined;
+  const records = docs instanceof ExtractTable ? undefined : r.type === 'EXTRACT' ? undefined : docs;
+  const side = { type: r.type, table, documents: records };
+  return { ...side, units, warnings: [], cost: r.cost, keys: keysOf(side) };
+}
+
+function optionWarnings(r: BaselineReport, options: Report['options']): string[] {
   const warnings: string[] = [];
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
   for (const k of ['fuzzyThreshold', 'numberTolerance', 'fuzzyMatchFields', 'excludeFields'] as const) {
     if (!same(r.options[k], options[k])) warnings.push(`the baseline report was computed with ${k} ${JSON.stringify(r.options[k])}, this report with ${JSON.stringify(options[k])}`);
   }
-  const units = r.extract?.fields.map((f) => f.path) ?? r.classify?.classes.map((c) => c.label) ?? r.splitter?.types.map((t) => t.type) ?? [];
-  return { type: r.type, documents: r.documents, units, warnings, cost: r.cost };
+  return warnings;
 }
 
 function compareBaseline(
   ev: Evaluation,
   options: Report['options'],
-  input: BaselineInput,
-  cmp: CompareOptions,
+  file: string,
+  side: BaselineSide,
   B: number,
   seed: number,
   minPaired: number,
   gated: boolean,
-  conf: ConfidenceOptions,
+  kind: 'export' | 'report',
+  baselineReport?: BaselineReport,
 ): BaselineComparison {
-  const side = baselineSide(input, options, cmp, conf);
   if (side.type !== ev.type) {
     throw new InputError(`the baseline is a ${side.type} evaluation but this export is ${ev.type}`, {
-      location: { file: input.file },
+      location: { file },
       hint: 'compare runs of the same processor type',
     });
   }
-  const warnings = [...side.warnings];
-  const pairing = pairDocuments(ev.documents, side.documents, options.pairBy);
-  const cur = pairing.pairs.map(([i]) => ev.documents[i]);
-  const base = pairing.pairs.map(([, j]) => side.documents[j]);
-  const onlyInCurrent = pairing.onlyInCurrent.map((i) => ev.documents[i].id).sort();
-  const onlyInBaseline = pairing.onlyInBaseline.map((j) => side.documents[j].id).sort();
-  const sufficient = cur.length >= minPaired;
+  const warnings = [...side.warnings, ...(baselineReport ? optionWarnings(baselineReport, options) : [])];
+  const curKeys = keysOf(ev);
+  const pairing = pairDocuments(curKeys, side.keys, options.pairBy);
+  const paired = pairing.pairs.length;
+  const curIndex = Int32Array.from(pairing.pairs, ([i]) => i);
+  const baseIndex = Int32Array.from(pairing.pairs, ([, j]) => j);
+  const onlyInCurrent = pairing.onlyInCurrent.map((i) => curKeys[i].id).sort();
+  const onlyInBaseline = pairing.onlyInBaseline.map((j) => side.keys[j].id).sort();
+  const sufficient = paired >= minPaired;
   if (!sufficient) {
     warnings.push(
-      `only ${cur.length} of ${ev.documents.length} document(s) paired with the baseline's ${side.documents.length} (at least ${minPaired} needed); ` +
+      `only ${paired} of ${ev.n} document(s) paired with the baseline's ${side.keys.length} (at least ${minPaired} needed); ` +
         'the comparison is not evidence' +
         (gated ? ' and --fail-on-regression fails' : ''),
     );
@@ -266,14 +390,14 @@ function compareBaseline(
     units = [...new Set([...ev.units, ...side.units])].sort();
   }
 
-  const curModel = modelFor(ev.type, cur, units);
-  const baseModel = modelFor(ev.type, base, units);
+  const curModel = modelOf(ev, units, [], curIndex);
+  const baseModel = modelOf(side, units, [], baseIndex);
   const curPoint = pointStats(curModel);
   const basePoint = pointStats(baseModel);
   const K = curModel.keys.length;
   let deltaIntervals: Array<Interval | null> = curModel.keys.map(() => null);
-  if (B > 0 && cur.length > 0) {
-    const [rc, rb] = bootstrap([curModel, baseModel], cur.length, B, seed + 1);
+  if (B > 0 && paired > 0) {
+    const [rc, rb] = bootstrap([curModel, baseModel], paired, B, seed + 1);
     deltaIntervals = Array.from({ length: K }, (_, k) => {
       const d = new Float64Array(B);
       for (let b = 0; b < B; b++) d[b] = rc[k][b] - rb[k][b];
@@ -281,12 +405,13 @@ function compareBaseline(
     });
   }
   const rows: ComparisonRow[] = curModel.keys.map((key, k) => {
-    const isCorrect = curModel.correct(key);
+    const nowRight = curModel.correct(key);
+    const wasRight = baseModel.correct(key);
     let b = 0;
     let c = 0;
-    for (let i = 0; i < cur.length; i++) {
-      const was = isCorrect(base[i]);
-      const now = isCorrect(cur[i]);
+    for (let i = 0; i < paired; i++) {
+      const was = wasRight(i);
+      const now = nowRight(i);
       if (was && !now) b++;
       else if (!was && now) c++;
     }
@@ -294,7 +419,7 @@ function compareBaseline(
     const baseline = nullable(basePoint[k]);
     const delta = current === null || baseline === null ? null : current - baseline;
     const p = mcnemarExact(b, c);
-    return { key, current, baseline, delta, interval: deltaIntervals[k], mcnemar: { b, c, p }, pHolm: p, q: p, mde: mcnemarMde(b, c, cur.length), verdict: 'not_comparable' };
+    return { key, current, baseline, delta, interval: deltaIntervals[k], mcnemar: { b, c, p }, pHolm: p, q: p, mde: mcnemarMde(b, c, paired), verdict: 'not_comparable' };
   });
   // Many metrics, many tests: Holm across the comparable rows for the verdicts (and so the gate),
   // Benjamini-Hochberg q-values for reading the table.
@@ -312,19 +437,24 @@ function compareBaseline(
   rows.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
   const tally = { improved: 0, regressed: 0, inconclusive: 0, no_change: 0, not_comparable: 0 };
   for (const r of rows) tally[r.verdict]++;
-  if (gated && cur.length > 0) warnings.push(...comparisonPowerWarnings(rows, cur.length, options.equivalence));
-  const straightThrough = compareStraightThrough(cur, base, B, seed + 2);
+  if (gated && paired > 0) warnings.push(...comparisonPowerWarnings(rows, paired, options.equivalence));
+  const straightThrough = compareStraightThrough(
+    Array.from(curIndex, (i) => flagOf(ev, i)),
+    Array.from(baseIndex, (j) => flagOf(side, j)),
+    B,
+    seed + 2,
+  );
   return {
     ...(straightThrough ? { straightThrough } : {}),
     ...(side.cost ? { cost: side.cost } : {}),
-    file: input.file,
-    kind: input.kind,
-    paired: cur.length,
+    file,
+    kind,
+    paired,
     pairing: {
       by: options.pairBy,
-      current: ev.documents.length,
-      baseline: side.documents.length,
-      paired: cur.length,
+      current: ev.n,
+      baseline: side.keys.length,
+      paired,
       byKey: pairing.byKey,
       minPaired,
       sufficient,
@@ -343,11 +473,11 @@ function compareBaseline(
  * and a paired bootstrap interval of the difference; undefined unless every paired document
  * carries the flag on both sides.
  */
-function compareStraightThrough(cur: DocumentRecord[], base: DocumentRecord[], B: number, seed: number): BaselineComparison['straightThrough'] {
+function compareStraightThrough(cur: Array<boolean | undefined>, base: Array<boolean | undefined>, B: number, seed: number): BaselineComparison['straightThrough'] {
   const n = cur.length;
-  if (n === 0 || cur.some((d) => d.straightThrough === undefined) || base.some((d) => d.straightThrough === undefined)) return undefined;
-  const c = Float64Array.from(cur, (d) => (d.straightThrough ? 1 : 0));
-  const b = Float64Array.from(base, (d) => (d.straightThrough ? 1 : 0));
+  if (n === 0 || cur.some((d) => d === undefined) || base.some((d) => d === undefined)) return undefined;
+  const c = Float64Array.from(cur, (d) => (d ? 1 : 0));
+  const b = Float64Array.from(base, (d) => (d ? 1 : 0));
   const current = c.reduce((x, y) => x + y, 0) / n;
   const baseline = b.reduce((x, y) => x + y, 0) / n;
   const model: StatModel = { keys: ['delta'], columns: [c, b], compute: (s, out) => void (out[0] = (s[0] - s[1]) / n) };

@@ -9,26 +9,39 @@ import { quantileSorted } from '../metrics/stats.js';
 /** Correct units per processor type: what one credit buys that is right. */
 const UNIT = { EXTRACT: 'field', CLASSIFY: 'document', SPLITTER: 'split' } as const;
 
-/** The number of correct units of a report: TP values, right documents, matched splits. */
-export function correctUnits(r: Pick<Report, 'type' | 'extract' | 'classify' | 'splitter' | 'documents'>): number {
-  if (r.type === 'EXTRACT') return r.extract?.micro.counts.tp ?? 0;
-  if (r.type === 'SPLITTER') return r.splitter?.numCorrectDocs ?? 0;
-  return r.documents.filter((d) => d.correct).length;
+/** Durations and credits of the items as they are read; the report's cost section from them. */
+export class CostAccumulator {
+  private readonly durations: number[] = [];
+  private credits = 0;
+  private creditRuns = 0;
+
+  add(item: Pick<ExportItem, 'durationMs' | 'credits'>): void {
+    if (typeof item.durationMs === 'number') this.durations.push(item.durationMs);
+    if (typeof item.credits === 'number') {
+      this.credits += item.credits;
+      this.creditRuns++;
+    }
+  }
+
+  /** Undefined when no item carries a duration or credits. `correct`: correct units (TP values, right documents, matched splits). */
+  report(type: Report['type'], correct: number): CostReport | undefined {
+    const durations = this.durations.sort((a, b) => a - b);
+    if (durations.length === 0 && this.creditRuns === 0) return undefined;
+    const total = this.credits;
+    return {
+      latency: durations.length
+        ? { runs: durations.length, mean: durations.reduce((a, b) => a + b, 0) / durations.length, p50: quantileSorted(durations, 0.5), p95: quantileSorted(durations, 0.95) }
+        : null,
+      credits: this.creditRuns ? { runs: this.creditRuns, total, mean: total / this.creditRuns, perCorrect: correct > 0 ? total / correct : null, correct, unit: UNIT[type] } : null,
+    };
+  }
 }
 
-/** Undefined when no item carries a duration or credits. */
+/** The cost section of items in memory (see CostAccumulator). */
 export function costOf(items: readonly ExportItem[], type: Report['type'], correct: number): CostReport | undefined {
-  const durations = items.flatMap((it) => (typeof it.durationMs === 'number' ? [it.durationMs] : [])).sort((a, b) => a - b);
-  const credits = items.flatMap((it) => (typeof it.credits === 'number' ? [it.credits] : []));
-  if (durations.length === 0 && credits.length === 0) return undefined;
-  const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
-  const total = sum(credits);
-  return {
-    latency: durations.length
-      ? { runs: durations.length, mean: sum(durations) / durations.length, p50: quantileSorted(durations, 0.5), p95: quantileSorted(durations, 0.95) }
-      : null,
-    credits: credits.length ? { runs: credits.length, total, mean: total / credits.length, perCorrect: correct > 0 ? total / correct : null, correct, unit: UNIT[type] } : null,
-  };
+  const acc = new CostAccumulator();
+  for (const it of items) acc.add(it);
+  return acc.report(type, correct);
 }
 
 /** Gate metrics of cost and latency, by name: `latency.mean|p50|p95`, `credits.total|mean|perCorrect`. */

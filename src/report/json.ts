@@ -44,7 +44,7 @@ function keysSortedDeep(v: unknown): boolean {
 }
 
 /** One document record on one line: native JSON.stringify when its keys are already sorted. */
-function compactRecord(v: unknown): string {
+export function compactRecord(v: unknown): string {
   if (v instanceof ExtractRecord) return v.jsonText();
   const x = v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function' ? (v as { toJSON(): unknown }).toJSON() : v;
   return keysSortedDeep(x) ? JSON.stringify(x) : compactSorted(x);

@@ -3,15 +3,19 @@
  * validated against schemas/export.schema.json and schemas/report.schema.json. Every error
  * names the file, the line and the JSON pointer.
  */
+import { createHash } from 'node:crypto';
 import { createReadStream, promises as fsp } from 'node:fs';
-import { createInterface } from 'node:readline';
+import path from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { InputError, InternalError } from '../util/errors.js';
 import { fromPointer, isPlainObject, lineColumnAt, parseJson } from '../util/json.js';
 import type { EvaluationExport, EvaluationExportHeader, ExportItem } from '../metrics/generated/export.js';
-import type { Report } from '../metrics/generated/report.js';
+import type { DocumentRecord, Report } from '../metrics/generated/report.js';
+import type { ItemSource } from '../metrics/accumulate.js';
+import { ExtractTable } from '../metrics/table.js';
 import type { BaselineInput } from './build.js';
+import { RECORDS_MAX } from './documents.js';
 
 const EXPORT_ID = 'https://evalkit.dev/schemas/export.schema.json';
 const REPORT_ID = 'https://evalkit.dev/schemas/report.schema.json';
@@ -22,8 +26,10 @@ interface Validators {
   header: ValidateFunction;
   item: ValidateFunction;
   report: ValidateFunction;
-  /** What a baseline needs of a report of any version (format 1 or 2): its type, options and documents. */
+  /** What a baseline needs of a report of format 1 or 2: its type, options and documents. */
   baselineReport: ValidateFunction;
+  /** One line of a report's side file. */
+  record: ValidateFunction;
 }
 let ajv: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
@@ -62,6 +68,9 @@ async function getValidators(): Promise<Validators> {
     },
     get report() {
       return get(REPORT_ID);
+    },
+    get record() {
+      return get(`${REPORT_ID}#/$defs/documentRecord`);
     },
     get baselineReport() {
       let fn = compiled.get('baseline');
@@ -189,17 +198,94 @@ function readError(file: string, e: unknown): InputError {
   });
 }
 
-/** Reads an export file; JSONL is streamed line by line, so it may exceed the largest string. */
+/**
+ * The lines of a file in batches (one batch per chunk read), without the final newline or a
+ * carriage return before it; a BOM at the start is dropped. Lines are numbered from 1.
+ */
+export async function* readLineBatches(file: string): AsyncGenerator<{ first: number; lines: string[] }> {
+  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  let rest = '';
+  let next = 1;
+  for await (const chunk of stream as AsyncIterable<string>) {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop() as string;
+    if (next === 1 && lines.length && lines[0].charCodeAt(0) === 0xfeff) lines[0] = lines[0].slice(1);
+    for (let i = 0; i < lines.length; i++) if (lines[i].endsWith('\r')) lines[i] = lines[i].slice(0, -1);
+    if (lines.length) yield { first: next, lines };
+    next += lines.length;
+  }
+  if (rest !== '') {
+    if (next === 1 && rest.charCodeAt(0) === 0xfeff) rest = rest.slice(1);
+    yield { first: next, lines: [rest.endsWith('\r') ? rest.slice(0, -1) : rest] };
+  }
+}
+
+/** An export whose items are read when iterated: a JSONL file line by line, each time again. */
+export interface OpenedExport {
+  header: EvaluationExportHeader;
+  items: ItemSource;
+}
+
+/**
+ * Opens an export. A JSONL export (named .jsonl/.ndjson) is read item by item: its header now,
+ * its items each time they are iterated, every line validated (errors name the line). Other
+ * files are read whole (a JSON export is one value).
+ */
+export async function openExport(file: string): Promise<OpenedExport> {
+  if (!isJsonlName(file)) {
+    const exp = await loadExport(file);
+    const { items, ...header } = exp;
+    return { header, items: () => items };
+  }
+  let header: EvaluationExportHeader | undefined;
+  let headerLine = 0;
+  try {
+    outer: for await (const { first, lines } of readLineBatches(file)) {
+      for (let i = 0; i < lines.length; i++) {
+        if (lines[i].trim() === '') continue;
+        const v = await getValidators();
+        const data = parseJson(lines[i], file, first + i - 1);
+        if (!v.header(data)) throw invalid(v.header, file, 'export header (first line of a JSONL export)', { line: first + i });
+        header = withDefaults({ ...(data as EvaluationExportHeader), items: [] });
+        headerLine = first + i;
+        break outer;
+      }
+    }
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw readError(file, e);
+  }
+  if (!header) throw new InputError('empty export: no header line', { location: { file, line: 1 }, hint: EXPORT_HINT });
+  const { items: _none, ...h } = header as EvaluationExport;
+  void _none;
+  const v = await getValidators();
+  async function* items(): AsyncGenerator<ExportItem> {
+    let index = 0;
+    try {
+      for await (const { first, lines } of readLineBatches(file)) {
+        for (let i = 0; i < lines.length; i++) {
+          const lineNo = first + i;
+          if (lineNo <= headerLine || lines[i].trim() === '') continue;
+          const data = parseJson(lines[i], file, lineNo - 1);
+          if (!v.item(data)) throw invalid(v.item, file, 'export item', { line: lineNo, prefix: `/items/${index}` });
+          index++;
+          yield data as ExportItem;
+        }
+      }
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      throw readError(file, e);
+    }
+  }
+  return { header: h, items };
+}
+
+/** Reads an export file whole (a JSONL file line by line); large JSONL exports are better opened with openExport. */
 export async function loadExport(file: string): Promise<EvaluationExport> {
   if (isJsonlName(file)) {
     const reader = new JsonlExportReader(file);
     try {
-      const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-      let n = 0;
-      for await (const line of rl) {
-        n++;
-        await reader.line(n === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line, n);
-      }
+      for await (const { first, lines } of readLineBatches(file)) for (let i = 0; i < lines.length; i++) await reader.line(lines[i], first + i);
     } catch (e) {
       if (e instanceof InputError) throw e;
       throw readError(file, e);
@@ -233,10 +319,15 @@ export async function checkReportJson(text: string): Promise<void> {
   }
 }
 
-/** Reads a baseline: a report.json written by `evalkit report`, or an export. */
+const BASELINE_HINT = 'pass a report.json written by `evalkit report` (format 1, 2 or 3), or the export it was made from';
+
+/** Reads a baseline: a report.json written by `evalkit report` (with its side file), or an export. */
 export async function loadBaseline(file: string): Promise<BaselineInput> {
   const name = file.split(/[\\/]/).pop() ?? file;
-  if (isJsonlName(file)) return { kind: 'export', file: name, export: await loadExport(file) };
+  if (isJsonlName(file)) {
+    const { header, items } = await openExport(file);
+    return { kind: 'stream', file: name, header, items };
+  }
   let text: string;
   try {
     text = await fsp.readFile(file, 'utf8');
@@ -248,10 +339,76 @@ export async function loadBaseline(file: string): Promise<BaselineInput> {
   const data = parseJson(body, file);
   if (isPlainObject(data) && typeof data.format === 'string' && data.format.startsWith('evalkit-report/')) {
     const v = await getValidators();
-    // Reports of this version are checked whole; of the previous one, what a comparison reads.
-    const check = data.format === 'evalkit-report/2' ? v.report : v.baselineReport;
-    if (!check(data)) throw invalid(check, file, 'evalkit report', { text: body }, 'pass a report.json written by `evalkit report` (format 1 or 2), or the export it was made from');
-    return { kind: 'report', file: name, report: data as unknown as Report };
+    if (data.format === 'evalkit-report/3') {
+      if (!v.report(data)) throw invalid(v.report, file, 'evalkit report', { text: body }, BASELINE_HINT);
+      const report = data as unknown as Report;
+      return { kind: 'report', file: name, report, documents: await readDocumentsFile(file, report) };
+    }
+    // Reports of earlier formats: what a comparison reads, the records inline.
+    if (!v.baselineReport(data)) throw invalid(v.baselineReport, file, 'evalkit report', { text: body }, BASELINE_HINT);
+    const report = data as unknown as Report & { documents: DocumentRecord[] };
+    return { kind: 'report', file: name, report, documents: report.documents };
   }
   return { kind: 'export', file: name, export: await checkExport(data, file, body) };
+}
+
+/**
+ * The side file of a format 3 report, beside it, streamed: EXTRACT records become a table of
+ * counts over the report's fields, others are kept. Its count and SHA-256 must match the report's.
+ */
+async function readDocumentsFile(reportFile: string, report: Report): Promise<DocumentRecord[] | ExtractTable> {
+  const ref = report.documentsFile;
+  const file = path.join(path.dirname(reportFile), ref.file);
+  const hint = `${ref.file} is written by \`evalkit report\` next to report.json; copy both files together (or pass the export the report was made from)`;
+  const v = await getValidators();
+  const fields = report.extract?.fields.map((f) => f.path) ?? [];
+  // Small reports keep their records (the explorer shows the baseline's outcomes); large EXTRACT ones a table of counts.
+  const table = report.type === 'EXTRACT' && ref.count > RECORDS_MAX ? new ExtractTable(new Map(fields.map((f, s) => [f, s])), [], true) : undefined;
+  const records: DocumentRecord[] = [];
+  const hash = createHash('sha256');
+  let count = 0;
+  try {
+    const stream = createReadStream(file, { highWaterMark: 1 << 20 });
+    stream.on('data', (chunk) => hash.update(chunk as Buffer));
+    const lines = readLinesOf(stream);
+    for await (const { first, lines: batch } of lines) {
+      for (let i = 0; i < batch.length; i++) {
+        if (batch[i] === '') continue;
+        const data = parseJson(batch[i], file, first + i - 1);
+        if (!v.record(data)) throw invalid(v.record, file, 'document record', { line: first + i }, hint);
+        count++;
+        if (table) table.addRecord(data as DocumentRecord, fields);
+        else records.push(data as DocumentRecord);
+      }
+    }
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new InputError(`cannot read the documents of ${reportFile}: ${file}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`, { location: { file }, hint });
+  }
+  const sha256 = hash.digest('hex');
+  if (sha256 !== ref.sha256 || count !== ref.count) {
+    throw new InputError(
+      `${file} does not belong to ${reportFile}: ${count} record(s) with SHA-256 ${sha256}, the report names ${ref.count} with ${ref.sha256}`,
+      { location: { file }, hint },
+    );
+  }
+  if (table) table.order = Int32Array.from({ length: table.n }, (_, i) => i);
+  return table ?? records;
+}
+
+/** readLineBatches over an open byte stream. */
+async function* readLinesOf(stream: AsyncIterable<Buffer>): AsyncGenerator<{ first: number; lines: string[] }> {
+  const { StringDecoder } = await import('node:string_decoder');
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  let next = 1;
+  for await (const chunk of stream) {
+    const lines = (rest + decoder.write(chunk)).split('\n');
+    rest = lines.pop() as string;
+    if (lines.length) yield { first: next, lines };
+    next += lines.length;
+  }
+  rest += decoder.end();
+  if (rest !== '') yield { first: next, lines: [rest] };
 }

@@ -339,7 +339,7 @@ function blocks(r: Report): Block[] {
   const p = r.source.processor;
   const out: Block[] = [
     `## evalkit report: ${code(p.name || p.id)} ${code(p.version)} (${r.type})\n`,
-    `${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export ${code(r.source.file)} · intervals: Wilson for proportions (widened by the design effect where documents give several outcomes), bootstrap over documents (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise\n`,
+    `${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export ${code(r.source.file)} · intervals: Wilson for proportions (widened by the design effect where documents give several outcomes), bootstrap over documents (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise · per-document records: ${code(r.documentsFile.file)} (${r.documentsFile.count} documents; report.json lists the ${r.worstDocuments.length} worst)\n`,
     headline(r),
     ...gates(r),
     ...baseline(r),

@@ -6,17 +6,13 @@
  */
 import { identityOfUploadName, nameWithoutUploadTag } from '../dataset/files.js';
 import { UsageError } from '../util/errors.js';
+import type { Pairable } from '../metrics/table.js';
 
 export const PAIR_BY = ['auto', 'id', 'file', 'name'] as const;
 export type PairBy = (typeof PAIR_BY)[number];
 export type PairKey = 'id' | 'file' | 'name' | 'hash';
 
-export interface Pairable {
-  id: string;
-  fileId: string;
-  fileName?: string;
-  contentHash?: string;
-}
+export type { Pairable } from '../metrics/table.js';
 
 export interface Pairing {
   /** [current index, baseline index], by current index. */

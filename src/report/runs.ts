@@ -8,14 +8,16 @@
  */
 import { InputError } from '../util/errors.js';
 import { stableStringify } from '../util/json.js';
-import type { EvaluationExport } from '../metrics/generated/export.js';
-import type { BaselineComparison, ComparisonRow, DocumentRecord, Interval, MultiRun, MultiRunComparison, MultiRunMetric, MultiRunRun, Verdict } from '../metrics/generated/report.js';
+import type { EvaluationExport, EvaluationExportHeader } from '../metrics/generated/export.js';
+import type { BaselineComparison, ComparisonRow, Interval, MultiRun, MultiRunComparison, MultiRunMetric, MultiRunRun, Verdict } from '../metrics/generated/report.js';
 import { bootstrap, pointStats } from '../metrics/bootstrap.js';
 import type { CompareOptions } from '../metrics/comparators.js';
-import { evaluateExport, exportOptions, modelFor, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
+import { evaluateExport } from '../metrics/accumulate.js';
+import { exportOptions, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
 import type { Model } from '../metrics/models.js';
 import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, percentileInterval, Z95 } from '../metrics/stats.js';
 import { pairDocuments, type PairBy } from './pairing.js';
+import { keysOf, modelOf } from './scored.js';
 
 export interface RunInput {
   /** File name shown in the report (without folders). */
@@ -46,7 +48,7 @@ const emptyTally = (): MultiRunComparison['tally'] => ({ improved: 0, regressed:
  * Runs are repeats of one processor version when processor id, version id (else version name)
  * and config are all the same: a draft edited between two runs is not a repeat of itself.
  */
-export function repeatKey(exp: EvaluationExport): string {
+export function repeatKey(exp: Pick<EvaluationExportHeader, 'processor' | 'options'>): string {
   const p = exp.processor;
   return stableStringify([p.id, p.versionId ?? `name:${p.version}`, p.config ?? null, exportOptions(exp)]);
 }
@@ -55,13 +57,13 @@ export function repeatKey(exp: EvaluationExport): string {
  * The multi-run section. `reference` is the first run, already evaluated (the report's own
  * evaluation); `others` are evaluated here with the same comparator and confidence options.
  */
-export function compareRuns(reference: RunInput & { evaluation: Evaluation }, others: readonly RunInput[], opts: CompareRunsOptions): MultiRun {
+export function compareRuns(reference: { file: string; export: EvaluationExportHeader; evaluation: Evaluation }, others: readonly RunInput[], opts: CompareRunsOptions): MultiRun {
   const ref = reference.evaluation;
   const evs: Evaluation[] = [ref];
   const warnings: string[] = [];
   const refOptions = stableStringify(exportOptions(reference.export));
   for (const run of others) {
-    const ev = evaluateExport(run.export, opts.cmp, opts.conf);
+    const ev = evaluateExport(run.export, opts.cmp, opts.conf, { keepKeys: true });
     if (ev.type !== ref.type) {
       throw new InputError(`${run.file} is a ${ev.type} evaluation but ${reference.file} (the first run) is ${ref.type}`, {
         location: { file: run.file },
@@ -74,17 +76,18 @@ export function compareRuns(reference: RunInput & { evaluation: Evaluation }, ot
   const inputs = [reference, ...others];
 
   // Documents every run has: the reference's, paired with each other run in turn.
-  const maps: Array<Map<number, number>> = [new Map(ref.documents.map((_, i) => [i, i]))];
+  const refKeys = keysOf(ref);
+  const maps: Array<Map<number, number>> = [new Map(refKeys.map((_, i) => [i, i]))];
   const runs: MultiRunRun[] = [];
   for (let r = 1; r < evs.length; r++) {
-    const pairing = pairDocuments(ref.documents, evs[r].documents, opts.pairBy);
+    const pairing = pairDocuments(refKeys, keysOf(evs[r]), opts.pairBy);
     maps.push(new Map(pairing.pairs));
   }
-  const common = ref.documents.map((_, i) => i).filter((i) => maps.every((m) => m.has(i)));
+  const common = refKeys.map((_, i) => i).filter((i) => maps.every((m) => m.has(i)));
   const n = common.length;
   const sufficient = n >= opts.minPaired;
   if (!sufficient) {
-    warnings.push(`only ${n} of the first run's ${ref.documents.length} document(s) are in every run (at least ${opts.minPaired} needed); the comparison of runs is not evidence`);
+    warnings.push(`only ${n} of the first run's ${ref.n} document(s) are in every run (at least ${opts.minPaired} needed); the comparison of runs is not evidence`);
   }
 
   // EXTRACT compares the fields every run has; classes and split types are pooled.
@@ -97,8 +100,7 @@ export function compareRuns(reference: RunInput & { evaluation: Evaluation }, ot
     units = [...new Set(evs.flatMap((e) => e.units))].sort();
   }
 
-  const docs: DocumentRecord[][] = evs.map((ev, r) => common.map((i) => ev.documents[maps[r].get(i) as number]));
-  const models: Model[] = docs.map((d) => modelFor(ref.type, d, units));
+  const models: Model[] = evs.map((ev, r) => modelOf(ev, units, [], Int32Array.from(common, (i) => maps[r].get(i) as number)));
   const points = models.map(pointStats);
   const keys = models[0].keys;
 
@@ -119,21 +121,21 @@ export function compareRuns(reference: RunInput & { evaluation: Evaluation }, ot
       index: r,
       file: run.file,
       processor: { id: p.id, name: p.name, version: p.version, ...(p.versionId ? { versionId: p.versionId } : {}) },
-      documents: evs[r].documents.length,
+      documents: evs[r].n,
       paired: maps[r].size,
       group: group < 0 ? null : group,
     });
   });
 
-  const correctness = (model: Model, key: string, d: DocumentRecord[]): Uint8Array => {
+  const correctness = (model: Model, key: string): Uint8Array => {
     const isCorrect = model.correct(key);
-    return Uint8Array.from(d, (doc) => (isCorrect(doc) ? 1 : 0));
+    return Uint8Array.from({ length: n }, (_, i) => (isCorrect(i) ? 1 : 0));
   };
   const metrics: MultiRunMetric[] = keys.map((key, k) => {
     const values = points.map((pt) => nullable(pt[k]));
     const spread = runSpread(
       groups.map((g) => g.map((r) => values[r])),
-      groups.map((g) => g.map((r) => correctness(models[r], key, docs[r]))),
+      groups.map((g) => g.map((r) => correctness(models[r], key))),
     );
     return { key, values, ...spread };
   });
@@ -152,8 +154,8 @@ export function compareRuns(reference: RunInput & { evaluation: Evaluation }, ot
       });
     }
     const rows: ComparisonRow[] = keys.map((key, k) => {
-      const was = correctness(models[0], key, docs[0]);
-      const now = correctness(models[r], key, docs[r]);
+      const was = correctness(models[0], key);
+      const now = correctness(models[r], key);
       let b = 0;
       let c = 0;
       for (let i = 0; i < n; i++) {

@@ -193,6 +193,11 @@ export class SliceAccumulator {
   }
 
   add(item: ExportItem, record: DocumentRecord): void {
+    this.addLabelled(this.keys.map((key) => sliceLabel(key, item)), record);
+  }
+
+  /** A document whose labels (one per key, as sliceLabel gives them) were taken from its item earlier. */
+  addLabelled(labels: readonly string[], record: DocumentRecord): void {
     const rs = ratios(this.type, record);
     const put = (c: Cell): void => {
       c.documents++;
@@ -200,8 +205,8 @@ export class SliceAccumulator {
       for (let i = 0; i < rs.length; i++) c.sums[i].add(rs[i][0], rs[i][1]);
     };
     put(this.all);
-    this.keys.forEach((key, i) => {
-      const label = sliceLabel(key, item);
+    this.keys.forEach((_key, i) => {
+      const label = labels[i];
       let c = this.cells[i].get(label);
       if (!c) this.cells[i].set(label, (c = new Cell(this.names.length)));
       put(c);

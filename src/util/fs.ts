@@ -1,4 +1,4 @@
-import { promises as fsp, rmSync } from 'node:fs';
+import { promises as fsp, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 /** Every temp file of an atomic write starts with this; its name ends in `.<pid>.<8 hex>[.<n>]`. */
@@ -224,4 +224,9 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array | 
   const w = new AtomicWriter();
   await w.write(file, data, { replace: true, ...opts });
   await w.flush();
+}
+
+/** Renames a finished temp file onto its target (same folder, so atomic on POSIX). */
+export function commitTempSync(tmp: string, target: string): void {
+  renameSync(tmp, target);
 }

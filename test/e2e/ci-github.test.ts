@@ -99,7 +99,7 @@ describe('action.yml on a pull request', () => {
     const summary = readFileSync(w.summary, 'utf8');
     expect(summary.match(/## evalkit report/g)).toHaveLength(1);
     expect(summary.startsWith('**evalkit ✅ passed**')).toBe(true);
-    expect(readdirSync(path.join(w.dir, 'evalkit-report')).sort()).toEqual(['report.html', 'report.json', 'report.junit.xml', 'report.md']);
+    expect(readdirSync(path.join(w.dir, 'evalkit-report')).sort()).toEqual(['documents.jsonl', 'report.html', 'report.json', 'report.junit.xml', 'report.md']);
 
     gh.requests.length = 0;
     const second = await runAction({ ...inputs, args: '--fail-under micro.f1=0.9 --bootstrap 200' }, { cwd: w.dir, env: w.env, outputFile: w.outputFile });

@@ -85,7 +85,7 @@ describe('--quiet', () => {
     const dir = tmp();
     const ok = await runCli(['report', '--from', EXPORT, '--out-dir', dir, '--bootstrap', '0', '--quiet']);
     expect(ok).toMatchObject({ code: 0, stdout: '' });
-    expect(readdirSync(dir).sort()).toEqual(['report.html', 'report.json', 'report.junit.xml', 'report.md']);
+    expect(readdirSync(dir).sort()).toEqual(['documents.jsonl', 'report.html', 'report.json', 'report.junit.xml', 'report.md']);
     const bad = await runCli(['report', '--from', EXPORT, '--out-dir', dir, '--bootstrap', '0', '-q', '--fail-under', 'micro.f1=0.9', '--fail-under', 'micro.f1=0.5']);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('FAIL micro.f1=0.9: 0.821 is below 0.9\n');
@@ -94,7 +94,7 @@ describe('--quiet', () => {
   it('keeps the results asked for: --format json still prints the report', async () => {
     const r = await runCli(['report', '--from', EXPORT, '--out-dir', tmp(), '--bootstrap', '0', '--quiet', '--format', 'json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toHaveProperty('format', 'evalkit-report/2');
+    expect(JSON.parse(r.stdout)).toHaveProperty('format', 'evalkit-report/3');
   });
 
   it('migrate: no tally line; the findings stay', async () => {

@@ -59,7 +59,7 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     // No service at all for the report: a base URL nobody listens on.
     const rep = await runCli(['report', '--from', file, '--out-dir', out, '--bootstrap', '0'], { env: { EVALKIT_BASE_URL: 'http://127.0.0.1:9', EVALKIT_API_TOKEN: 'unused-token' } });
     expect(rep.code, rep.stderr).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['report.html', 'report.json', 'report.junit.xml', 'report.md']);
+    expect(readdirSync(out).sort()).toEqual(['documents.jsonl', 'report.html', 'report.json', 'report.junit.xml', 'report.md']);
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { type: string; summary: { documents: number } };
     expect(report.type).toBe(type);
     expect(report.summary.documents).toBe(4);

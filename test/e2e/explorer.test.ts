@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvaluationExport } from '../../src/metrics/generated/export.js';
-import { computeReport, renderExplorer } from '../../src/report/index.js';
+import { computeReport, MemoryDocuments, renderExplorer } from '../../src/report/index.js';
 import { seededRandom } from '../../src/util/random.js';
 import { CHROMIUM, hasChromium, launchChromium, openFile, type Browser, type Loaded } from '../helpers/browser.js';
 import { ROOT, runCli } from '../helpers/cli.js';
@@ -29,9 +29,10 @@ describe.skipIf(!hasChromium)('the explorer in headless Chromium', () => {
     expect(demo.code, demo.stderr).toBe(0);
     const { makeExport } = (await import(pathToFileURL(path.join(ROOT, 'bench/extract-export.mjs')).href)) as { makeExport: (r: typeof seededRandom, docs: number) => EvaluationExport };
     const exp = makeExport(seededRandom, 50_000);
-    const report = computeReport(exp, { bootstrap: 0, sourceFile: 'bench.json' });
+    const sink = new MemoryDocuments();
+    const report = computeReport(exp, { bootstrap: 0, sourceFile: 'bench.json' }, sink);
     big = path.join(cwd, 'big.html');
-    writeFileSync(big, renderExplorer({ report, documents: report.documents, export: exp }));
+    writeFileSync(big, renderExplorer({ report, documents: sink.records(), export: exp }));
     browser = await launchChromium();
   }, 900_000);
 

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EvaluationExport, Report } from '../../src/index.js';
+import type { DocumentRecord } from '../../src/report/index.js';
 import { DATE_FORMS, parseDate } from '../../src/util/dates.js';
 import { runCli } from '../helpers/cli.js';
 import { extractExport, makeExport } from '../metrics/helpers.js';
@@ -23,14 +24,22 @@ function save(dir: string, name: string, data: unknown): string {
   return file;
 }
 
-async function reportOf(exp: unknown, args: string[] = [], baseline?: unknown): Promise<{ code: number | null; stdout: string; stderr: string; report?: Report; dir: string }> {
+async function reportOf(
+  exp: unknown,
+  args: string[] = [],
+  baseline?: unknown,
+): Promise<{ code: number | null; stdout: string; stderr: string; report?: Report & { documents: DocumentRecord[] }; dir: string }> {
   const dir = tmp();
   const from = save(dir, 'run.json', exp);
   const extra = baseline === undefined ? [] : ['--baseline', save(dir, 'base.json', baseline)];
   const out = path.join(dir, 'out');
   const r = await runCli(['report', '--from', from, '--out-dir', out, '--bootstrap', '300', ...extra, ...args]);
   const file = path.join(out, 'report.json');
-  return { ...r, dir: out, report: existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Report) : undefined };
+  if (!existsSync(file)) return { ...r, dir: out };
+  // The document records are in the side file report.json names.
+  const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+  const lines = readFileSync(path.join(out, report.documentsFile.file), 'utf8').split('\n').filter((l) => l !== '');
+  return { ...r, dir: out, report: { ...report, documents: lines.map((l) => JSON.parse(l) as DocumentRecord) } };
 }
 
 const CONFIG = { type: 'EXTRACT', schema: { type: 'object', properties: { total: { type: 'number' }, vendor: { type: 'string' } } } };
@@ -106,7 +115,7 @@ describe('2. field names that are Object.prototype members', () => {
     );
     const r = await reportOf(text, ['--formats', 'json,md,html,junit']);
     expect(r.code).toBe(0);
-    expect(readdirSync(r.dir).sort()).toEqual(['report.html', 'report.json', 'report.junit.xml', 'report.md']);
+    expect(readdirSync(r.dir).sort()).toEqual(['documents.jsonl', 'report.html', 'report.json', 'report.junit.xml', 'report.md']);
     const counts = (r.report?.extract?.fields ?? []).map((f) => [f.path, [f.counts.tp, f.counts.tn, f.counts.fa, f.counts.fn, f.counts.fd]]);
     // Entries, not an object literal: `{__proto__: ...}` in code would set a prototype.
     expect(counts).toEqual([

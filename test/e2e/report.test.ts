@@ -24,7 +24,7 @@ describe('evalkit report: outputs', () => {
     const out = tmp();
     const r = await report(['--from', EXPORT, '--out-dir', out]);
     expect(r.code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['report.html', 'report.json', 'report.junit.xml', 'report.md']);
+    expect(readdirSync(out).sort()).toEqual(['documents.jsonl', 'report.html', 'report.json', 'report.junit.xml', 'report.md']);
     expect(readFileSync(path.join(out, 'report.json'), 'utf8')).toBe(readFileSync(path.join(FIX, 'golden/extract/report.json'), 'utf8'));
     expect(readFileSync(path.join(out, 'report.md'), 'utf8')).toBe(readFileSync(path.join(FIX, 'golden/extract/report.md'), 'utf8'));
     expect(r.stdout).toContain('micro F1 0.821 · precision 0.899 · recall 0.756 · macro F1 0.825 · document accuracy 0.500');
@@ -45,7 +45,7 @@ describe('evalkit report: outputs', () => {
     const r = await report(['--from', EXPORT, '--out-dir', out, '--format', 'json', '--formats', 'json,md']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(readFileSync(path.join(out, 'report.json'), 'utf8'));
-    expect(readdirSync(out).sort()).toEqual(['report.json', 'report.md']);
+    expect(readdirSync(out).sort()).toEqual(['documents.jsonl', 'report.json', 'report.md']);
   });
 
   it('the same seed gives the same bytes, another seed other bytes', async () => {

@@ -1,6 +1,6 @@
 // Small exports built in code for the metric tables.
 import type { EvaluationExport, ExportItem } from '../../src/metrics/index.js';
-import { computeReport, type ComputeReportOptions, type Report } from '../../src/report/index.js';
+import { computeReport, MemoryDocuments, type ComputeReportOptions, type DocumentRecord, type Report } from '../../src/report/index.js';
 
 export type Tuple = [tp: number, tn: number, fa: number, fn: number, fd: number];
 
@@ -42,8 +42,17 @@ export function extractExport(config: Record<string, unknown>, docs: Array<{ e: 
   );
 }
 
-export function report(exp: EvaluationExport, opts: ComputeReportOptions = {}): Report {
-  return computeReport(exp, { bootstrap: 0, ...opts });
+/** A report with its document records (from the side file's lines) as `documents`. */
+export type ReportWithDocuments = Report & { documents: DocumentRecord[] };
+
+export function withDocuments(exp: EvaluationExport, opts: ComputeReportOptions = {}): ReportWithDocuments {
+  const sink = new MemoryDocuments();
+  const r = computeReport(exp, opts, sink);
+  return { ...r, documents: sink.lines.map((l) => JSON.parse(l) as DocumentRecord) };
+}
+
+export function report(exp: EvaluationExport, opts: ComputeReportOptions = {}): ReportWithDocuments {
+  return withDocuments(exp, { bootstrap: 0, ...opts });
 }
 
 /** path -> [tp, tn, fa, fn, fd] of every field of an EXTRACT report. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { benjaminiHochberg, clusteredProportion, holm, mcnemarExact, mcnemarMde, percentileInterval, wilson } from '../../src/metrics/index.js';
 import { computeReport, renderJson, type Report } from '../../src/report/index.js';
 import { seededRandom } from '../../src/util/random.js';
-import { extractExport, report } from './helpers.js';
+import { extractExport, report, withDocuments } from './helpers.js';
 
 describe('Wilson score interval (95%)', () => {
   // The first four are the worked examples of Newcombe (1998), "Two-sided confidence intervals
@@ -147,9 +147,10 @@ describe('baseline comparison', () => {
   });
 
   it('a baseline report.json gives the same comparison as its export', () => {
-    const baseReport = JSON.parse(renderJson(computeReport(base, { bootstrap: 0 }))) as Report;
+    const { documents, ...made } = withDocuments(base, { bootstrap: 0 });
+    const baseReport = JSON.parse(renderJson(made)) as Report;
     const fromExport = computeReport(better, { bootstrap: 200, baseline: { kind: 'export', file: 'b', export: base } });
-    const fromReport = computeReport(better, { bootstrap: 200, baseline: { kind: 'report', file: 'b', report: baseReport } });
+    const fromReport = computeReport(better, { bootstrap: 200, baseline: { kind: 'report', file: 'b', report: baseReport, documents } });
     expect(fromReport.baseline?.rows).toEqual(fromExport.baseline?.rows);
   });
 });

@@ -23,7 +23,7 @@ describe('errors file', () => {
 
   it('EXTRACT with a baseline export: every wrong outcome of the report, worst documents first, the baseline beside', async () => {
     const input = await goldenInputs(GOLDEN['extract-baseline']);
-    const rows = errorRows({ ...input, documents: input.report.documents });
+    const rows = errorRows(input);
     const micro = input.report.extract!.micro.counts;
     // Every FA, FN and FD the report counts (keys outside the fields included).
     expect(rows.length).toBe(micro.fa + micro.fn + micro.fd);
@@ -32,7 +32,7 @@ describe('errors file', () => {
     const notes = rows.find((r) => r.item === 'inv_003' && r.field === 'notes');
     expect(notes).toMatchObject({ outcome: 'FA', expected: null, predicted: '<script>window.__pwned = 1</script>', baseline_predicted: '<script>window.__pwned = 1</script>' });
     // Each document's rows sum to its wrong outcomes.
-    for (const d of input.report.documents) expect(rows.filter((r) => r.item === d.id).length).toBe(d.errors);
+    for (const d of input.documents) expect(rows.filter((r) => r.item === d.id).length).toBe(d.errors);
   });
 
   it('CSV cells a spreadsheet would run as a formula are made inert; JSONL keeps JSON values', () => {

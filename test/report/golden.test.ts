@@ -7,14 +7,20 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
-import { FIXTURES, GOLDEN, goldenReport } from './golden.js';
+import { FIXTURES, GOLDEN, goldenReportWithDocuments } from './golden.js';
 
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 describe.each(Object.entries(GOLDEN))('golden %s', (name, c) => {
-  const renderers = { 'report.json': renderJson, 'report.md': (r: Parameters<typeof renderJson>[0]) => renderMarkdown(r), 'report.junit.xml': renderJunit };
+  type Made = Awaited<ReturnType<typeof goldenReportWithDocuments>>;
+  const renderers = {
+    'report.json': (m: Made) => renderJson(m.report),
+    'report.md': (m: Made) => renderMarkdown(m.report),
+    'report.junit.xml': (m: Made) => renderJunit(m.report),
+    'documents.jsonl': (m: Made) => m.documents,
+  };
   it.each(Object.keys(renderers))('%s', async (file) => {
-    const text = renderers[file as keyof typeof renderers](await goldenReport(c));
+    const text = renderers[file as keyof typeof renderers](await goldenReportWithDocuments(c));
     const golden = path.join(FIXTURES, 'golden', name, file);
     if (UPDATE) {
       mkdirSync(path.dirname(golden), { recursive: true });

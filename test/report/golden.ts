@@ -1,7 +1,7 @@
 // The fixed exports behind the golden files (test/fixtures/report/) and how their reports are computed.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { computeReport, loadBaseline, loadExport, type ComputeReportOptions } from '../../src/report/index.js';
+import { computeReport, loadBaseline, loadExport, MemoryDocuments, type ComputeReportOptions } from '../../src/report/index.js';
 
 export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/report');
 
@@ -23,15 +23,23 @@ export const GOLDEN: Record<string, GoldenCase> = {
 };
 
 export async function goldenReport(c: GoldenCase) {
+  return (await goldenReportWithDocuments(c)).report;
+}
+
+/** The report and its side file's text (documents.jsonl). */
+export async function goldenReportWithDocuments(c: GoldenCase) {
   const exp = await loadExport(path.join(FIXTURES, c.from));
   const baseline = c.baseline ? await loadBaseline(path.join(FIXTURES, c.baseline)) : undefined;
-  return computeReport(exp, { bootstrap: 200, seed: 1, sourceFile: c.from, baseline, ...c.options });
+  const documents = new MemoryDocuments();
+  const report = computeReport(exp, { bootstrap: 200, seed: 1, sourceFile: c.from, baseline, ...c.options }, documents);
+  return { report, documents: documents.text() };
 }
 
 /** The report with the export and baseline it was computed from (what report.html shows). */
 export async function goldenInputs(c: GoldenCase) {
   const exp = await loadExport(path.join(FIXTURES, c.from));
   const baseline = c.baseline ? await loadBaseline(path.join(FIXTURES, c.baseline)) : undefined;
-  const report = computeReport(exp, { bootstrap: 200, seed: 1, sourceFile: c.from, baseline, ...c.options });
-  return { report, export: exp, baseline };
+  const sink = new MemoryDocuments();
+  const report = computeReport(exp, { bootstrap: 200, seed: 1, sourceFile: c.from, baseline, ...c.options }, sink);
+  return { report, export: exp, baseline, documents: sink.records() };
 }

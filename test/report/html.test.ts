@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderExplorer, renderHtml } from '../../src/report/index.js';
 import { CHROMIUM, hasChromium, launchChromium, openFile, type Browser, type Loaded } from '../helpers/browser.js';
-import { GOLDEN, goldenInputs, goldenReport } from './golden.js';
+import { GOLDEN, goldenInputs } from './golden.js';
 
 if (!hasChromium) console.warn(`test/report/html.test.ts skipped: ${CHROMIUM} is absent (apt-get install chromium to run it)`);
 
@@ -36,7 +36,7 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
   it('EXTRACT with a baseline: no network, no console errors, F1 bars with whiskers, deltas, every document, escaped values', async () => {
     const input = await goldenInputs(GOLDEN['extract-baseline']);
     const report = input.report;
-    const { page, requests, errors } = await open('extract', renderExplorer({ ...input, documents: report.documents }));
+    const { page, requests, errors } = await open('extract', renderExplorer(input));
     const fields = report.extract?.fields ?? [];
 
     // F1 per field: one bar per field, a whisker (three lines) per field with an interval.
@@ -102,7 +102,7 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
   it('CLASSIFY: the confusion-matrix heatmap shades each cell by its share of the row; a document shows both classes', async () => {
     const input = await goldenInputs(GOLDEN.classify);
     const report = input.report;
-    const { page, requests, errors } = await open('classify', renderExplorer({ ...input, documents: report.documents }));
+    const { page, requests, errors } = await open('classify', renderExplorer(input));
     const m = report.classify?.confusionMatrix ?? {};
     const labels = [...new Set([...Object.keys(m), ...Object.values(m).flatMap((r) => Object.keys(r))])].sort();
     const heat = page.locator('h2:has-text("Confusion matrix") ~ table.heat').first();
@@ -124,7 +124,7 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     await page.click('#ek-tab-documents');
     await page.locator('#ek-list').focus();
     await page.keyboard.press('Enter');
-    const wrong = report.documents.filter((d) => !d.correct).sort((a, b) => (b.classify?.confidence ?? -1) - (a.classify?.confidence ?? -1))[0];
+    const wrong = input.documents.filter((d) => !d.correct).sort((a, b) => (b.classify?.confidence ?? -1) - (a.classify?.confidence ?? -1))[0];
     const row = await page.locator('#ek-docbody table.diff tbody td').allTextContents();
     expect(row.slice(0, 2)).toEqual([wrong.classify?.expected ?? '(empty)', wrong.classify?.predicted ?? '(empty)']);
     expect(requests).toEqual([]);
@@ -134,9 +134,8 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
 
   it('SPLITTER: a deep link opens a document with its splits on a page ruler', async () => {
     const input = await goldenInputs(GOLDEN.splitter);
-    const report = input.report;
-    const doc = report.documents.find((d) => d.errors > 0) ?? report.documents[0];
-    const { page, requests, errors } = await open('splitter', renderExplorer({ ...input, documents: report.documents }), `#doc=${doc.id}`);
+    const doc = input.documents.find((d) => d.errors > 0) ?? input.documents[0];
+    const { page, requests, errors } = await open('splitter', renderExplorer(input), `#doc=${doc.id}`);
     expect(await page.locator('#ek-doctitle').textContent()).toBe(doc.fileName ?? doc.fileId);
     const s = doc.splitter;
     expect(await page.locator('#ek-docbody .ruler .seg').count()).toBe((s?.expected ?? 0) + (s?.predicted ?? 0));
@@ -147,8 +146,8 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
   }, 60_000);
 
   it('a report alone (no export): documents list their outcomes, and say where the values are', async () => {
-    const report = await goldenReport(GOLDEN.extract);
-    const { page, requests, errors } = await open('alone', renderHtml(report), '#doc=inv_003&field=notes');
+    const { report, documents } = await goldenInputs(GOLDEN.extract);
+    const { page, requests, errors } = await open('alone', renderHtml(report, documents), '#doc=inv_003&field=notes');
     expect(await page.locator('#ek-docbody .note').first().textContent()).toContain('Values are not in this report');
     expect(await page.locator('#ek-docbody tr', { hasText: 'notes' }).locator('td').nth(1).textContent()).toBe('FA');
     expect(requests).toEqual([]);

@@ -18,24 +18,6 @@ export type ValueType = "string" | "number" | "integer" | "currency" | "date" | 
  */
 export type Ratio = number | null;
 /**
- * [tp, tn, fa, fn, fd] of one field in one document.
- *
- * @minItems 5
- * @maxItems 5
- *
- * This interface was referenced by `Report`'s JSON-Schema
- * via the `definition` "outcomeTuple".
- */
-export type OutcomeTuple = [number, number, number, number, number];
-/**
- * @minItems 3
- * @maxItems 3
- *
- * This interface was referenced by `Report`'s JSON-Schema
- * via the `definition` "typeTuple".
- */
-export type TypeTuple = [number, number, number];
-/**
  * This interface was referenced by `Report`'s JSON-Schema
  * via the `definition` "interval_or_null".
  */
@@ -69,15 +51,33 @@ export type FieldCalibration = CalibrationStats & {
  * A ratio in [0, 1], or null when its denominator is zero.
  */
 export type Ratio1 = number | null;
+/**
+ * [tp, tn, fa, fn, fd] of one field in one document.
+ *
+ * @minItems 5
+ * @maxItems 5
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "outcomeTuple".
+ */
+export type OutcomeTuple = [number, number, number, number, number];
+/**
+ * @minItems 3
+ * @maxItems 3
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "typeTuple".
+ */
+export type TypeTuple = [number, number, number];
 
 /**
  * The canonical evaluation report written by `evalkit report` (report.json). Deterministic: the same export, options and seed give the same bytes (keys sorted; rows sorted by path, label or id). Every metric is defined in the README section `evalkit report`.
  */
 export interface Report {
   /**
-   * Format marker. Version 2 (evalkit 0.2): corrected verdicts (improved, regressed, inconclusive, no_change), pairing, clustered intervals. A report of version 1 is still read as a baseline.
+   * Format marker. Version 3: the per-document records moved out of report.json into a side file (`documentsFile`), so that report.json stays small at any size. Version 2 (evalkit 0.2): corrected verdicts (improved, regressed, inconclusive, no_change), pairing, clustered intervals. Reports of versions 1 and 2 (records inline in `documents`) are still read as baselines.
    */
-  format: "evalkit-report/2";
+  format: "evalkit-report/3";
   type: ReportProcessorType;
   source: ReportSource;
   options: ReportOptions;
@@ -90,7 +90,7 @@ export interface Report {
   extract?: ExtractMetrics;
   classify?: ClassifyMetrics;
   splitter?: SplitterMetrics;
-  documents: DocumentRecord[];
+  documentsFile: DocumentsFile;
   worstDocuments: WorstDocument[];
   baseline?: BaselineComparison;
   gates: Gates;
@@ -398,64 +398,24 @@ export interface SplitTypeMetrics {
   f1: Estimate;
 }
 /**
- * Per-document outcomes; what a later `--baseline report.json` pairs on.
+ * The side file of per-document records: JSON Lines next to report.json, one `documentRecord` per line (keys sorted), one line per document of the export. A baseline report is read with it and refused when it is missing or its SHA-256 differs.
  *
  * This interface was referenced by `Report`'s JSON-Schema
- * via the `definition` "documentRecord".
+ * via the `definition` "documentsFile".
  */
-export interface DocumentRecord {
-  id: string;
-  fileId: string;
-  fileName?: string;
-  failed: boolean;
+export interface DocumentsFile {
   /**
-   * Every outcome is TP or TN and no unexpected key was predicted (EXTRACT), the class is right (CLASSIFY), every split matched and none extra (SPLITTER); never true for a failed run.
+   * File name, relative to the folder of report.json.
    */
-  correct: boolean;
+  file: string;
   /**
-   * Number of wrong outcomes (FA + FN + FD; wrong class; unmatched splits).
+   * Number of records (lines).
    */
-  errors: number;
+  count: number;
   /**
-   * EXTRACT: leaf field path -> [tp, tn, fa, fn, fd]; fields without outcomes are left out.
+   * SHA-256 of the file's bytes, lowercase hex.
    */
-  fields?: {
-    [k: string]: OutcomeTuple;
-  };
-  classify?: {
-    expected: string | null;
-    predicted: string | null;
-    confidence: number | null;
-  };
-  splitter?: {
-    expected: number;
-    predicted: number;
-    correct: number;
-    pqTp: number;
-    pqFp: number;
-    pqFn: number;
-    iouSum: number;
-    pages: number;
-    pagesCorrect: number;
-    /**
-     * split type -> [expected, predicted, correct] splits of that type.
-     */
-    types: {
-      [k: string]: TypeTuple;
-    };
-  };
-  /**
-   * Content identity of the document's file (a SHA-256 prefix in hex), when known; used to pair with a baseline.
-   */
-  contentHash?: string;
-  /**
-   * EXTRACT: predicted values under keys the config does not define (false alarms of the pseudo-field `unexpected keys`).
-   */
-  unexpected?: number;
-  /**
-   * With --target-accuracy: every predicted value of the document has a confidence at or above its field's threshold.
-   */
-  straightThrough?: boolean;
+  sha256: string;
 }
 /**
  * Documents with the most wrong outcomes (ties by id), with their differences.
@@ -932,4 +892,64 @@ export interface MultiRunComparison {
     no_change: number;
     not_comparable: number;
   };
+}
+/**
+ * Per-document outcomes; what a later `--baseline report.json` pairs on.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "documentRecord".
+ */
+export interface DocumentRecord {
+  id: string;
+  fileId: string;
+  fileName?: string;
+  failed: boolean;
+  /**
+   * Every outcome is TP or TN and no unexpected key was predicted (EXTRACT), the class is right (CLASSIFY), every split matched and none extra (SPLITTER); never true for a failed run.
+   */
+  correct: boolean;
+  /**
+   * Number of wrong outcomes (FA + FN + FD; wrong class; unmatched splits).
+   */
+  errors: number;
+  /**
+   * EXTRACT: leaf field path -> [tp, tn, fa, fn, fd]; fields without outcomes are left out.
+   */
+  fields?: {
+    [k: string]: OutcomeTuple;
+  };
+  classify?: {
+    expected: string | null;
+    predicted: string | null;
+    confidence: number | null;
+  };
+  splitter?: {
+    expected: number;
+    predicted: number;
+    correct: number;
+    pqTp: number;
+    pqFp: number;
+    pqFn: number;
+    iouSum: number;
+    pages: number;
+    pagesCorrect: number;
+    /**
+     * split type -> [expected, predicted, correct] splits of that type.
+     */
+    types: {
+      [k: string]: TypeTuple;
+    };
+  };
+  /**
+   * Content identity of the document's file (a SHA-256 prefix in hex), when known; used to pair with a baseline.
+   */
+  contentHash?: string;
+  /**
+   * EXTRACT: predicted values under keys the config does not define (false alarms of the pseudo-field `unexpected keys`).
+   */
+  unexpected?: number;
+  /**
+   * With --target-accuracy: every predicted value of the document has a confidence at or above its field's threshold.
+   */
+  straightThrough?: boolean;
 }

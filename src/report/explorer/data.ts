@@ -7,10 +7,10 @@
 import type { EvaluationExport } from '../../metrics/generated/export.js';
 import type { DocumentRecord, Report } from '../../metrics/generated/report.js';
 import { DEFAULT_COMPARE } from '../../metrics/comparators.js';
-import { evaluateExport } from '../../metrics/evaluate.js';
 import { tupleOf } from '../../metrics/records.js';
 import type { BaselineInput } from '../build.js';
 import { pairDocuments } from '../pairing.js';
+import { recordsOfExport } from '../scored.js';
 import { valueSource, type Cell, type DocumentValues, type ValueSource } from './values.js';
 
 export interface ExplorerInput {
@@ -23,6 +23,8 @@ export interface ExplorerInput {
   baseline?: BaselineInput;
   /** Hook for the history store: entries shown as they are in a History tab. */
   history?: readonly unknown[];
+  /** Why the document list is empty though the report has documents (too many to list, records not kept). */
+  omitted?: string;
   /** Hook for slices: document id -> the slices it belongs to (a Slice filter appears). */
   documentSlices?: ReadonlyMap<string, readonly string[]>;
 }
@@ -164,14 +166,18 @@ function changeOf(cur: number, base: number): string {
   return wasWrong ? (nowWrong ? 'w' : 'f') : nowWrong ? 'b' : 'r';
 }
 
-/** The baseline's records and values (values only when it is an export). */
+/**
+ * The baseline's records and values (values only when it is an export). A streamed baseline
+ * export, or a report of more documents than the explorer lists (kept as a table of counts),
+ * shows no baseline.
+ */
 export function baselineSide(input: ExplorerInput): { documents: readonly DocumentRecord[]; values?: ValueSource } | undefined {
   const b = input.baseline;
-  if (!b) return undefined;
-  if (b.kind === 'report') return { documents: b.report.documents };
+  if (!b || b.kind === 'stream') return undefined;
+  if (b.kind === 'report') return Array.isArray(b.documents) ? { documents: b.documents } : undefined;
   const o = input.report.options;
-  const ev = evaluateExport(b.export, { fuzzyThreshold: o.fuzzyThreshold ?? DEFAULT_COMPARE.fuzzyThreshold, numberTolerance: o.numberTolerance ?? DEFAULT_COMPARE.numberTolerance }, { source: input.report.calibration?.source });
-  return { documents: ev.documents, values: valueSource(b.export, o, input.report.calibration?.source) };
+  const cmp = { fuzzyThreshold: o.fuzzyThreshold ?? DEFAULT_COMPARE.fuzzyThreshold, numberTolerance: o.numberTolerance ?? DEFAULT_COMPARE.numberTolerance };
+  return { documents: recordsOfExport(b.export, cmp, { source: input.report.calibration?.source }), values: valueSource(b.export, o, input.report.calibration?.source) };
 }
 
 /** `3` (expected and predicted row 3), `3>4`, `>5` (an unpaired predicted row), `2>` (an unpaired expected row); levels joined by `,`. */
@@ -322,7 +328,7 @@ export function buildExplorerData(input: ExplorerInput): ExplorerData {
       fields,
       values: current !== undefined,
       unitWidth: unitWidth(units.length),
-      baseline: input.baseline ? { file: input.baseline.file, kind: input.baseline.kind, values: base?.values !== undefined } : null,
+      baseline: input.baseline && base ? { file: input.baseline.file, kind: input.baseline.kind === 'report' ? 'report' : 'export', values: base.values !== undefined } : null,
       docs,
       sliceNames,
       history: input.history ?? null,

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import type { Report } from '../../metrics/generated/report.js';
+import type { DocumentRecord, Report } from '../../metrics/generated/report.js';
 import { esc, overviewHtml } from '../html.js';
 import { renderRunsHtml } from '../runs-html.js';
 import { renderHistoryHtml } from '../../history/html.js';
@@ -149,7 +149,7 @@ ${overviewHtml(r)}${r.runs ? renderRunsHtml(r.runs) : ''}
 <select id="ek-f-sort" aria-label="sort"><option value="worst">worst first</option><option value="conf">least confident first</option><option value="id">item id</option><option value="name">file name</option></select>
 <span id="ek-count" class="count" aria-live="polite"></span>
 </div>
-<p class="keys">${esc(docsHelp)}</p>
+${input.omitted ? `<p class="note">${esc(input.omitted)}</p>` : ""}<p class="keys">${esc(docsHelp)}</p>
 <div id="ek-docs-split">
 <div id="ek-list" tabindex="0" role="listbox" aria-label="documents"><div id="ek-spacer"><div id="ek-rows"></div></div></div>
 <aside id="ek-doc" hidden><div class="bar2"><h2 id="ek-doctitle"></h2><span><button id="ek-prev" title="previous (k)">‹</button> <button id="ek-next" title="next (j)">›</button> <button id="ek-close" title="close (Esc)">✕</button></span></div><div id="ek-docbody"></div></aside>
@@ -165,6 +165,6 @@ ${packed.details.map((c, i) => `<script type="application/octet-stream" id="ek-d
 }
 
 /** The explorer of a report alone (no export: documents show outcomes, not values). */
-export function renderHtml(report: Report): string {
-  return renderExplorer({ report, documents: report.documents });
+export function renderHtml(report: Report, documents: readonly DocumentRecord[] = []): string {
+  return renderExplorer({ report, documents });
 }

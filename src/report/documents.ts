@@ -1,0 +1,172 @@
+/**
+ * The side file of per-document records (report format 3): one record per line, written while
+ * the documents are scored, referenced from report.json by name, count and SHA-256. A file sink
+ * writes to a temp file beside the target; writeReports renames it into place together with
+ * the other reports, or drops it.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import type { DocumentRecord, DocumentsFile } from '../metrics/generated/report.js';
+import { commitTempSync, tempPathFor, tempTag } from '../util/fs.js';
+
+export const DOCUMENTS_FILE = 'documents.jsonl';
+
+/**
+ * Up to this many documents, records are kept as records where a feature lists them (the
+ * explorer, a baseline report's documents); past it only what the statistics need.
+ */
+export const RECORDS_MAX = 100_000;
+
+export interface DocumentsSink {
+  write(line: string): void;
+  /**
+   * Sets each record's straight-through flag (known only once every document was scored; by
+   * line, in the order written) and returns the reference report.json carries.
+   */
+  finish(flags?: Uint8Array): DocumentsFile;
+}
+
+/** A record line with its straight-through flag set (keys stay sorted). */
+export function withFlag(line: string, flag: boolean): string {
+  const r = JSON.parse(line) as Record<string, unknown>;
+  r.straightThrough = flag;
+  const keys = Object.keys(r).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(r[k])}`).join(',')}}`;
+}
+
+/** Keeps the lines (small exports, tests, golden files). */
+export class MemoryDocuments implements DocumentsSink {
+  readonly lines: string[] = [];
+  write(line: string): void {
+    this.lines.push(line);
+  }
+  finish(flags?: Uint8Array): DocumentsFile {
+    const hash = createHash('sha256');
+    this.lines.forEach((line, i) => {
+      if (flags) this.lines[i] = line = withFlag(line, flags[i] === 1);
+      hash.update(line + '\n');
+    });
+    return { file: DOCUMENTS_FILE, count: this.lines.length, sha256: hash.digest('hex') };
+  }
+  text(): string {
+    return this.lines.map((l) => l + '\n').join('');
+  }
+  /** The records, parsed (for the explorer, the errors file and the like). */
+  records(): DocumentRecord[] {
+    return this.lines.map((l) => JSON.parse(l) as DocumentRecord);
+  }
+}
+
+/** Counts and hashes the lines and keeps nothing (when report.json is not written). */
+export class DiscardDocuments implements DocumentsSink {
+  private readonly hash = createHash('sha256');
+  private count = 0;
+  write(line: string): void {
+    this.hash.update(line + '\n');
+    this.count++;
+  }
+  finish(): DocumentsFile {
+    return { file: DOCUMENTS_FILE, count: this.count, sha256: this.hash.digest('hex') };
+  }
+}
+
+const CHUNK = 1 << 20;
+
+/** Writes the lines to a temp file beside `outDir/documents.jsonl` (in ~1 MiB writes). */
+export class FileDocuments implements DocumentsSink {
+  readonly target: string;
+  private tmp: string;
+  private fd: number | undefined;
+  private buf: string[] = [];
+  private size = 0;
+  private count = 0;
+  private hash: Hash = createHash('sha256');
+
+  constructor(outDir: string) {
+    this.target = path.join(outDir, DOCUMENTS_FILE);
+    this.tmp = tempPathFor(this.target, tempTag());
+    this.fd = openSync(this.tmp, 'wx');
+  }
+
+  write(line: string): void {
+    this.buf.push(line, '\n');
+    this.size += line.length + 1;
+    this.count++;
+    if (this.size >= CHUNK) this.flush();
+  }
+
+  private flush(): void {
+    if (this.buf.length === 0 || this.fd === undefined) return;
+    const text = this.buf.join('');
+    this.buf = [];
+    this.size = 0;
+    this.hash.update(text);
+    writeSync(this.fd, text);
+  }
+
+  finish(flags?: Uint8Array): DocumentsFile {
+    this.flush();
+    if (flags) this.rewrite(flags);
+    if (this.fd !== undefined) {
+      fsyncSync(this.fd);
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
+    return { file: DOCUMENTS_FILE, count: this.count, sha256: this.hash.digest('hex') };
+  }
+
+  /** A second temp file with the flags set, line by line; it replaces the first. */
+  private rewrite(flags: Uint8Array): void {
+    closeSync(this.fd as number);
+    const from = this.tmp;
+    this.tmp = tempPathFor(this.target, tempTag());
+    this.fd = openSync(this.tmp, 'wx');
+    this.hash = createHash('sha256');
+    this.count = 0;
+    const n = flags.length;
+    const src = openSync(from, 'r');
+    try {
+      const chunk = Buffer.alloc(CHUNK);
+      const decoder = new StringDecoder('utf8');
+      let rest = '';
+      let line = 0;
+      for (let got = readSync(src, chunk); got > 0; got = readSync(src, chunk)) {
+        const parts = (rest + decoder.write(chunk.subarray(0, got))).split('\n');
+        rest = parts.pop() as string;
+        for (const p of parts) this.write(withFlag(p, line < n && flags[line++] === 1));
+      }
+      this.flush();
+    } finally {
+      closeSync(src);
+      rmSync(from, { force: true });
+    }
+  }
+
+  private committed = false;
+
+  /** Renames the finished file into place. */
+  commit(): void {
+    commitTempSync(this.tmp, this.target);
+    this.committed = true;
+  }
+
+  /** The records of the finished file, parsed (read back whole: for reports the explorer lists). */
+  records(): DocumentRecord[] {
+    if (this.fd !== undefined) throw new Error('documents.records() before finish()');
+    const text = readFileSync(this.committed ? this.target : this.tmp, 'utf8');
+    const out: DocumentRecord[] = [];
+    for (const line of text.split('\n')) if (line !== '') out.push(JSON.parse(line) as DocumentRecord);
+    return out;
+  }
+
+  /** Drops the temp file; an earlier documents.jsonl stays as it was. */
+  abort(): void {
+    if (this.fd !== undefined) {
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
+    rmSync(this.tmp, { force: true });
+  }
+}
