@@ -17,7 +17,7 @@ export const DOCUMENTS_FILE = 'documents.jsonl';
  * Up to this many documents, records are kept as records where a feature lists them (the
  * explorer, a baseline report's documents); past it only what the statistics need.
  */
-export const RECORDS_MAX = 100_000;
+export const RECORDS_MAX = 50_000;
 
 export interface DocumentsSink {
   write(line: string): void;
