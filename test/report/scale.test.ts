@@ -180,3 +180,24 @@ describe('baselines of every report format', () => {
     expect(existsSync(side)).toBe(false);
   });
 });
+
+describe('past the documents report.html lists', () => {
+  it('report.html keeps the overview, lists no document and names documents.jsonl; the records are all in the side file', async () => {
+    const { EXPLORER_MAX_DOCUMENTS } = await import('../../src/report/write.js');
+    const exp = await loadExport(path.join(FIXTURES, 'extract-export.json'));
+    const dir = tmp();
+    const documents = new FileDocuments(dir);
+    const report = computeReport(exp, { bootstrap: 0 }, documents);
+    const listed = await writeReports(report, tmp(), ['html'], { documents: Object.assign(new MemoryDocuments(), { lines: [] }) });
+    expect(listed[0].text).not.toContain('more than the');
+    // The same report claiming more documents than the explorer lists: no records are read.
+    const big = { ...report, summary: { ...report.summary, documents: EXPLORER_MAX_DOCUMENTS + 1 } };
+    const files = await writeReports(big, dir, ['html', 'md'], { documents, export: exp });
+    const html = files.find((f) => f.format === 'html')!.text;
+    expect(html).toContain(`${EXPLORER_MAX_DOCUMENTS + 1} documents: more than the ${EXPLORER_MAX_DOCUMENTS} report.html lists`);
+    expect(html).toContain('documents.jsonl');
+    expect(html).toContain('micro');
+    // Without json, the side file is not kept.
+    expect(readdirSync(dir).sort()).toEqual(['report.html', 'report.md']);
+  });
+});
