@@ -228,51 +228,64 @@ export function randomGroups(n: number, G: number, random: () => number): Int32A
   return group;
 }
 
+/** Resamples computed together by groupBootstrap: each group sum read once serves all of them. */
+const BLOCK = 4;
+
 /** The bootstrap over G random groups of the n documents (exported for tests). */
 export function groupBootstrap(models: StatModel[], n: number, B: number, seed: number, G: number): Float64Array[][] {
   const random = seededRandom(seed);
   const group = randomGroups(n, G, random);
-  // Per model, the column sums of each group, group by group: column c of group g at [g * W + c].
-  // Summed a column at a time into one column of G sums (which stays in cache), then laid out.
-  const colSums = new Float64Array(G);
+  // Per model, each column's sums over the groups: column c of group g at [c * G + g].
   const tables = models.map((m) => {
-    const W = widthOf(m);
-    const t = new Float64Array(W * G);
+    const t = new Float64Array(widthOf(m) * G);
     for (const cols of groupsOf(m)) {
       columnsOf(m, cols).forEach((col, k) => {
-        const c = cols[k];
-        colSums.fill(0);
-        for (let i = 0; i < n; i++) colSums[group[i]] += col[i];
-        for (let g = 0, o = c; g < G; g++, o += W) t[o] = colSums[g];
+        const base = cols[k] * G;
+        for (let i = 0; i < n; i++) t[base + group[i]] += col[i];
       });
     }
     return t;
   });
-  const sums = models.map((m) => new Float64Array(widthOf(m)));
+  const sums = models.map((m) => Array.from({ length: BLOCK }, () => new Float64Array(widthOf(m))));
   const outs = models.map((m) => new Float64Array(m.keys.length));
   const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
-  const w = new Int32Array(G);
-  const drawn = new Int32Array(G);
-  for (let b = 0; b < B; b++) {
-    w.fill(0);
-    for (let j = 0; j < G; j++) w[Math.floor(random() * G)]++;
-    // The groups drawn at least once (about 63% of them), in group order.
-    let D = 0;
-    for (let g = 0; g < G; g++) if (w[g] !== 0) drawn[D++] = g;
+  // Weights of BLOCK resamples at a time; each resample draws its G groups in turn, so the
+  // random numbers (and so the result) are those of one resample after the other.
+  const [w0, w1, w2, w3] = Array.from({ length: BLOCK }, () => new Float64Array(G));
+  const ws = [w0, w1, w2, w3];
+  for (let b0 = 0; b0 < B; b0 += BLOCK) {
+    const k = Math.min(BLOCK, B - b0);
+    for (let j = 0; j < BLOCK; j++) {
+      const w = ws[j];
+      w.fill(0);
+      if (j < k) for (let x = 0; x < G; x++) w[Math.floor(random() * G)]++;
+    }
     for (let mi = 0; mi < models.length; mi++) {
-      const s = sums[mi];
       const t = tables[mi];
-      const W = s.length;
-      s.fill(0);
-      for (let k = 0; k < D; k++) {
-        const g = drawn[k];
-        const wg = w[g];
-        for (let c = 0, o = g * W; c < W; c++, o++) s[c] += wg * t[o];
+      const [s0, s1, s2, s3] = sums[mi];
+      for (let c = 0, base = 0; c < s0.length; c++, base += G) {
+        let a0 = 0;
+        let a1 = 0;
+        let a2 = 0;
+        let a3 = 0;
+        for (let g = 0; g < G; g++) {
+          const v = t[base + g];
+          a0 += w0[g] * v;
+          a1 += w1[g] * v;
+          a2 += w2[g] * v;
+          a3 += w3[g] * v;
+        }
+        s0[c] = a0;
+        s1[c] = a1;
+        s2[c] = a2;
+        s3[c] = a3;
       }
-      models[mi].compute(s, outs[mi]);
       const res = results[mi];
       const out = outs[mi];
-      for (let k = 0; k < out.length; k++) res[k][b] = out[k];
+      for (let j = 0; j < k; j++) {
+        models[mi].compute(sums[mi][j], out);
+        for (let q = 0; q < out.length; q++) res[q][b0 + j] = out[q];
+      }
     }
   }
   return results;
