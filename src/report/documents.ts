@@ -83,6 +83,8 @@ export class FileDocuments implements DocumentsSink {
   private size = 0;
   private count = 0;
   private hash: Hash = createHash('sha256');
+  /** The lines too, while there are at most RECORDS_MAX (records() then needs no second read). */
+  private kept: string[] | undefined = [];
 
   constructor(outDir: string) {
     this.target = path.join(outDir, DOCUMENTS_FILE);
@@ -94,6 +96,10 @@ export class FileDocuments implements DocumentsSink {
     this.buf.push(line, '\n');
     this.size += line.length + 1;
     this.count++;
+    if (this.kept) {
+      if (this.kept.length < RECORDS_MAX) this.kept.push(line);
+      else this.kept = undefined;
+    }
     if (this.size >= CHUNK) this.flush();
   }
 
@@ -125,6 +131,7 @@ export class FileDocuments implements DocumentsSink {
     this.fd = openSync(this.tmp, 'wx');
     this.hash = createHash('sha256');
     this.count = 0;
+    this.kept = [];
     const n = flags.length;
     const src = openSync(from, 'r');
     try {
@@ -155,6 +162,7 @@ export class FileDocuments implements DocumentsSink {
   /** The records of the finished file, parsed (read back whole: for reports the explorer lists). */
   records(): DocumentRecord[] {
     if (this.fd !== undefined) throw new Error('documents.records() before finish()');
+    if (this.kept && this.kept.length === this.count) return this.kept.map((l) => JSON.parse(l) as DocumentRecord);
     const text = readFileSync(this.committed ? this.target : this.tmp, 'utf8');
     const out: DocumentRecord[] = [];
     for (const line of text.split('\n')) if (line !== '') out.push(JSON.parse(line) as DocumentRecord);
