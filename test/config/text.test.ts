@@ -36,4 +36,12 @@ describe('applyTextChanges', () => {
     expect(r.doc).toEqual({ expectedOutput: { splits: [{ startPage: 2 }], note: 1 } });
     expect(applyTextChanges(text, r.textChanges, r.doc)).toBe('{"expectedOutput": {"splits": [{"startPage": 2}], "note": 1}}');
   });
+
+  it('skips brackets, braces and escaped quotes inside strings when finding where values end', () => {
+    const text = '{"a": "}]\\"{[", "b": ["[", {"c": "\\\\"}], "expectedOutput": {"x": "{\\"", "subDocumentClassifications": [{"startPage": 1, "id": "]}"}]}}\n';
+    const r = changesOf(text);
+    const next = applyTextChanges(text, r.textChanges, r.doc);
+    expect(JSON.parse(next)).toEqual(r.doc);
+    expect(next).toBe(text.replace('"subDocumentClassifications"', '"splits"'));
+  });
 });
