@@ -24,6 +24,14 @@ describe('applyTextChanges', () => {
     expect(() => applyTextChanges(OLD, r.textChanges, doc)).toThrow(/^\/processor\/config: the rewritten object does not parse to the migrated one$/);
   });
 
+  it('refuses a re-laid-out object whose members would come out in another order than the migrated one', () => {
+    const r = changesOf(OLD);
+    const doc = structuredClone(r.doc) as { processor: { config: Record<string, unknown> } };
+    const { type, ...rest } = doc.processor.config;
+    doc.processor.config = { ...rest, type };
+    expect(() => applyTextChanges(OLD, r.textChanges, doc)).toThrow(/^\/processor\/config: the rewritten object does not parse to the migrated one$/);
+  });
+
   it('refuses renames that would not leave exactly the keys of the migrated object', () => {
     const text = '{"expectedOutput": {"subDocumentClassifications": [{"startPage": 1}], "note": 1}}';
     const r = changesOf(text);
