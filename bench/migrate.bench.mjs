@@ -8,10 +8,12 @@
 //   file: less work than the 10,000 files the other two write.
 // Wall and CPU (user + system) of each process come from /usr/bin/time; the figures are medians
 // over the rounds, the ratios medians of each round's ratio. Last lines: the ratios.
-//   npm run bench -- migrate [--files N] [--rounds N] [--dir DIR]
+//   npm run bench -- migrate [--files N] [--rounds N] [--dir DIR] [--keep]
+// --keep generates the files, prints their folder and stops (for profiling on the same files:
+// `node --cpu-prof dist/cli/index.js migrate FOLDER --out-dir OUT`); remove the folder after.
 // The files live under --dir, /dev/shm (tmpfs) by default where it exists: with a disk, its
 // throttling on shared VMs dominates and the ratios say little about evalkit.
-import { numFlag, strFlag } from './args.mjs';
+import { hasFlag, numFlag, strFlag } from './args.mjs';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -74,6 +76,11 @@ for (let i = 0; i < N; i++) {
   bytes += text.length;
   writeFileSync(path.join(src, rel), text);
   files.push(rel);
+}
+
+if (hasFlag('keep')) {
+  console.log(`${N} files, ${(bytes / N / 1024).toFixed(1)} KB on average, kept in ${src}`);
+  process.exit(0);
 }
 
 /** Runs a command under /usr/bin/time; returns its wall and CPU (user + system) seconds. */

@@ -12,6 +12,7 @@ describe('json pointer', () => {
   it.each([
     [['a', 0, 'b/c', 'd~e'], '/a/0/b~1c/d~0e'],
     [[], ''],
+    [['plain', 'a/b/c', '~~', '~/', 12], '/plain/a~1b~1c/~0~0/~0~1/12'],
   ])('%j <-> %s', (segments, pointer) => {
     expect(toPointer(segments)).toBe(pointer);
     expect(fromPointer(pointer)).toEqual(segments.map(String));

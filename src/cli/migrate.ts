@@ -134,15 +134,24 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+// Called for every file of a run: one pass over the items, no intermediate arrays.
 function describeTypes(r: FileResult): string {
-  const configs = r.items.filter((i) => i.kind === 'config');
-  const outputs = r.items.filter((i) => i.kind === 'output');
-  const types = [...new Set(configs.map((i) => i.type ?? 'type not needed'))];
-  const parts: string[] = [];
-  if (types.length) parts.push(types.join(', '));
-  if (configs.length > 1) parts.push(`${configs.length} configs`);
-  if (outputs.length) parts.push(`${outputs.length} splitter output${outputs.length > 1 ? 's' : ''}`);
-  return parts.length ? ` (${parts.join('; ')})` : '';
+  let configs = 0;
+  let outputs = 0;
+  let types = '';
+  for (const i of r.items) {
+    if (i.kind === 'output') outputs++;
+    else {
+      configs++;
+      const t = i.type ?? 'type not needed';
+      if (types === '') types = t;
+      else if (!`, ${types}, `.includes(`, ${t}, `)) types += `, ${t}`;
+    }
+  }
+  let parts = types;
+  if (configs > 1) parts += `${parts ? '; ' : ''}${configs} configs`;
+  if (outputs) parts += `${parts ? '; ' : ''}${outputs} splitter output${outputs > 1 ? 's' : ''}`;
+  return parts ? ` (${parts})` : '';
 }
 
 function where(x: { pointer: string; line?: number }): string {

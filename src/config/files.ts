@@ -216,19 +216,23 @@ export async function migrateFiles(
   const writer = new AtomicWriter();
   const outDir = opts.outDir ? path.resolve(opts.outDir) : undefined;
   // Decided up front, in job order, so which file wins a clash does not depend on timing.
-  const dests = new Map<number, string | FileResult>();
+  const dests: Array<string | FileResult | undefined> = new Array(jobs.length);
   if (opts.mode === 'out-dir' && outDir) {
     const owner = new Map<string, string>();
-    jobs.forEach((job, i) => {
-      const dest = path.join(outDir, job.rel);
+    const base = outDir.endsWith(path.sep) ? outDir : outDir + path.sep;
+    for (let i = 0; i < jobs.length; i++) {
+      const job = jobs[i];
+      // A walked file's rel is made of entry names (nothing to normalise): joined by hand, as
+      // path.join per file costs more than the rest of this loop.
+      const dest = isClean(job.rel) ? base + job.rel : path.join(outDir, job.rel);
       const other = owner.get(dest);
-      if (other !== undefined) dests.set(i, failed(job.path, `--out-dir copy ${dest} would overwrite the copy of ${other}`, 'migrate the folders in separate runs, or to different --out-dir folders'));
-      else if (dest === job.abs) dests.set(i, failed(job.path, '--out-dir would overwrite the file itself', 'use --write to rewrite files in place'));
+      if (other !== undefined) dests[i] = failed(job.path, `--out-dir copy ${dest} would overwrite the copy of ${other}`, 'migrate the folders in separate runs, or to different --out-dir folders');
+      else if (dest === job.abs) dests[i] = failed(job.path, '--out-dir would overwrite the file itself', 'use --write to rewrite files in place');
       else {
         owner.set(dest, job.path);
-        dests.set(i, dest);
+        dests[i] = dest;
       }
-    });
+    }
   }
   // Reading, migrating and the --out-dir copies are synchronous, file after file, with a pause
   // now and then for timers and signals: for small files a blocking read or write costs a
@@ -243,7 +247,7 @@ export async function migrateFiles(
     const paused = pause();
     if (paused) await paused;
     const job = jobs[index];
-    const dest = dests.get(index);
+    const dest = dests[index];
     const { result, write, copy } = typeof dest === 'object' ? { result: dest } : migrateOneFile(job, opts, dest, writer);
     result.to = opts.to;
     if (copy && copies) {
@@ -265,6 +269,15 @@ export async function migrateFiles(
   await writer.flush();
 }
 
+/** A relative path that path.join would leave as it is: no empty, `.` or `..` segment, no leading or trailing separator. */
+function isClean(rel: string): boolean {
+  if (rel === '' || rel.startsWith(path.sep) || rel.endsWith(path.sep) || rel.includes(path.sep + path.sep)) return false;
+  if (path.sep === '\\' && rel.includes('/')) return false;
+  const sep = path.sep;
+  const wrapped = sep + rel + sep;
+  return !wrapped.includes(`${sep}.${sep}`) && !wrapped.includes(`${sep}..${sep}`);
+}
+
 interface OneFile {
   result: FileResult;
   /** --write: the durable rewrite, left to the caller. */
@@ -273,6 +286,9 @@ interface OneFile {
   copy?: { file: string; data: string };
 }
 
+// Options as one object, not 'utf8': Node copies a string option into a new object per call.
+const READ_TEXT = { encoding: 'utf8', flag: 'r' } as const;
+
 /** Reads and migrates one file; what is to be written is left to the caller. */
 function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | undefined, writer: AtomicWriter): OneFile {
   const cannotRead = (e: unknown): OneFile => ({ result: failed(job.path, `cannot read: ${errorCode(e)}`) });
@@ -280,7 +296,7 @@ function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | 
   try {
     // Node reads UTF-8 text in one call; invalid bytes become U+FFFD, so a text that holds one
     // is checked again, strictly, from its bytes (a U+FFFD written in the file is valid).
-    text = readFileSync(job.abs, 'utf8');
+    text = readFileSync(job.abs, READ_TEXT);
     if (text.includes('\ufffd') && !isUtf8(readFileSync(job.abs))) return { result: failed(job.path, 'not valid UTF-8', 'save the file as UTF-8') };
   } catch (e) {
     return cannotRead(e);

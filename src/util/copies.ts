@@ -2,6 +2,8 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TEMP_PREFIX, tempTag } from './fs.js';
 
+const WRITE_NEW = { flag: 'wx', encoding: 'utf8' } as const;
+
 /**
  * New copies of files (migrate --out-dir), written synchronously on the calling thread. Each copy
  * goes to a temp file in its folder (created exclusively) that is renamed over the target, so a
@@ -29,8 +31,8 @@ export class CopyWriter {
         this.made.add(dir);
       }
       // The encoding named, so that Node takes its one-call path for text (utf8 is the default
-      // only when no options are given).
-      writeFileSync(tmp, data, { flag: 'wx', encoding: 'utf8' });
+      // only when no options are given); one options object for every call.
+      writeFileSync(tmp, data, WRITE_NEW);
       renameSync(tmp, file);
       return undefined;
     } catch (e) {

@@ -24,6 +24,14 @@ describe('applyTextChanges', () => {
     expect(() => applyTextChanges(OLD, r.textChanges, doc)).toThrow(/^\/processor\/config: the rewritten object does not parse to the migrated one$/);
   });
 
+  it('refuses a re-laid-out object whose members would come out in another order than the migrated one', () => {
+    const r = changesOf(OLD);
+    const doc = structuredClone(r.doc) as { processor: { config: Record<string, unknown> } };
+    const { type, ...rest } = doc.processor.config;
+    doc.processor.config = { ...rest, type };
+    expect(() => applyTextChanges(OLD, r.textChanges, doc)).toThrow(/^\/processor\/config: the rewritten object does not parse to the migrated one$/);
+  });
+
   it('refuses renames that would not leave exactly the keys of the migrated object', () => {
     const text = '{"expectedOutput": {"subDocumentClassifications": [{"startPage": 1}], "note": 1}}';
     const r = changesOf(text);
@@ -35,5 +43,13 @@ describe('applyTextChanges', () => {
     const r = changesOf(text);
     expect(r.doc).toEqual({ expectedOutput: { splits: [{ startPage: 2 }], note: 1 } });
     expect(applyTextChanges(text, r.textChanges, r.doc)).toBe('{"expectedOutput": {"splits": [{"startPage": 2}], "note": 1}}');
+  });
+
+  it('skips brackets, braces and escaped quotes inside strings when finding where values end', () => {
+    const text = '{"a": "}]\\"{[", "b": ["[", {"c": "\\\\"}], "expectedOutput": {"x": "{\\"", "subDocumentClassifications": [{"startPage": 1, "id": "]}"}]}}\n';
+    const r = changesOf(text);
+    const next = applyTextChanges(text, r.textChanges, r.doc);
+    expect(JSON.parse(next)).toEqual(r.doc);
+    expect(next).toBe(text.replace('"subDocumentClassifications"', '"splits"'));
   });
 });

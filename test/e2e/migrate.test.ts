@@ -70,6 +70,23 @@ describe('evalkit migrate (built binary, real files)', () => {
     expect(readdirSync(path.join(dir, 'out')).sort()).toEqual(['document-classify.json', 'invoice-extract.json', 'nested', 'packet-splitter.json']);
   });
 
+  it('--out-dir: one line per file names its types, how many configs and splitter outputs, and where the copy went', async () => {
+    const dir = tmp();
+    mkdirSync(path.join(dir, 'in'));
+    const items = [
+      { type: 'EXTRACT', customExtractionRules: 'r', includeBoundingBoxCitations: true },
+      { type: 'CLASSIFY', customClassificationRules: 'c', fields: [{ id: 'a', type: 'a' }] },
+      { type: 'EXTRACT', customExtractionRules: 's' },
+      { fileId: 'f1', expectedOutput: { subDocumentClassifications: [{ startPage: 1, endPage: 1 }] } },
+      { fileId: 'f2', expectedOutput: { subDocumentClassifications: [{ startPage: 2, endPage: 2 }] } },
+    ];
+    writeFileSync(path.join(dir, 'in/mixed.json'), JSON.stringify(items, null, 2));
+    const r = await runCli(['migrate', 'in', '--out-dir', 'out'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`in/mixed.json: migrated 2024-11-14 -> 2025-04-21 (EXTRACT, CLASSIFY; 3 configs; 2 splitter outputs) -> ${path.join(dir, 'out/mixed.json')}\n`);
+    expect(JSON.parse(readFileSync(path.join(dir, 'out/mixed.json'), 'utf8'))).toMatchObject([{ extractionRules: 'r', advancedOptions: { citationsEnabled: true } }, { classificationRules: 'c' }, { extractionRules: 's' }, { expectedOutput: { splits: [{ startPage: 1 }] } }, {}]);
+  });
+
   it('--out-dir: a copy that cannot be written is an error naming it; the other copies are written, no temp file is left', async () => {
     const { dir } = sampleTree();
     // A folder where the copy of invoice-extract.json should go: the rename over it fails.
