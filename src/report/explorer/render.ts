@@ -138,6 +138,7 @@ ${overviewHtml(r)}${r.runs ? renderRunsHtml(r.runs) : ''}
 <div class="scroll"><table><thead id="ek-fhead"></thead><tbody id="ek-fbody"></tbody></table></div>
 </section>
 <section id="ek-documents" role="tabpanel" hidden>
+${input.omitted ? `<p class="note">${esc(input.omitted)}</p>` : ""}<div${input.omitted ? " hidden" : ""}>
 <div class="toolbar">
 <input id="ek-f-q" type="search" placeholder="search id or file name" aria-label="search documents">
 <select id="ek-f-field" aria-label="${unit}"></select>
@@ -149,10 +150,11 @@ ${overviewHtml(r)}${r.runs ? renderRunsHtml(r.runs) : ''}
 <select id="ek-f-sort" aria-label="sort"><option value="worst">worst first</option><option value="conf">least confident first</option><option value="id">item id</option><option value="name">file name</option></select>
 <span id="ek-count" class="count" aria-live="polite"></span>
 </div>
-${input.omitted ? `<p class="note">${esc(input.omitted)}</p>` : ""}<p class="keys">${esc(docsHelp)}</p>
+<p class="keys">${esc(docsHelp)}</p>
 <div id="ek-docs-split">
 <div id="ek-list" tabindex="0" role="listbox" aria-label="documents"><div id="ek-spacer"><div id="ek-rows"></div></div></div>
 <aside id="ek-doc" hidden><div class="bar2"><h2 id="ek-doctitle"></h2><span><button id="ek-prev" title="previous (k)">‹</button> <button id="ek-next" title="next (j)">›</button> <button id="ek-close" title="close (Esc)">✕</button></span></div><div id="ek-docbody"></div></aside>
+</div>
 </div>
 </section>
 <section id="ek-history" role="tabpanel" hidden>${input.history?.length ? renderHistoryHtml(historySeries(input.history as readonly StoredEntry[])) : '<h2>History</h2>'}</section>
