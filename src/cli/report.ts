@@ -146,7 +146,7 @@ export default defineCommand<ReportArgs>({
 
     const { openExport, loadExport, loadBaseline } = await import('../report/load.js');
     const { computeReportStream } = await import('../report/build.js');
-    const { FileDocuments } = await import('../report/documents.js');
+    const { DiscardDocuments, FileDocuments } = await import('../report/documents.js');
     const { writeReports, EXPLORER_MAX_DOCUMENTS } = await import('../report/write.js');
     const exp = await openExport(from);
     const others = [];
@@ -164,7 +164,8 @@ export default defineCommand<ReportArgs>({
     // The document records are written while the documents are scored, to a temp file beside
     // report.json; on any error it goes, and so do the folders this run created.
     const made = await fsp.mkdir(outDir, { recursive: true });
-    const documents = new FileDocuments(outDir);
+    // Kept only for what reads them: report.json's side file, the explorer's list, the errors file.
+    const documents = formats.includes('json') || formats.includes('html') || errorsFormat !== undefined ? new FileDocuments(outDir) : undefined;
     let report;
     let writtenReports;
     let errorsText: string | undefined;
@@ -192,7 +193,7 @@ export default defineCommand<ReportArgs>({
           bootstrap: argv.bootstrap,
           seed: argv.seed,
         },
-        documents,
+        documents ?? new DiscardDocuments(),
       );
       // The export's values, read a second time, for what shows them: the explorer (up to the
       // documents it lists) and the errors file.
@@ -200,7 +201,7 @@ export default defineCommand<ReportArgs>({
       const full = withValues ? await loadExport(from) : undefined;
       const shownBaseline = baseline?.kind === 'stream' ? undefined : baseline;
       // The errors file is rendered before the first report is written (all or nothing).
-      if (argv.exportErrors && errorsFormat && full) {
+      if (argv.exportErrors && errorsFormat && full && documents) {
         const { errorRows, renderErrors } = await import('../report/errors.js');
         const rows = errorRows({ report, documents: documents.records(), export: full, ...(shownBaseline ? { baseline: shownBaseline } : {}) });
         errorsCount = rows.length;
@@ -211,16 +212,16 @@ export default defineCommand<ReportArgs>({
         ...(full ? { export: full } : {}),
         ...(shownBaseline ? { baseline: shownBaseline } : {}),
         ...(history?.length ? { history } : {}),
-        documents,
+        ...(documents ? { documents } : {}),
       });
     } catch (e) {
-      documents.abort();
+      documents?.abort();
       if (made) await removeCreated(outDir, made);
       throw e;
     }
     const { renderMarkdown } = await import('../report/markdown.js');
     const { renderJson } = await import('../report/json.js');
-    const written = [...(formats.includes('json') ? [documents.target] : []), ...writtenReports.map((f) => f.file)];
+    const written = [...(formats.includes('json') && documents ? [documents.target] : []), ...writtenReports.map((f) => f.file)];
     if (argv.history !== undefined && revision) {
       const { historyEntry, appendHistory } = await import('../history/index.js');
       written.push(await appendHistory(argv.history, historyEntry(report, { time: new Date(), ...revision, versionId: exp.header.processor.versionId })));

@@ -32,13 +32,16 @@ export interface WriteReportsOptions extends ReportSources {
    * documents.jsonl beside report.json, and read back for the explorer.
    */
   documents?: MemoryDocuments | FileDocuments;
+  /** Set by writeReports: whether report.json (and so documents.jsonl) is among the formats. */
+  withJson?: boolean;
 }
 
 /** The explorer's records: the sink's, unless there are more than it lists. */
 function explorerRecords(report: Report, o: WriteReportsOptions): { documents: readonly DocumentRecord[]; omitted?: string } {
   const n = report.summary.documents;
   if (n > EXPLORER_MAX_DOCUMENTS) {
-    return { documents: [], omitted: `${n} documents: more than the ${EXPLORER_MAX_DOCUMENTS} report.html lists; every document's record is in ${DOCUMENTS_FILE} beside report.json.` };
+    const where = o.withJson === false ? `write report.json too (json among the formats): ${DOCUMENTS_FILE} beside it has every document's record` : `every document's record is in ${DOCUMENTS_FILE} beside report.json`;
+    return { documents: [], omitted: `${n} documents: more than the ${EXPLORER_MAX_DOCUMENTS} report.html lists; ${where}.` };
   }
   if (!o.documents) return { documents: [], omitted: `the document records were not kept; they are in ${DOCUMENTS_FILE} beside report.json.` };
   return { documents: o.documents.records() };
@@ -48,7 +51,7 @@ const RENDERERS: Record<ReportFormat, (r: Report, o: WriteReportsOptions) => str
   json: renderJson,
   md: (report) => renderMarkdown(report),
   html: (report, o) => {
-    const { junit: _junit, documents: _documents, ...sources } = o;
+    const { junit: _junit, documents: _documents, withJson: _withJson, ...sources } = o;
     const records = explorerRecords(report, o);
     return renderExplorer({
       report,
@@ -81,7 +84,7 @@ export async function writeReports(report: Report, outDir: string, formats: read
   try {
     let json: string | undefined;
     for (const format of formats) {
-      const text = RENDERERS[format](report, opts);
+      const text = RENDERERS[format](report, { ...opts, withJson: formats.includes('json') });
       if (format === 'json') json = text;
       rendered.push({ format, file: path.join(outDir, REPORT_FILE_NAMES[format]), text });
     }
