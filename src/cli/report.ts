@@ -166,6 +166,8 @@ export default defineCommand<ReportArgs>({
     const made = await fsp.mkdir(outDir, { recursive: true });
     // Kept only for what reads them: report.json's side file, the explorer's list, the errors file.
     const documents = formats.includes('json') || formats.includes('html') || errorsFormat !== undefined ? new FileDocuments(outDir) : undefined;
+    const { progressReporter } = await import('./progress.js');
+    const progress = progressReporter({ enabled: true });
     let report;
     let writtenReports;
     let errorsText: string | undefined;
@@ -192,9 +194,11 @@ export default defineCommand<ReportArgs>({
           numberTolerance: argv.numberTolerance,
           bootstrap: argv.bootstrap,
           seed: argv.seed,
+          onProgress: (scored) => progress.update({ label: 'scoring', value: scored, total: 0, detail: '', unit: 'documents' }),
         },
         documents ?? new DiscardDocuments(),
       );
+      progress.stop();
       // The export's values, read a second time, for what shows them: the explorer (up to the
       // documents it lists) and the errors file.
       const withValues = (formats.includes('html') && report.summary.documents <= EXPLORER_MAX_DOCUMENTS) || errorsFormat !== undefined;
@@ -215,6 +219,7 @@ export default defineCommand<ReportArgs>({
         ...(documents ? { documents } : {}),
       });
     } catch (e) {
+      progress.stop();
       documents?.abort();
       if (made) await removeCreated(outDir, made);
       throw e;

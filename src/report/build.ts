@@ -61,6 +61,8 @@ export interface ComputeReportOptions {
   targetAccuracy?: number;
   /** Slice keys: `metadata.PATH`, `fileType`, `pageCount` or `pageCount:1;3;10` (README: Slices). */
   sliceBy?: readonly string[];
+  /** Called every 1,000 documents scored, with their count (progress of a long report). */
+  onProgress?: (scored: number) => void;
   /** More runs of the same set beside this one (the reference): the multi-run section (src/report/runs.ts). */
   runs?: readonly RunInput[];
 }
@@ -169,7 +171,13 @@ function baselineScoring(b: BaselineInput): ScoreOptions {
 
 function scoreOptions(opts: ComputeReportOptions, s: Settings, documents: DocumentsSink, cost: CostAccumulator): ScoreOptions {
   const labels = s.sliceLabels;
-  const onItem = labels ? (item: ExportItem) => (cost.add(item), labels.set(item.id, s.sliceKeys.map((k) => sliceLabel(k, item)))) : (item: ExportItem) => cost.add(item);
+  const progress = opts.onProgress;
+  let scored = 0;
+  const onItem = (item: ExportItem): void => {
+    cost.add(item);
+    if (labels) labels.set(item.id, s.sliceKeys.map((k) => sliceLabel(k, item)));
+    if (progress && ++scored % 1000 === 0) progress(scored);
+  };
   return { sink: (line) => documents.write(line), keepKeys: opts.baseline !== undefined || (opts.runs?.length ?? 0) > 0, onItem };
 }
 

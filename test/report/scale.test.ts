@@ -201,3 +201,13 @@ describe('past the documents report.html lists', () => {
     expect(readdirSync(dir).sort()).toEqual(['report.html', 'report.md']);
   });
 });
+
+describe('progress', () => {
+  it('onProgress hears every 1,000 documents scored, in the one scoring pass', async () => {
+    const exp = await loadExport(path.join(FIXTURES, 'extract-export.json'));
+    const items = Array.from({ length: 2500 }, (_, i) => ({ ...exp.items[i % exp.items.length], id: `it_${String(i).padStart(5, '0')}` }));
+    const heard: number[] = [];
+    computeReport({ ...exp, items }, { bootstrap: 0, onProgress: (n) => heard.push(n) });
+    expect(heard).toEqual([1000, 2000]);
+  });
+});
