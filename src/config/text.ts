@@ -191,14 +191,14 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
       continue;
     }
     const keys = span.props.map((p) => p.key);
-    const rename = (from: string, to: string) => {
+    const renameKey = (from: string, to: string) => {
       const i = lastPropIndex(span.props, from);
       const p = span.props[i];
       keys[i] = to;
       edits.push({ start: p.keyStart, end: p.keyEnd, text: JSON.stringify(to) });
     };
-    if ('rename' in change) rename(change.rename[0], change.rename[1]);
-    else for (const m of change.members) if ('from' in m && m.key !== m.from[0]) rename(m.from[0], m.key);
+    if ('rename' in change) renameKey(change.rename[0], change.rename[1]);
+    else for (const m of change.members) if ('from' in m && m.key !== m.from[0]) renameKey(m.from[0], m.key);
     if (!isPlainObject(expected) || !hasKeys(expected, keys)) throw wrong('the renamed keys are not those of the migrated object');
   }
   edits.sort((a, b) => b.start - a.start);
