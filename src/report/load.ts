@@ -321,6 +321,28 @@ export async function checkReportJson(text: string): Promise<void> {
 
 const BASELINE_HINT = 'pass a report.json written by `evalkit report` (format 1, 2 or 3), or the export it was made from';
 
+/**
+ * Reads a report.json of this version (format 3) alone: what `evalkit ci github` needs. Its side
+ * file is not read (a baseline's is, by loadBaseline).
+ */
+export async function loadReport(file: string): Promise<Report> {
+  const hint = 'pass the report.json `evalkit report` wrote (keep json in --formats)';
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (e) {
+    throw readError(file, e);
+  }
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const data = parseJson(body, file);
+  if (!isPlainObject(data) || data.format !== 'evalkit-report/3') {
+    throw new InputError('not a report.json of this evalkit version', { location: { file }, hint });
+  }
+  const v = await getValidators();
+  if (!v.report(data)) throw invalid(v.report, file, 'evalkit report', { text: body }, hint);
+  return data as unknown as Report;
+}
+
 /** Reads a baseline: a report.json written by `evalkit report` (with its side file), or an export. */
 export async function loadBaseline(file: string): Promise<BaselineInput> {
   const name = file.split(/[\\/]/).pop() ?? file;

@@ -211,3 +211,18 @@ describe('progress', () => {
     expect(heard).toEqual([1000, 2000]);
   });
 });
+
+describe('loadReport', () => {
+  it('reads a format 3 report.json without its side file; anything else is an input error naming the file', async () => {
+    const { loadReport } = await import('../../src/report/load.js');
+    const dir = tmp();
+    const golden = readFileSync(path.join(FIXTURES, 'golden/extract/report.json'), 'utf8');
+    writeFileSync(path.join(dir, 'report.json'), golden);
+    // No documents.jsonl beside it: loadReport does not need one (loadBaseline does).
+    expect((await loadReport(path.join(dir, 'report.json'))).format).toBe('evalkit-report/3');
+    await expect(loadBaseline(path.join(dir, 'report.json'))).rejects.toThrow(/documents/);
+    for (const f of ['extract-export.json', 'extract-report-v2.json']) {
+      await expect(loadReport(path.join(FIXTURES, f))).rejects.toMatchObject({ message: expect.stringContaining('not a report.json of this evalkit version'), location: { file: path.join(FIXTURES, f) } });
+    }
+  });
+});
