@@ -7,7 +7,7 @@ export { MemoryDocuments, FileDocuments, DiscardDocuments, DOCUMENTS_FILE, type 
 export { compareRuns, runSpread, withinSpread, repeatKey, type RunInput } from './runs.js';
 export { renderRunsHtml } from './runs-html.js';
 export { pairDocuments, minPairedOf, PAIR_BY, type PairBy, type Pairing } from './pairing.js';
-export { loadExport, loadBaseline, openExport, parseExport, readLineBatches, type OpenedExport } from './load.js';
+export { loadExport, loadBaseline, loadReport, openExport, parseExport, readLineBatches, type OpenedExport } from './load.js';
 export { parseGates, evaluateGates, metricCatalog, type GateSpec, type GateOn } from './gates.js';
 export { renderJson } from './json.js';
 export { renderMarkdown, MAX_BYTES as MARKDOWN_MAX_BYTES } from './markdown.js';
