@@ -89,7 +89,7 @@ export default defineCommand<ReportArgs>({
       .option('history', { type: 'string', describe: 'also add this report\'s summary to the history folder DIR (one JSON file per report; `evalkit history show DIR`)' })
       .option('baseline', { type: 'string', describe: 'earlier report.json or export to compare with (documents paired by item id, file id, file name, content hash)' })
       .option('out-dir', { type: 'string', describe: 'folder for the reports (default reports/<export name>)' })
-      .option('formats', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'report files to write: json, md, html, junit (comma-separated)' })
+      .option('formats', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'report files to write: json (report.json, with documents.jsonl: one record per document), md, html (lists up to 50,000 documents), junit (comma-separated)' })
       .option('format', { alias: 'f', type: 'string', default: 'text', describe: 'output on stdout: text (a summary), or json (the report itself, as in report.json)' })
       .option('step-summary', { type: 'boolean', default: true, describe: 'append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (--no-step-summary: leave it to `evalkit ci github`)' })
       .option('fail-under', { type: 'string', array: true, default: [] as string[], describe: 'gate METRIC=THRESHOLD, e.g. micro.f1=0.9, field:total.recall=0.95, accuracy=0.8 (repeatable)' })
