@@ -78,8 +78,9 @@ export function applyCorrections(expectedOutput: unknown, corrections: readonly 
   const fail = (c: Correction, message: string, hint?: string): void => {
     findings.push({ line: c.line, field: c.field, rule: 'correction', severity: 'error', message, hint });
   };
-  // Rows added for unpaired predicted rows: one new expected row per `[+n]`.
-  const added = new Map<string, Record<string, unknown>>();
+  // Rows added for unpaired predicted rows: one new expected row per `[+n]`, added only when one
+  // of its cells was filled in (an errors file uploaded as the report wrote it changes nothing).
+  const added = new Map<string, { rows: unknown[]; row: Record<string, unknown> }>();
   for (const c of corrections) {
     if (type === 'CLASSIFY') {
       if (c.field !== 'class') fail(c, `a CLASSIFY item has no field ${c.field}`, 'the field of a CLASSIFY errors row is class');
@@ -114,12 +115,9 @@ export function applyCorrections(expectedOutput: unknown, corrections: readonly 
       const rows = node[s] as unknown[];
       if (next.added) {
         const key = `${segs.slice(0, i + 1).join('.')}[+${next.row}]`;
-        let row = added.get(key);
-        if (!row) {
-          added.set(key, (row = {}));
-          rows.push(row);
-        }
-        node = row;
+        let entry = added.get(key);
+        if (!entry) added.set(key, (entry = { rows, row: {} }));
+        node = entry.row;
       } else if (next.row < rows.length && isPlainObject(rows[next.row])) node = rows[next.row] as Record<string, unknown>;
       else {
         fail(c, `the expected output has no row ${next.row} in ${s}`, 'was the item changed since the report?');
@@ -134,6 +132,7 @@ export function applyCorrections(expectedOutput: unknown, corrections: readonly 
     }
     node[last] = cellValue(c.expected, node[last]);
   }
+  for (const { rows, row } of added.values()) if (Object.values(row).some((v) => v !== null)) rows.push(row);
   return { output, findings };
 }
 

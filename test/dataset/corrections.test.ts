@@ -42,6 +42,12 @@ describe('corrections from an errors file', () => {
     expect(findings).toEqual([]);
     expect(output).toEqual({ value: { total: 12, vendor: null, line_items: [{ sku: 'A', amount: 2 }, { sku: 'B', amount: 3 }] } });
     expect(before.value.total).toBe(10);
+    // An unpaired predicted row left empty (the errors file as the report wrote it) adds no row.
+    const untouched = applyCorrections(before, [
+      { line: 8, item: 'i', field: 'line_items[+1].sku', expected: '' },
+      { line: 9, item: 'i', field: 'line_items[+1].amount', expected: ' ' },
+    ], 'EXTRACT');
+    expect(untouched.output).toEqual(before);
     const missing = applyCorrections(before, [{ line: 7, item: 'i', field: 'line_items[5].amount', expected: '1' }], 'EXTRACT');
     expect(missing.findings[0]).toMatchObject({ line: 7, rule: 'correction', severity: 'error' });
   });

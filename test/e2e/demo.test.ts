@@ -91,7 +91,7 @@ describe('evalkit demo (the main job, as a child process)', () => {
   it('a second run gives byte-identical JSON reports', async () => {
     const before = summary.datasets.map((d) => readFileSync(d.reports.json, 'utf8'));
     const again = await runCli(['demo', '--format', 'json'], { cwd });
-    expect(again.code).toBe(0);
+    expect(again.code, again.stderr).toBe(0);
     expect(summary.datasets.map((d) => readFileSync(d.reports.json, 'utf8'))).toEqual(before);
   }, 120_000);
 

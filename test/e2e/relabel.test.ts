@@ -60,7 +60,7 @@ describe('errors out, fixes back', () => {
     const up = await runCli(['dataset', 'upload', errorsFile, '--evaluation-set', setId, '--format', 'json'], { cwd, env });
     expect(up.code, up.stderr).toBe(0);
     const result = JSON.parse(up.stdout) as { tally: { updated: number; created: number; unchanged: number } };
-    expect(result.tally.updated).toBe(2);
+    expect(result.tally.updated, up.stdout).toBe(2);
     expect(result.tally.created).toBe(0);
     const journal = readFileSync(path.join(cwd, 'errors.journal.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { k: string; op?: string; item?: string });
     expect(journal.filter((j) => j.k === 'update' && j.op === 'done').map((j) => j.item).sort()).toEqual(picked.map((p) => p[0]).sort());
