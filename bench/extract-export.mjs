@@ -60,9 +60,16 @@ function predict(v, t) {
 const row = () => Object.fromEntries(ROW.map(([k, t]) => [k, value(t)]));
 const predictRow = (r) => Object.fromEntries(ROW.map(([k, t]) => [k, predict(r[k], t)]));
 
-export function makeExport(seededRandom, DOCS = 50_000) {
+/** The export without its items (the JSONL export's first line). */
+export const exportHeader = {
+  format: 'evalkit-export/1',
+  processor: { id: 'dp_bench', name: 'Bench invoices', type: 'EXTRACT', version: '1.0', config },
+  options: { fuzzyMatchFields: ['text_0', 'text_1'], excludeFields: [] },
+};
+
+/** The DOCS items one at a time (ids padded to `idWidth` digits). */
+export function* exportItems(seededRandom, DOCS, idWidth = 6) {
   rng = seededRandom(7);
-  const items = [];
   for (let d = 0; d < DOCS; d++) {
     const exp = Object.fromEntries(SCALARS.map(([k, t]) => [k, value(t)]));
     exp.line_items = Array.from({ length: ROWS }, row);
@@ -73,20 +80,18 @@ export function makeExport(seededRandom, DOCS = 50_000) {
     else if (r < 0.08) out.line_items.pop(); // a missing row
     else if (r < 0.1) out.line_items.push(row()); // an extra row
     const failed = u() < 0.005;
-    items.push({
-      id: `evi_${String(d).padStart(6, '0')}`,
+    yield {
+      id: `evi_${String(d).padStart(idWidth, '0')}`,
       fileId: `file_${d}`,
       fileName: `doc-${d}.pdf`,
       expectedOutput: { value: exp },
       output: failed ? null : { value: out },
       status: failed ? 'FAILED' : 'PROCESSED',
       runId: `dpr_${d}`,
-    });
+    };
   }
-  return {
-    format: 'evalkit-export/1',
-    processor: { id: 'dp_bench', name: 'Bench invoices', type: 'EXTRACT', version: '1.0', config },
-    options: { fuzzyMatchFields: ['text_0', 'text_1'], excludeFields: [] },
-    items,
-  };
+}
+
+export function makeExport(seededRandom, DOCS = 50_000) {
+  return { ...exportHeader, items: [...exportItems(seededRandom, DOCS)] };
 }

@@ -16,6 +16,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
+import { exportHeader, exportItems } from './extract-export.mjs';
+
 const dist = (m) => import(new URL(`../dist/${m}`, import.meta.url).href);
 
 const positional = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && !(i > 0 && all[i - 1].startsWith('--')));
@@ -24,93 +26,10 @@ const flag = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : dflt;
 };
-const ROWS = 10;
-let rng;
-const u = () => rng();
-const below = (n) => Math.floor(rng() * n);
-const pick = (a) => a[below(a.length)];
-const WORDS = ['acme', 'widget', 'gadget', 'invoice', 'north', 'supply', 'global', 'parts', 'service', 'metro', 'delta', 'prime'];
-const words = (n) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
-
-// 24 scalar fields: 8 strings (2 fuzzy), 6 numbers, 4 dates, 3 currencies, 2 booleans, 1 enum.
-const SCALARS = [
-  ...Array.from({ length: 8 }, (_, i) => [`text_${i}`, 'string']),
-  ...Array.from({ length: 6 }, (_, i) => [`number_${i}`, 'number']),
-  ...Array.from({ length: 4 }, (_, i) => [`date_${i}`, 'date']),
-  ...Array.from({ length: 3 }, (_, i) => [`amount_${i}`, 'currency']),
-  ...Array.from({ length: 2 }, (_, i) => [`flag_${i}`, 'boolean']),
-  ['status', 'enum'],
-];
-const schemaOf = (t) =>
-  t === 'currency'
-    ? { type: 'object', 'extend:type': 'currency', properties: { amount: { type: ['number', 'null'] }, iso_4217_currency_code: { type: ['string', 'null'] } } }
-    : t === 'date'
-      ? { type: ['string', 'null'], 'extend:type': 'date' }
-      : t === 'enum'
-        ? { type: ['string', 'null'], enum: ['paid', 'open', 'void', null] }
-        : { type: [t, 'null'] };
-const ROW = [['description', 'string'], ['quantity', 'number'], ['unit_price', 'number'], ['amount', 'currency'], ['sku', 'string']];
-const config = {
-  type: 'EXTRACT',
-  schema: {
-    type: 'object',
-    properties: {
-      ...Object.fromEntries(SCALARS.map(([k, t]) => [k, schemaOf(t)])),
-      line_items: { type: 'array', items: { type: 'object', properties: Object.fromEntries(ROW.map(([k, t]) => [k, schemaOf(t)])) } },
-    },
-  },
-};
-
-function value(t) {
-  switch (t) {
-    case 'string': return u() < 0.1 ? null : words(1 + below(3));
-    case 'number': return Math.round(u() * 100000) / 100;
-    case 'date': return `20${10 + below(15)}-${String(1 + below(12)).padStart(2, '0')}-${String(1 + below(28)).padStart(2, '0')}`;
-    case 'currency': return { amount: Math.round(u() * 100000) / 100, iso_4217_currency_code: pick(['USD', 'EUR', 'GBP']) };
-    case 'boolean': return u() < 0.5;
-    case 'enum': return pick(['paid', 'open', 'void']);
-  }
-}
-/** A prediction of `v`: mostly right, sometimes missing, wrong or slightly off. */
-function predict(v, t) {
-  const r = u();
-  if (r < 0.9) return v;
-  if (r < 0.93) return null;
-  if (t === 'string' && typeof v === 'string' && r < 0.97) return v.toUpperCase() + (u() < 0.5 ? '.' : '');
-  if (t === 'date' && r < 0.97) return `${v.slice(5, 7)}/${v.slice(8)}/${v.slice(0, 4)}`;
-  return value(t);
-}
-const row = () => Object.fromEntries(ROW.map(([k, t]) => [k, value(t)]));
-const predictRow = (r) => Object.fromEntries(ROW.map(([k, t]) => [k, predict(r[k], t)]));
-
 /** The export as JSONL lines: the header, then one item per line (generated one at a time). */
 function* exportLines(seededRandom) {
-  rng = seededRandom(7);
-  yield JSON.stringify({
-    format: 'evalkit-export/1',
-    processor: { id: 'dp_bench', name: 'Bench invoices', type: 'EXTRACT', version: '1.0', config },
-    options: { fuzzyMatchFields: ['text_0', 'text_1'], excludeFields: [] },
-  });
-  for (let d = 0; d < DOCS; d++) {
-    const exp = Object.fromEntries(SCALARS.map(([k, t]) => [k, value(t)]));
-    exp.line_items = Array.from({ length: ROWS }, row);
-    const out = Object.fromEntries(SCALARS.map(([k, t]) => [k, predict(exp[k], t)]));
-    out.line_items = exp.line_items.map(predictRow);
-    const r = u();
-    if (r < 0.05) out.line_items.reverse(); // reordered rows
-    else if (r < 0.08) out.line_items.pop(); // a missing row
-    else if (r < 0.1) out.line_items.push(row()); // an extra row
-    const failed = u() < 0.005;
-    yield JSON.stringify({
-      id: `evi_${String(d).padStart(7, '0')}`,
-      fileId: `file_${d}`,
-      fileName: `doc-${d}.pdf`,
-      expectedOutput: { value: exp },
-      output: failed ? null : { value: out },
-      status: failed ? 'FAILED' : 'PROCESSED',
-      runId: `dpr_${d}`,
-    });
-  }
+  yield JSON.stringify(exportHeader);
+  for (const item of exportItems(seededRandom, DOCS, 7)) yield JSON.stringify(item);
 }
 
 async function writeExport(file, seededRandom) {

@@ -280,6 +280,17 @@ export async function openExport(file: string): Promise<OpenedExport> {
   return { header: h, items };
 }
 
+/** A file's text; a read error names the file. */
+async function readText(file: string): Promise<string> {
+  try {
+    return await fsp.readFile(file, 'utf8');
+  } catch (e) {
+    throw readError(file, e);
+  }
+}
+
+const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
 /** Reads an export file whole (a JSONL file line by line); large JSONL exports are better opened with openExport. */
 export async function loadExport(file: string): Promise<EvaluationExport> {
   if (isJsonlName(file)) {
@@ -292,13 +303,7 @@ export async function loadExport(file: string): Promise<EvaluationExport> {
     }
     return reader.finish();
   }
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (e) {
-    throw readError(file, e);
-  }
-  return parseExport(text, file);
+  return parseExport(await readText(file), file);
 }
 
 /**
@@ -327,13 +332,7 @@ const BASELINE_HINT = 'pass a report.json written by `evalkit report` (format 1,
  */
 export async function loadReport(file: string): Promise<Report> {
   const hint = 'pass the report.json `evalkit report` wrote (keep json in --formats)';
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (e) {
-    throw readError(file, e);
-  }
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const body = withoutBom(await readText(file));
   const data = parseJson(body, file);
   if (!isPlainObject(data) || data.format !== 'evalkit-report/3') {
     throw new InputError('not a report.json of this evalkit version', { location: { file }, hint });
@@ -350,13 +349,7 @@ export async function loadBaseline(file: string): Promise<BaselineInput> {
     const { header, items } = await openExport(file);
     return { kind: 'stream', file: name, header, items };
   }
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (e) {
-    throw readError(file, e);
-  }
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const body = withoutBom(await readText(file));
   if (looksLikeJsonl(body)) return { kind: 'export', file: name, export: await parseExport(body, file) };
   const data = parseJson(body, file);
   if (isPlainObject(data) && typeof data.format === 'string' && data.format.startsWith('evalkit-report/')) {
