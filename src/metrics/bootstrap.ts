@@ -5,6 +5,7 @@
  * the weighted sums. Paired comparisons give the same weights to both runs' columns.
  */
 import { seededRandom } from '../util/random.js';
+import { RESAMPLE_WASM } from './generated/resample-wasm.js';
 
 export interface StatModel {
   /** Statistic names, e.g. `micro.f1`, `field:total.f1`. */
@@ -232,7 +233,7 @@ export function randomGroups(n: number, G: number, random: () => number): Int32A
 const BLOCK = 4;
 
 /** The bootstrap over G random groups of the n documents (exported for tests). */
-export function groupBootstrap(models: StatModel[], n: number, B: number, seed: number, G: number): Float64Array[][] {
+export function groupBootstrap(models: StatModel[], n: number, B: number, seed: number, G: number, opts: { wasm?: boolean } = {}): Float64Array[][] {
   const random = seededRandom(seed);
   const group = randomGroups(n, G, random);
   // Per model, each column's sums over the groups: column c of group g at [c * G + g].
@@ -246,9 +247,124 @@ export function groupBootstrap(models: StatModel[], n: number, B: number, seed: 
     }
     return t;
   });
+  const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
+  const kernel = opts.wasm === false ? undefined : tables.every((t) => fitsInt32(t, G)) ? resampleKernel() : undefined;
+  if (kernel) simdResamples(kernel, models, tables, G, B, random, results);
+  else scalarResamples(models, tables, G, B, random, results);
+  return results;
+}
+
+/** Whether every resampled sum of the table stays a 32-bit integer: integer entries, and G times the largest under 2^31. */
+function fitsInt32(t: Float64Array, G: number): boolean {
+  let max = 0;
+  for (let i = 0; i < t.length; i++) {
+    const v = t[i];
+    if (!Number.isInteger(v)) return false;
+    const a = Math.abs(v);
+    if (a > max) max = a;
+  }
+  return max * G < 2 ** 31;
+}
+
+// The little of the WebAssembly API used here (the project's type libraries do not declare it).
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: unknown };
+}
+const wasmApi = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+
+/** The compiled src/metrics/wasm/resample.wat, or null where WebAssembly SIMD is not available. */
+let resampleModule: object | null | undefined;
+
+interface ResampleKernel {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  sums8(t: number, w: number, out: number, W: number, G: number): void;
+}
+
+/** An instance of the resample kernel with its own memory (freed with it). */
+function resampleKernel(): ResampleKernel | undefined {
+  if (resampleModule === undefined) {
+    try {
+      resampleModule = wasmApi ? new wasmApi.Module(Buffer.from(RESAMPLE_WASM, 'base64')) : null;
+    } catch {
+      resampleModule = null;
+    }
+  }
+  if (!resampleModule) return undefined;
+  return new (wasmApi as WasmApi).Instance(resampleModule).exports as ResampleKernel;
+}
+
+/** Whether this runtime runs the WebAssembly kernel (Node 20 does; exported for tests). */
+export function hasResampleKernel(): boolean {
+  return resampleKernel() !== undefined;
+}
+
+/** Resamples computed together by the WebAssembly kernel (its memory layout is described in resample.wat). */
+const SIMD_BLOCK = 8;
+
+/**
+ * The resamples through the WebAssembly kernel: the group sums as 32-bit integers (exact: every
+ * sum fits, see fitsInt32), eight resamples per pass over the table, four groups per SIMD
+ * operation. The same random numbers in the same order as scalarResamples, and exact integer
+ * sums, so the same results (test/metrics/bootstrap-wasm.test.ts).
+ */
+function simdResamples(kernel: ResampleKernel, models: StatModel[], tables: Float64Array[], G: number, B: number, random: () => number, results: Float64Array[][]): void {
+  const Gp = Math.ceil(G / 4) * 4;
+  const widths = models.map(widthOf);
+  // Byte offsets: each model's table, then the weights, then each model's sums.
+  const tableAt: number[] = [];
+  let at = 0;
+  for (const W of widths) {
+    tableAt.push(at);
+    at += W * Gp * 4;
+  }
+  const weightsAt = at;
+  at += SIMD_BLOCK * Gp * 4;
+  const outAt: number[] = [];
+  for (const W of widths) {
+    outAt.push(at);
+    at += W * SIMD_BLOCK * 4;
+  }
+  const { memory } = kernel;
+  const pages = Math.ceil(at / 65536) - memory.buffer.byteLength / 65536;
+  if (pages > 0) memory.grow(pages);
+  const heap = new Int32Array(memory.buffer);
+  tables.forEach((t, mi) => {
+    const base = tableAt[mi] / 4;
+    for (let c = 0; c < widths[mi]; c++) for (let g = 0; g < G; g++) heap[base + c * Gp + g] = t[c * G + g];
+  });
+  const w = heap.subarray(weightsAt / 4, weightsAt / 4 + SIMD_BLOCK * Gp);
+  const sums = models.map((_, mi) => new Float64Array(widths[mi]));
+  const outs = models.map((m) => new Float64Array(m.keys.length));
+  for (let b0 = 0; b0 < B; b0 += SIMD_BLOCK) {
+    const k = Math.min(SIMD_BLOCK, B - b0);
+    w.fill(0);
+    for (let j = 0; j < k; j++) {
+      for (let x = 0; x < G; x++) {
+        const g = Math.floor(random() * G);
+        w[((g >> 2) << 5) + (j << 2) + (g & 3)]++;
+      }
+    }
+    for (let mi = 0; mi < models.length; mi++) {
+      const W = widths[mi];
+      kernel.sums8(tableAt[mi], weightsAt, outAt[mi], W, Gp);
+      const o = outAt[mi] / 4;
+      const s = sums[mi];
+      const out = outs[mi];
+      const res = results[mi];
+      for (let j = 0; j < k; j++) {
+        for (let c = 0; c < W; c++) s[c] = heap[o + c * SIMD_BLOCK + j];
+        models[mi].compute(s, out);
+        for (let q = 0; q < out.length; q++) res[q][b0 + j] = out[q];
+      }
+    }
+  }
+}
+
+/** The resamples in JavaScript, BLOCK at a time (where the WebAssembly kernel cannot be used). */
+function scalarResamples(models: StatModel[], tables: Float64Array[], G: number, B: number, random: () => number, results: Float64Array[][]): void {
   const sums = models.map((m) => Array.from({ length: BLOCK }, () => new Float64Array(widthOf(m))));
   const outs = models.map((m) => new Float64Array(m.keys.length));
-  const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
   // Weights of BLOCK resamples at a time; each resample draws its G groups in turn, so the
   // random numbers (and so the result) are those of one resample after the other.
   const [w0, w1, w2, w3] = Array.from({ length: BLOCK }, () => new Float64Array(G));
@@ -288,5 +404,4 @@ export function groupBootstrap(models: StatModel[], n: number, B: number, seed: 
       }
     }
   }
-  return results;
 }

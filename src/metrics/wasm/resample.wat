@@ -1,0 +1,61 @@
+;; The inner loop of the group bootstrap (src/metrics/bootstrap.ts groupBootstrap): for each
+;; column c of a table of 32-bit integer group sums and each of 8 resamples j, the sum over the
+;; groups g of weight[j][g] * table[c][g], in 32-bit integers, four groups per SIMD operation.
+;; Compiled by scripts/gen-wasm.mjs into src/metrics/generated/resample-wasm.ts.
+;;
+;; Layout (byte offsets into memory, every count a multiple of 4 groups, zero-padded):
+;;   table  column c at $t + c * $G * 4, group g at + g * 4
+;;   weights interleaved by 4 groups: group g of resample j at $w + ((g >> 2) * 8 + j) * 16 + (g & 3) * 4
+;;   out    column c, resample j at $out + (c * 8 + j) * 4
+;; The caller makes sure no sum can leave the 32-bit range (|table| * total weight < 2^31).
+(module
+  (memory (export "memory") 1)
+  (func $lanes (param $v v128) (result i32)
+    (i32.add
+      (i32.add (i32x4.extract_lane 0 (local.get $v)) (i32x4.extract_lane 1 (local.get $v)))
+      (i32.add (i32x4.extract_lane 2 (local.get $v)) (i32x4.extract_lane 3 (local.get $v)))))
+  (func (export "sums8") (param $t i32) (param $w i32) (param $out i32) (param $W i32) (param $G i32)
+    (local $c i32) (local $tp i32) (local $end i32) (local $wp i32) (local $op i32) (local $v v128)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local $a4 v128) (local $a5 v128) (local $a6 v128) (local $a7 v128)
+    (local.set $tp (local.get $t))
+    (local.set $op (local.get $out))
+    (block $done
+      (loop $column
+        (br_if $done (i32.ge_u (local.get $c) (local.get $W)))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $a2 (v128.const i32x4 0 0 0 0))
+        (local.set $a3 (v128.const i32x4 0 0 0 0))
+        (local.set $a4 (v128.const i32x4 0 0 0 0))
+        (local.set $a5 (v128.const i32x4 0 0 0 0))
+        (local.set $a6 (v128.const i32x4 0 0 0 0))
+        (local.set $a7 (v128.const i32x4 0 0 0 0))
+        (local.set $end (i32.add (local.get $tp) (i32.shl (local.get $G) (i32.const 2))))
+        (local.set $wp (local.get $w))
+        (block $groupsDone
+          (loop $groups
+            (br_if $groupsDone (i32.ge_u (local.get $tp) (local.get $end)))
+            (local.set $v (v128.load (local.get $tp)))
+            (local.set $a0 (i32x4.add (local.get $a0) (i32x4.mul (local.get $v) (v128.load offset=0 (local.get $wp)))))
+            (local.set $a1 (i32x4.add (local.get $a1) (i32x4.mul (local.get $v) (v128.load offset=16 (local.get $wp)))))
+            (local.set $a2 (i32x4.add (local.get $a2) (i32x4.mul (local.get $v) (v128.load offset=32 (local.get $wp)))))
+            (local.set $a3 (i32x4.add (local.get $a3) (i32x4.mul (local.get $v) (v128.load offset=48 (local.get $wp)))))
+            (local.set $a4 (i32x4.add (local.get $a4) (i32x4.mul (local.get $v) (v128.load offset=64 (local.get $wp)))))
+            (local.set $a5 (i32x4.add (local.get $a5) (i32x4.mul (local.get $v) (v128.load offset=80 (local.get $wp)))))
+            (local.set $a6 (i32x4.add (local.get $a6) (i32x4.mul (local.get $v) (v128.load offset=96 (local.get $wp)))))
+            (local.set $a7 (i32x4.add (local.get $a7) (i32x4.mul (local.get $v) (v128.load offset=112 (local.get $wp)))))
+            (local.set $tp (i32.add (local.get $tp) (i32.const 16)))
+            (local.set $wp (i32.add (local.get $wp) (i32.const 128)))
+            (br $groups)))
+        (i32.store offset=0 (local.get $op) (call $lanes (local.get $a0)))
+        (i32.store offset=4 (local.get $op) (call $lanes (local.get $a1)))
+        (i32.store offset=8 (local.get $op) (call $lanes (local.get $a2)))
+        (i32.store offset=12 (local.get $op) (call $lanes (local.get $a3)))
+        (i32.store offset=16 (local.get $op) (call $lanes (local.get $a4)))
+        (i32.store offset=20 (local.get $op) (call $lanes (local.get $a5)))
+        (i32.store offset=24 (local.get $op) (call $lanes (local.get $a6)))
+        (i32.store offset=28 (local.get $op) (call $lanes (local.get $a7)))
+        (local.set $op (i32.add (local.get $op) (i32.const 32)))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (br $column)))))

@@ -1,0 +1,81 @@
+// The group bootstrap's WebAssembly SIMD kernel (src/metrics/wasm/resample.wat) gives exactly
+// the results of the JavaScript loop: the same random numbers in the same order and exact
+// integer sums. Where it cannot be exact (fractional or too large group sums) the JavaScript
+// loop runs instead.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { groupBootstrap, hasResampleKernel, type StatModel } from '../../src/metrics/bootstrap.js';
+import { seededRandom } from '../../src/util/random.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** W columns of counts (0 to `top`) over n documents; each statistic a ratio of two column sums. */
+function countsModel(n: number, W: number, top: number, seed: number): StatModel {
+  const r = seededRandom(seed);
+  const columns = Array.from({ length: W }, () => {
+    const c = new Float64Array(n);
+    for (let i = 0; i < n; i++) c[i] = Math.floor(r() * (top + 1));
+    return c;
+  });
+  return {
+    keys: Array.from({ length: W }, (_, c) => `r${c}`),
+    columns,
+    compute(s, out) {
+      for (let c = 0; c < W; c++) out[c] = s[c] / (s[c] + s[(c + 1) % W] + 1);
+    },
+  };
+}
+
+const same = (a: Float64Array[][], b: Float64Array[][]): void => {
+  expect(a.length).toBe(b.length);
+  a.forEach((model, mi) => model.forEach((res, k) => expect(Array.from(res), `model ${mi} statistic ${k}`).toEqual(Array.from(b[mi][k]))));
+};
+
+describe('group bootstrap: WebAssembly kernel', () => {
+  it('the compiled module is up to date with resample.wat (run npm run gen:wasm)', () => {
+    const r = spawnSync(process.execPath, ['scripts/gen-wasm.mjs', '--check'], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it('runs on Node (WebAssembly SIMD), so the comparisons below compare two different loops', () => {
+    expect(hasResampleKernel()).toBe(true);
+  });
+
+  it('gives the JavaScript loop results exactly: groups not a multiple of 4, resamples not of 8, two models paired', () => {
+    const a = countsModel(3001, 7, 9, 1);
+    const b = countsModel(3001, 5, 3, 2);
+    // 1,001 groups (padded to 1,004 in the kernel), 21 resamples (two passes of 8 and one of 5).
+    const wasm = groupBootstrap([a, b], 3001, 21, 5, 1001);
+    const js = groupBootstrap([a, b], 3001, 21, 5, 1001, { wasm: false });
+    same(wasm, js);
+    // Not a constant: the resamples differ from one another.
+    expect(new Set(wasm[0][0]).size).toBeGreaterThan(10);
+  });
+
+  it('sums exactly up to the 32-bit limit', () => {
+    // Group sums up to 200,000 over 10,000 groups: resampled sums near 2^31 - 1 (2.147e9) would
+    // wrap; 10,000 x 200,000 = 2e9 stays under it, and the kernel runs.
+    const n = 10_000;
+    const col = new Float64Array(n).fill(200_000);
+    const model: StatModel = { keys: ['s'], columns: [col], compute: (s, out) => void (out[0] = s[0]) };
+    const res = groupBootstrap([model], n, 9, 3, n);
+    expect(Array.from(res[0][0])).toEqual(new Array(9).fill(2e9));
+  });
+
+  it('falls back to the JavaScript loop for fractional or too large group sums', () => {
+    const n = 2000;
+    const r = seededRandom(4);
+    const fractional = new Float64Array(n).map(() => r() * 3);
+    const large = new Float64Array(n).map(() => Math.floor(r() * 3) * 2 ** 30);
+    for (const col of [fractional, large]) {
+      const model: StatModel = { keys: ['s'], columns: [col, new Float64Array(n).fill(1)], compute: (s, out) => void (out[0] = s[0] / s[1]) };
+      const res = groupBootstrap([model], n, 10, 6, 500);
+      same(res, groupBootstrap([model], n, 10, 6, 500, { wasm: false }));
+      // Exact doubles, not wrapped 32-bit integers: every resampled mean lies within the column's range.
+      for (const v of res[0][0]) expect(v >= 0 && v <= Math.max(...col)).toBe(true);
+    }
+  });
+});
