@@ -36,8 +36,37 @@ export async function generateSettings() {
   return `// @ts-nocheck\n/* eslint-disable */\n/* Generated from schemas/evalkit-config.schema.json by scripts/gen-validators.mjs (npm run gen:validators). Do not edit. */\n${code}\n`;
 }
 
+/** ajv's standalone code names its run-time helpers with require(), even as ESM: a require of the module's own. */
+function esmRequires(code) {
+  return code.includes('require(') ? `import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${code}` : code;
+}
+
+// The evaluation export's validators (report, eval) and the report's (every report.json is checked
+// against its schema before it is written; baselines; ci): compiling them took about 0.4 s of
+// every report. Two files: the report schema's code is large and only imported when needed.
+const EXPORT_OUT = 'src/report/generated/validators.ts';
+const REPORT_OUT = 'src/report/generated/report-validators.ts';
+
+async function standaloneFor(refsOf, names) {
+  // The options src/report/load.ts gives ajv for the one schema it still compiles at run time.
+  const ajv = new Ajv2020({ allErrors: false, strict: true, strictTypes: false, code: { source: true, esm: true } });
+  const schemas = {};
+  for (const name of ['export', 'report']) {
+    schemas[name] = JSON.parse(await readFile(path.join(ROOT, `schemas/${name}.schema.json`), 'utf8'));
+    ajv.addSchema(schemas[name]);
+  }
+  const code = esmRequires(standaloneCode.default(ajv, refsOf(schemas)).replace(/^"use strict";/, ''));
+  return `// @ts-nocheck\n/* eslint-disable */\n/* Generated from ${names} by scripts/gen-validators.mjs (npm run gen:validators). Do not edit. */\n${code}\n`;
+}
+
+export const generateExport = () =>
+  standaloneFor(({ export: e }) => ({ exportDocument: e.$id, header: `${e.$id}#/$defs/header`, item: `${e.$id}#/$defs/item` }), 'schemas/export.schema.json');
+
+export const generateReport = () =>
+  standaloneFor(({ report: r }) => ({ report: r.$id, documentRecord: `${r.$id}#/$defs/documentRecord` }), 'schemas/report.schema.json');
+
 async function main(args) {
-  for (const [out, make] of [[OUT, generate], [SETTINGS_OUT, generateSettings]]) {
+  for (const [out, make] of [[OUT, generate], [SETTINGS_OUT, generateSettings], [EXPORT_OUT, generateExport], [REPORT_OUT, generateReport]]) {
     const want = await make();
     const file = path.join(ROOT, out);
     const have = await readFile(file, 'utf8').catch(() => null);

@@ -233,7 +233,7 @@ export function randomGroups(n: number, G: number, random: () => number): Int32A
 const BLOCK = 4;
 
 /** The bootstrap over G random groups of the n documents (exported for tests). */
-export function groupBootstrap(models: StatModel[], n: number, B: number, seed: number, G: number, opts: { wasm?: boolean } = {}): Float64Array[][] {
+export function groupBootstrap(models: StatModel[], n: number, B: number, seed: number, G: number, opts: { wasm?: boolean; totals?: Array<Float64Array | undefined> } = {}): Float64Array[][] {
   const random = seededRandom(seed);
   const group = randomGroups(n, G, random);
   // Per model, each column's sums over the groups: column c of group g at [c * G + g].
@@ -247,11 +247,48 @@ export function groupBootstrap(models: StatModel[], n: number, B: number, seed: 
     }
     return t;
   });
+  if (opts.totals) for (let mi = 0; mi < models.length; mi++) opts.totals.push(integralTotals(tables[mi], widthOf(models[mi]), G));
   const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
   const kernel = opts.wasm === false ? undefined : tables.every((t) => fitsInt32(t, G)) ? resampleKernel() : undefined;
   if (kernel) simdResamples(kernel, models, tables, G, B, random, results);
   else scalarResamples(models, tables, G, B, random, results);
   return results;
+}
+
+/**
+ * Each column's total over the groups, when every group sum is a whole number (the totals are
+ * then exact, the same as summing the documents); undefined otherwise.
+ */
+function integralTotals(t: Float64Array, W: number, G: number): Float64Array | undefined {
+  const totals = new Float64Array(W);
+  for (let c = 0; c < W; c++) {
+    let s = 0;
+    for (let g = c * G, end = g + G; g < end; g++) {
+      if (!Number.isInteger(t[g])) return undefined;
+      s += t[g];
+    }
+    if (!Number.isSafeInteger(s)) return undefined;
+    totals[c] = s;
+  }
+  return totals;
+}
+
+/**
+ * The statistics of one model on the documents as they are, and B bootstrap replicates of each
+ * (none when B or n is 0). Past BOOTSTRAP_GROUPS documents the point statistics come from the
+ * group sums the bootstrap forms anyway (whole numbers: exact), so the columns are built once.
+ */
+export function pointAndBootstrap(model: StatModel, n: number, B: number, seed: number): { point: Float64Array; replicates: Float64Array[] | null } {
+  if (B > 0 && n > BOOTSTRAP_GROUPS) {
+    const totals: Array<Float64Array | undefined> = [];
+    const replicates = groupBootstrap([model], n, B, seed, BOOTSTRAP_GROUPS, { totals })[0];
+    const sums = totals[0];
+    if (!sums) return { point: pointStats(model), replicates };
+    const point = new Float64Array(model.keys.length);
+    model.compute(sums, point);
+    return { point, replicates };
+  }
+  return { point: pointStats(model), replicates: B > 0 && n > 0 ? bootstrap([model], n, B, seed)[0] : null };
 }
 
 /** Whether every resampled sum of the table stays a 32-bit integer: integer entries, and G times the largest under 2^31. */

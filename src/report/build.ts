@@ -6,7 +6,7 @@
 import { InputError, InternalError, UsageError } from '../util/errors.js';
 import type { EvaluationExport, EvaluationExportHeader, ExportItem } from '../metrics/generated/export.js';
 import { evaluateExport, evaluateSource, type ItemSource, type ScoreOptions } from '../metrics/accumulate.js';
-import { bootstrap, pointStats, type StatModel } from '../metrics/bootstrap.js';
+import { bootstrap, pointAndBootstrap, pointStats, type StatModel } from '../metrics/bootstrap.js';
 import { DEFAULT_COMPARE, type CompareOptions } from '../metrics/comparators.js';
 import { exportOptions, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
 import { CONFIDENCE_SOURCES, type ConfidenceSource } from '../metrics/calibration.js';
@@ -210,9 +210,9 @@ function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumu
   const documentsFile = documents.finish(ev.straightThrough);
   const exactFields = ev.extract?.fields.filter((f) => f.fuzzy).map((f) => f.path) ?? [];
   const model = modelOf(ev, ev.units, exactFields);
-  const point = pointStats(model);
   const n = ev.n;
-  const intervals: Array<Interval | null> = B > 0 && n > 0 ? bootstrap([model], n, B, seed)[0].map(percentileInterval) : model.keys.map(() => null);
+  const { point, replicates } = pointAndBootstrap(model, n, B, seed);
+  const intervals: Array<Interval | null> = replicates ? replicates.map(percentileInterval) : model.keys.map(() => null);
   const keyIndex = new Map(model.keys.map((k, i) => [k, i]));
   const est = (key: string): Estimate => {
     const i = keyIndex.get(key) as number;

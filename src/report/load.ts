@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { InputError, InternalError } from '../util/errors.js';
 import { fromPointer, isPlainObject, lineColumnAt, parseJson } from '../util/json.js';
@@ -16,80 +16,52 @@ import type { ItemSource } from '../metrics/accumulate.js';
 import { ExtractTable } from '../metrics/table.js';
 import type { BaselineInput } from './build.js';
 import { RECORDS_MAX } from './documents.js';
+import * as exportValidators from './generated/validators.js';
 
-const EXPORT_ID = 'https://evalkit.dev/schemas/export.schema.json';
 const REPORT_ID = 'https://evalkit.dev/schemas/report.schema.json';
 const EXPORT_HINT = 'the export format is described in schemas/export.schema.json (docs/report.md)';
 
-interface Validators {
-  export: ValidateFunction;
-  header: ValidateFunction;
-  item: ValidateFunction;
-  report: ValidateFunction;
-  /** What a baseline needs of a report of format 1 or 2: its type, options and documents. */
-  baselineReport: ValidateFunction;
-  /** One line of a report's side file. */
-  record: ValidateFunction;
-}
-let ajv: Ajv2020 | undefined;
-const compiled = new Map<string, ValidateFunction>();
+/** A validator: generated ahead of time (ajv standalone code, scripts/gen-validators.mjs) or compiled by ajv. */
+type ValidateFunction = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
-/** Validators compiled on first use (the report schema is large and only needed for baselines). */
-async function getValidators(): Promise<Validators> {
-  if (!ajv) {
+/**
+ * The export's validators, generated ahead of time: compiling them took about 0.3 s of every
+ * report (test/config/schemas.test.ts checks they are in step with schemas/export.schema.json).
+ */
+const EXPORT_VALIDATORS = exportValidators as unknown as { exportDocument: ValidateFunction; header: ValidateFunction; item: ValidateFunction };
+
+let reportSide: { report: ValidateFunction; documentRecord: ValidateFunction } | undefined;
+let baselineCheck: ValidateFunction | undefined;
+
+/**
+ * The report schema's validators (a report.json, one line of its side file): generated too, in
+ * a module of their own imported on first use (its code is large).
+ */
+async function getValidators(): Promise<{ report: ValidateFunction; record: ValidateFunction }> {
+  reportSide ??= (await import('./generated/report-validators.js')) as unknown as { report: ValidateFunction; documentRecord: ValidateFunction };
+  return { report: reportSide.report, record: reportSide.documentRecord };
+}
+
+/** What a baseline needs of a report of format 1 or 2 (its type, options and documents): compiled by ajv, imported then. */
+async function oldReportValidator(): Promise<ValidateFunction> {
+  if (!baselineCheck) {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
     // Checking our own schemas against the meta-schema took longer than validating a large
     // export; test/report/schemas.test.ts does it once instead.
-    const instance = new Ajv2020({ allErrors: false, strict: true, strictTypes: false, validateSchema: false });
-    for (const name of ['export', 'report']) {
-      const url = new URL(`../../schemas/${name}.schema.json`, import.meta.url);
-      instance.addSchema(JSON.parse(await fsp.readFile(url, 'utf8')) as object);
-    }
-    ajv = instance;
+    const ajv = new Ajv2020({ allErrors: false, strict: true, strictTypes: false, validateSchema: false });
+    ajv.addSchema(JSON.parse(await fsp.readFile(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')) as object);
+    baselineCheck = ajv.compile({
+      type: 'object',
+      required: ['format', 'type', 'options', 'documents'],
+      properties: {
+        format: { enum: ['evalkit-report/1', 'evalkit-report/2'] },
+        type: { $ref: `${REPORT_ID}#/$defs/processorType` },
+        options: { type: 'object' },
+        documents: { type: 'array', items: { $ref: `${REPORT_ID}#/$defs/documentRecord` } },
+      },
+    });
   }
-  const a = ajv;
-  const get = (ref: string): ValidateFunction => {
-    let fn = compiled.get(ref);
-    if (!fn) {
-      fn = a.getSchema(ref);
-      if (!fn) throw new Error(`schema ${ref} not found`);
-      compiled.set(ref, fn);
-    }
-    return fn;
-  };
-  return {
-    get export() {
-      return get(EXPORT_ID);
-    },
-    get header() {
-      return get(`${EXPORT_ID}#/$defs/header`);
-    },
-    get item() {
-      return get(`${EXPORT_ID}#/$defs/item`);
-    },
-    get report() {
-      return get(REPORT_ID);
-    },
-    get record() {
-      return get(`${REPORT_ID}#/$defs/documentRecord`);
-    },
-    get baselineReport() {
-      let fn = compiled.get('baseline');
-      if (!fn) {
-        fn = a.compile({
-          type: 'object',
-          required: ['format', 'type', 'options', 'documents'],
-          properties: {
-            format: { enum: ['evalkit-report/1', 'evalkit-report/2'] },
-            type: { $ref: `${REPORT_ID}#/$defs/processorType` },
-            options: { type: 'object' },
-            documents: { type: 'array', items: { $ref: `${REPORT_ID}#/$defs/documentRecord` } },
-          },
-        });
-        compiled.set('baseline', fn);
-      }
-      return fn;
-    },
-  };
+  return baselineCheck;
 }
 
 function describe(e: ErrorObject): string {
@@ -147,8 +119,8 @@ function withDefaults(exp: EvaluationExport): EvaluationExport {
 }
 
 async function checkExport(data: unknown, file: string, text: string): Promise<EvaluationExport> {
-  const v = await getValidators();
-  if (!v.export(data)) throw invalid(v.export, file, 'evaluation export', { text });
+  const v = EXPORT_VALIDATORS;
+  if (!v.exportDocument(data)) throw invalid(v.exportDocument, file, 'evaluation export', { text });
   return withDefaults(data as EvaluationExport);
 }
 
@@ -173,7 +145,7 @@ class JsonlExportReader {
   async line(raw: string, lineNo: number): Promise<void> {
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (text.trim() === '') return;
-    const v = await getValidators();
+    const v = EXPORT_VALIDATORS;
     const data = parseJson(text, this.file, lineNo - 1);
     if (!this.header) {
       if (!v.header(data)) throw invalid(v.header, this.file, 'export header (first line of a JSONL export)', { line: lineNo });
@@ -243,7 +215,7 @@ export async function openExport(file: string): Promise<OpenedExport> {
     outer: for await (const { first, lines } of readLineBatches(file)) {
       for (let i = 0; i < lines.length; i++) {
         if (lines[i].trim() === '') continue;
-        const v = await getValidators();
+        const v = EXPORT_VALIDATORS;
         const data = parseJson(lines[i], file, first + i - 1);
         if (!v.header(data)) throw invalid(v.header, file, 'export header (first line of a JSONL export)', { line: first + i });
         header = withDefaults({ ...(data as EvaluationExportHeader), items: [] });
@@ -258,7 +230,7 @@ export async function openExport(file: string): Promise<OpenedExport> {
   if (!header) throw new InputError('empty export: no header line', { location: { file, line: 1 }, hint: EXPORT_HINT });
   const { items: _none, ...h } = header as EvaluationExport;
   void _none;
-  const v = await getValidators();
+  const v = EXPORT_VALIDATORS;
   async function* items(): AsyncGenerator<ExportItem> {
     let index = 0;
     try {
@@ -360,7 +332,8 @@ export async function loadBaseline(file: string): Promise<BaselineInput> {
       return { kind: 'report', file: name, report, documents: await readDocumentsFile(file, report) };
     }
     // Reports of earlier formats: what a comparison reads, the records inline.
-    if (!v.baselineReport(data)) throw invalid(v.baselineReport, file, 'evalkit report', { text: body }, BASELINE_HINT);
+    const old = await oldReportValidator();
+    if (!old(data)) throw invalid(old, file, 'evalkit report', { text: body }, BASELINE_HINT);
     const report = data as unknown as Report & { documents: DocumentRecord[] };
     return { kind: 'report', file: name, report, documents: report.documents };
   }

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { groupBootstrap, hasResampleKernel, type StatModel } from '../../src/metrics/bootstrap.js';
+import { BOOTSTRAP_GROUPS, bootstrap, groupBootstrap, hasResampleKernel, pointAndBootstrap, pointStats, type StatModel } from '../../src/metrics/bootstrap.js';
 import { seededRandom } from '../../src/util/random.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -77,5 +77,28 @@ describe('group bootstrap: WebAssembly kernel', () => {
       // Exact doubles, not wrapped 32-bit integers: every resampled mean lies within the column's range.
       for (const v of res[0][0]) expect(v >= 0 && v <= Math.max(...col)).toBe(true);
     }
+  });
+});
+
+describe('pointAndBootstrap', () => {
+  it('past BOOTSTRAP_GROUPS documents takes the point statistics from the group sums: the same as summing the documents', () => {
+    const n = BOOTSTRAP_GROUPS + 2345;
+    const model = countsModel(n, 6, 7, 9);
+    const { point, replicates } = pointAndBootstrap(model, n, 16, 11);
+    expect(Array.from(point)).toEqual(Array.from(pointStats(model)));
+    same([replicates as Float64Array[]], groupBootstrap([model], n, 16, 11, BOOTSTRAP_GROUPS));
+  });
+
+  it('with fractional columns, or up to BOOTSTRAP_GROUPS documents, sums the documents', () => {
+    const n = BOOTSTRAP_GROUPS + 10;
+    const r = seededRandom(12);
+    const col = new Float64Array(n).map(() => r() / 3);
+    const model: StatModel = { keys: ['mean'], columns: [col, new Float64Array(n).fill(1)], compute: (s, out) => void (out[0] = s[0] / s[1]) };
+    expect(Array.from(pointAndBootstrap(model, n, 8, 1).point)).toEqual(Array.from(pointStats(model)));
+    const small = countsModel(500, 3, 4, 2);
+    const res = pointAndBootstrap(small, 500, 8, 1);
+    expect(Array.from(res.point)).toEqual(Array.from(pointStats(small)));
+    same([res.replicates as Float64Array[]], bootstrap([small], 500, 8, 1));
+    expect(pointAndBootstrap(small, 500, 0, 1).replicates).toBeNull();
   });
 });
