@@ -6,7 +6,7 @@
  */
 import { InputError } from '../util/errors.js';
 import type { EvaluationExport, EvaluationExportHeader, ExportItem } from './generated/export.js';
-import type { ArrayCardinality, CalibrationReport, Counts, ExtractMetrics, FailedItem, FieldMetrics, Scores } from './generated/report.js';
+import type { ArrayCardinality, CalibrationReport, Counts, DocumentRecord, ExtractMetrics, FailedItem, FieldMetrics, Scores } from './generated/report.js';
 import { buildCalibration, ConfidenceLog, confidenceMap, defaultSource, metadataEntries, type ConfidenceSource, type ValuesByDocument } from './calibration.js';
 import type { CompareOptions } from './comparators.js';
 import {
@@ -30,8 +30,12 @@ import { ClusterSums, f1Score, proportion } from './stats.js';
 import { CountStore, ExtractTable, META } from './table.js';
 
 export interface ScoreOptions {
-  /** Receives each EXTRACT document's record as one line of JSON (keys sorted), in export order. */
-  sink?: (line: string) => void;
+  /**
+   * Receives each EXTRACT document's record as one line of JSON (keys sorted), in export order,
+   * and a function that makes the same record as an object (with its own copy of the counts;
+   * for a sink that keeps records, to be called during the call).
+   */
+  sink?: (line: string, record: () => DocumentRecord) => void;
   /** Keep each document's file id, name and content hash (a baseline will pair with them). */
   keepKeys?: boolean;
   /** Sees every item of the scoring pass (cost and latency, slice labels), before its record goes to the sink. */
@@ -256,6 +260,12 @@ class ConfidenceTrack {
   }
 }
 
+/** A copy of one document's counts, in bytes where every count fits (most do). */
+function ownCounts(c: Int32Array): Int32Array | Uint8Array {
+  for (let i = 0; i < c.length; i++) if (c[i] > 255) return c.slice();
+  return Uint8Array.from(c);
+}
+
 /** EXTRACT scoring, one document at a time (the scoring pass of an evaluation). */
 export class ExtractAccumulator {
   private readonly scorer: ExtractScorer;
@@ -272,6 +282,7 @@ export class ExtractAccumulator {
   private readonly paths: string[];
   private readonly slots: number[];
   private readonly keys: string[];
+  private readonly texts: Array<Map<number, string>>;
   private readonly rank: Int32Array;
   private readonly confidence: ConfidenceTrack;
   private readonly failures: FailedItem[] = [];
@@ -303,6 +314,7 @@ export class ExtractAccumulator {
     this.paths = byPath.map((l) => l.path);
     this.slots = byPath.map((l) => l.index);
     this.keys = this.paths.map((p) => `${JSON.stringify(p)}:[`);
+    this.texts = this.paths.map(() => new Map<number, string>());
     // Confidence is logged by field in path order (the report's).
     this.rank = new Int32Array(L);
     this.slots.forEach((slot, r) => (this.rank[slot] = r));
@@ -359,8 +371,9 @@ export class ExtractAccumulator {
     }
     this.table.add(doc, c, this.table.exact ? this.exactRow : undefined);
     if (this.opts.sink) {
-      const record = new ExtractRecord(doc, { data: c, offset: 0, paths: this.paths, slots: this.slots, slotOf: this.table.slot, keys: this.keys });
-      this.opts.sink(record.jsonText());
+      const source = { data: c as Int32Array | Uint8Array, offset: 0, paths: this.paths, slots: this.slots, slotOf: this.table.slot, keys: this.keys, texts: this.texts };
+      const record = new ExtractRecord(doc, source);
+      this.opts.sink(record.jsonText(), () => new ExtractRecord(doc, { ...source, data: ownCounts(c) }));
     }
     if (this.worst.wants({ errors, id: item.id })) {
       scorer.score(expected, predicted, true);

@@ -9,7 +9,7 @@ import type { DocumentRecord, OutcomeTuple } from './generated/report.js';
 const SOURCE = Symbol('dense counts');
 
 interface Source {
-  data: Int32Array;
+  data: Int32Array | Uint8Array;
   offset: number;
   /** Field paths in sorted order and the slot of each in the document's counts. */
   paths: readonly string[];
@@ -17,7 +17,16 @@ interface Source {
   slotOf: ReadonlyMap<string, number>;
   /** `"path":[` for each path, for jsonText. */
   keys: readonly string[];
+  /**
+   * Per path, the text of its member for the tuples seen so far (`"path":[1,0,0,0,0]`), by the
+   * counts packed 4 bits each: most documents repeat a handful of tuples per field, and building
+   * each member anew was most of what writing the side file allocated. Shared by the records of a run.
+   */
+  texts?: Array<Map<number, string>>;
 }
+
+/** Tuples a field keeps the text of (beyond them members are built each time). */
+const TEXTS_PER_FIELD = 256;
 
 export class ExtractRecord {
   declare readonly [SOURCE]: Source;
@@ -77,15 +86,29 @@ export class ExtractRecord {
    * arrays only to turn them into text.
    */
   jsonText(): string {
-    const { data, offset, paths, slots, keys } = this[SOURCE];
+    const { data, offset, paths, slots, keys, texts } = this[SOURCE];
     // Parts joined once (a flat string), not a chain of `+=` (a rope the final join must flatten).
     const parts = [this.contentHash === undefined ? '{' : `{"contentHash":${JSON.stringify(this.contentHash)},`, `"correct":${this.correct},"errors":${this.errors},"failed":${this.failed},"fields":{`];
-    let first = true;
+    let members = 0;
     for (let i = 0; i < paths.length; i++) {
       const o = offset + slots[i] * 5;
-      if (data[o] + data[o + 1] + data[o + 2] + data[o + 3] + data[o + 4] === 0) continue;
-      parts.push(first ? '' : ',', keys[i], String(data[o]), ',', String(data[o + 1]), ',', String(data[o + 2]), ',', String(data[o + 3]), ',', String(data[o + 4]), ']');
-      first = false;
+      const tp = data[o];
+      const tn = data[o + 1];
+      const fa = data[o + 2];
+      const fn = data[o + 3];
+      const fd = data[o + 4];
+      if (tp + tn + fa + fn + fd === 0) continue;
+      if (members++ > 0) parts.push(',');
+      if (texts && (tp | tn | fa | fn | fd) < 16) {
+        const cache = texts[i];
+        const k = tp | (tn << 4) | (fa << 8) | (fn << 12) | (fd << 16);
+        let t = cache.get(k);
+        if (t === undefined) {
+          t = `${keys[i]}${tp},${tn},${fa},${fn},${fd}]`;
+          if (cache.size < TEXTS_PER_FIELD) cache.set(k, t);
+        }
+        parts.push(t);
+      } else parts.push(`${keys[i]}${tp},${tn},${fa},${fn},${fd}]`);
     }
     parts.push('},"fileId":', JSON.stringify(this.fileId));
     if (this.fileName !== undefined) parts.push(',"fileName":', JSON.stringify(this.fileName));

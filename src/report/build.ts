@@ -178,7 +178,7 @@ function scoreOptions(opts: ComputeReportOptions, s: Settings, documents: Docume
     if (labels) labels.set(item.id, s.sliceKeys.map((k) => sliceLabel(k, item)));
     if (progress && ++scored % 1000 === 0) progress(scored);
   };
-  return { sink: (line) => documents.write(line), keepKeys: opts.baseline !== undefined || (opts.runs?.length ?? 0) > 0, onItem };
+  return { sink: (line, record) => documents.write(line, record), keepKeys: opts.baseline !== undefined || (opts.runs?.length ?? 0) > 0, onItem };
 }
 
 /**
@@ -190,14 +190,14 @@ function slicing(s: Settings, documents: DocumentsSink): DocumentsSink {
   const acc = s.slices;
   if (!labels || !acc) return documents;
   return {
-    write(line: string): void {
-      const record = JSON.parse(line) as DocumentRecord;
+    write(line: string, made?: () => DocumentRecord): void {
+      const record = made ? made() : (JSON.parse(line) as DocumentRecord);
       const l = labels.get(record.id);
       if (l) {
         acc.addLabelled(l, record);
         labels.delete(record.id);
       }
-      documents.write(line);
+      documents.write(line, () => record);
     },
     finish: (flags) => documents.finish(flags),
   };

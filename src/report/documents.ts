@@ -20,7 +20,12 @@ export const DOCUMENTS_FILE = 'documents.jsonl';
 export const RECORDS_MAX = 50_000;
 
 export interface DocumentsSink {
-  write(line: string): void;
+  /**
+   * One record's line. `record`, when given, makes the same record as an object (called at
+   * most once, during the call): a sink that keeps records keeps that instead of parsing the
+   * line back.
+   */
+  write(line: string, record?: () => DocumentRecord): void;
   /**
    * Sets each record's straight-through flag (known only once every document was scored; by
    * line, in the order written) and returns the reference report.json carries.
@@ -83,8 +88,11 @@ export class FileDocuments implements DocumentsSink {
   private size = 0;
   private count = 0;
   private hash: Hash = createHash('sha256');
-  /** The lines too, while there are at most RECORDS_MAX (records() then needs no second read). */
-  private kept: string[] | undefined = [];
+  /**
+   * The records too, while there are at most RECORDS_MAX (records() then needs no second read):
+   * as objects where the writer gave them, else as lines.
+   */
+  private kept: Array<string | DocumentRecord> | undefined = [];
 
   constructor(outDir: string) {
     this.target = path.join(outDir, DOCUMENTS_FILE);
@@ -92,12 +100,12 @@ export class FileDocuments implements DocumentsSink {
     this.fd = openSync(this.tmp, 'wx');
   }
 
-  write(line: string): void {
+  write(line: string, record?: () => DocumentRecord): void {
     this.buf.push(line, '\n');
     this.size += line.length + 1;
     this.count++;
     if (this.kept) {
-      if (this.kept.length < RECORDS_MAX) this.kept.push(line);
+      if (this.kept.length < RECORDS_MAX) this.kept.push(record ? record() : line);
       else this.kept = undefined;
     }
     if (this.size >= CHUNK) this.flush();
@@ -162,7 +170,7 @@ export class FileDocuments implements DocumentsSink {
   /** The records of the finished file, parsed (read back whole: for reports the explorer lists). */
   records(): DocumentRecord[] {
     if (this.fd !== undefined) throw new Error('documents.records() before finish()');
-    if (this.kept && this.kept.length === this.count) return this.kept.map((l) => JSON.parse(l) as DocumentRecord);
+    if (this.kept && this.kept.length === this.count) return this.kept.map((r) => (typeof r === 'string' ? (JSON.parse(r) as DocumentRecord) : r));
     const text = readFileSync(this.committed ? this.target : this.tmp, 'utf8');
     const out: DocumentRecord[] = [];
     for (const line of text.split('\n')) if (line !== '') out.push(JSON.parse(line) as DocumentRecord);

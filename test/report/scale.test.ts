@@ -19,6 +19,8 @@ import {
   writeReports,
   type Report,
 } from '../../src/report/index.js';
+import { ExtractRecord } from '../../src/metrics/records.js';
+import { renderExplorer } from '../../src/report/explorer/render.js';
 import { FIXTURES, GOLDEN } from './golden.js';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'evalkit-scale-'));
@@ -224,5 +226,21 @@ describe('loadReport', () => {
     for (const f of ['extract-export.json', 'extract-report-v2.json']) {
       await expect(loadReport(path.join(FIXTURES, f))).rejects.toMatchObject({ message: expect.stringContaining('not a report.json of this evalkit version'), location: { file: path.join(FIXTURES, f) } });
     }
+  });
+});
+
+describe('records the side file keeps for the explorer', () => {
+  it('are the objects the scorer made, equal to the lines parsed back, and the explorer page is the same either way', async () => {
+    const exp = await loadExport(path.join(FIXTURES, 'extract-export.json'));
+    const dir = tmp();
+    const kept = new FileDocuments(dir);
+    const report = computeReport(exp, { bootstrap: 50, seed: 3 }, kept);
+    const records = kept.records();
+    // Objects, not parsed lines: no second parse of a 50,000-line side file.
+    expect(records.every((r) => r instanceof ExtractRecord)).toBe(true);
+    const parsed = new MemoryDocuments();
+    computeReport(exp, { bootstrap: 50, seed: 3 }, parsed);
+    expect(records.map((r) => JSON.parse(JSON.stringify(r)) as unknown)).toEqual(parsed.records());
+    expect(renderExplorer({ report, documents: records, export: exp })).toBe(renderExplorer({ report, documents: parsed.records(), export: exp }));
   });
 });

@@ -1,0 +1,40 @@
+// ExtractRecord.jsonText writes the same line as JSON.stringify of the plain record, with or
+// without the per-field cache of member texts, for small and large counts alike.
+import { describe, expect, it } from 'vitest';
+import { ExtractRecord } from '../../src/metrics/records.js';
+
+const paths = ['a', 'line_items[].amount', 'z"q'];
+const slots = [2, 0, 1];
+const base = { correct: false, errors: 3, failed: false, fileId: 'f1', id: 'd1', unexpected: 0 };
+
+function recordOf(counts: number[], texts?: Array<Map<number, string>>): ExtractRecord {
+  return new ExtractRecord(base, {
+    data: Int32Array.from(counts),
+    offset: 0,
+    paths,
+    slots,
+    slotOf: new Map(paths.map((p, i) => [p, slots[i]])),
+    keys: paths.map((p) => `${JSON.stringify(p)}:[`),
+    ...(texts ? { texts } : {}),
+  });
+}
+
+describe('ExtractRecord.jsonText', () => {
+  it('equals JSON.stringify of the record, cached or not, small counts and counts past 15', () => {
+    const texts = paths.map(() => new Map<number, string>());
+    const rows = [
+      [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0],
+      [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0],
+      [16, 0, 2, 0, 1, 0, 3, 0, 0, 0, 300, 0, 0, 7, 15],
+      [15, 15, 15, 15, 15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+    ];
+    for (const row of rows) {
+      const plain = JSON.stringify(recordOf(row).toJSON());
+      expect(recordOf(row).jsonText()).toBe(plain);
+      expect(recordOf(row, texts).jsonText()).toBe(plain);
+    }
+    // The repeated tuples were cached once each; a count past 15 is never cached.
+    expect(texts[0].size).toBe(2);
+    expect([...texts[1].values()].some((t) => t.includes('16'))).toBe(false);
+  });
+});
