@@ -80,7 +80,11 @@ table.rows td .base{color:var(--mute);font-size:12px}
 .row{grid-template-columns:minmax(5em,1fr) 2.5em minmax(5em,1fr) 3.5em}.row .c-id,.row .c-chg{display:none}
 .keys{display:none}#ek-list{height:calc(100vh - 16em)}.toolbar input[type=number]{width:5.5em}}`;
 
-const gzip = (text: string | Buffer): Buffer => gzipSync(typeof text === 'string' ? Buffer.from(text, 'utf8') : text, { level: 6 });
+/**
+ * Level 3: on the values of 50,000 documents (83 MB) 0.7 s for 18.0 MB, where level 6 took 2.0 s
+ * for 15.7 MB and level 1 0.6 s for 20.3 MB.
+ */
+const gzip = (text: string | Buffer): Buffer => gzipSync(typeof text === 'string' ? Buffer.from(text, 'utf8') : text, { level: 3 });
 
 /**
  * Bytes per <script> block of the values (a multiple of 3, so each block is base64 of its own):
