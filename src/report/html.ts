@@ -5,7 +5,7 @@
  * Every value that comes from a document or a user is escaped.
  */
 import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../metrics/generated/report.js';
-import { costRows, num, thresholdCells, VERDICT_ORDER, VERDICT_RULE } from './markdown.js';
+import { bootstrapText, costRows, num, thresholdCells, VERDICT_ORDER, VERDICT_RULE } from './markdown.js';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -249,7 +249,7 @@ export function overviewHtml(r: Report): string {
   if (r.extract?.excludedFields.length) extras.push(`<p>Excluded: ${r.extract.excludedFields.map((f) => `<code>${esc(f)}</code>`).join(', ')}</p>`);
   if (r.warnings.length) extras.push(`<h2>Warnings</h2><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`);
   return [
-    `<p>${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export <code>${esc(r.source.file)}</code> · intervals: Wilson for proportions (widened by the design effect where documents give several outcomes), bootstrap over documents (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise</p>`,
+    `<p>${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export <code>${esc(r.source.file)}</code> · intervals: Wilson for proportions (widened by the design effect where documents give several outcomes), ${esc(bootstrapText(r))} otherwise</p>`,
     headline(r),
     gates(r),
     baseline(r),

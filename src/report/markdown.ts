@@ -3,9 +3,16 @@
  * verdicts, worst fields, failed runs. Kept under MAX_BYTES: long tables are cut, with a note.
  */
 import type { ComparisonRow, Estimate, Interval, Proportion, Report, ThresholdPoint } from '../metrics/generated/report.js';
+import { BOOTSTRAP_GROUPS } from '../metrics/bootstrap.js';
 import { multiRunBlocks } from './runs-md.js';
 
 export const MAX_BYTES = 60_000;
+
+/** How the report's bootstrap resampled (docs/metrics.md#intervals): documents, or past BOOTSTRAP_GROUPS of them random groups. */
+export function bootstrapText(r: Report): string {
+  const what = r.summary.documents > BOOTSTRAP_GROUPS ? `${BOOTSTRAP_GROUPS.toLocaleString('en-US')} random groups of the documents` : 'documents';
+  return `bootstrap over ${what} (${r.options.bootstrap} resamples, seed ${r.options.seed})`;
+}
 
 /** A number as shown to people: 3 decimals, "n/a" for undefined. */
 export function num(v: number | null | undefined, digits = 3): string {
@@ -339,7 +346,7 @@ function blocks(r: Report): Block[] {
   const p = r.source.processor;
   const out: Block[] = [
     `## evalkit report: ${code(p.name || p.id)} ${code(p.version)} (${r.type})\n`,
-    `${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export ${code(r.source.file)} · intervals: Wilson for proportions (widened by the design effect where documents give several outcomes), bootstrap over documents (${r.options.bootstrap} resamples, seed ${r.options.seed}) otherwise · per-document records: ${code(r.documentsFile.file)} (${r.documentsFile.count} documents; report.json lists the ${r.worstDocuments.length} worst)\n`,
+    `${r.summary.documents} documents, ${r.summary.failed} failed run(s) · export ${code(r.source.file)} · intervals: Wilson for proportions (widened by the design effect where documents give several outcomes), ${bootstrapText(r)} otherwise · per-document records: ${code(r.documentsFile.file)} (${r.documentsFile.count} documents; report.json lists the ${r.worstDocuments.length} worst)\n`,
     headline(r),
     ...gates(r),
     ...baseline(r),

@@ -212,3 +212,14 @@ describe('writeReports: all or nothing', () => {
     expect(existsSync(dir)).toBe(false);
   });
 });
+
+describe('how the intervals were made', () => {
+  it('names the bootstrap over documents, and past 10,000 documents over random groups of them', async () => {
+    const { bootstrapText } = await import('../../src/report/markdown.js');
+    const report = await goldenReport(GOLDEN.extract);
+    expect(renderMarkdown(report)).toContain(`bootstrap over documents (${report.options.bootstrap} resamples, seed ${report.options.seed})`);
+    const big = { ...report, summary: { ...report.summary, documents: 10_001 } };
+    expect(bootstrapText(big)).toBe(`bootstrap over 10,000 random groups of the documents (${report.options.bootstrap} resamples, seed ${report.options.seed})`);
+    expect(bootstrapText({ ...report, summary: { ...report.summary, documents: 10_000 } })).toContain('over documents');
+  });
+});
