@@ -9,8 +9,8 @@ import { migrateTree, summarizeFrom, type MigrationReport, type SpotReport, type
 import { makePatch } from './patch.js';
 import { applyTextChanges } from './text.js';
 import type { Dropped, Finding } from './types.js';
-import { AtomicWriter } from '../util/fs.js';
-import { CopyWriter } from '../util/copies.js';
+import { AtomicWriter, sweepStaleTemps } from '../util/fs.js';
+import { CopyWriter, isAbsent, StagedCopies } from '../util/copies.js';
 
 export type FileStatus = 'migrated' | 'unchanged' | 'error';
 
@@ -207,6 +207,9 @@ export interface MigrateFilesOptions extends TreeOptions {
 /**
  * Migrates files, calling onResult as each finishes (in any order; `index` is the job's index).
  * A file that fails is never written; one failure does not stop the others. Writes are atomic.
+ * An --out-dir that did not exist is made at the end, whole (util/copies.ts StagedCopies): should
+ * a copy then fail to reach it, onResult is called a second time for that index, with an error
+ * result that replaces the first.
  */
 export async function migrateFiles(
   jobs: readonly FileJob[],
@@ -241,29 +244,46 @@ export async function migrateFiles(
   const concurrency = opts.concurrency ?? 16;
   const limit = opts.mode === 'write' ? (await import('p-limit')).default(concurrency) : undefined;
   const writes = new Set<Promise<void>>();
-  const copies = opts.mode === 'out-dir' ? new CopyWriter() : undefined;
+  // An --out-dir that does not exist yet is made whole, with one rename at the end (see
+  // util/copies.ts). Results are reported as the copies are staged, under their final names
+  // (holding them to the end would only make work for the garbage collector).
+  const staged = opts.mode === 'out-dir' && outDir && isAbsent(outDir) ? new StagedCopies(outDir) : undefined;
+  const copies = opts.mode === 'out-dir' && !staged ? new CopyWriter() : undefined;
+  // The staging folder of a run that was killed outright (SIGKILL) is removed by the next.
+  if (staged && outDir) await sweepStaleTemps(path.dirname(outDir));
   const pause = yielder(20);
-  for (let index = 0; index < jobs.length; index++) {
-    const paused = pause();
-    if (paused) await paused;
-    const job = jobs[index];
-    const dest = dests[index];
-    const { result, write, copy } = typeof dest === 'object' ? { result: dest } : migrateOneFile(job, opts, dest, writer);
-    result.to = opts.to;
-    if (copy && copies) {
-      const error = copies.write(copy.file, copy.data);
-      if (error) writeFailed(result, copy.file, job.path, error);
-      else result.written = copy.file;
-      onResult(result, index);
-    } else if (write && limit) {
-      const task = limit(async () => {
-        await write();
+  try {
+    for (let index = 0; index < jobs.length; index++) {
+      const paused = pause();
+      if (paused) await paused;
+      const job = jobs[index];
+      const dest = dests[index];
+      const { result, write, copy } = typeof dest === 'object' ? { result: dest } : migrateOneFile(job, opts, dest, writer);
+      result.to = opts.to;
+      if (copy && (staged || copies)) {
+        const error = staged ? staged.write(copy.file, copy.data, index) : copies!.write(copy.file, copy.data);
+        if (error) writeFailed(result, copy.file, job.path, error);
+        else result.written = copy.file;
         onResult(result, index);
-      });
-      writes.add(task);
-      void task.finally(() => writes.delete(task));
-      while (writes.size >= concurrency) await Promise.race(writes);
-    } else onResult(result, index);
+      } else if (write && limit) {
+        const task = limit(async () => {
+          await write();
+          onResult(result, index);
+        });
+        writes.add(task);
+        void task.finally(() => writes.delete(task));
+        while (writes.size >= concurrency) await Promise.race(writes);
+      } else onResult(result, index);
+    }
+  } catch (e) {
+    staged?.abort();
+    throw e;
+  }
+  // Only when the folder appeared meanwhile and a copy could not be moved into it.
+  for (const f of staged?.commit() ?? []) {
+    const result = failed(jobs[f.id].path, `cannot write ${f.file}: ${f.code}`);
+    result.to = opts.to;
+    onResult(result, f.id);
   }
   await Promise.all(writes);
   await writer.flush();
