@@ -71,25 +71,20 @@ interface Scanned {
   ends: Map<number, number>;
 }
 
-// The next quote or bracket. A run visits every file once, so most of the scanning happens before
-// V8 has optimized this module: a native search from one structural character to the next costs
-// a fraction of a charCodeAt loop over every character (measured: the scan was a quarter of a
-// run's migration time). test() with the global flag moves lastIndex without allocating a match.
-const STRUCTURAL = /["{}[\]]/g;
-
+// A loop over the characters between strings (each string is passed with a native search for its
+// closing quote). Measured by instruction count over a 10,000-file run: cheaper than a native
+// regex search from one quote or bracket to the next (the design before), whose per-call cost is
+// paid at every key and string value; V8 optimises this loop within the first file.
 function scan(t: string, from: number): Scanned {
   const ends = new Map<number, number>();
   const open: number[] = [];
-  const re = STRUCTURAL;
-  re.lastIndex = from;
-  while (re.test(t)) {
-    const i = re.lastIndex - 1;
+  const n = t.length;
+  for (let i = from; i < n; i++) {
     const c = t.charCodeAt(i);
-    if (c === QUOTE) re.lastIndex = skipString(t, i);
+    if (c === QUOTE) i = skipString(t, i) - 1;
     else if (c === LBRACE || c === LBRACKET) open.push(i);
-    else ends.set(open.pop()!, i + 1);
+    else if (c === RBRACE || c === RBRACKET) ends.set(open.pop()!, i + 1);
   }
-  re.lastIndex = 0;
   return { t, ends };
 }
 
