@@ -5,6 +5,7 @@ import type { Operation } from 'fast-json-patch';
 import { EvalkitError, InternalError, type Location } from '../util/errors.js';
 import { parseJson } from '../util/json.js';
 import { walkFiles } from '../util/walk.js';
+import { yielder } from '../util/pause.js';
 import { migrateTree, summarizeFrom, type MigrationReport, type SpotReport, type TreeOptions } from './document.js';
 import { makePatch } from './patch.js';
 import { applyTextChanges } from './text.js';
@@ -152,9 +153,13 @@ export async function collectFiles(paths: readonly string[], opts: { outDir?: st
   const missing: FileResult[] = [];
   const seen = new Set<string>();
   const outDir = opts.outDir ? path.resolve(opts.outDir) : undefined;
+  // One path gives no file twice (a walk lists each once): only several are checked for overlaps.
+  const dedupe = paths.length > 1;
   const add = (job: FileJob) => {
-    if (seen.has(job.abs)) return;
-    seen.add(job.abs);
+    if (dedupe) {
+      if (seen.has(job.abs)) return;
+      seen.add(job.abs);
+    }
     jobs.push(job);
   };
   for (const p of paths) {
@@ -362,18 +367,4 @@ function errorCode(e: unknown): string {
 function writeFailed(result: FileResult, file: string, shown: string, why: string): void {
   result.status = 'error';
   result.errors.push({ message: `cannot write ${file}: ${why}`, location: { file: shown } });
-}
-
-/**
- * For loops of mostly synchronous work: returns a promise that lets timers, signals and output
- * through when `ms` have passed since the last time, and undefined otherwise.
- */
-function yielder(ms: number): () => Promise<void> | undefined {
-  let last = performance.now();
-  return () => {
-    const now = performance.now();
-    if (now - last < ms) return undefined;
-    last = now;
-    return new Promise((resolve) => setImmediate(resolve));
-  };
 }

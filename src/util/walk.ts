@@ -5,8 +5,9 @@
  * walks everything. Symbolic links are not followed. Results are in a stable order: depth first,
  * each folder's entries sorted by name.
  */
-import { promises as fsp } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { yielder } from './pause.js';
 
 export interface WalkOptions {
   /** Which files to return, by name. */
@@ -28,12 +29,17 @@ const SKIP_DIRS = new Set(['node_modules']);
 export async function walkFiles(root: string, opts: WalkOptions): Promise<WalkedFile[]> {
   const out: WalkedFile[] = [];
   const ignoring = opts.ignore !== false;
+  // Folders are listed with blocking calls (for folders of small files a promise-based listing
+  // costs more than the listing), with a pause now and then for timers and signals.
+  const pause = yielder(20);
   const walk = async (dir: string, rel: string, rules: readonly IgnoreRule[]): Promise<void> => {
     if (opts.exclude && dir === opts.exclude) return;
-    const entries = (await fsp.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const paused = pause();
+    if (paused) await paused;
+    const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     let here = rules;
     if (ignoring && entries.some((e) => e.name === '.gitignore' && e.isFile())) {
-      here = [...rules, ...parseGitignore(await fsp.readFile(path.join(dir, '.gitignore'), 'utf8').catch(() => ''), rel)];
+      here = [...rules, ...parseGitignore(readGitignore(path.join(dir, '.gitignore')), rel)];
     }
     for (const ent of entries) {
       const isDir = ent.isDirectory();
@@ -48,6 +54,14 @@ export async function walkFiles(root: string, opts: WalkOptions): Promise<Walked
   };
   await walk(root, '', []);
   return out;
+}
+
+function readGitignore(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
