@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InputError } from '../src/util/errors.js';
 import { CopyWriter, isAbsent, StagedCopies } from '../src/util/copies.js';
+import { yielder } from '../src/util/pause.js';
 import { removeLiveTempsSync, sweepStaleTemps, writeFileAtomic } from '../src/util/fs.js';
 import { detectJsonStyle, fromPointer, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
 import { redact } from '../src/util/secrets.js';
@@ -142,6 +143,27 @@ describe('StagedCopies', () => {
     mkdirSync(live);
     expect(await sweepStaleTemps(dir)).toEqual([stale]);
     expect(existsSync(live)).toBe(true);
+  });
+});
+
+describe('yielder', () => {
+  it('pauses (a promise that resolves after pending I/O and timers) only once `ms` have passed since the last pause', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const pause = yielder(20);
+      expect(pause()).toBeUndefined();
+      vi.advanceTimersByTime(19);
+      expect(pause()).toBeUndefined();
+      vi.advanceTimersByTime(1);
+      const paused = pause();
+      expect(paused).toBeInstanceOf(Promise);
+      await paused;
+      expect(pause()).toBeUndefined();
+      vi.advanceTimersByTime(20);
+      expect(pause()).toBeInstanceOf(Promise);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
