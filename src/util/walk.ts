@@ -2,11 +2,13 @@
  * The one folder walker of every command that takes folders (migrate, validate). By default it
  * skips what is not the user's own data: `node_modules`, hidden entries (`.git` among them), and
  * paths the `.gitignore` files of the walked folders name; `ignore: false` (`--no-ignore`)
- * walks everything. Symbolic links are not followed. Results are in a stable order: depth first,
- * each folder's entries sorted by name.
+ * walks everything but evalkit's own temp files and staging folders (util/fs.ts TEMP_PREFIX: what
+ * a killed run left is never taken for input). Symbolic links are not followed. Results are in a
+ * stable order: depth first, each folder's entries sorted by name.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { TEMP_PREFIX } from './fs.js';
 import { yielder } from './pause.js';
 
 export interface WalkOptions {
@@ -43,7 +45,7 @@ export async function walkFiles(root: string, opts: WalkOptions): Promise<Walked
     }
     for (const ent of entries) {
       const isDir = ent.isDirectory();
-      if (ignoring && (ent.name.startsWith('.') || (isDir && SKIP_DIRS.has(ent.name)))) continue;
+      if (ignoring ? ent.name.startsWith('.') || (isDir && SKIP_DIRS.has(ent.name)) : ent.name.startsWith(TEMP_PREFIX)) continue;
       // Joined by hand: path.join and path.relative per file cost more than the walk itself.
       const full = dir.endsWith(path.sep) ? dir + ent.name : dir + path.sep + ent.name;
       const entRel = rel + ent.name;

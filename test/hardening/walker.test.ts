@@ -38,6 +38,10 @@ describe('the folder walker', () => {
     const dir = project();
     const found = await walkFiles(path.join(dir, 'items'), { match: (n) => n.endsWith('.json') });
     expect(found.map((f) => f.rel.split(path.sep).join('/'))).toEqual(['a.json', 'keep.tmp.json', 'sub/b.json']);
+    // What a killed run left (a staging folder, a temp file) is never input, even with --no-ignore.
+    mkdirSync(path.join(dir, 'items/.evalkit-tmp-out.4194305.0123abcd'));
+    writeFileSync(path.join(dir, 'items/.evalkit-tmp-out.4194305.0123abcd/a.json'), '{broken');
+    writeFileSync(path.join(dir, 'items/.evalkit-tmp-a.json.4194305.0123abcd.json'), '{broken');
     const all = await walkFiles(path.join(dir, 'items'), { match: (n) => n.endsWith('.json'), ignore: false });
     expect(all).toHaveLength(8);
   });
