@@ -230,9 +230,10 @@ export async function migrateFiles(
     const base = outDir.endsWith(path.sep) ? outDir : outDir + path.sep;
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i];
-      // A walked file's rel is made of entry names (nothing to normalise): joined by hand, as
-      // path.join per file costs more than the rest of this loop.
-      const dest = isClean(job.rel) ? base + job.rel : path.join(outDir, job.rel);
+      // A walked file's rel is made of entry names, which hold no separator and are never `.` or
+      // `..` (nothing to normalise): joined by hand, as path.join per file costs more than the
+      // rest of this loop.
+      const dest = !job.explicit || isClean(job.rel) ? base + job.rel : path.join(outDir, job.rel);
       const other = owner.get(dest);
       if (other !== undefined) dests[i] = failed(job.path, `--out-dir copy ${dest} would overwrite the copy of ${other}`, 'migrate the folders in separate runs, or to different --out-dir folders');
       else if (dest === job.abs) dests[i] = failed(job.path, '--out-dir would overwrite the file itself', 'use --write to rewrite files in place');
