@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InputError } from '../src/util/errors.js';
-import { CopyWriter } from '../src/util/copies.js';
-import { writeFileAtomic } from '../src/util/fs.js';
+import { CopyWriter, isAbsent, StagedCopies } from '../src/util/copies.js';
+import { yielder } from '../src/util/pause.js';
+import { removeLiveTempsSync, sweepStaleTemps, writeFileAtomic } from '../src/util/fs.js';
 import { detectJsonStyle, fromPointer, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
 import { redact } from '../src/util/secrets.js';
 
@@ -83,6 +84,86 @@ describe('CopyWriter', () => {
     expect(done).toEqual({ 'a.json': undefined, 'b.json': 'EISDIR', 'c.json': undefined });
     expect(readdirSync(dir).sort()).toEqual(['a.json', 'b.json', 'c.json']);
     expect(readFileSync(path.join(dir, 'c.json'), 'utf8')).toBe('c.json');
+  });
+});
+
+describe('StagedCopies', () => {
+  const fresh = () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-staged-'));
+    return { dir, out: path.join(dir, 'out') };
+  };
+
+  it('writes every copy into one hidden folder beside the target, which becomes the target at commit', () => {
+    const { dir, out } = fresh();
+    const w = new StagedCopies(out);
+    for (let i = 0; i < 6; i++) expect(w.write(path.join(out, `d${i % 2}`, `${i}.json`), i % 2 ? `{"i":${i}}` : Buffer.from(`\ufeff{"i":${i}}`), i)).toBeUndefined();
+    expect(isAbsent(out)).toBe(true);
+    const [stage] = readdirSync(dir);
+    expect(stage).toMatch(new RegExp(`^\\.evalkit-tmp-out\\.${process.pid}\\.[0-9a-f]{8}$`));
+    expect(readFileSync(path.join(dir, stage, 'd1/3.json'), 'utf8')).toBe('{"i":3}');
+    expect(w.commit()).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['out']);
+    expect(readdirSync(path.join(out, 'd0')).sort()).toEqual(['0.json', '2.json', '4.json']);
+    expect(readFileSync(path.join(out, 'd0/2.json'))).toEqual(Buffer.from('\ufeff{"i":2}'));
+  });
+
+  it('nothing written: commit makes no target; abort removes the staging folder and leaves no target', () => {
+    const { dir, out } = fresh();
+    expect(new StagedCopies(out).commit()).toEqual([]);
+    const w = new StagedCopies(out);
+    w.write(path.join(out, 'a.json'), '{}', 0);
+    w.abort();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a target that appeared meanwhile is not replaced: the copies move into it one by one, and one that cannot is named by its id', () => {
+    const { dir, out } = fresh();
+    const w = new StagedCopies(out);
+    for (const [i, name] of ['a.json', 'b.json', 'sub/c.json'].entries()) w.write(path.join(out, name), name, i);
+    mkdirSync(path.join(out, 'b.json', 'x'), { recursive: true });
+    writeFileSync(path.join(out, 'theirs.json'), 'kept');
+    expect(w.commit()).toEqual([{ id: 1, file: path.join(out, 'b.json'), code: 'EISDIR' }]);
+    expect(readdirSync(dir)).toEqual(['out']);
+    expect(readdirSync(out).sort()).toEqual(['a.json', 'b.json', 'sub', 'theirs.json']);
+    expect(readFileSync(path.join(out, 'theirs.json'), 'utf8')).toBe('kept');
+    expect(readFileSync(path.join(out, 'sub/c.json'), 'utf8')).toBe('sub/c.json');
+  });
+
+  it('a signal handler removes the staging folder (removeLiveTempsSync); a later run removes a killed run\'s (sweepStaleTemps)', async () => {
+    const { dir, out } = fresh();
+    const w = new StagedCopies(out);
+    w.write(path.join(out, 'a/b.json'), '{}', 0);
+    expect(removeLiveTempsSync()).toHaveLength(1);
+    expect(readdirSync(dir)).toEqual([]);
+    // A staging folder of a process that is gone (pid 2^22 + 1 is above Linux's pid_max).
+    const stale = path.join(dir, '.evalkit-tmp-out.4194305.0123abcd');
+    mkdirSync(path.join(stale, 'd'), { recursive: true });
+    writeFileSync(path.join(stale, 'd/x.json'), '{}');
+    const live = path.join(dir, `.evalkit-tmp-out.${process.pid}.0123abcd`);
+    mkdirSync(live);
+    expect(await sweepStaleTemps(dir)).toEqual([stale]);
+    expect(existsSync(live)).toBe(true);
+  });
+});
+
+describe('yielder', () => {
+  it('pauses (a promise that resolves after pending I/O and timers) only once `ms` have passed since the last pause', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const pause = yielder(20);
+      expect(pause()).toBeUndefined();
+      vi.advanceTimersByTime(19);
+      expect(pause()).toBeUndefined();
+      vi.advanceTimersByTime(1);
+      const paused = pause();
+      expect(paused).toBeInstanceOf(Promise);
+      await paused;
+      expect(pause()).toBeUndefined();
+      vi.advanceTimersByTime(20);
+      expect(pause()).toBeInstanceOf(Promise);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

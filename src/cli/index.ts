@@ -30,5 +30,16 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
+// SIGTERM (a CI job cancelled, `kill PID`): the same clean-up (a new --out-dir's staging folder
+// among the temps), then the signal's default action, so the parent still sees the process
+// ended by SIGTERM. A command that stops itself on SIGTERM (sandbox, webhooks listen, eval) has
+// its own listener and handles it.
+process.on('SIGTERM', function onTerm() {
+  if (process.listenerCount('SIGTERM') > 1) return;
+  removeLiveTempsSync();
+  process.off('SIGTERM', onTerm);
+  process.kill(process.pid, 'SIGTERM');
+});
+
 const code = await main(hideBin(process.argv));
 process.exitCode = interrupted ? 130 : code;

@@ -83,7 +83,16 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
   // documents .global(keys, false); @types/yargs only types the one-argument form.
   parser = (parser as unknown as { global(keys: string, global: boolean): Argv }).global('version', false);
   for (const cmd of commands) parser = parser.command(toYargs(cmd, onExit));
+  // Once a command's handler has started, yargs renders the whole help text and keeps it, to show
+  // should the handler fail: a third of a run's start-up. evalkit never shows help then (the fail
+  // handler above throws, and main prints one line), so it is not rendered; --help renders its own.
+  yargsUsage(parser).cacheHelpMessage = () => undefined;
   return parser;
+}
+
+/** yargs' usage object (not in @types/yargs; yargs 17 reaches it through getInternalMethods). */
+function yargsUsage(parser: Argv): { cacheHelpMessage(): void } {
+  return (parser as unknown as { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } } }).getInternalMethods().getUsageInstance();
 }
 
 /** Runs the CLI and returns the exit code; never calls process.exit. */

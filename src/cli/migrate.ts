@@ -98,12 +98,23 @@ export default defineCommand<MigrateArgs>({
     for (const m of missing) take(m);
     // Results are printed in file order as soon as the files before them are done.
     const done: Array<FileResult | undefined> = new Array(jobs.length);
+    // The status each file was counted with (an index into STATUSES), for a result that is replaced.
+    const counted = new Uint8Array(jobs.length);
     let next = 0;
     await core.migrateFiles(jobs, { ...common, mode, outDir: argv.outDir, patch: argv.format === 'json' || mode === 'dry-run' || mode === 'check' }, (r, i) => {
+      if (i < next) {
+        // A copy that could not be moved into a new --out-dir at the end: this error replaces the result taken.
+        tally[STATUSES[counted[i]]]--;
+        tally[r.status]++;
+        if (text) printResult(r, mode, outGathered);
+        else results[missing.length + i] = r;
+        return;
+      }
       done[i] = r;
       while (next < jobs.length && done[next]) {
         const ready = done[next]!;
-        done[next++] = undefined;
+        done[next] = undefined;
+        counted[next++] = STATUSES.indexOf(ready.status);
         take(ready);
       }
     });
@@ -115,6 +126,8 @@ export default defineCommand<MigrateArgs>({
 type Mode = 'dry-run' | 'check' | 'write' | 'out-dir';
 
 type Tally = Record<FileResult['status'], number>;
+
+const STATUSES = ['migrated', 'unchanged', 'error'] as const;
 
 function countResults(results: readonly FileResult[]): Tally {
   const tally = { migrated: 0, unchanged: 0, error: 0 };

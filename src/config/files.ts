@@ -5,12 +5,13 @@ import type { Operation } from 'fast-json-patch';
 import { EvalkitError, InternalError, type Location } from '../util/errors.js';
 import { parseJson } from '../util/json.js';
 import { walkFiles } from '../util/walk.js';
+import { yielder } from '../util/pause.js';
 import { migrateTree, summarizeFrom, type MigrationReport, type SpotReport, type TreeOptions } from './document.js';
 import { makePatch } from './patch.js';
 import { applyTextChanges } from './text.js';
 import type { Dropped, Finding } from './types.js';
-import { AtomicWriter } from '../util/fs.js';
-import { CopyWriter } from '../util/copies.js';
+import { AtomicWriter, sweepStaleTemps } from '../util/fs.js';
+import { CopyWriter, isAbsent, StagedCopies } from '../util/copies.js';
 
 export type FileStatus = 'migrated' | 'unchanged' | 'error';
 
@@ -152,9 +153,13 @@ export async function collectFiles(paths: readonly string[], opts: { outDir?: st
   const missing: FileResult[] = [];
   const seen = new Set<string>();
   const outDir = opts.outDir ? path.resolve(opts.outDir) : undefined;
+  // One path gives no file twice (a walk lists each once): only several are checked for overlaps.
+  const dedupe = paths.length > 1;
   const add = (job: FileJob) => {
-    if (seen.has(job.abs)) return;
-    seen.add(job.abs);
+    if (dedupe) {
+      if (seen.has(job.abs)) return;
+      seen.add(job.abs);
+    }
     jobs.push(job);
   };
   for (const p of paths) {
@@ -207,6 +212,9 @@ export interface MigrateFilesOptions extends TreeOptions {
 /**
  * Migrates files, calling onResult as each finishes (in any order; `index` is the job's index).
  * A file that fails is never written; one failure does not stop the others. Writes are atomic.
+ * An --out-dir that did not exist is made at the end, whole (util/copies.ts StagedCopies): should
+ * a copy then fail to reach it, onResult is called a second time for that index, with an error
+ * result that replaces the first.
  */
 export async function migrateFiles(
   jobs: readonly FileJob[],
@@ -222,9 +230,10 @@ export async function migrateFiles(
     const base = outDir.endsWith(path.sep) ? outDir : outDir + path.sep;
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i];
-      // A walked file's rel is made of entry names (nothing to normalise): joined by hand, as
-      // path.join per file costs more than the rest of this loop.
-      const dest = isClean(job.rel) ? base + job.rel : path.join(outDir, job.rel);
+      // A walked file's rel is made of entry names, which hold no separator and are never `.` or
+      // `..` (nothing to normalise): joined by hand, as path.join per file costs more than the
+      // rest of this loop.
+      const dest = !job.explicit || isClean(job.rel) ? base + job.rel : path.join(outDir, job.rel);
       const other = owner.get(dest);
       if (other !== undefined) dests[i] = failed(job.path, `--out-dir copy ${dest} would overwrite the copy of ${other}`, 'migrate the folders in separate runs, or to different --out-dir folders');
       else if (dest === job.abs) dests[i] = failed(job.path, '--out-dir would overwrite the file itself', 'use --write to rewrite files in place');
@@ -241,29 +250,46 @@ export async function migrateFiles(
   const concurrency = opts.concurrency ?? 16;
   const limit = opts.mode === 'write' ? (await import('p-limit')).default(concurrency) : undefined;
   const writes = new Set<Promise<void>>();
-  const copies = opts.mode === 'out-dir' ? new CopyWriter() : undefined;
+  // An --out-dir that does not exist yet is made whole, with one rename at the end (see
+  // util/copies.ts). Results are reported as the copies are staged, under their final names
+  // (holding them to the end would only make work for the garbage collector).
+  const staged = opts.mode === 'out-dir' && outDir && isAbsent(outDir) ? new StagedCopies(outDir) : undefined;
+  const copies = opts.mode === 'out-dir' && !staged ? new CopyWriter() : undefined;
+  // The staging folder of a run that was killed outright (SIGKILL) is removed by the next.
+  if (staged && outDir) await sweepStaleTemps(path.dirname(outDir));
   const pause = yielder(20);
-  for (let index = 0; index < jobs.length; index++) {
-    const paused = pause();
-    if (paused) await paused;
-    const job = jobs[index];
-    const dest = dests[index];
-    const { result, write, copy } = typeof dest === 'object' ? { result: dest } : migrateOneFile(job, opts, dest, writer);
-    result.to = opts.to;
-    if (copy && copies) {
-      const error = copies.write(copy.file, copy.data);
-      if (error) writeFailed(result, copy.file, job.path, error);
-      else result.written = copy.file;
-      onResult(result, index);
-    } else if (write && limit) {
-      const task = limit(async () => {
-        await write();
+  try {
+    for (let index = 0; index < jobs.length; index++) {
+      const paused = pause();
+      if (paused) await paused;
+      const job = jobs[index];
+      const dest = dests[index];
+      const { result, write, copy } = typeof dest === 'object' ? { result: dest } : migrateOneFile(job, opts, dest, writer);
+      result.to = opts.to;
+      if (copy && (staged || copies)) {
+        const error = staged ? staged.write(copy.file, copy.data, index) : copies!.write(copy.file, copy.data);
+        if (error) writeFailed(result, copy.file, job.path, error);
+        else result.written = copy.file;
         onResult(result, index);
-      });
-      writes.add(task);
-      void task.finally(() => writes.delete(task));
-      while (writes.size >= concurrency) await Promise.race(writes);
-    } else onResult(result, index);
+      } else if (write && limit) {
+        const task = limit(async () => {
+          await write();
+          onResult(result, index);
+        });
+        writes.add(task);
+        void task.finally(() => writes.delete(task));
+        while (writes.size >= concurrency) await Promise.race(writes);
+      } else onResult(result, index);
+    }
+  } catch (e) {
+    staged?.abort();
+    throw e;
+  }
+  // Only when the folder appeared meanwhile and a copy could not be moved into it.
+  for (const f of staged?.commit() ?? []) {
+    const result = failed(jobs[f.id].path, `cannot write ${f.file}: ${f.code}`);
+    result.to = opts.to;
+    onResult(result, f.id);
   }
   await Promise.all(writes);
   await writer.flush();
@@ -342,18 +368,4 @@ function errorCode(e: unknown): string {
 function writeFailed(result: FileResult, file: string, shown: string, why: string): void {
   result.status = 'error';
   result.errors.push({ message: `cannot write ${file}: ${why}`, location: { file: shown } });
-}
-
-/**
- * For loops of mostly synchronous work: returns a promise that lets timers, signals and output
- * through when `ms` have passed since the last time, and undefined otherwise.
- */
-function yielder(ms: number): () => Promise<void> | undefined {
-  let last = performance.now();
-  return () => {
-    const now = performance.now();
-    if (now - last < ms) return undefined;
-    last = now;
-    return new Promise((resolve) => setImmediate(resolve));
-  };
 }

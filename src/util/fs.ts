@@ -11,18 +11,27 @@ export function tempTag(): string {
   return `${process.pid}.${Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0')}`;
 }
 
-/** Temp files of this process not yet renamed or removed: what an interrupted run removes. */
+/** Temp files (and staging folders) of this process not yet renamed or removed: what an interrupted run removes. */
 const liveTemps = new Set<string>();
 
+/** A temp file or staging folder made outside AtomicWriter, for removeLiveTempsSync (until untracked). */
+export function trackTemp(p: string): void {
+  liveTemps.add(p);
+}
+
+export function untrackTemp(p: string): void {
+  liveTemps.delete(p);
+}
+
 /**
- * Removes this process's temp files at once (synchronously: called from a signal handler that
- * ends the process next). The targets stay as they were.
+ * Removes this process's temp files and staging folders at once (synchronously: called from a
+ * signal handler that ends the process next). The targets stay as they were.
  */
 export function removeLiveTempsSync(): string[] {
   const removed: string[] = [];
   for (const t of liveTemps) {
     try {
-      rmSync(t, { force: true });
+      rmSync(t, { recursive: true, force: true });
       removed.push(t);
     } catch {
       // best effort: a later run's sweepStaleTemps removes it
@@ -41,10 +50,10 @@ const TEMP_NAME = /^\.evalkit-tmp-.+\.(\d+)\.[0-9a-f]{8}(?:\.\d+)?$/;
 const swept = new Set<string>();
 
 /**
- * Removes the temp files a killed evalkit left in `dir` (once per folder and process): only
- * names of evalkit's own pattern whose pid is no running process, so a temp of a run still
- * writing, or anything else's file, is never touched. Best effort: a folder that cannot be listed
- * is left alone.
+ * Removes the temp files (and staging folders, with what they hold) a killed evalkit left in
+ * `dir` (once per folder and process): only names of evalkit's own pattern whose pid is no
+ * running process, so a temp of a run still writing, or anything else's file, is never touched.
+ * Best effort: a folder that cannot be listed is left alone.
  */
 export async function sweepStaleTemps(dir: string): Promise<string[]> {
   if (swept.has(dir)) return [];
@@ -61,7 +70,7 @@ export async function sweepStaleTemps(dir: string): Promise<string[]> {
     const m = TEMP_NAME.exec(name);
     if (!m || Number(m[1]) === process.pid || isRunning(Number(m[1]))) continue;
     const file = path.join(dir, name);
-    if (await fsp.rm(file).then(() => true, () => false)) removed.push(file);
+    if (await fsp.rm(file, { recursive: true }).then(() => true, () => false)) removed.push(file);
   }
   return removed;
 }

@@ -20,4 +20,19 @@ describe('evalkit CLI entry', () => {
     expect(r.stderr).toMatch(/evalkit: /);
     expect(r.stderr).toContain('--help');
   });
+
+  it("a command's --help shows its options and examples; a usage error found by a running command is one line and a pointer to --help, never the help", async () => {
+    const help = await runCli(['migrate', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--out-dir');
+    expect(help.stdout).toContain('Examples:');
+    const r = await runCli(['migrate', 'x', '--write', '--out-dir', 'o']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'evalkit: --write and --out-dir cannot be combined',
+      '  hint: --write rewrites files in place; --out-dir writes copies elsewhere',
+      'Run with --help for usage and examples.',
+    ]);
+  });
 });

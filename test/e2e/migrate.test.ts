@@ -274,3 +274,78 @@ describe('a killed --write', () => {
     for (const [name, f] of files) expect(readFileSync(path.join(dir, name), 'utf8'), name).toBe(f.next);
   });
 });
+
+describe('a new --out-dir is made whole', () => {
+  // Enough small configs in 20 folders that a signal lands while the copies are being written.
+  function generate(dir: string, n: number): void {
+    for (let i = 0; i < n; i++) {
+      mkdirSync(path.join(dir, 'in', `d${i % 20}`), { recursive: true });
+      writeFileSync(path.join(dir, 'in', `d${i % 20}`, `c${i}.json`), JSON.stringify({ type: 'EXTRACT', customExtractionRules: `rule ${i}`, includeBoundingBoxCitations: true, schema: {} }, null, 2));
+    }
+  }
+
+  /** The entries of `dir` but the input folder. */
+  const made = (dir: string) => readdirSync(dir).filter((n) => n !== 'in');
+
+  /** Starts `migrate in --out-dir out`, sends `signal` once a staging folder holds copies, and resolves with how it ended. */
+  function signalMidRun(dir: string, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; staged: number }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, 'migrate', 'in', '--out-dir', 'out'], { cwd: dir, stdio: 'ignore' });
+      let staged = 0;
+      const poll = setInterval(() => {
+        const stage = made(dir).find((n) => n.startsWith('.evalkit-tmp-out.'));
+        if (!stage) return;
+        try {
+          staged = readdirSync(path.join(dir, stage), { recursive: true }).length;
+        } catch {
+          return;
+        }
+        if (staged > 20) {
+          clearInterval(poll);
+          child.kill(signal);
+        }
+      }, 2);
+      child.on('error', reject);
+      child.on('exit', (code, sig) => {
+        clearInterval(poll);
+        resolve({ code, signal: sig, staged });
+      });
+    });
+  }
+
+  it('SIGKILL mid-run leaves no out/, only the hidden staging folder, which the next run removes', async () => {
+    const dir = tmp();
+    generate(dir, 3000);
+    const killed = await signalMidRun(dir, 'SIGKILL');
+    expect(killed.signal).toBe('SIGKILL');
+    expect(killed.staged).toBeGreaterThan(20);
+    expect(made(dir)).toEqual([expect.stringMatching(/^\.evalkit-tmp-out\.\d+\.[0-9a-f]{8}$/)]);
+    const r = await runCli(['migrate', 'in', '--out-dir', 'out'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(made(dir)).toEqual(['out']);
+    expect(readdirSync(path.join(dir, 'out'), { recursive: true }).filter((f) => String(f).endsWith('.json'))).toHaveLength(3000);
+    expect(JSON.parse(readFileSync(path.join(dir, 'out/d7/c7.json'), 'utf8'))).toMatchObject({ extractionRules: 'rule 7', advancedOptions: { citationsEnabled: true } });
+  });
+
+  it.each([
+    ['SIGTERM', { code: null, signal: 'SIGTERM' }],
+    ['SIGINT', { code: 130, signal: null }],
+  ] as const)('%s mid-run leaves neither out/ nor a staging folder', async (signal, ended) => {
+    const dir = tmp();
+    generate(dir, 3000);
+    const r = await signalMidRun(dir, signal);
+    expect({ code: r.code, signal: r.signal }).toEqual(ended);
+    expect(made(dir)).toEqual([]);
+  });
+
+  it('an --out-dir that exists keeps what it holds and gets the copies file by file, with no temp file left', async () => {
+    const { dir } = sampleTree();
+    mkdirSync(path.join(dir, 'out'));
+    writeFileSync(path.join(dir, 'out/notes.txt'), 'mine');
+    const r = await runCli(['migrate', 'configs', '--out-dir', 'out'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(readdirSync(path.join(dir, 'out')).sort()).toEqual(['document-classify.json', 'invoice-extract.json', 'notes.txt', 'packet-splitter.json']);
+    expect(readFileSync(path.join(dir, 'out/notes.txt'), 'utf8')).toBe('mine');
+    expect(readdirSync(dir).filter((n) => n.startsWith('.evalkit-tmp-'))).toEqual([]);
+  });
+});

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { walkFiles } from '../../src/util/walk.js';
+import { collectFiles } from '../../src/config/files.js';
 import { cleanupAfterEach, runCli } from '../helpers/cli.js';
 
 const { tmp } = cleanupAfterEach('walk');
@@ -37,6 +38,10 @@ describe('the folder walker', () => {
     const dir = project();
     const found = await walkFiles(path.join(dir, 'items'), { match: (n) => n.endsWith('.json') });
     expect(found.map((f) => f.rel.split(path.sep).join('/'))).toEqual(['a.json', 'keep.tmp.json', 'sub/b.json']);
+    // What a killed run left (a staging folder, a temp file) is never input, even with --no-ignore.
+    mkdirSync(path.join(dir, 'items/.evalkit-tmp-out.4194305.0123abcd'));
+    writeFileSync(path.join(dir, 'items/.evalkit-tmp-out.4194305.0123abcd/a.json'), '{broken');
+    writeFileSync(path.join(dir, 'items/.evalkit-tmp-a.json.4194305.0123abcd.json'), '{broken');
     const all = await walkFiles(path.join(dir, 'items'), { match: (n) => n.endsWith('.json'), ignore: false });
     expect(all).toHaveLength(8);
   });
@@ -52,5 +57,14 @@ describe('the folder walker', () => {
     const m = await runCli(['migrate', 'items', '--format', 'json'], { cwd: dir });
     expect(m.code).toBe(0);
     expect((JSON.parse(m.stdout) as { files: Array<{ path: string }> }).files.map((f) => f.path.split(path.sep).join('/'))).toEqual(['items/a.json', 'items/keep.tmp.json', 'items/sub/b.json']);
+  });
+
+  it('migrate takes a file named twice, or inside a folder also named, once; a folder alone gives each of its files once', async () => {
+    const dir = project();
+    const items = path.join(dir, 'items');
+    const rels = (jobs: Array<{ rel: string }>) => jobs.map((j) => j.rel.split(path.sep).join('/'));
+    expect(rels((await collectFiles([items])).jobs)).toEqual(['a.json', 'keep.tmp.json', 'sub/b.json']);
+    const overlapping = await collectFiles([items, path.join(items, 'sub'), path.join(items, 'a.json'), path.join(items, 'a.json')]);
+    expect(rels(overlapping.jobs)).toEqual(['a.json', 'keep.tmp.json', 'sub/b.json']);
   });
 });
