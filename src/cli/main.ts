@@ -86,13 +86,16 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
   // Once a command's handler has started, yargs renders the whole help text and keeps it, to show
   // should the handler fail: a third of a run's start-up. evalkit never shows help then (the fail
   // handler above throws, and main prints one line), so it is not rendered; --help renders its own.
-  yargsUsage(parser).cacheHelpMessage = () => undefined;
+  // An internal of yargs 17: where a later version lacks it, help is rendered as before.
+  const usage = yargsUsage(parser);
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
   return parser;
 }
 
-/** yargs' usage object (not in @types/yargs; yargs 17 reaches it through getInternalMethods). */
-function yargsUsage(parser: Argv): { cacheHelpMessage(): void } {
-  return (parser as unknown as { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } } }).getInternalMethods().getUsageInstance();
+/** yargs' usage object (not in @types/yargs; yargs 17 reaches it through getInternalMethods), if there is one. */
+function yargsUsage(parser: Argv): { cacheHelpMessage(): void } | undefined {
+  const internal = parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage(): void } } };
+  return internal.getInternalMethods?.().getUsageInstance?.();
 }
 
 /** Runs the CLI and returns the exit code; never calls process.exit. */
