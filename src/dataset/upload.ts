@@ -66,6 +66,12 @@ export interface UploadOptions {
   confirmPrune?: (orphans: readonly ExistingItem[]) => Promise<boolean>;
   /** Journal path; default `<csv>.journal.ndjson`; false: none. */
   journal?: string | false;
+  /**
+   * The upload lock (one writing run at a time); default beside the journal, or beside the CSV
+   * without one. A run against a service of its own (the demo's embedded sandbox) keeps it with
+   * its output, so that runs of the same CSV against different services do not wait on each other.
+   */
+  lockFile?: string;
   /** Rejects file path; default `<csv>.rejects.csv` (none in a dry run). */
   rejectsFile?: string;
   concurrency?: number;
@@ -184,14 +190,15 @@ export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> 
   if (opts.dryRun) return uploadHoldingLock(opts);
   const csv = path.resolve(opts.csv);
   const beside = opts.journal === false ? csv : path.resolve(opts.journal ?? journalPathFor(csv));
+  const lockFile = opts.lockFile ? path.resolve(opts.lockFile) : lockPathFor(beside);
   let lock: UploadLock | undefined;
   try {
-    lock = await acquireUploadLock(lockPathFor(beside));
+    lock = await acquireUploadLock(lockFile);
   } catch (e) {
     if (e instanceof EvalkitError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     // A missing folder: the run itself says what is missing (the CSV) before it writes anything.
-    if (code !== 'ENOENT') throw new InputError(`cannot create the upload lock ${lockPathFor(beside)}: ${code ?? String(e)}`, { hint: 'the folder of the journal must be writable (or move the journal with --journal FILE)' });
+    if (code !== 'ENOENT') throw new InputError(`cannot create the upload lock ${lockFile}: ${code ?? String(e)}`, { hint: 'the folder of the journal must be writable (or move the journal with --journal FILE)' });
   }
   try {
     return await uploadHoldingLock(opts);

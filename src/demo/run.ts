@@ -181,6 +181,9 @@ async function runDataset(d: DemoDataset, { file: settingsFile, settings }: { fi
     createSet: { name: d.title, processorId: processor.id, description: `${d.title}: evalkit demo` },
     // A fresh sandbox every run: a journal of an earlier run would name ids that no longer exist.
     journal: false as const,
+    // Its own sandbox, so the lock goes with this run's output: demos of the bundled CSVs into
+    // different folders (tests run several at once) do not refuse each other.
+    lockFile: path.join(dir, 'upload.lock'),
     rejectsFile: path.join(dir, 'rejects.csv'),
     // One request at a time, so that ids follow the CSV's order and the reports are reproducible.
     concurrency: 1,

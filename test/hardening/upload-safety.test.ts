@@ -5,6 +5,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type FetchLike } from '../../src/api/index.js';
+import { uploadDataset } from '../../src/dataset/index.js';
 import { docs, folder, json, service, SIMPLE, simpleCsv, type Service } from '../e2e/dataset-helpers.js';
 
 let s: Service;
@@ -60,6 +62,22 @@ describe('two uploads of the same CSV at once', () => {
     expect(r.code).toBe(0);
     expect(json(r).tally.created).toBe(2);
     expect(existsSync(lock)).toBe(false);
+  });
+});
+
+describe('the lock of a run against a service of its own', () => {
+  it('goes where lockFile names (the demo: with its output), so a lock beside the CSV does not refuse it', async () => {
+    const pid = await s.processor('EXTRACT', SIMPLE);
+    const dir = folder({ ...docs(2), 'data.csv': simpleCsv(2, 2), 'out/.keep': '' });
+    // A live upload of the same CSV holds the lock beside it (journal: false puts it there).
+    const besideCsv = path.join(dir, 'data.csv.lock');
+    writeFileSync(besideCsv, JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() }) + '\n');
+    const common = { csv: path.join(dir, 'data.csv'), journal: false as const, createSet: { name: 'own', processorId: pid }, connect: (fetch: FetchLike) => createClient({ baseUrl: s.t.url, token: s.t.token, fetch }) };
+    await expect(uploadDataset(common)).rejects.toThrow(/another upload of this CSV is running/);
+    const r = await uploadDataset({ ...common, lockFile: path.join(dir, 'out', 'upload.lock') });
+    expect(r.tally?.created).toBe(2);
+    expect(existsSync(path.join(dir, 'out', 'upload.lock'))).toBe(false);
+    expect(existsSync(besideCsv)).toBe(true);
   });
 });
 
