@@ -1,11 +1,12 @@
 // `npm run gen:validators` writes src/config/generated/validators.ts: ajv's standalone code for the
 // config schemas of schemas/, so that evalkit does not compile them at every start (about 0.2 s).
 // `node scripts/gen-validators.mjs --check` writes nothing and exits 1 when the file is stale.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
+import { writeGenerated } from './generated-file.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = 'src/config/generated/validators.ts';
@@ -47,14 +48,29 @@ function esmRequires(code) {
 const EXPORT_OUT = 'src/report/generated/validators.ts';
 const REPORT_OUT = 'src/report/generated/report-validators.ts';
 
+/** What a baseline needs of a report of format 1 or 2 (records inline): its type, options and documents. */
+const OLD_REPORT_ID = 'https://evalkit.dev/schemas/old-report.schema.json';
+const oldReportSchema = (reportId) => ({
+  $id: OLD_REPORT_ID,
+  type: 'object',
+  required: ['format', 'type', 'options', 'documents'],
+  properties: {
+    format: { enum: ['evalkit-report/1', 'evalkit-report/2'] },
+    type: { $ref: `${reportId}#/$defs/processorType` },
+    options: { type: 'object' },
+    documents: { type: 'array', items: { $ref: `${reportId}#/$defs/documentRecord` } },
+  },
+});
+
 async function standaloneFor(refsOf, names) {
-  // The options src/report/load.ts gives ajv for the one schema it still compiles at run time.
+  // The options src/report/load.ts gave ajv when it compiled these at run time.
   const ajv = new Ajv2020({ allErrors: false, strict: true, strictTypes: false, code: { source: true, esm: true } });
   const schemas = {};
   for (const name of ['export', 'report']) {
     schemas[name] = JSON.parse(await readFile(path.join(ROOT, `schemas/${name}.schema.json`), 'utf8'));
     ajv.addSchema(schemas[name]);
   }
+  ajv.addSchema(oldReportSchema(schemas.report.$id));
   const code = esmRequires(standaloneCode.default(ajv, refsOf(schemas)).replace(/^"use strict";/, ''));
   return `// @ts-nocheck\n/* eslint-disable */\n/* Generated from ${names} by scripts/gen-validators.mjs (npm run gen:validators). Do not edit. */\n${code}\n`;
 }
@@ -63,21 +79,11 @@ export const generateExport = () =>
   standaloneFor(({ export: e }) => ({ exportDocument: e.$id, header: `${e.$id}#/$defs/header`, item: `${e.$id}#/$defs/item` }), 'schemas/export.schema.json');
 
 export const generateReport = () =>
-  standaloneFor(({ report: r }) => ({ report: r.$id, documentRecord: `${r.$id}#/$defs/documentRecord` }), 'schemas/report.schema.json');
+  standaloneFor(({ report: r }) => ({ report: r.$id, documentRecord: `${r.$id}#/$defs/documentRecord`, oldReport: OLD_REPORT_ID }), 'schemas/report.schema.json');
 
 async function main(args) {
   for (const [out, make] of [[OUT, generate], [SETTINGS_OUT, generateSettings], [EXPORT_OUT, generateExport], [REPORT_OUT, generateReport]]) {
-    const want = await make();
-    const file = path.join(ROOT, out);
-    const have = await readFile(file, 'utf8').catch(() => null);
-    if (have === want) continue;
-    if (args.includes('--check')) {
-      console.error(`${out} is stale: run npm run gen:validators`);
-      process.exitCode = 1;
-      continue;
-    }
-    await writeFile(file, want);
-    console.error(`wrote ${out}`);
+    await writeGenerated(ROOT, out, await make(), args.includes('--check'), 'npm run gen:validators');
   }
 }
 

@@ -2,10 +2,11 @@
 // WebAssembly SIMD) with wabt and writes the module's bytes, base64, to
 // src/metrics/generated/resample-wasm.ts. `node scripts/gen-wasm.mjs --check` writes nothing and
 // exits 1 when the file is stale (test/metrics/bootstrap-wasm.test.ts runs it).
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import wabtInit from 'wabt';
+import { writeGenerated } from './generated-file.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE = 'src/metrics/wasm/resample.wat';
@@ -25,17 +26,7 @@ export async function generate() {
 }
 
 async function main(args) {
-  const want = await generate();
-  const file = path.join(ROOT, OUT);
-  const have = await readFile(file, 'utf8').catch(() => null);
-  if (have === want) return;
-  if (args.includes('--check')) {
-    console.error(`${OUT} is stale: run npm run gen:wasm`);
-    process.exitCode = 1;
-    return;
-  }
-  await writeFile(file, want);
-  console.log(`wrote ${OUT}`);
+  await writeGenerated(ROOT, OUT, await generate(), args.includes('--check'), 'npm run gen:wasm');
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main(process.argv.slice(2));

@@ -18,7 +18,6 @@ import type { BaselineInput } from './build.js';
 import { RECORDS_MAX } from './documents.js';
 import * as exportValidators from './generated/validators.js';
 
-const REPORT_ID = 'https://evalkit.dev/schemas/report.schema.json';
 const EXPORT_HINT = 'the export format is described in schemas/export.schema.json (docs/report.md)';
 
 /** A validator: generated ahead of time (ajv standalone code, scripts/gen-validators.mjs) or compiled by ajv. */
@@ -30,38 +29,23 @@ type ValidateFunction = ((data: unknown) => boolean) & { errors?: ErrorObject[] 
  */
 const EXPORT_VALIDATORS = exportValidators as unknown as { exportDocument: ValidateFunction; header: ValidateFunction; item: ValidateFunction };
 
-let reportSide: { report: ValidateFunction; documentRecord: ValidateFunction } | undefined;
-let baselineCheck: ValidateFunction | undefined;
-
-/**
- * The report schema's validators (a report.json, one line of its side file): generated too, in
- * a module of their own imported on first use (its code is large).
- */
-async function getValidators(): Promise<{ report: ValidateFunction; record: ValidateFunction }> {
-  reportSide ??= (await import('./generated/report-validators.js')) as unknown as { report: ValidateFunction; documentRecord: ValidateFunction };
-  return { report: reportSide.report, record: reportSide.documentRecord };
+/** The report schema's generated validators (large: imported on first use). */
+interface ReportValidators {
+  /** A report.json of this version. */
+  report: ValidateFunction;
+  /** One line of a report's side file. */
+  record: ValidateFunction;
+  /** What a baseline needs of a report of format 1 or 2 (records inline): its type, options and documents. */
+  oldReport: ValidateFunction;
 }
+let reportValidators: ReportValidators | undefined;
 
-/** What a baseline needs of a report of format 1 or 2 (its type, options and documents): compiled by ajv, imported then. */
-async function oldReportValidator(): Promise<ValidateFunction> {
-  if (!baselineCheck) {
-    const { Ajv2020 } = await import('ajv/dist/2020.js');
-    // Checking our own schemas against the meta-schema took longer than validating a large
-    // export; test/report/schemas.test.ts does it once instead.
-    const ajv = new Ajv2020({ allErrors: false, strict: true, strictTypes: false, validateSchema: false });
-    ajv.addSchema(JSON.parse(await fsp.readFile(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')) as object);
-    baselineCheck = ajv.compile({
-      type: 'object',
-      required: ['format', 'type', 'options', 'documents'],
-      properties: {
-        format: { enum: ['evalkit-report/1', 'evalkit-report/2'] },
-        type: { $ref: `${REPORT_ID}#/$defs/processorType` },
-        options: { type: 'object' },
-        documents: { type: 'array', items: { $ref: `${REPORT_ID}#/$defs/documentRecord` } },
-      },
-    });
+async function getValidators(): Promise<ReportValidators> {
+  if (!reportValidators) {
+    const v = (await import('./generated/report-validators.js')) as unknown as { report: ValidateFunction; documentRecord: ValidateFunction; oldReport: ValidateFunction };
+    reportValidators = { report: v.report, record: v.documentRecord, oldReport: v.oldReport };
   }
-  return baselineCheck;
+  return reportValidators;
 }
 
 function describe(e: ErrorObject): string {
@@ -332,8 +316,7 @@ export async function loadBaseline(file: string): Promise<BaselineInput> {
       return { kind: 'report', file: name, report, documents: await readDocumentsFile(file, report) };
     }
     // Reports of earlier formats: what a comparison reads, the records inline.
-    const old = await oldReportValidator();
-    if (!old(data)) throw invalid(old, file, 'evalkit report', { text: body }, BASELINE_HINT);
+    if (!v.oldReport(data)) throw invalid(v.oldReport, file, 'evalkit report', { text: body }, BASELINE_HINT);
     const report = data as unknown as Report & { documents: DocumentRecord[] };
     return { kind: 'report', file: name, report, documents: report.documents };
   }
