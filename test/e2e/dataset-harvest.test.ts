@@ -60,6 +60,9 @@ describe('evalkit dataset harvest', () => {
     }
     textRun = await processedRun(processor, 'raw text only', false);
     await review(textRun, { invoice_number: { editedValue: 'TXT' } });
+    // Past the last review's millisecond: --since keeps reviews at the instant given (a review in
+    // the same millisecond as `before` counted as late, and the --since test failed once in CI).
+    await new Promise((resolve) => setTimeout(resolve, 5));
     before = new Date().toISOString();
   });
 
