@@ -52,6 +52,20 @@ describe('applyTextChanges', () => {
     expect(JSON.parse(next)).toEqual(r.doc);
     expect(next).toBe(text.replace('"subDocumentClassifications"', '"splits"'));
   });
+
+  it('finds where values end in texts after a longer one, past 65,536 characters and past 256 levels of nesting (the scan reuses its tables)', () => {
+    const deep = (n: number): string => (n === 0 ? '1' : `[${deep(n - 1)}]`);
+    const inner = `{"expectedOutput": {"a": ${deep(20)}, "subDocumentClassifications": [{"startPage": 1}], "z": {"q": [1, {"r": 2}]}}}`;
+    const big = `{"pad": ${JSON.stringify('x'.repeat(70_000))}, "deep": ${deep(300)}, "items": ${'{"k": '.repeat(280)}${inner}${'}'.repeat(280)}}`;
+    // A short text whose brackets sit at offsets where the long one had others, before and after it.
+    const small = '{"expectedOutput": {"b": [[{}], {"c": [2]}], "subDocumentClassifications": [], "d": {}}}';
+    for (const text of [small, big, small, big]) {
+      const r = changesOf(text);
+      const next = applyTextChanges(text, r.textChanges, r.doc);
+      expect(next).toBe(text.replace('"subDocumentClassifications"', '"splits"'));
+      expect(JSON.parse(next)).toEqual(r.doc);
+    }
+  });
 });
 
 describe('sameJson (the self-check of a re-laid-out object)', () => {
