@@ -190,29 +190,14 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
   for (const change of changes) {
     const span = readObject(scanned, find(scanned, root, change.path));
     const expected = valueAt(migrated, change.path);
-    const wrong = (what: string) => new Error(`${toPointer(change.path) || '/'}: ${what}`);
     // Renames are made in place, keeping every byte but the keys. An object with a duplicate key
     // (JSON.parse keeps the last) is re-laid out instead, from the members JSON.parse sees.
-    const unique = !hasDuplicateKeys(span.props);
-    if (!unique || !('rename' in change || change.renameOnly)) {
-      const members = 'rename' in change ? renamedMembers(span, ...change.rename) : change.members;
-      const rendered = renderObject(scanned, span, members);
-      if (!sameDocument(rendered, expected)) throw wrong('the rewritten object does not parse to the migrated one');
-      edits.push({ start: span.start, end: span.end, text: rendered });
-      continue;
-    }
-    const keys = span.props.map((p) => p.key);
-    const renameKey = (from: string, to: string) => {
-      const i = lastPropIndex(span.props, from);
-      const p = span.props[i];
-      keys[i] = to;
-      edits.push({ start: p.keyStart, end: p.keyEnd, text: JSON.stringify(to) });
-    };
-    if ('rename' in change) renameKey(change.rename[0], change.rename[1]);
-    else for (const m of change.members) if ('from' in m && m.key !== m.from[0]) renameKey(m.from[0], m.key);
-    if (!isPlainObject(expected) || !hasKeys(expected, keys)) throw wrong('the renamed keys are not those of the migrated object');
+    // Each kind of edit is a function apart: V8 compiles them as smaller units, and when objects
+    // of a new shape reach the rename check only that small function is compiled again.
+    if (hasDuplicateKeys(span.props) || !('rename' in change || change.renameOnly)) relayoutEdit(scanned, span, change, expected, edits);
+    else renameEdits(span, change, expected, edits);
   }
-  edits.sort((a, b) => b.start - a.start);
+  edits.sort(byStartDescending);
   let out = text;
   let limit = text.length;
   for (const e of edits) {
@@ -221,6 +206,38 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
     out = out.slice(0, e.start) + e.text + out.slice(e.end);
   }
   return out;
+}
+
+function byStartDescending(a: Edit, b: Edit): number {
+  return b.start - a.start;
+}
+
+function wrongEdit(change: TextChange, what: string): Error {
+  return new Error(`${toPointer(change.path) || '/'}: ${what}`);
+}
+
+/** The object re-laid out from its plan, checked: it must parse to the migrated object. */
+function relayoutEdit(scanned: Scanned, span: ObjectSpan, change: TextChange, expected: unknown, edits: Edit[]): void {
+  const members = 'rename' in change ? renamedMembers(span, change.rename[0], change.rename[1]) : change.members;
+  const rendered = renderObject(scanned, span, members);
+  if (!sameDocument(rendered, expected)) throw wrongEdit(change, 'the rewritten object does not parse to the migrated one');
+  edits.push({ start: span.start, end: span.end, text: rendered });
+}
+
+/** The renamed keys in place, checked: the object's keys must then be the migrated object's, in order. */
+function renameEdits(span: ObjectSpan, change: TextChange, expected: unknown, edits: Edit[]): void {
+  const props = span.props;
+  const keys = props.map((p) => p.key);
+  if ('rename' in change) renameKeyEdit(props, keys, change.rename[0], change.rename[1], edits);
+  else for (const m of change.members) if ('from' in m && m.key !== m.from[0]) renameKeyEdit(props, keys, m.from[0], m.key, edits);
+  if (!isPlainObject(expected) || !hasKeys(expected, keys)) throw wrongEdit(change, 'the renamed keys are not those of the migrated object');
+}
+
+function renameKeyEdit(props: readonly Prop[], keys: string[], from: string, to: string, edits: Edit[]): void {
+  const i = lastPropIndex(props, from);
+  const p = props[i];
+  keys[i] = to;
+  edits.push({ start: p.keyStart, end: p.keyEnd, text: JSON.stringify(to) });
 }
 
 /** Whether two members share a key; without allocating for the usual handful of members. */
