@@ -264,7 +264,7 @@ export async function migrateFiles(
       if (paused) await paused;
       const job = jobs[index];
       const dest = dests[index];
-      const { result, write, copy } = typeof dest === 'object' ? { result: dest } : migrateOneFile(job, opts, dest, writer);
+      const { result, write, copy } = typeof dest === 'object' ? oneFile(dest) : migrateOneFile(job, opts, dest, writer);
       result.to = opts.to;
       if (copy && (staged || copies)) {
         const error = staged ? staged.write(copy.file, copy.data, index) : copies!.write(copy.file, copy.data);
@@ -307,9 +307,17 @@ function isClean(rel: string): boolean {
 interface OneFile {
   result: FileResult;
   /** --write: the durable rewrite, left to the caller. */
-  write?: () => Promise<void>;
+  write: (() => Promise<void>) | undefined;
   /** --out-dir: the copy to write. */
-  copy?: { file: string; data: string };
+  copy: { file: string; data: string } | undefined;
+}
+
+/**
+ * Every OneFile made here, with its members always in the same order: the loop that reads them
+ * then sees objects of one shape (V8 threw away its optimised code for each new one).
+ */
+function oneFile(result: FileResult, write?: () => Promise<void>, copy?: { file: string; data: string }): OneFile {
+  return { result, write, copy };
 }
 
 // Options as one object, not 'utf8': Node copies a string option into a new object per call.
@@ -317,13 +325,13 @@ const READ_TEXT = { encoding: 'utf8', flag: 'r' } as const;
 
 /** Reads and migrates one file; what is to be written is left to the caller. */
 function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | undefined, writer: AtomicWriter): OneFile {
-  const cannotRead = (e: unknown): OneFile => ({ result: failed(job.path, `cannot read: ${errorCode(e)}`) });
+  const cannotRead = (e: unknown): OneFile => oneFile(failed(job.path, `cannot read: ${errorCode(e)}`));
   let text: string;
   try {
     // Node reads UTF-8 text in one call; invalid bytes become U+FFFD, so a text that holds one
     // is checked again, strictly, from its bytes (a U+FFFD written in the file is valid).
     text = readFileSync(job.abs, READ_TEXT);
-    if (text.includes('\ufffd') && !isUtf8(readFileSync(job.abs))) return { result: failed(job.path, 'not valid UTF-8', 'save the file as UTF-8') };
+    if (text.includes('\ufffd') && !isUtf8(readFileSync(job.abs))) return oneFile(failed(job.path, 'not valid UTF-8', 'save the file as UTF-8'));
   } catch (e) {
     return cannotRead(e);
   }
@@ -332,10 +340,10 @@ function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | 
     r = migrateFileText(text, job.path, opts, isJsonlName(job.abs), job.explicit);
   } catch (e) {
     if (!(e instanceof EvalkitError)) throw e;
-    return { result: failed(job.path, e.message, e.hint) };
+    return oneFile(failed(job.path, e.message, e.hint));
   }
   const { result, text: next } = r;
-  if (result.status === 'error') return { result };
+  if (result.status === 'error') return oneFile(result);
   if (opts.mode === 'write' && next !== null) {
     let real: string;
     try {
@@ -343,22 +351,19 @@ function migrateOneFile(job: FileJob, opts: MigrateFilesOptions, dest: string | 
     } catch (e) {
       return cannotRead(e);
     }
-    return {
-      result,
-      write: async () => {
-        try {
-          await writer.write(real, next, { replace: true });
-          result.written = real;
-        } catch (e) {
-          writeFailed(result, real, job.path, errorCode(e));
-        }
-      },
-    };
+    return oneFile(result, async () => {
+      try {
+        await writer.write(real, next, { replace: true });
+        result.written = real;
+      } catch (e) {
+        writeFailed(result, real, job.path, errorCode(e));
+      }
+    });
   }
   // Files that need no migration are copied as they are: valid UTF-8 text, written back, is the
   // same bytes (a BOM included).
-  if (opts.mode === 'out-dir' && dest !== undefined) return { result, copy: { file: dest, data: next ?? text } };
-  return { result };
+  if (opts.mode === 'out-dir' && dest !== undefined) return oneFile(result, undefined, { file: dest, data: next ?? text });
+  return oneFile(result);
 }
 
 function errorCode(e: unknown): string {

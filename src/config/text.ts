@@ -227,7 +227,8 @@ function relayoutEdit(scanned: Scanned, span: ObjectSpan, change: TextChange, ex
 /** The renamed keys in place, checked: the object's keys must then be the migrated object's, in order. */
 function renameEdits(span: ObjectSpan, change: TextChange, expected: unknown, edits: Edit[]): void {
   const props = span.props;
-  const keys = props.map((p) => p.key);
+  const keys: string[] = [];
+  for (const p of props) keys.push(p.key);
   if ('rename' in change) renameKeyEdit(props, keys, change.rename[0], change.rename[1], edits);
   else for (const m of change.members) if ('from' in m && m.key !== m.from[0]) renameKeyEdit(props, keys, m.from[0], m.key, edits);
   if (!isPlainObject(expected) || !hasKeys(expected, keys)) throw wrongEdit(change, 'the renamed keys are not those of the migrated object');
