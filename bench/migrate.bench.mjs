@@ -8,7 +8,11 @@
 //   file: less work than the 10,000 files the other two write.
 // Wall and CPU (user + system) of each process come from /usr/bin/time; the figures are medians
 // over the rounds, the ratios medians of each round's ratio. Last lines: the ratios.
-//   npm run bench -- migrate [--files N] [--rounds N] [--dir DIR] [--keep]
+//   npm run bench -- migrate [--files N] [--rounds N] [--dir DIR] [--keep] [--instructions]
+// --instructions also counts, once each, the instructions the floor and evalkit execute (all
+// threads, under valgrind's callgrind; about a minute): unlike CPU time, which swings by 0.3x on a
+// shared machine, the count hardly moves with the load, so it shows small changes. Needs
+// valgrind (the Debian package); the CPU target is still judged on CPU time.
 // --keep generates the files, prints their folder and stops (for profiling on the same files:
 // `node --cpu-prof dist/cli/index.js migrate FOLDER --out-dir OUT`); remove the folder after.
 // The files live under --dir, /dev/shm (tmpfs) by default where it exists: with a disk, its
@@ -126,11 +130,25 @@ for (let round = 0; round < ROUNDS; round++) {
   ratios.wall.push(got.evalkit.wall / got.jq.wall);
   console.log(`round ${round + 1}: ${names.map((n) => `${n} ${got[n].wall.toFixed(2)} s wall, ${got[n].cpu.toFixed(2)} s CPU`).join('; ')}`);
 }
-rmSync(work, { recursive: true, force: true });
 for (const n of names) {
   console.log(`${n.padEnd(8)} median ${median(seen[n].map((x) => x.wall)).toFixed(2)} s wall, ${median(seen[n].map((x) => x.cpu)).toFixed(2)} s CPU`);
 }
+if (hasFlag('instructions')) {
+  const floorIr = instructions('floor', [process.execPath, path.join(here, 'migrate-floor.mjs'), src, path.join(work, 'floor-ir')]);
+  const evalkitIr = instructions('evalkit', [process.execPath, BIN, 'migrate', src, '--out-dir', path.join(work, 'evalkit-ir')]);
+  console.log(`instructions (callgrind, all threads): floor ${(floorIr / 1e9).toFixed(2)} G, evalkit ${(evalkitIr / 1e9).toFixed(2)} G, ${(evalkitIr / floorIr).toFixed(2)}x`);
+}
+rmSync(work, { recursive: true, force: true });
 console.log(`migrate: ${median(ratios.cpu).toFixed(2)}x of sync floor CPU (target <= 1.5x); ${median(ratios.wall).toFixed(2)}x of jq wall (target < 1x)`);
+
+/** Instructions a process executes, all its threads, counted by callgrind (no profile kept). */
+function instructions(label, argv) {
+  const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', ...argv], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.error) throw new Error(`--instructions needs valgrind (apt-get install valgrind): ${r.error.message}`);
+  const m = /Collected : (\d+)/.exec(r.stderr);
+  if (r.status !== 0 || !m) throw new Error(`${label} under valgrind failed (exit ${r.status}): ${r.stderr.slice(-2000)}`);
+  return Number(m[1]);
+}
 
 /** The copies are migrated, not just copied, and every file has its copy. */
 function spotCheck(out) {
