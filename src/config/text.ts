@@ -75,9 +75,19 @@ interface Scanned {
 // The table and the stack of open brackets are reused from text to text: a file is scanned
 // whole before any look-up, and only the offsets of its own brackets are looked up, so what an
 // earlier text left at other offsets is never read. (A Map per text made most of the scan's
-// cost: allocation, hashing and the garbage.)
+// cost: allocation, hashing and the garbage.) A text longer than KEPT_TABLE characters gets a
+// table of its own, left to the garbage collector: one large file must not pin 4 bytes per
+// character of it for the rest of the process.
+const KEPT_TABLE = 1 << 20;
 let endsTable = new Int32Array(1 << 16);
 let openStack = new Int32Array(256);
+
+function endsTableFor(size: number): Int32Array {
+  if (size <= endsTable.length) return endsTable;
+  const table = new Int32Array(Math.max(size, Math.min(endsTable.length * 2, KEPT_TABLE)));
+  if (table.length <= KEPT_TABLE) endsTable = table;
+  return table;
+}
 
 // A loop over the characters between strings (each string is passed with a native search for its
 // closing quote). Measured by instruction count over a 10,000-file run: cheaper than a native
@@ -85,8 +95,7 @@ let openStack = new Int32Array(256);
 // paid at every key and string value; V8 optimises this loop within the first file.
 function scan(t: string, from: number): Scanned {
   const n = t.length;
-  if (endsTable.length < n + 1) endsTable = new Int32Array(Math.max(n + 1, endsTable.length * 2));
-  const ends = endsTable;
+  const ends = endsTableFor(n + 1);
   let open = openStack;
   let depth = 0;
   for (let i = from; i < n; i++) {

@@ -53,13 +53,15 @@ describe('applyTextChanges', () => {
     expect(next).toBe(text.replace('"subDocumentClassifications"', '"splits"'));
   });
 
-  it('finds where values end in texts after a longer one, past 65,536 characters and past 256 levels of nesting (the scan reuses its tables)', () => {
+  it('finds where values end in texts after a longer one, past 65,536 and 1,048,576 characters and past 256 levels of nesting (the scan reuses its tables up to a size)', () => {
     const deep = (n: number): string => (n === 0 ? '1' : `[${deep(n - 1)}]`);
     const inner = `{"expectedOutput": {"a": ${deep(20)}, "subDocumentClassifications": [{"startPage": 1}], "z": {"q": [1, {"r": 2}]}}}`;
     const big = `{"pad": ${JSON.stringify('x'.repeat(70_000))}, "deep": ${deep(300)}, "items": ${'{"k": '.repeat(280)}${inner}${'}'.repeat(280)}}`;
     // A short text whose brackets sit at offsets where the long one had others, before and after it.
     const small = '{"expectedOutput": {"b": [[{}], {"c": [2]}], "subDocumentClassifications": [], "d": {}}}';
-    for (const text of [small, big, small, big]) {
+    // Past the size of table the scan keeps: scanned with a table of its own.
+    const huge = `{"pad": ${JSON.stringify('y'.repeat(1_100_000))}, "expectedOutput": {"a": [[1], {"b": 2}], "subDocumentClassifications": [{"startPage": 1}]}}`;
+    for (const text of [small, big, small, huge, big, small]) {
       const r = changesOf(text);
       const next = applyTextChanges(text, r.textChanges, r.doc);
       expect(next).toBe(text.replace('"subDocumentClassifications"', '"splits"'));
