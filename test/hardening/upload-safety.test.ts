@@ -1,6 +1,8 @@
 // Data safety of `evalkit dataset upload`: one upload of a CSV at a time, dry runs that check
 // files as the upload does, honest "re-run to finish", and no stale rejects file.
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type FetchLike } from '../../src/api/index.js';
 import { uploadDataset } from '../../src/dataset/index.js';
 import { docs, folder, json, service, SIMPLE, simpleCsv, type Service } from '../e2e/dataset-helpers.js';
+import { runCli } from '../helpers/cli.js';
 
 let s: Service;
 beforeAll(async () => {
-  // Slow enough that two uploads of 30 rows overlap.
-  s = await service({ latencyMs: 40 });
+  s = await service();
 });
 afterAll(() => s.close());
 
@@ -27,22 +29,62 @@ function deadPid(): number {
   return Number(r.stdout);
 }
 
+/** Resolves once `ok()` holds (checked every 10 ms); rejects after `ms`. */
+async function until(ok: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** An HTTP proxy to `target` that holds every request until open() is called. */
+async function gatedProxy(target: string): Promise<{ url: string; open(): void; close(): Promise<void> }> {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  const to = new URL(target);
+  const server = http.createServer((req, res) => {
+    void opened.then(() => {
+      const up = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, open, close: () => new Promise((r) => server.close(() => r())) };
+}
+
 describe('two uploads of the same CSV at once', () => {
   it('the second refuses at once naming the holder; one set, no duplicate items', async () => {
     const pid = await s.processor('EXTRACT', SIMPLE);
     const dir = folder({ ...docs(30), 'data.csv': simpleCsv(30, 30), 'config.json': JSON.stringify(SIMPLE) });
     const args = ['data.csv', '--create-set', 'twice', '--processor', pid, '--no-progress'];
-    const [a, b] = await Promise.all([s.upload(args, dir), s.upload(args, dir)]);
-    const codes = [a.code, b.code].sort();
-    expect(codes).toEqual([0, 2]);
-    const loser = a.code === 2 ? a : b;
-    expect(loser.stderr).toMatch(/another upload of this CSV is running: pid \d+ on .+, started \d{4}-/);
-    expect(loser.stderr).toContain('data.journal.ndjson.lock');
-    expect(await sets(pid, 'twice')).toBe(1);
-    const winner = a.code === 0 ? a : b;
-    const setId = /set (ev_\w+)/.exec(winner.stdout)![1];
-    expect(await s.items(setId)).toHaveLength(30);
-    expect(existsSync(path.join(dir, 'data.journal.ndjson.lock'))).toBe(false);
+    const lock = path.join(dir, 'data.journal.ndjson.lock');
+    // The first upload talks to the service through a gate that holds its requests until the
+    // second has finished: the two overlap for sure, however slowly either process starts.
+    const gate = await gatedProxy(s.t.url);
+    try {
+      const first = runCli(['dataset', 'upload', ...args], { cwd: dir, env: { ...s.env, EVALKIT_BASE_URL: gate.url } });
+      await until(() => existsSync(lock), 30_000);
+      const second = await s.upload(args, dir);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(/another upload of this CSV is running: pid \d+ on .+, started \d{4}-/);
+      expect(second.stderr).toContain('data.journal.ndjson.lock');
+      gate.open();
+      const winner = await first;
+      expect(winner.code, winner.stderr).toBe(0);
+      expect(await sets(pid, 'twice')).toBe(1);
+      const setId = /set (ev_\w+)/.exec(winner.stdout)![1];
+      expect(await s.items(setId)).toHaveLength(30);
+      expect(existsSync(lock)).toBe(false);
+    } finally {
+      gate.open();
+      await gate.close();
+    }
   });
 
   it('a lock held by a live process refuses; a stale lock of a dead process is taken over', async () => {
