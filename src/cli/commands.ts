@@ -31,9 +31,26 @@ const NAMES = new Set(COMMAND_MODULES.map(([name]) => name));
 
 /** The commands `args` needs: the one it names; none for a bare `--version`; else every one (help, completion, a typo). */
 export async function loadCommands(args: readonly string[]): Promise<AnyCommand[]> {
-  const named = args.find((a) => NAMES.has(a));
+  const named = commandOf(args);
   const wanted = named !== undefined ? COMMAND_MODULES.filter(([name]) => name === named) : args.length === 1 && (args[0] === '--version' || args[0] === '-v') ? [] : COMMAND_MODULES;
   return Promise.all(wanted.map(async ([, load]) => (await load()).default));
+}
+
+/** The global flags that take a value (main.ts): what follows them is their value, not a command. */
+const VALUE_FLAGS = new Set(['--base-url', '--config-file', '--dataset']);
+
+/**
+ * The command `args` names, as yargs reads it: the first word that is neither a flag nor the
+ * value of a global flag before it (`evalkit --dataset demo migrate` runs migrate, not demo).
+ */
+export function commandOf(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') return undefined;
+    if (VALUE_FLAGS.has(a)) i++;
+    else if (!a.startsWith('-')) return NAMES.has(a) ? a : undefined;
+  }
+  return undefined;
 }
 
 /** Every command, loaded (for tests and documentation tools). */

@@ -14,6 +14,13 @@ describe('the lazy command list', () => {
     [['--version'], []],
     [['--help'], COMMAND_MODULES.map(([n]) => n)],
     [['migrat'], COMMAND_MODULES.map(([n]) => n)],
+    // The value of a global flag is not the command, even when it is a command's name.
+    [['--dataset', 'demo', 'migrate', '--help'], ['migrate']],
+    [['--config-file', 'eval', '--dataset=report', 'validate'], ['validate']],
+    [['report', '--from', 'eval'], ['report']],
+    // The first word is the command (a typo there loads every command, for yargs' suggestion).
+    [['migrat', 'report'], COMMAND_MODULES.map(([n]) => n)],
+    [['--', 'migrate'], COMMAND_MODULES.map(([n]) => n)],
   ])('%j loads %j', async (args, want) => {
     expect((await loadCommands(args)).map((c) => nameOf(c.command))).toEqual(want);
   });
