@@ -1,0 +1,73 @@
+// readLineBatches (JSONL exports) against the plain reading of the whole file: the same lines,
+// numbered alike, whatever the line endings, the characters and where 1 MiB chunks cut them.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readLineBatches } from '../../src/report/load.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-lines-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The reference: the whole file decoded, split at \n, a final empty piece dropped, \r cut from each end, a BOM from the first. */
+function reference(file: string): string[] {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  if (lines.length && lines[0].charCodeAt(0) === 0xfeff) lines[0] = lines[0].slice(1);
+  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+async function read(file: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const { first, lines } of readLineBatches(file)) {
+    expect(first).toBe(out.length + 1);
+    expect(lines.length).toBeGreaterThan(0);
+    out.push(...lines);
+  }
+  return out;
+}
+
+let n = 0;
+async function check(content: string | Buffer): Promise<string[]> {
+  const file = path.join(dir, `f${n++}.jsonl`);
+  writeFileSync(file, content);
+  const got = await read(file);
+  expect(got).toEqual(reference(file));
+  return got;
+}
+
+describe('readLineBatches', () => {
+  it('small files: endings, BOM, empty lines, no final newline', async () => {
+    expect(await check('')).toEqual([]);
+    expect(await check('\n')).toEqual(['']);
+    expect(await check('a')).toEqual(['a']);
+    expect(await check('a\r\nb\r\n')).toEqual(['a', 'b']);
+    expect(await check('\ufeff{"x":1}\n\n{"y":2}')).toEqual(['{"x":1}', '', '{"y":2}']);
+    expect(await check('\ufeff')).toEqual(['']);
+    expect(await check('\r\n\r')).toEqual(['', '']);
+    expect(await check('"Zürich"\n"東京"\r\n"😀"')).toEqual(['"Zürich"', '"東京"', '"😀"']);
+  });
+
+  it('lines cut by the 1 MiB chunks, multi-byte characters across a cut, a line longer than several chunks', async () => {
+    let seed = 7;
+    const rnd = (k: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % k);
+    const alphabet = ['a', 'b', '"', ' ', 'é', '東', '😀', '\r'];
+    const lines: string[] = [];
+    let size = 0;
+    while (size < 3.5 * 2 ** 20) {
+      const len = rnd(10) === 0 ? rnd(40_000) : rnd(300);
+      let l = '';
+      for (let i = 0; i < len; i++) l += alphabet[rnd(alphabet.length)];
+      lines.push(l);
+      size += len + 1;
+    }
+    lines.splice(5, 0, 'x'.repeat(2.5 * 2 ** 20) + 'ü');
+    const got = await check('\ufeff' + lines.join('\n') + '\r\n');
+    expect(got.length).toBe(lines.length);
+    expect(got[5]).toHaveLength(2.5 * 2 ** 20 + 1);
+  });
+
+  it('bytes that are not UTF-8 read as U+FFFD, as the whole file decoded reads them', async () => {
+    expect(await check(Buffer.from([0x61, 0xff, 0x0a, 0xc3, 0x0a, 0xe6, 0x9d]))).toEqual(['a\ufffd', '\ufffd', '\ufffd']);
+  });
+});
