@@ -126,7 +126,8 @@ describe('runEvaluation: per-item strategy', () => {
 describe('failed runs are kept', () => {
   for (const strategy of ['batch', 'per-item'] as const) {
     test(`${strategy}: FAILED with output null and the failure reason; counts agree with the service`, async () => {
-      const f = await start({ engine: 'simulate:3,0,0.5' });
+      // Ids seeded: the engine draws each run's failure by item id (random ids could fail none or all).
+      const f = await start({ engine: 'simulate:3,0,0.5', idSeed: `failed-${strategy}` });
       try {
         const s = await seedSet(f, 'CLASSIFY', 12);
         const r = await runEvaluation(clientOf(f), { evaluationSetId: s.setId, strategy, ...FAST });
