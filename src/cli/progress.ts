@@ -66,28 +66,46 @@ function perSecond(value: number, ms: number): string {
   return ms > 0 ? ((value * 1000) / ms).toFixed(1) : '0';
 }
 
+/**
+ * The bar's line: a bar and `value/total` when the total is known, with an ETA once something is
+ * done; the count alone while the total is not known (a full bar, `1000/0` and `ETA 0s` said the
+ * opposite of what was going on, and an ETA before the first unit read `NFs`). The detail only
+ * when there is one.
+ */
+export function barFormat(total: number, value: number, detail: string): string {
+  const counts = total > 0 ? `{label} [{bar}] {value}/{total}{rate}${value > 0 ? ' | ETA {eta_formatted}' : ''}` : '{label} {value}{rate}';
+  return `${counts}${detail ? ' | {detail}' : ''} | {duration_formatted}`;
+}
+
 function barReporter(): ProgressReporter {
   const started = performance.now();
   let bar: SingleBar | undefined;
   let last: ProgressState | undefined;
   let stopped = false;
+  let drawing = false;
   const render = (p: ProgressState): void => {
     if (!bar) return;
-    bar.setTotal(p.total);
     const rate = p.unit ? ` ${p.unit} | ${perSecond(p.value, performance.now() - started)}/s` : '';
+    // Drawn from the first state on: an empty line before it (" 0 | 0s") said nothing.
+    if (!drawing) {
+      drawing = true;
+      bar.start(p.total, p.value, { label: p.label, detail: p.detail, rate });
+      return;
+    }
+    bar.setTotal(p.total);
     bar.update(p.value, { label: p.label, detail: p.detail, rate });
   };
   // Loaded on first use so that short commands never pay for it.
   const loading = import('cli-progress').then(({ default: cp }) => {
     if (stopped) return;
     bar = new cp.SingleBar({
-      format: '{label} [{bar}] {value}/{total}{rate} | ETA {eta_formatted} | {detail} | {duration_formatted}',
+      format: (options, params, payload: { detail?: string }) => cp.Format.Formatter({ ...options, format: barFormat(params.total, params.value, payload.detail ?? '') }, params, payload),
       etaBuffer: 50,
       stream: process.stderr,
       hideCursor: true,
       clearOnComplete: true,
     });
-    bar.start(last?.total ?? 0, last?.value ?? 0, { label: last?.label ?? '', detail: last?.detail ?? '', rate: '' });
+    if (last) render(last);
   });
   void loading;
   return {

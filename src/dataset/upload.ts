@@ -507,6 +507,9 @@ class Writer {
 
   async run(orphans: readonly ExistingItem[]): Promise<void> {
     this.total += orphans.length;
+    // Progress from the start of the writes, and again as each file is uploaded: the first
+    // chunk of items waits for its files, so counting items alone showed nothing for a while.
+    this.tick(0);
     await this.pass2();
     for (let round = 1; this.uncertain.length > 0 && round <= MAX_ROUNDS && !this.aborted; round++) await this.settleUncertain();
     for (const r of this.uncertain) this.fail({ operation: 'create', line: r.line, error: 'the service did not confirm the create; re-run to finish' });
@@ -592,6 +595,7 @@ class Writer {
         this.journal.write({ k: 'file', op: 'done', sha256: local.sha256, fileId: file.id });
         this.index.learn(identity, file.id);
         this.counts.filesUploaded++;
+        this.tick(0);
         return file.id;
       } catch (e) {
         if (e instanceof Stopped) throw e;

@@ -1,6 +1,8 @@
+import { PassThrough } from 'node:stream';
+import cp from 'cli-progress';
 import { describe, expect, test } from 'vitest';
 import { parseDuration } from '../../src/cli/eval.js';
-import { progressReporter } from '../../src/cli/progress.js';
+import { barFormat, progressReporter } from '../../src/cli/progress.js';
 
 describe('progress without a terminal', () => {
   test('a plain line every interval, never more often; nothing when disabled', () => {
@@ -33,6 +35,41 @@ describe('progress without a terminal', () => {
     const p = progressReporter({ enabled: true, tty: false, intervalMs: 1, now: () => (now += 2), write: (l) => lines.push(l) });
     p.update({ label: 'batch', value: 0, total: 0, detail: 'bpr_1 PROCESSING' });
     expect(lines).toEqual(['batch: 0, bpr_1 PROCESSING (0.0 s)']);
+  });
+});
+
+describe('progress on a terminal', () => {
+  /** The last line a cli-progress bar drew with evalkit's format, on a fake terminal. */
+  function drawn(total: number, value: number, payload: { label: string; detail: string; rate: string }): string {
+    const out = Object.assign(new PassThrough(), { isTTY: true, columns: 200 });
+    let text = '';
+    out.on('data', (d: Buffer) => (text += d.toString()));
+    const bar = new cp.SingleBar({
+      format: (options, params, p: { detail?: string }) => cp.Format.Formatter({ ...options, format: barFormat(params.total, params.value, p.detail ?? '') }, params, p),
+      stream: out as unknown as NodeJS.WritableStream,
+      forceRedraw: true,
+    });
+    bar.start(total, 0, payload);
+    bar.update(value, payload);
+    bar.stop();
+    // eslint-disable-next-line no-control-regex -- the terminal's escape sequences
+    const lines = text.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]/g, '\n').split(/[\r\n]+/).filter((l) => l.trim() !== '');
+    return lines[lines.length - 1].trimEnd();
+  }
+
+  test('an unknown total: the count and the rate, no bar, no "/0", no ETA', () => {
+    const line = drawn(0, 50_000, { label: 'scoring', detail: '', rate: ' documents | 10439.8/s' });
+    expect(line).toBe('scoring 50000 documents | 10439.8/s | 0s');
+  });
+
+  test('a known total: the bar, value/total, the ETA and the detail', () => {
+    const line = drawn(10, 3, { label: 'runs', detail: '3 processed', rate: '' });
+    expect(line).toMatch(/^runs \[[█░=\- ]+\] 3\/10 \| ETA \S+ \| 3 processed \| 0s$/);
+  });
+
+  test('nothing done yet: no ETA (cli-progress would print NFs)', () => {
+    const line = drawn(12, 0, { label: 'upload', detail: '1 files uploaded', rate: ' items | 0.0/s' });
+    expect(line).toMatch(/^upload \[[-=░ ]+\] 0\/12 items \| 0\.0\/s \| 1 files uploaded \| 0s$/);
   });
 });
 

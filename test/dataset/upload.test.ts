@@ -31,6 +31,10 @@ describe('uploadDataset', () => {
     const writes = seen.filter((x) => x.phase === 'write');
     expect(writes.at(-1)).toMatchObject({ done: 6, total: 6, created: 6 });
     expect(writes.map((x) => x.done)).toEqual([...writes.map((x) => x.done)].sort((a, b) => a - b));
+    // From the start of the writes (before any item), and as each file is uploaded.
+    expect(writes[0]).toMatchObject({ done: 0, total: 6, filesUploaded: 0 });
+    expect(writes.filter((x) => x.done === 0).map((x) => x.filesUploaded)).toEqual(expect.arrayContaining([1]));
+    expect(writes.at(-1)?.filesUploaded).toBe(3);
   });
 
   it('uploads each content once, however many rows and paths name it; a fileId column names files already uploaded', async () => {
