@@ -49,16 +49,32 @@ export function progressReporter(opts: ProgressOptions): ProgressReporter {
   const write = opts.write ?? ((line: string) => process.stderr.write(escapeControls(redact(line)) + '\n'));
   const interval = opts.intervalMs ?? 5000;
   let lastAt = started;
+  const phaseStart = phases(started);
   return {
     update: (p) => {
       const t = now();
+      const since = phaseStart(p.label, t);
       if (t - lastAt < interval) return;
       lastAt = t;
       const counts = p.total > 0 ? `${p.value}/${p.total}` : `${p.value}`;
-      const rate = p.unit ? ` ${p.unit} (${perSecond(p.value, t - started)}/s)` : '';
+      const rate = p.unit ? ` ${p.unit} (${perSecond(p.value, t - since)}/s)` : '';
       write(`${p.label}: ${counts}${rate}${p.detail ? `, ${p.detail}` : ''} (${fmtDuration(t - started)})`);
     },
     stop: () => undefined,
+  };
+}
+
+/**
+ * When the current phase began: a new label (scoring, then report.html) starts a new phase, so
+ * that a rate counts the phase's own units over its own time.
+ */
+function phases(start: number): (label: string, t: number) => number {
+  let label: string | undefined;
+  let since = start;
+  return (l, t) => {
+    if (label !== undefined && l !== label) since = t;
+    label = l;
+    return since;
   };
 }
 
@@ -82,13 +98,17 @@ function barReporter(): ProgressReporter {
   let bar: SingleBar | undefined;
   let last: ProgressState | undefined;
   let stopped = false;
-  let drawing = false;
+  let drawing: string | undefined;
+  const phaseStart = phases(started);
   const render = (p: ProgressState): void => {
     if (!bar) return;
-    const rate = p.unit ? ` ${p.unit} | ${perSecond(p.value, performance.now() - started)}/s` : '';
-    // Drawn from the first state on: an empty line before it (" 0 | 0s") said nothing.
-    if (!drawing) {
-      drawing = true;
+    const t = performance.now();
+    const rate = p.unit ? ` ${p.unit} | ${perSecond(p.value, t - phaseStart(p.label, t))}/s` : '';
+    // Drawn from the first state on (an empty line before it, " 0 | 0s", said nothing), and
+    // started again for each phase: its own duration and ETA.
+    if (drawing !== p.label) {
+      if (drawing !== undefined) bar.stop();
+      drawing = p.label;
       bar.start(p.total, p.value, { label: p.label, detail: p.detail, rate });
       return;
     }

@@ -198,11 +198,11 @@ export default defineCommand<ReportArgs>({
         },
         documents ?? new DiscardDocuments(),
       );
-      progress.stop();
       // The export's values, read a second time, for what shows them: the explorer (up to the
       // documents it lists) and the errors file.
       const withValues = (formats.includes('html') && report.summary.documents <= EXPLORER_MAX_DOCUMENTS) || errorsFormat !== undefined;
-      const full = withValues ? await loadExport(from) : undefined;
+      const onLines = (read: number) => progress.update({ label: 'values', value: read, total: 0, detail: `${path.basename(from)} read again`, unit: 'lines' });
+      const full = withValues ? await loadExport(from, { onLines }) : undefined;
       const shownBaseline = baseline?.kind === 'stream' ? undefined : baseline;
       // The errors file is rendered before the first report is written (all or nothing).
       if (argv.exportErrors && errorsFormat && full && documents) {
@@ -217,7 +217,9 @@ export default defineCommand<ReportArgs>({
         ...(shownBaseline ? { baseline: shownBaseline } : {}),
         ...(history?.length ? { history } : {}),
         ...(documents ? { documents } : {}),
+        onProgress: (done, total) => progress.update({ label: 'report.html', value: done, total, detail: '', unit: 'documents' }),
       });
+      progress.stop();
     } catch (e) {
       progress.stop();
       documents?.abort();

@@ -282,11 +282,14 @@ async function readText(file: string): Promise<string> {
 const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 /** Reads an export file whole (a JSONL file line by line); large JSONL exports are better opened with openExport. */
-export async function loadExport(file: string): Promise<EvaluationExport> {
+export async function loadExport(file: string, opts: { onLines?: (read: number) => void } = {}): Promise<EvaluationExport> {
   if (isJsonlName(file)) {
     const reader = new JsonlExportReader(file);
     try {
-      for await (const { first, lines } of readLineBatches(file)) for (let i = 0; i < lines.length; i++) await reader.line(lines[i], first + i);
+      for await (const { first, lines } of readLineBatches(file)) {
+        for (let i = 0; i < lines.length; i++) await reader.line(lines[i], first + i);
+        opts.onLines?.(first + lines.length - 1);
+      }
     } catch (e) {
       if (e instanceof InputError) throw e;
       throw readError(file, e);

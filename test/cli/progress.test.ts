@@ -29,6 +29,19 @@ describe('progress without a terminal', () => {
     expect(lines).toEqual(['upload: 50/200 items (12.5/s), 50 created (4.0 s)']);
   });
 
+  test('a new label is a new phase: its rate counts from when it began', () => {
+    let now = 0;
+    const lines: string[] = [];
+    const p = progressReporter({ enabled: true, tty: false, intervalMs: 1000, now: () => now, write: (l) => lines.push(l) });
+    now = 10_000;
+    p.update({ label: 'scoring', value: 50_000, total: 0, unit: 'documents', detail: '' });
+    now = 12_000;
+    p.update({ label: 'report.html', value: 0, total: 100, unit: 'documents', detail: '' });
+    now = 14_000;
+    p.update({ label: 'report.html', value: 100, total: 100, unit: 'documents', detail: '' });
+    expect(lines).toEqual(['scoring: 50000 documents (5000.0/s) (10 s)', 'report.html: 0/100 documents (0/s) (12 s)', 'report.html: 100/100 documents (50.0/s) (14 s)']);
+  });
+
   test('an unknown total prints the count alone', () => {
     let now = 0;
     const lines: string[] = [];

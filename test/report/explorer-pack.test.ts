@@ -2,7 +2,8 @@
 // in the index, by which the page cuts the lines apart again.
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { ExplorerData } from '../../src/report/explorer/data.js';
+import { buildExplorerData, type ExplorerData } from '../../src/report/explorer/data.js';
+import { GOLDEN, goldenInputs } from './golden.js';
 import { packExplorerData } from '../../src/report/explorer/render.js';
 
 describe('packExplorerData', () => {
@@ -18,5 +19,18 @@ describe('packExplorerData', () => {
     let at = 0;
     const back = index.lineBytes.map((n) => all.subarray(at, (at += n)).toString('utf8'));
     expect(back).toEqual(details);
+  });
+});
+
+describe('buildExplorerData', () => {
+  it('tells onProgress how many documents have their line, from 0 to all of them', async () => {
+    const input = await goldenInputs(GOLDEN.extract);
+    const seen: Array<[number, number]> = [];
+    const data = buildExplorerData({ ...input, onProgress: (done, total) => seen.push([done, total]) });
+    const n = input.documents.length;
+    expect(n).toBeGreaterThan(0);
+    expect(data.details).toHaveLength(n);
+    expect(seen[0]).toEqual([0, n]);
+    expect(seen.at(-1)).toEqual([n, n]);
   });
 });

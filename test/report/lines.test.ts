@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readLineBatches } from '../../src/report/load.js';
+import { loadExport, readLineBatches } from '../../src/report/load.js';
+import { FIXTURES } from './golden.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-lines-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -69,5 +70,16 @@ describe('readLineBatches', () => {
 
   it('bytes that are not UTF-8 read as U+FFFD, as the whole file decoded reads them', async () => {
     expect(await check(Buffer.from([0x61, 0xff, 0x0a, 0xc3, 0x0a, 0xe6, 0x9d]))).toEqual(['a\ufffd', '\ufffd', '\ufffd']);
+  });
+});
+
+describe('loadExport', () => {
+  it('tells onLines how many lines it has read, up to the last', async () => {
+    const seen: number[] = [];
+    const exp = await loadExport(path.join(FIXTURES, 'classify-export.jsonl'), { onLines: (n) => seen.push(n) });
+    const lines = readFileSync(path.join(FIXTURES, 'classify-export.jsonl'), 'utf8').split('\n').filter((l) => l !== '').length;
+    expect(exp.items).toHaveLength(lines - 1);
+    expect(seen.at(-1)).toBe(lines);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
   });
 });

@@ -27,6 +27,8 @@ export interface ExplorerInput {
   omitted?: string;
   /** Hook for slices: document id -> the slices it belongs to (a Slice filter appears). */
   documentSlices?: ReadonlyMap<string, readonly string[]>;
+  /** Called as the documents' lines are built (every 1,000 documents, and at the end): for a progress bar. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** Outcome bits of a document's field in `docs.mask` (one hex digit per field). */
@@ -272,6 +274,7 @@ export function buildExplorerData(input: ExplorerInput): ExplorerData {
   if (input.documentSlices) docs.slices = [];
 
   records.forEach((d, i) => {
+    if (i % 1000 === 0) input.onProgress?.(i, records.length);
     docs.id.push(d.id);
     docs.name.push(d.fileName ?? d.fileId);
     docs.errors.push(d.errors);
@@ -319,6 +322,7 @@ export function buildExplorerData(input: ExplorerInput): ExplorerData {
     }
     docs.conf.push(conf === null ? null : r4(conf));
   });
+  if (records.length) input.onProgress?.(records.length, records.length);
   docs.flags = flags.join('');
   docs.change = change.join('');
   return {
