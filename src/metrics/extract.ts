@@ -34,7 +34,15 @@ export interface Leaf {
 type Plan =
   | { kind: 'leaf'; leaf: Leaf }
   | { kind: 'multiset'; leaf: Leaf }
-  | { kind: 'object'; keys: string[]; children: Plan[]; known: ReadonlySet<string>; path: string }
+  | {
+      kind: 'object';
+      keys: string[];
+      children: Plan[];
+      known: ReadonlySet<string>;
+      path: string;
+      /** Indexes of the children that are objects or rows (where unexpected keys can be, below this object's own). */
+      nested: number[];
+    }
   | { kind: 'rows'; path: string; row: Plan; cardinality: number; flat?: FlatRow; leaves: Leaf[] };
 
 /** A row made of objects and leaves only (no arrays inside): its leaves and their key paths. */
@@ -172,7 +180,9 @@ export function planFromTree(config: unknown, tree: FieldNode, declared: boolean
           children.push(child);
         }
       }
-      return path !== '' && keys.length === 0 ? undefined : { kind: 'object', keys, children, known, path };
+      if (path !== '' && keys.length === 0) return undefined;
+      const nested = children.flatMap((c, i) => (c.kind === 'object' || c.kind === 'rows' ? [i] : []));
+      return { kind: 'object', keys, children, known, path, nested };
     }
     if (node.items.kind === 'leaf') return { kind: 'multiset', leaf: makeLeaf(path, node.items.valueType, true) };
     if (node.items.kind === 'array') return { kind: 'leaf', leaf: makeLeaf(path, 'unknown', false) };
@@ -247,9 +257,33 @@ function flatWeight(flat: FlatRow, a: PreparedRow, b: PreparedRow): number {
   return w;
 }
 
+/**
+ * Whether flatWeight(a, b) > d, comparing only until the answer is known: most rows weighed
+ * against another document row's match none of its values, and one mismatch settles it when
+ * the bound is all the values but one.
+ */
+function flatWeightExceeds(flat: FlatRow, a: PreparedRow, b: PreparedRow, d: number): boolean {
+  if (a.capacity <= d || b.capacity <= d) return false;
+  const L = flat.leaves.length;
+  let w = 0;
+  for (let l = 0; l < L; l++) {
+    if (w + (L - l) <= d) return false;
+    const x = a.prep[l];
+    const y = b.prep[l];
+    if (x !== EMPTY && y !== EMPTY && (a.raw[l] === b.raw[l] || flat.leaves[l].matcher.equal(x, y)) && ++w > d) return true;
+  }
+  return false;
+}
+
 /** Maximum-weight pairing of prepared rows. */
 function pairFlat(flat: FlatRow, E: PreparedRow[], P: PreparedRow[]): Array<[number, number]> {
-  return pairByWeight(E.length, P.length, (i, j) => flatWeight(flat, E[i], P[j]), (i) => E[i].capacity);
+  return pairByWeight(
+    E.length,
+    P.length,
+    (i, j) => flatWeight(flat, E[i], P[j]),
+    (i) => E[i].capacity,
+    (i, j, d) => flatWeightExceeds(flat, E[i], P[j], d),
+  );
 }
 
 /**
@@ -258,26 +292,34 @@ function pairFlat(flat: FlatRow, E: PreparedRow[], P: PreparedRow[]): Array<[num
  * than predicted rows, when every expected row i weighs more than 0 against predicted row i
  * and no more against any other, pairing rows in place is a maximum (no pairing can exceed
  * the sum of the row maxima). Rows that reach their capacity in place need no other weight,
- * so mostly right predictions are paired without the full matrix or the Hungarian method.
+ * and the others are only checked against their weight in place (`exceeds`, which may stop
+ * early), so mostly right predictions are paired without the full matrix or the Hungarian method.
  */
-function pairByWeight(nE: number, nP: number, weight: (i: number, j: number) => number, capacity: (i: number) => number): Array<[number, number]> {
+function pairByWeight(
+  nE: number,
+  nP: number,
+  weight: (i: number, j: number) => number,
+  capacity: (i: number) => number,
+  exceeds: (i: number, j: number, d: number) => boolean = (i, j, d) => weight(i, j) > d,
+): Array<[number, number]> {
   if (nE === 0 || nP === 0) return [];
-  const w = new Int32Array(nE * nP).fill(-1);
-  const at = (i: number, j: number): number => {
-    const k = i * nP + j;
-    if (w[k] < 0) w[k] = weight(i, j);
-    return w[k];
-  };
   if (nE <= nP) {
-    let diagonal = true;
-    for (let i = 0; i < nE && diagonal; i++) {
-      const d = at(i, i);
-      if (d === 0) diagonal = false;
-      else if (d < capacity(i)) for (let j = 0; j < nP && diagonal; j++) diagonal = at(i, j) <= d;
+    // Weights of the rows in place, as far as the check went (-1 beyond).
+    const diagonal = new Int32Array(nE).fill(-1);
+    let inPlace = true;
+    for (let i = 0; i < nE && inPlace; i++) {
+      const d = (diagonal[i] = weight(i, i));
+      if (d === 0) inPlace = false;
+      else if (d < capacity(i)) for (let j = 0; j < nP && inPlace; j++) inPlace = j === i || !exceeds(i, j, d);
     }
-    if (diagonal) return Array.from({ length: nE }, (_, i): [number, number] => [i, i]);
+    if (inPlace) {
+      const pairs = new Array<[number, number]>(nE);
+      for (let i = 0; i < nE; i++) pairs[i] = [i, i];
+      return pairs;
+    }
+    return maxWeightPairs(Array.from({ length: nE }, (_, i) => Array.from({ length: nP }, (_, j) => (i === j && diagonal[i] >= 0 ? diagonal[i] : weight(i, j)))));
   }
-  return maxWeightPairs(Array.from({ length: nE }, (_, i) => Array.from({ length: nP }, (_, j) => at(i, j))));
+  return maxWeightPairs(Array.from({ length: nE }, (_, i) => Array.from({ length: nP }, (_, j) => weight(i, j))));
 }
 
 const MAX_DIFFS = 50;
@@ -382,12 +424,14 @@ export class ExtractScorer {
         c[side]++;
         this.unexpectedKeys.set(path, c);
       }
-      for (let i = 0; i < plan.keys.length; i++) n += this.strayKeys(plan.children[i], own(v, plan.keys[i]), side);
+      for (const i of plan.nested) n += this.strayKeys(plan.children[i], own(v, plan.keys[i]), side);
       return n;
     }
     if (plan.kind === 'rows') {
+      // Every row, empty ones too: an empty row's keys hold only empty values, which count for nothing.
+      if (!Array.isArray(v)) return this.strayKeys(plan.row, v, side);
       let n = 0;
-      for (const [, row] of nonEmptyElements(v)) n += this.strayKeys(plan.row, row, side);
+      for (let i = 0; i < v.length; i++) n += this.strayKeys(plan.row, v[i], side);
       return n;
     }
     return 0;
@@ -440,7 +484,7 @@ export class ExtractScorer {
 
   private cell(leaf: Leaf, o: number, e: unknown, p: unknown, keys?: string[]): void {
     const c: Cell = { leaf: leaf.index, path: '', rows: this.rowPairs(), outcome: o, expected: isEmpty(e) ? null : e, predicted: isEmpty(p) ? null : p };
-    const conf = this.confidence?.get(this.predictedPath(keys));
+    const conf = this.confidenceOf(keys);
     if (conf !== undefined) c.confidence = conf;
     (this.cells as Cell[]).push(c);
   }
@@ -451,7 +495,7 @@ export class ExtractScorer {
     if (this.cells && o !== TN) this.cell(leaf, o, e, p, keys);
     if (o >= FA) this.diff(o, e, p, keys);
     if (this.confidence && (o === TP || o === FD || o === FA)) {
-      const c = this.confidence.get(this.predictedPath(keys));
+      const c = this.confidenceOf(keys);
       this.confLeaf.push(leaf.index);
       this.confValue.push(c ?? NaN);
       this.confRight.push(o === TP ? 1 : 0);
@@ -466,6 +510,12 @@ export class ExtractScorer {
   private pop(): void {
     this.path.pop();
     this.ppath.pop();
+  }
+
+  /** The confidence of the predicted value at the current path (its path is built only when the map has entries). */
+  private confidenceOf(keys?: string[]): number | undefined {
+    const map = this.confidence;
+    return map === undefined || map.size === 0 ? undefined : map.get(this.predictedPath(keys));
   }
 
   /** The predicted value's path as the service's metadata names it: `line_items[0].amount`. */

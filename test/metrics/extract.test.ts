@@ -364,3 +364,37 @@ describe('line-item pairing is a maximum-weight matching (property)', () => {
     );
   });
 });
+
+describe('unexpected keys (values under keys the config does not define)', () => {
+  it('are counted at any depth, in every row, a lone object as one row; empty values and empty rows count for nothing', () => {
+    const r = report(
+      extractExport(CONFIG, [
+        {
+          e: { line_items: [{ sku: 'a', qty: 1, price: 2, note: 'x' }, { sku: null, qty: null, price: null, note: null }, {}], vendor: { name: 'v', vat: null, extra: 'e' } },
+          p: {
+            line_items: [{ sku: 'a', qty: 1, price: 2, note2: 'y', blank: '  ' }, { sku: 'b', qty: null, price: null, zz: 'z' }, { sku: null, gone: [] }],
+            vendor: { name: 'v', extra2: { a: null }, extra3: [1] },
+            surprise: 1,
+          },
+        },
+        { e: { line_items: { sku: 'c', qty: null, price: null, odd: 'o' } }, p: { line_items: [{ sku: 'c', qty: null, price: null, odd2: '' }] } },
+      ]),
+    );
+    expect(r.extract?.unexpected).toEqual({
+      predicted: 4,
+      documents: 1,
+      expected: 3,
+      keys: [
+        { path: 'line_items[].note', predicted: 0, expected: 1 },
+        { path: 'line_items[].note2', predicted: 1, expected: 0 },
+        { path: 'line_items[].odd', predicted: 0, expected: 1 },
+        { path: 'line_items[].zz', predicted: 1, expected: 0 },
+        { path: 'surprise', predicted: 1, expected: 0 },
+        { path: 'vendor.extra', predicted: 0, expected: 1 },
+        { path: 'vendor.extra3', predicted: 1, expected: 0 },
+      ],
+    });
+    // Each predicted one is a false alarm of its document (micro FA), beside the fields' own.
+    expect(r.documents.map((d) => d.unexpected ?? 0)).toEqual([4, 0]);
+  });
+});
