@@ -221,105 +221,132 @@ function outcome(m: Matcher, e: unknown, p: unknown): number {
   return e === p || m.equal(m.prepare(e), m.prepare(p)) ? TP : FD;
 }
 
-/** A flat row with every leaf value prepared once: `prep[l]` is EMPTY for an empty value. */
-interface PreparedRow {
-  index: number;
-  raw: unknown[];
-  prep: unknown[];
-  capacity: number;
-}
+/**
+ * The non-empty rows of one side of a flat row plan (a lone non-empty value is one row), with
+ * every leaf value prepared once: row r's leaf l at `r * L + l` of `raw` and `prep` (`prep` is
+ * EMPTY for an empty value). One per side and scorer, filled again for each array scored:
+ * flat rows hold no arrays, so no array is scored while another one's rows are in use.
+ */
+class PreparedRows {
+  n = 0;
+  L = 0;
+  /** Position of each row in its array. */
+  readonly index: number[] = [];
+  /** Non-empty values of each row: the most TP it can give. */
+  readonly capacity: number[] = [];
+  readonly raw: unknown[] = [];
+  readonly prep: unknown[] = [];
 
-function prepareRow(flat: FlatRow, index: number, row: unknown): PreparedRow {
-  const n = flat.leaves.length;
-  const raw = new Array<unknown>(n);
-  const prep = new Array<unknown>(n);
-  let capacity = 0;
-  for (let l = 0; l < n; l++) {
-    let v: unknown = row;
-    for (const k of flat.keys[l]) v = own(v, k);
-    raw[l] = v;
-    if (isEmpty(v)) prep[l] = EMPTY;
-    else {
-      prep[l] = flat.leaves[l].matcher.prepare(v);
-      capacity++;
+  fill(flat: FlatRow, v: unknown): void {
+    this.n = 0;
+    this.L = flat.leaves.length;
+    if (v === undefined || v === null) return;
+    if (!Array.isArray(v)) {
+      if (!isEmpty(v)) this.add(flat, 0, v);
+      return;
     }
+    for (let i = 0; i < v.length; i++) if (!isEmpty(v[i])) this.add(flat, i, v[i]);
   }
-  return { index, raw, prep, capacity };
+
+  private add(flat: FlatRow, index: number, row: unknown): void {
+    const L = this.L;
+    const at = this.n * L;
+    let capacity = 0;
+    for (let l = 0; l < L; l++) {
+      let v: unknown = row;
+      for (const k of flat.keys[l]) v = own(v, k);
+      this.raw[at + l] = v;
+      if (isEmpty(v)) this.prep[at + l] = EMPTY;
+      else {
+        this.prep[at + l] = flat.leaves[l].matcher.prepare(v);
+        capacity++;
+      }
+    }
+    this.index[this.n] = index;
+    this.capacity[this.n] = capacity;
+    this.n++;
+  }
 }
 
-function flatWeight(flat: FlatRow, a: PreparedRow, b: PreparedRow): number {
+/** The pairing weight of expected row i and predicted row j: their leaves that match. */
+function flatWeight(flat: FlatRow, E: PreparedRows, i: number, P: PreparedRows, j: number): number {
+  const L = E.L;
+  const a = i * L;
+  const b = j * L;
   let w = 0;
-  for (let l = 0; l < flat.leaves.length; l++) {
-    const x = a.prep[l];
-    const y = b.prep[l];
-    if (x !== EMPTY && y !== EMPTY && (a.raw[l] === b.raw[l] || flat.leaves[l].matcher.equal(x, y))) w++;
+  for (let l = 0; l < L; l++) {
+    const x = E.prep[a + l];
+    const y = P.prep[b + l];
+    if (x !== EMPTY && y !== EMPTY && (E.raw[a + l] === P.raw[b + l] || flat.leaves[l].matcher.equal(x, y))) w++;
   }
   return w;
 }
 
 /**
- * Whether flatWeight(a, b) > d, comparing only until the answer is known: most rows weighed
+ * Whether flatWeight(i, j) > d, comparing only until the answer is known: most rows weighed
  * against another document row's match none of its values, and one mismatch settles it when
  * the bound is all the values but one.
  */
-function flatWeightExceeds(flat: FlatRow, a: PreparedRow, b: PreparedRow, d: number): boolean {
-  if (a.capacity <= d || b.capacity <= d) return false;
-  const L = flat.leaves.length;
+function flatWeightExceeds(flat: FlatRow, E: PreparedRows, i: number, P: PreparedRows, j: number, d: number): boolean {
+  if (E.capacity[i] <= d || P.capacity[j] <= d) return false;
+  const L = E.L;
+  const a = i * L;
+  const b = j * L;
   let w = 0;
   for (let l = 0; l < L; l++) {
     if (w + (L - l) <= d) return false;
-    const x = a.prep[l];
-    const y = b.prep[l];
-    if (x !== EMPTY && y !== EMPTY && (a.raw[l] === b.raw[l] || flat.leaves[l].matcher.equal(x, y)) && ++w > d) return true;
+    const x = E.prep[a + l];
+    const y = P.prep[b + l];
+    if (x !== EMPTY && y !== EMPTY && (E.raw[a + l] === P.raw[b + l] || flat.leaves[l].matcher.equal(x, y)) && ++w > d) return true;
   }
   return false;
 }
 
-/** Maximum-weight pairing of prepared rows. */
-function pairFlat(flat: FlatRow, E: PreparedRow[], P: PreparedRow[]): Array<[number, number]> {
-  return pairByWeight(
-    E.length,
-    P.length,
-    (i, j) => flatWeight(flat, E[i], P[j]),
-    (i) => E[i].capacity,
-    (i, j, d) => flatWeightExceeds(flat, E[i], P[j], d),
+/** Maximum-weight pairing of prepared rows, into `pairOf`. */
+function pairFlat(flat: FlatRow, E: PreparedRows, P: PreparedRows, pairOf: Int32Array): void {
+  pairByWeight(
+    E.n,
+    P.n,
+    (i, j) => flatWeight(flat, E, i, P, j),
+    (i) => E.capacity[i],
+    (i, j, d) => flatWeightExceeds(flat, E, i, P, j, d),
+    pairOf,
   );
 }
 
 /**
- * Maximum-weight pairing of nE expected with nP predicted rows; `capacity(i)` bounds the
- * weights of expected row i. Pairs of weight 0 stay unpaired. Shortcut: with no more expected
- * than predicted rows, when every expected row i weighs more than 0 against predicted row i
- * and no more against any other, pairing rows in place is a maximum (no pairing can exceed
- * the sum of the row maxima). Rows that reach their capacity in place need no other weight,
- * and the others are only checked against their weight in place (`exceeds`, which may stop
- * early), so mostly right predictions are paired without the full matrix or the Hungarian method.
+ * Maximum-weight pairing of nE expected with nP predicted rows: `pairOf[i]` is set to the
+ * predicted row of expected row i, or -1. `capacity(i)` bounds the weights of expected row i.
+ * Pairs of weight 0 stay unpaired. Shortcut: with no more expected than predicted rows, when
+ * every expected row i weighs more than 0 against predicted row i and no more against any
+ * other, pairing rows in place is a maximum (no pairing can exceed the sum of the row maxima).
+ * Rows that reach their capacity in place need no other weight, and the others are only
+ * checked against their weight in place (`exceeds`, which may stop early), so mostly right
+ * predictions are paired without the full matrix or the Hungarian method.
  */
 function pairByWeight(
   nE: number,
   nP: number,
   weight: (i: number, j: number) => number,
   capacity: (i: number) => number,
-  exceeds: (i: number, j: number, d: number) => boolean = (i, j, d) => weight(i, j) > d,
-): Array<[number, number]> {
-  if (nE === 0 || nP === 0) return [];
+  exceeds: (i: number, j: number, d: number) => boolean,
+  pairOf: Int32Array,
+): void {
+  pairOf.fill(-1, 0, nE);
+  if (nE === 0 || nP === 0) return;
   if (nE <= nP) {
-    // Weights of the rows in place, as far as the check went (-1 beyond).
-    const diagonal = new Int32Array(nE).fill(-1);
     let inPlace = true;
     for (let i = 0; i < nE && inPlace; i++) {
-      const d = (diagonal[i] = weight(i, i));
+      const d = weight(i, i);
       if (d === 0) inPlace = false;
       else if (d < capacity(i)) for (let j = 0; j < nP && inPlace; j++) inPlace = j === i || !exceeds(i, j, d);
     }
     if (inPlace) {
-      const pairs = new Array<[number, number]>(nE);
-      for (let i = 0; i < nE; i++) pairs[i] = [i, i];
-      return pairs;
+      for (let i = 0; i < nE; i++) pairOf[i] = i;
+      return;
     }
-    return maxWeightPairs(Array.from({ length: nE }, (_, i) => Array.from({ length: nP }, (_, j) => (i === j && diagonal[i] >= 0 ? diagonal[i] : weight(i, j)))));
   }
-  return maxWeightPairs(Array.from({ length: nE }, (_, i) => Array.from({ length: nP }, (_, j) => weight(i, j))));
+  for (const [i, j] of maxWeightPairs(Array.from({ length: nE }, (_, i) => Array.from({ length: nP }, (_, j) => weight(i, j))))) pairOf[i] = j;
 }
 
 const MAX_DIFFS = 50;
@@ -370,6 +397,11 @@ export class ExtractScorer {
   cells: Cell[] | undefined;
   private withDiffs = false;
   private counting = true;
+  /** flatRows' buffers, reused from document to document. */
+  private readonly rowsE = new PreparedRows();
+  private readonly rowsP = new PreparedRows();
+  private pairOf = new Int32Array(16);
+  private usedP = new Uint8Array(16);
   private readonly path: Array<string | number> = [];
 
   constructor(readonly plan: ExtractPlan) {
@@ -409,8 +441,10 @@ export class ExtractScorer {
     if (plan.kind === 'object') {
       if (!isPlainObject(v)) return 0;
       let n = 0;
-      for (const k of Object.keys(v)) {
-        if (plan.known.has(k)) continue;
+      // for-in, not Object.keys: no array per object. The own check, for keys outside the
+      // fields alone, keeps out members a library may have added to Object.prototype.
+      for (const k in v) {
+        if (plan.known.has(k) || !Object.hasOwn(v, k)) continue;
         if (isEmpty(v[k])) continue;
         n++;
         const path = childPath(plan.path, k);
@@ -610,43 +644,47 @@ export class ExtractScorer {
 
   /** Rows of objects and leaves: values prepared once, pairs weighed on prepared values. */
   private flatRows(plan: Extract<Plan, { kind: 'rows' }>, flat: FlatRow, e: unknown, p: unknown): void {
-    const E = nonEmptyElements(e).map(([i, v]) => prepareRow(flat, i, v));
-    const P = nonEmptyElements(p).map(([i, v]) => prepareRow(flat, i, v));
-    if (E.length === 0 && P.length === 0) return this.noRows(plan);
-    this.cardinalityOf(plan, E.length, P.length);
-    const pairOf = new Int32Array(E.length).fill(-1);
-    const usedP = new Uint8Array(P.length);
-    for (const [i, j] of pairFlat(flat, E, P)) {
-      pairOf[i] = j;
-      usedP[j] = 1;
-    }
+    const E = this.rowsE;
+    const P = this.rowsP;
+    E.fill(flat, e);
+    P.fill(flat, p);
+    if (E.n === 0 && P.n === 0) return this.noRows(plan);
+    this.cardinalityOf(plan, E.n, P.n);
+    if (this.pairOf.length < E.n) this.pairOf = new Int32Array(E.n * 2);
+    if (this.usedP.length < P.n) this.usedP = new Uint8Array(P.n * 2);
+    const { pairOf, usedP } = this;
+    pairFlat(flat, E, P, pairOf);
+    usedP.fill(0, 0, P.n);
+    for (let i = 0; i < E.n; i++) if (pairOf[i] >= 0) usedP[pairOf[i]] = 1;
     const L = flat.leaves.length;
-    for (let i = 0; i < E.length; i++) {
-      const a = E[i];
+    for (let i = 0; i < E.n; i++) {
       const j = pairOf[i];
-      this.push(a.index, j >= 0 ? P[j].index : -1);
+      const a = i * L;
+      this.push(E.index[i], j >= 0 ? P.index[j] : -1);
       if (j >= 0) {
-        const b = P[j];
+        const b = j * L;
         for (let l = 0; l < L; l++) {
           const leaf = flat.leaves[l];
-          const x = a.prep[l];
-          const y = b.prep[l];
+          const x = E.prep[a + l];
+          const y = P.prep[b + l];
+          const ex = E.raw[a + l];
+          const py = P.raw[b + l];
           let o: number;
           if (x === EMPTY) o = y === EMPTY ? TN : FA;
           else if (y === EMPTY) o = FN;
-          else o = a.raw[l] === b.raw[l] || leaf.matcher.equal(x, y) ? TP : FD;
-          this.record(leaf, o, leaf.exact && (o === TP || o === FD) ? outcome(leaf.exact, a.raw[l], b.raw[l]) : o, a.raw[l], b.raw[l], flat.keys[l]);
+          else o = ex === py || leaf.matcher.equal(x, y) ? TP : FD;
+          this.record(leaf, o, leaf.exact && (o === TP || o === FD) ? outcome(leaf.exact, ex, py) : o, ex, py, flat.keys[l]);
         }
       } else {
-        for (let l = 0; l < L; l++) if (a.prep[l] !== EMPTY) this.record(flat.leaves[l], FN, FN, a.raw[l], null, flat.keys[l]);
+        for (let l = 0; l < L; l++) if (E.prep[a + l] !== EMPTY) this.record(flat.leaves[l], FN, FN, E.raw[a + l], null, flat.keys[l]);
       }
       this.pop();
     }
-    for (let j = 0; j < P.length; j++) {
+    for (let j = 0; j < P.n; j++) {
       if (usedP[j]) continue;
-      const b = P[j];
-      this.push(`+${b.index}`, b.index);
-      for (let l = 0; l < L; l++) if (b.prep[l] !== EMPTY) this.record(flat.leaves[l], FA, FA, null, b.raw[l], flat.keys[l]);
+      const b = j * L;
+      this.push(`+${P.index[j]}`, P.index[j]);
+      for (let l = 0; l < L; l++) if (P.prep[b + l] !== EMPTY) this.record(flat.leaves[l], FA, FA, null, P.raw[b + l], flat.keys[l]);
       this.pop();
     }
   }
@@ -657,13 +695,9 @@ export class ExtractScorer {
     const P = nonEmptyElements(p);
     if (E.length === 0 && P.length === 0) return this.noRows(plan);
     this.cardinalityOf(plan, E.length, P.length);
-    const pairs = pairRows(plan.row, E, P);
+    const pairOf = pairRows(plan.row, E, P);
     const usedP = new Uint8Array(P.length);
-    const pairOf = new Int32Array(E.length).fill(-1);
-    for (const [i, j] of pairs) {
-      pairOf[i] = j;
-      usedP[j] = 1;
-    }
+    for (let i = 0; i < E.length; i++) if (pairOf[i] >= 0) usedP[pairOf[i]] = 1;
     for (let i = 0; i < E.length; i++) {
       this.push(E[i][0], pairOf[i] >= 0 ? P[pairOf[i]][0] : -1);
       if (pairOf[i] >= 0) this.node(plan.row, E[i][1], P[pairOf[i]][1]);
@@ -730,8 +764,9 @@ export function matchWeight(plan: Plan, e: unknown, p: unknown): number {
     case 'rows': {
       const E = nonEmptyElements(e);
       const P = nonEmptyElements(p);
+      const pairOf = pairRows(plan.row, E, P);
       let w = 0;
-      for (const [i, j] of pairRows(plan.row, E, P)) w += matchWeight(plan.row, E[i][1], P[j][1]);
+      for (let i = 0; i < E.length; i++) if (pairOf[i] >= 0) w += matchWeight(plan.row, E[i][1], P[pairOf[i]][1]);
       return w;
     }
   }
@@ -758,14 +793,12 @@ function capacity(plan: Plan, e: unknown): number {
   }
 }
 
-/** pairFlat for rows that hold arrays: weights by recursive scoring. */
-function pairRows(row: Plan, E: Array<[number, unknown]>, P: Array<[number, unknown]>): Array<[number, number]> {
-  return pairByWeight(
-    E.length,
-    P.length,
-    (i, j) => matchWeight(row, E[i][1], P[j][1]),
-    (i) => capacity(row, E[i][1]),
-  );
+/** pairFlat for rows that hold arrays: weights by recursive scoring. Returns each expected row's predicted row, or -1. */
+function pairRows(row: Plan, E: Array<[number, unknown]>, P: Array<[number, unknown]>): Int32Array {
+  const pairOf = new Int32Array(E.length);
+  const weight = (i: number, j: number): number => matchWeight(row, E[i][1], P[j][1]);
+  pairByWeight(E.length, P.length, weight, (i) => capacity(row, E[i][1]), (i, j, d) => weight(i, j) > d, pairOf);
+  return pairOf;
 }
 
 /** Pairs elements of two multisets so that the number of matching pairs is maximal. */

@@ -397,4 +397,15 @@ describe('unexpected keys (values under keys the config does not define)', () =>
     // Each predicted one is a false alarm of its document (micro FA), beside the fields' own.
     expect(r.documents.map((d) => d.unexpected ?? 0)).toEqual([4, 0]);
   });
+
+  it('a member added to Object.prototype (by some library) is no key of the values', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = 'x';
+    try {
+      const r = report(extractExport(CONFIG, [{ e: { name: 'a', line_items: [li('s', 1, 2)] }, p: { name: 'a', line_items: [li('s', 1, 2)] } }]));
+      expect(r.extract?.unexpected).toEqual({ predicted: 0, documents: 0, expected: 0, keys: [] });
+    } finally {
+      delete proto.polluted;
+    }
+  });
 });
