@@ -81,6 +81,18 @@ export class ExtractRecord {
   }
 
   /**
+   * Which outcomes a field had, as bits (`tp`, `fa`, `fn`, `fd` for TP, FA, FN, FD; TN has
+   * none), without building its tuple: the explorer reads this for every field of every document.
+   */
+  outcomeBits(path: string, tp: number, fa: number, fn: number, fd: number): number {
+    const { data, offset, slotOf } = this[SOURCE];
+    const s = slotOf.get(path);
+    if (s === undefined) return 0;
+    const o = offset + s * 5;
+    return (data[o] ? tp : 0) | (data[o + 2] ? fa : 0) | (data[o + 3] ? fn : 0) | (data[o + 4] ? fd : 0);
+  }
+
+  /**
    * `JSON.stringify(this.toJSON())` without building the record: the renderer writes one line
    * per document, and a report of 50,000 documents would otherwise allocate millions of small
    * arrays only to turn them into text.

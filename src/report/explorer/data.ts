@@ -7,7 +7,7 @@
 import type { EvaluationExport } from '../../metrics/generated/export.js';
 import type { DocumentRecord, Report } from '../../metrics/generated/report.js';
 import { DEFAULT_COMPARE } from '../../metrics/comparators.js';
-import { tupleOf } from '../../metrics/records.js';
+import { ExtractRecord, tupleOf } from '../../metrics/records.js';
 import type { BaselineInput } from '../build.js';
 import { pairDocuments } from '../pairing.js';
 import { recordsOfExport } from '../scored.js';
@@ -34,6 +34,8 @@ export interface ExplorerInput {
 /** Outcome bits of a document's field in `docs.mask` (one hex digit per field). */
 export const BIT = { TP: 1, FA: 2, FN: 4, FD: 8 } as const;
 const WRONG = BIT.FA | BIT.FN | BIT.FD;
+/** A mask's digit (masks are below 16). */
+const HEX = '0123456789abcdef';
 
 export interface FieldRow {
   name: string;
@@ -147,6 +149,7 @@ function fieldRows(r: Report): FieldRow[] {
 function maskOf(type: Report['type'], d: DocumentRecord, units: readonly string[]): number[] {
   return units.map((u) => {
     if (type === 'EXTRACT') {
+      if (d instanceof ExtractRecord) return d.outcomeBits(u, BIT.TP, BIT.FA, BIT.FN, BIT.FD);
       const t = tupleOf(d, u);
       return t ? (t[0] ? BIT.TP : 0) | (t[2] ? BIT.FA : 0) | (t[3] ? BIT.FN : 0) | (t[4] ? BIT.FD : 0) : 0;
     }
@@ -280,7 +283,9 @@ export function buildExplorerData(input: ExplorerInput): ExplorerData {
     docs.errors.push(d.errors);
     flags.push(String((d.failed ? 1 : 0) | (d.correct ? 2 : 0) | (d.straightThrough ? 4 : 0)));
     const mask = maskOf(type, d, units);
-    docs.mask.push(mask.map((m) => m.toString(16)).join(''));
+    let hex = '';
+    for (const m of mask) hex += HEX[m];
+    docs.mask.push(hex);
     if (base) {
       const j = pairOf[i];
       if (j < 0) {
