@@ -25,7 +25,7 @@ import {
 } from './evaluate.js';
 import { extractValues, ExtractScorer, FA, FD, FN, KINDS, planFromTree, TN, TP, treeIsOpen, type ExtractPlan } from './extract.js';
 import { mergeValue, treeFromConfig } from './fields.js';
-import { ExtractRecord } from './records.js';
+import { CountArena, ExtractRecord, type RecordLayout } from './records.js';
 import { ClusterSums, f1Score, proportion } from './stats.js';
 import { CountStore, ExtractTable, META } from './table.js';
 
@@ -260,12 +260,6 @@ class ConfidenceTrack {
   }
 }
 
-/** A copy of one document's counts, in bytes where every count fits (most do). */
-function ownCounts(c: Int32Array): Int32Array | Uint8Array {
-  for (let i = 0; i < c.length; i++) if (c[i] > 255) return c.slice();
-  return Uint8Array.from(c);
-}
-
 /** EXTRACT scoring, one document at a time (the scoring pass of an evaluation). */
 export class ExtractAccumulator {
   private readonly scorer: ExtractScorer;
@@ -281,8 +275,9 @@ export class ExtractAccumulator {
   private readonly microRow = new Float64Array(KINDS);
   private readonly paths: string[];
   private readonly slots: number[];
-  private readonly keys: string[];
-  private readonly texts: Array<Map<number, string>>;
+  /** What the records of this run share, and the chunks the counts of the records a sink keeps go to. */
+  private readonly layout: RecordLayout;
+  private readonly arena: CountArena;
   private readonly rank: Int32Array;
   private readonly confidence: ConfidenceTrack;
   private readonly failures: FailedItem[] = [];
@@ -313,8 +308,14 @@ export class ExtractAccumulator {
     const byPath = [...plan.leaves].sort((a, b) => (a.path < b.path ? -1 : 1));
     this.paths = byPath.map((l) => l.path);
     this.slots = byPath.map((l) => l.index);
-    this.keys = this.paths.map((p) => `${JSON.stringify(p)}:[`);
-    this.texts = this.paths.map(() => new Map<number, string>());
+    this.layout = {
+      paths: this.paths,
+      slots: this.slots,
+      slotOf: this.table.slot,
+      keys: this.paths.map((p) => `${JSON.stringify(p)}:[`),
+      texts: this.paths.map(() => new Map<number, string>()),
+    };
+    this.arena = new CountArena(L * KINDS);
     // Confidence is logged by field in path order (the report's).
     this.rank = new Int32Array(L);
     this.slots.forEach((slot, r) => (this.rank[slot] = r));
@@ -371,9 +372,8 @@ export class ExtractAccumulator {
     }
     this.table.add(doc, c, this.table.exact ? this.exactRow : undefined);
     if (this.opts.sink) {
-      const source = { data: c as Int32Array | Uint8Array, offset: 0, paths: this.paths, slots: this.slots, slotOf: this.table.slot, keys: this.keys, texts: this.texts };
-      const record = new ExtractRecord(doc, source);
-      this.opts.sink(record.jsonText(), () => new ExtractRecord(doc, { ...source, data: ownCounts(c) }));
+      const record = new ExtractRecord(doc, this.layout, c);
+      this.opts.sink(record.jsonText(), () => this.arena.record(doc, this.layout, c));
     }
     if (this.worst.wants({ errors, id: item.id })) {
       scorer.score(expected, predicted, true);
