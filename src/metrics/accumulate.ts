@@ -5,6 +5,7 @@
  * scores an export held in memory. CLASSIFY and SPLITTER items are small and are kept.
  */
 import { InputError } from '../util/errors.js';
+import { isPlainObject, own } from '../util/json.js';
 import type { EvaluationExport, EvaluationExportHeader, ExportItem } from './generated/export.js';
 import type { ArrayCardinality, CalibrationReport, Counts, DocumentRecord, ExtractMetrics, FailedItem, FieldMetrics, Scores } from './generated/report.js';
 import { buildCalibration, ConfidenceLog, confidenceMap, defaultSource, metadataEntries, type ConfidenceSource, type ValuesByDocument } from './calibration.js';
@@ -181,6 +182,9 @@ class ConfidenceTrack {
 
   /** The map the scorer looks values up in: path -> confidence, or (several sources) path -> index into `values`. */
   mapFor(output: unknown): ReadonlyMap<string, number> {
+    // The common output: field values under `value` and no metadata, so no confidence from
+    // any source (what the lines below find, without a map per source).
+    if (isPlainObject(output) && isPlainObject(own(output, 'value')) && !isPlainObject(own(output, 'metadata'))) return EMPTY_CONFIDENCE;
     if (!this.fixed) {
       const s = defaultSource(metadataEntries([output]));
       if (s) this.seen.add(s);
@@ -214,6 +218,11 @@ class ConfidenceTrack {
       return byDoc;
     });
     for (const log of this.logs) log.missing.set(this.earlyMissing);
+  }
+
+  /** Whether values are logged one by one (a document had a confidence): else only counted, and the scorer need not list them. */
+  get logging(): boolean {
+    return this.logs !== undefined;
   }
 
   /** After a document was scored with the map (or without one: a failed run). */
@@ -329,7 +338,9 @@ export class ExtractAccumulator {
     const expected = extractValues(item.expectedOutput);
     if (expected === undefined) this.missingExpected++;
     const predicted = failed ? undefined : extractValues(item.output);
-    scorer.confidence = failed ? undefined : this.confidence.mapFor(item.output);
+    const map = failed ? undefined : this.confidence.mapFor(item.output);
+    // Before the first confidence, a document without any is only counted (see logged).
+    scorer.confidence = map === EMPTY_CONFIDENCE && !this.confidence.logging ? undefined : map;
     scorer.score(expected, predicted);
     this.confidence.logged(scorer, this.rank, this.plan, failed);
     scorer.confidence = undefined;

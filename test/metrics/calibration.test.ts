@@ -90,6 +90,22 @@ describe("the report's confidence section", () => {
   });
 });
 
+describe('EXTRACT confidence in some documents only', () => {
+  it('values of documents before, between and after those with a confidence are counted without one', () => {
+    const config = { type: 'EXTRACT', schema: { type: 'object', properties: { total: { type: 'number' }, items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } } } } } } };
+    const e = { value: { total: 1, items: [{ sku: 'A' }] } };
+    const plain = { value: { total: 1, items: [{ sku: 'A' }] } };
+    const withConf = { value: { total: 1, items: [{ sku: 'A' }] }, metadata: { total: { logprobsConfidence: 0.9 } } };
+    const wrong = { value: { total: 2, items: [{ sku: 'A' }] } };
+    const r = report(makeExport('EXTRACT', config, [{ e, p: plain }, { e, p: plain }, { e, p: withConf }, { e, p: wrong }, { e, p: null }]), { targetAccuracy: 0.5 });
+    const f = Object.fromEntries((r.calibration?.fields ?? []).map((x) => [x.path, x]));
+    expect(f.total).toMatchObject({ withConfidence: 1, withoutConfidence: 3 });
+    expect(f['items[].sku']).toMatchObject({ withConfidence: 0, withoutConfidence: 4 });
+    // Only a document whose every value has a confidence can go straight through: none here.
+    expect(r.documents.map((d) => d.straightThrough)).toEqual([false, false, false, false, false]);
+  });
+});
+
 describe('straight-through against a baseline', () => {
   it('both rates over the paired documents, each at its own thresholds, with a paired interval', () => {
     const config = { type: 'CLASSIFY', classifications: [{ id: 'a', type: 'invoice' }, { id: 'b', type: 'receipt' }] };
