@@ -15,8 +15,9 @@ export interface RecordLayout {
   /** `"path":[` for each path, for jsonText. */
   keys: readonly string[];
   /**
-   * Per path, the text of its member for the tuples seen so far (`"path":[1,0,0,0,0]`), by the
-   * counts packed 4 bits each: most documents repeat a handful of tuples per field, and building
+   * Per path, the text of its member for the tuples seen so far (`,"path":[1,0,0,0,0]`, without
+   * the comma when it is the record's first member), by the counts packed 4 bits each and bit 20
+   * for a first member: most documents repeat a handful of tuples per field, and building
    * each member anew was most of what writing the side file allocated. Shared by the records of a run.
    */
   texts?: Array<Map<number, string>>;
@@ -112,9 +113,11 @@ export class ExtractRecord {
     const data = this.#data;
     const offset = this.#offset;
     const { paths, slots, keys, texts } = this.#layout;
-    // Parts joined once (a flat string), not a chain of `+=` (a rope the final join must flatten).
-    const parts = [this.contentHash === undefined ? '{' : `{"contentHash":${JSON.stringify(this.contentHash)},`, `"correct":${this.correct},"errors":${this.errors},"failed":${this.failed},"fields":{`];
-    let members = 0;
+    // A chain of `+=`: the writer flattens the line as it encodes it, and each cached member
+    // carries its comma (the first member of a record is cached apart, without one).
+    let s = this.contentHash === undefined ? '{' : `{"contentHash":${JSON.stringify(this.contentHash)},`;
+    s += `"correct":${this.correct},"errors":${this.errors},"failed":${this.failed},"fields":{`;
+    let first = 1 << 20;
     for (let i = 0; i < paths.length; i++) {
       const o = offset + slots[i] * 5;
       const tp = data[o];
@@ -123,25 +126,24 @@ export class ExtractRecord {
       const fn = data[o + 3];
       const fd = data[o + 4];
       if (tp + tn + fa + fn + fd === 0) continue;
-      if (members++ > 0) parts.push(',');
       if (texts && (tp | tn | fa | fn | fd) < 16) {
         const cache = texts[i];
-        const k = tp | (tn << 4) | (fa << 8) | (fn << 12) | (fd << 16);
+        const k = tp | (tn << 4) | (fa << 8) | (fn << 12) | (fd << 16) | first;
         let t = cache.get(k);
         if (t === undefined) {
-          t = `${keys[i]}${tp},${tn},${fa},${fn},${fd}]`;
+          t = `${first ? '' : ','}${keys[i]}${tp},${tn},${fa},${fn},${fd}]`;
           if (cache.size < TEXTS_PER_FIELD) cache.set(k, t);
         }
-        parts.push(t);
-      } else parts.push(`${keys[i]}${tp},${tn},${fa},${fn},${fd}]`);
+        s += t;
+      } else s += `${first ? '' : ','}${keys[i]}${tp},${tn},${fa},${fn},${fd}]`;
+      first = 0;
     }
-    parts.push('},"fileId":', JSON.stringify(this.fileId));
-    if (this.fileName !== undefined) parts.push(',"fileName":', JSON.stringify(this.fileName));
-    parts.push(',"id":', JSON.stringify(this.id));
-    if (this.straightThrough !== undefined) parts.push(',"straightThrough":', String(this.straightThrough));
-    if (this.unexpected !== undefined) parts.push(',"unexpected":', String(this.unexpected));
-    parts.push('}');
-    return parts.join('');
+    s += '},"fileId":' + JSON.stringify(this.fileId);
+    if (this.fileName !== undefined) s += ',"fileName":' + JSON.stringify(this.fileName);
+    s += ',"id":' + JSON.stringify(this.id);
+    if (this.straightThrough !== undefined) s += ',"straightThrough":' + String(this.straightThrough);
+    if (this.unexpected !== undefined) s += ',"unexpected":' + String(this.unexpected);
+    return s + '}';
   }
 
   /** The plain record, keys in sorted order. */
