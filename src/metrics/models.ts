@@ -43,14 +43,7 @@ export function extractModel(table: ExtractTable, fields: string[], exactFields:
   const triple = (store: CountStore | undefined, s: number): Float64Array[] => {
     const [tp, fp, fnAll] = columns(3, n);
     if (s < 0 || !store) return [tp, fp, fnAll];
-    const o = s * 5;
-    for (let i = 0; i < n; i++) {
-      const d = index[i];
-      const fd = store.get(d, o + 4);
-      tp[i] = store.get(d, o);
-      fp[i] = store.get(d, o + 2) + fd;
-      fnAll[i] = store.get(d, o + 3) + fd;
-    }
+    store.f1Columns(s * 5, index, tp, fp, fnAll);
     return [tp, fp, fnAll];
   };
   const scalar = (fill: (d: number) => number): Float64Array => {

@@ -2,7 +2,7 @@
 // (line items and multisets: one per row or element). Tuples are [TP, TN, FA, FN, FD].
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { extractExport, fieldCounts, report, type Tuple } from './helpers.js';
+import { extractExport, fieldCounts, makeExport, report, type Tuple } from './helpers.js';
 
 const str = { type: ['string', 'null'] };
 const num = { type: ['number', 'null'] };
@@ -407,5 +407,34 @@ describe('unexpected keys (values under keys the config does not define)', () =>
     } finally {
       delete proto.polluted;
     }
+  });
+});
+
+describe('document ids', () => {
+  const docs = (ids: string[]) =>
+    makeExport(
+      'EXTRACT',
+      CONFIG,
+      ids.map((id) => ({ id, e: { value: { name: 'a' } }, p: { value: { name: 'a' } } })),
+    );
+  it.each([
+    ['next to each other', ['a', 'b', 'b', 'c'], '/items/2/id'],
+    ['apart, in id order otherwise', ['a', 'b', 'c', 'b'], '/items/3/id'],
+    ['apart, out of order', ['c', 'a', 'b', 'a'], '/items/3/id'],
+  ])('a duplicate id (%s) is an input error naming the second one', (_, ids, pointer) => {
+    expect(() => report(docs(ids))).toThrow(expect.objectContaining({ message: expect.stringContaining('duplicate item id') }));
+    try {
+      report(docs(ids));
+    } catch (e) {
+      expect((e as { location?: { pointer?: string } }).location?.pointer).toBe(pointer);
+    }
+  });
+
+  it('the worst documents and per-document lists are the same whether the export comes in id order or not', () => {
+    const ids = ['d1', 'd2', 'd3', 'd4'];
+    const ordered = report(docs(ids));
+    const shuffled = report(docs(['d3', 'd1', 'd4', 'd2']));
+    expect(shuffled.extract).toEqual(ordered.extract);
+    expect(shuffled.documents.map((d) => d.id)).toEqual(['d3', 'd1', 'd4', 'd2']);
   });
 });
