@@ -212,20 +212,46 @@ function nonEmptyElements(v: unknown): Array<[number, unknown]> {
 
 const EMPTY: unique symbol = Symbol('empty');
 
+/**
+ * Whether two non-empty values are the same JSON value at a glance: identical, or plain objects
+ * with the same members holding identical scalars (a currency `{amount, iso_4217_currency_code}`).
+ * Every matcher prepares a value from its JSON content alone and finds a form equal to itself,
+ * so the same value matches without being prepared.
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) || Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (!Object.hasOwn(x, k)) continue;
+    const v = x[k];
+    if ((typeof v === 'object' && v !== null) || !Object.hasOwn(y, k) || y[k] !== v) return false;
+    n++;
+  }
+  for (const k in y) if (Object.hasOwn(y, k) && --n < 0) return false;
+  return n === 0;
+}
+
 /** Outcome of one leaf from raw values: TN, FA, FN, or TP/FD by the matcher. */
 function outcome(m: Matcher, e: unknown, p: unknown): number {
   const ee = isEmpty(e);
   const pe = isEmpty(p);
   if (ee) return pe ? TN : FA;
   if (pe) return FN;
-  return e === p || m.equal(m.prepare(e), m.prepare(p)) ? TP : FD;
+  return sameValue(e, p) || m.equal(m.prepare(e), m.prepare(p)) ? TP : FD;
 }
 
+/** A value not prepared yet (PreparedRows prepares a value the first time a comparison needs it). */
+const UNPREPARED: unique symbol = Symbol('unprepared');
+
 /**
- * The non-empty rows of one side of a flat row plan (a lone non-empty value is one row), with
- * every leaf value prepared once: row r's leaf l at `r * L + l` of `raw` and `prep` (`prep` is
- * EMPTY for an empty value). One per side and scorer, filled again for each array scored:
- * flat rows hold no arrays, so no array is scored while another one's rows are in use.
+ * The non-empty rows of one side of a flat row plan (a lone non-empty value is one row): row
+ * r's leaf l at `r * L + l` of `raw` and `prep`. `prep` is EMPTY for an empty value, else its
+ * prepared form, made the first time a comparison needs it (most values of rows in place are
+ * the same value on both sides and need none). One per side and scorer, filled again for each
+ * array scored: flat rows hold no arrays, so no array is scored while another one's rows are in use.
  */
 class PreparedRows {
   n = 0;
@@ -258,7 +284,7 @@ class PreparedRows {
       this.raw[at + l] = v;
       if (isEmpty(v)) this.prep[at + l] = EMPTY;
       else {
-        this.prep[at + l] = flat.leaves[l].matcher.prepare(v);
+        this.prep[at + l] = UNPREPARED;
         capacity++;
       }
     }
@@ -266,6 +292,17 @@ class PreparedRows {
     this.capacity[this.n] = capacity;
     this.n++;
   }
+
+  /** The prepared form of the non-empty value at k (leaf l). */
+  prepared(flat: FlatRow, k: number, l: number): unknown {
+    const x = this.prep[k];
+    return x === UNPREPARED ? (this.prep[k] = flat.leaves[l].matcher.prepare(this.raw[k])) : x;
+  }
+}
+
+/** Whether non-empty value a of E and b of P (leaf l) match: the same value, else by the leaf's matcher. */
+function flatMatch(flat: FlatRow, E: PreparedRows, a: number, P: PreparedRows, b: number, l: number): boolean {
+  return sameValue(E.raw[a], P.raw[b]) || flat.leaves[l].matcher.equal(E.prepared(flat, a, l), P.prepared(flat, b, l));
 }
 
 /** The pairing weight of expected row i and predicted row j: their leaves that match. */
@@ -274,11 +311,7 @@ function flatWeight(flat: FlatRow, E: PreparedRows, i: number, P: PreparedRows, 
   const a = i * L;
   const b = j * L;
   let w = 0;
-  for (let l = 0; l < L; l++) {
-    const x = E.prep[a + l];
-    const y = P.prep[b + l];
-    if (x !== EMPTY && y !== EMPTY && (E.raw[a + l] === P.raw[b + l] || flat.leaves[l].matcher.equal(x, y))) w++;
-  }
+  for (let l = 0; l < L; l++) if (E.prep[a + l] !== EMPTY && P.prep[b + l] !== EMPTY && flatMatch(flat, E, a + l, P, b + l, l)) w++;
   return w;
 }
 
@@ -295,9 +328,7 @@ function flatWeightExceeds(flat: FlatRow, E: PreparedRows, i: number, P: Prepare
   let w = 0;
   for (let l = 0; l < L; l++) {
     if (w + (L - l) <= d) return false;
-    const x = E.prep[a + l];
-    const y = P.prep[b + l];
-    if (x !== EMPTY && y !== EMPTY && (E.raw[a + l] === P.raw[b + l] || flat.leaves[l].matcher.equal(x, y)) && ++w > d) return true;
+    if (E.prep[a + l] !== EMPTY && P.prep[b + l] !== EMPTY && flatMatch(flat, E, a + l, P, b + l, l) && ++w > d) return true;
   }
   return false;
 }
@@ -672,7 +703,7 @@ export class ExtractScorer {
           let o: number;
           if (x === EMPTY) o = y === EMPTY ? TN : FA;
           else if (y === EMPTY) o = FN;
-          else o = ex === py || leaf.matcher.equal(x, y) ? TP : FD;
+          else o = flatMatch(flat, E, a + l, P, b + l, l) ? TP : FD;
           this.record(leaf, o, leaf.exact && (o === TP || o === FD) ? outcome(leaf.exact, ex, py) : o, ex, py, flat.keys[l]);
         }
       } else {

@@ -1,9 +1,12 @@
 // Comparators and value forms, one table per comparator: [name, expected, predicted, want].
 // Every expected outcome here is worked out by hand from the README's definitions.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { sameValue } from '../../src/metrics/extract.js';
 import {
   asDate,
   comparatorFor,
+  DEFAULT_COMPARE,
   fuzzyForm,
   isEmpty,
   matchBoolean,
@@ -14,6 +17,7 @@ import {
   matchNumber,
   similarity,
 } from '../../src/metrics/index.js';
+import type { ValueType } from '../../src/metrics/comparators.js';
 
 type Row = [name: string, a: unknown, b: unknown, want: boolean];
 
@@ -148,4 +152,32 @@ describe('boolean and enum: equal', () => {
     ['case differs', 'paid', 'PAID', false],
   ];
   it.each(en)('enum: %s', (_, a, b, want) => expect(enumMatch(a, b)).toBe(want));
+});
+
+describe('the same value always matches (the scorer compares such values without preparing them)', () => {
+  // A copy of a value: the same JSON content, another object (as another parse gives).
+  const copy = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+  const scalar = fc.oneof(fc.constantFrom('USD', ' eur ', '', '1,234.50', '2024-03-05', '03/05/2024', 'true', 'ß'), fc.string({ maxLength: 6 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null));
+  const value = fc.oneof(scalar, fc.dictionary(fc.constantFrom('amount', 'iso_4217_currency_code', 'note', '__proto__'), scalar), fc.record({ amount: scalar, iso_4217_currency_code: scalar }));
+  const types: ValueType[] = ['string', 'number', 'integer', 'currency', 'date', 'boolean', 'enum', 'unknown'];
+  it('sameValue(a, b) implies every matcher finds a and b equal', () => {
+    fc.assert(
+      fc.property(value, fc.boolean(), (v, shuffled) => {
+        let w = copy(v);
+        // Members in another order are the same value too.
+        if (shuffled && w !== null && typeof w === 'object') w = Object.fromEntries(Object.entries(w as object).reverse());
+        return sameValue(v, w) && types.every((t) => [false, true].every((fuzzy) => comparatorFor(t, fuzzy, DEFAULT_COMPARE)(v, w)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+  it('values that differ, or hold an object, are not the same at a glance', () => {
+    expect(sameValue({ amount: 1, iso_4217_currency_code: 'USD' }, { amount: 1, iso_4217_currency_code: 'usd' })).toBe(false);
+    expect(sameValue({ amount: 1 }, { amount: 1, iso_4217_currency_code: null })).toBe(false);
+    expect(sameValue({ amount: 1, iso_4217_currency_code: null }, { amount: 1 })).toBe(false);
+    expect(sameValue({ a: { b: 1 } }, { a: { b: 1 } })).toBe(false);
+    expect(sameValue([1], [1])).toBe(false);
+    expect(sameValue('1', 1)).toBe(false);
+    expect(sameValue({ amount: 1, iso_4217_currency_code: 'USD' }, { iso_4217_currency_code: 'USD', amount: 1 })).toBe(true);
+  });
 });
