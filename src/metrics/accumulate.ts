@@ -137,23 +137,57 @@ export async function evaluateSource(header: EvaluationExportHeader, items: Item
 const EMPTY_CONFIDENCE: ReadonlyMap<string, number> = new Map();
 const SOURCES: readonly ConfidenceSource[] = ['logprobs', 'ocr', 'review'];
 
-/** The precision, recall and accuracy sums of one field (or of all, for micro). */
+/** ClusterSums' members, packed: Σk, Σn, Σk², Σk·n, Σn², C, clustered (1 or 0). */
+const CS = 7;
+
+/** ClusterSums.add on packed sums at `o` (the same operations in the same order). */
+function addCluster(v: Float64Array, o: number, k: number, n: number): void {
+  if (n === 0) return;
+  v[o] += k;
+  v[o + 1] += n;
+  v[o + 2] += k * k;
+  v[o + 3] += k * n;
+  v[o + 4] += n * n;
+  v[o + 5]++;
+  if (n > 1) v[o + 6] = 1;
+}
+
+/**
+ * The precision, recall and accuracy sums of each of `count` fields (or of all, for micro),
+ * packed in one array: one object per sum, updated for every field of every document, cost
+ * more than the sums.
+ */
 class FieldSums {
-  readonly precision = new ClusterSums();
-  readonly recall = new ClusterSums();
-  readonly accuracy = new ClusterSums();
-  add(t: ArrayLike<number>, at: number, unexpected = 0): void {
+  private readonly v: Float64Array;
+  constructor(count: number) {
+    this.v = new Float64Array(count * 3 * CS);
+  }
+  add(f: number, t: ArrayLike<number>, at: number, unexpected = 0): void {
     const tp = t[at + TP];
     const tn = t[at + TN];
     const fa = t[at + FA] + unexpected;
     const fn = t[at + FN];
     const fd = t[at + FD];
-    this.precision.add(tp, tp + fa + fd);
-    this.recall.add(tp, tp + fn + fd);
-    this.accuracy.add(tp + tn, tp + tn + fa + fn + fd);
+    const o = f * 3 * CS;
+    addCluster(this.v, o, tp, tp + fa + fd);
+    addCluster(this.v, o + CS, tp, tp + fn + fd);
+    addCluster(this.v, o + 2 * CS, tp + tn, tp + tn + fa + fn + fd);
   }
-  scores(c: Counts): Scores {
-    return { counts: c, precision: this.precision.proportion(), recall: this.recall.proportion(), f1: { value: f1Score(c.tp, c.fp, c.fn + c.fd), interval: null }, accuracy: this.accuracy.proportion() };
+  private sums(o: number): ClusterSums {
+    const v = this.v;
+    const c = new ClusterSums();
+    c.K = v[o];
+    c.N = v[o + 1];
+    c.KK = v[o + 2];
+    c.KN = v[o + 3];
+    c.NN = v[o + 4];
+    c.C = v[o + 5];
+    c.clustered = v[o + 6] === 1;
+    return c;
+  }
+  scores(f: number, c: Counts): Scores {
+    const o = f * 3 * CS;
+    return { counts: c, precision: this.sums(o).proportion(), recall: this.sums(o + CS).proportion(), f1: { value: f1Score(c.tp, c.fp, c.fn + c.fd), interval: null }, accuracy: this.sums(o + 2 * CS).proportion() };
   }
 }
 
@@ -278,9 +312,9 @@ export class ExtractAccumulator {
   private readonly card: Array<{ equal: number; expected: number; predicted: number }>;
   private readonly worst = new WorstList(WORST, moreErrors);
   private readonly table: ExtractTable;
-  private readonly sums: FieldSums[];
-  private readonly exactSums: FieldSums[];
-  private readonly micro = new FieldSums();
+  private readonly sums: FieldSums;
+  private readonly exactSums: FieldSums;
+  private readonly micro = new FieldSums(1);
   private readonly microRow = new Float64Array(KINDS);
   private readonly paths: string[];
   private readonly slots: number[];
@@ -312,8 +346,8 @@ export class ExtractAccumulator {
     this.fuzzyLeaves = fuzzy.map((l) => l.index);
     this.exactRow = new Int32Array(fuzzy.length * KINDS);
     this.table = new ExtractTable(new Map(plan.leaves.map((l) => [l.path, l.index])), fuzzy.map((l) => l.path), opts.keepKeys ?? false);
-    this.sums = plan.leaves.map(() => new FieldSums());
-    this.exactSums = plan.leaves.map(() => new FieldSums());
+    this.sums = new FieldSums(L);
+    this.exactSums = new FieldSums(L);
     const byPath = [...plan.leaves].sort((a, b) => (a.path < b.path ? -1 : 1));
     this.paths = byPath.map((l) => l.path);
     this.slots = byPath.map((l) => l.index);
@@ -350,14 +384,14 @@ export class ExtractAccumulator {
     const m = this.microRow;
     m.fill(0);
     for (let l = 0; l < L; l++) {
-      this.sums[l].add(c, l * KINDS);
+      this.sums.add(l, c, l * KINDS);
       for (let k = 0; k < KINDS; k++) m[k] += c[l * KINDS + k];
     }
-    this.micro.add(m, 0, scorer.unexpected);
+    this.micro.add(0, m, 0, scorer.unexpected);
     if (this.table.exact) {
       const x = scorer.exact;
       for (let i = 0; i < x.length; i++) this.exactTotals[i] += x[i];
-      for (const leaf of this.plan.leaves) if (leaf.exact) this.exactSums[leaf.index].add(x, leaf.index * KINDS);
+      for (const l of this.fuzzyLeaves) this.exactSums.add(l, x, l * KINDS);
     }
     this.card.forEach((a, i) => {
       const e = scorer.cardinality[i * 2];
@@ -424,9 +458,9 @@ export class ExtractAccumulator {
         multiset: leaf.multiset,
         fuzzy: leaf.fuzzy,
         supported: counts.tp + counts.fn + counts.fd > 0,
-        ...this.sums[leaf.index].scores(counts),
+        ...this.sums.scores(leaf.index, counts),
       };
-      if (leaf.fuzzy && table.exact) row.exact = this.exactSums[leaf.index].scores(countsOf(this.exactTotals, leaf.index * KINDS));
+      if (leaf.fuzzy && table.exact) row.exact = this.exactSums.scores(leaf.index, countsOf(this.exactTotals, leaf.index * KINDS));
       return row;
     });
     const micro = new Float64Array(KINDS);
@@ -437,7 +471,7 @@ export class ExtractAccumulator {
       .sort((a, b) => (a.path < b.path ? -1 : 1));
     const extract: ExtractMetrics = {
       fields,
-      micro: this.micro.scores(countsOf(micro)),
+      micro: this.micro.scores(0, countsOf(micro)),
       macro: { f1: { value: null, interval: null }, fields: fields.filter((f) => f.supported).length },
       document: { accuracy: proportion(this.correctDocs, n) },
       unsupportedFields: fields.filter((f) => !f.supported).map((f) => f.path),
