@@ -46,26 +46,26 @@ export function extractModel(table: ExtractTable, fields: string[], exactFields:
     store.f1Columns(s * 5, index, tp, fp, fnAll);
     return [tp, fp, fnAll];
   };
-  const scalar = (fill: (d: number) => number): Float64Array => {
+  const scalar = (k: number): Float64Array => {
     const col = new Float64Array(n);
-    for (let i = 0; i < n; i++) col[i] = fill(index[i]);
+    meta.sumColumns(index, [k], col);
     return col;
   };
+  const present = slots.filter((s) => s >= 0);
   const pooled = (): Float64Array[] => {
     const [tn, err] = columns(2, n);
-    for (let i = 0; i < n; i++) {
-      const d = index[i];
-      let t = 0;
-      let e = meta.get(d, META.unexpected);
-      for (let f = 0; f < F; f++) {
-        if (slots[f] < 0) continue;
-        const o = slots[f] * 5;
-        t += counts.get(d, o + 1);
-        e += counts.get(d, o + 2) + counts.get(d, o + 3) + counts.get(d, o + 4);
-      }
-      tn[i] = t;
-      err[i] = e;
-    }
+    counts.sumColumns(
+      index,
+      present.map((s) => s * 5 + 1),
+      tn,
+    );
+    meta.sumColumns(index, [META.unexpected], err);
+    counts.sumColumns(
+      index,
+      present.flatMap((s) => [s * 5 + 2, s * 5 + 3, s * 5 + 4]),
+      err,
+      true,
+    );
     return [tn, err];
   };
   const keys = [...fields.map((p) => `field:${p}.f1`), ...EXTRACT_AGGREGATES, ...exactFields.slice(0, X).map((p) => `field:${p}.exact.f1`)];
@@ -78,9 +78,9 @@ export function extractModel(table: ExtractTable, fields: string[], exactFields:
       const c = cols[0];
       if (c < F * 3) return triple(counts, slots[c / 3]);
       if (c === F * 3) return pooled();
-      if (c === F * 3 + 2) return [scalar((d) => meta.get(d, META.unexpected))];
-      if (c === F * 3 + 3) return [scalar((d) => meta.get(d, META.correct))];
-      if (c === F * 3 + 4) return [scalar(() => 1)];
+      if (c === F * 3 + 2) return [scalar(META.unexpected)];
+      if (c === F * 3 + 3) return [scalar(META.correct)];
+      if (c === F * 3 + 4) return [new Float64Array(n).fill(1)];
       return triple(table.exact, exactSlots[(c - A) / 3]);
     },
     compute(s, out) {

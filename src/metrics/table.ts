@@ -90,6 +90,23 @@ export class CountStore {
     }
   }
 
+  /**
+   * For each i, the sum of the values at `columns` of document `index[i]`, into `out[i]`
+   * (added to it with `add`): one chunk lookup per document for all the columns.
+   */
+  sumColumns(index: ArrayLike<number>, columns: readonly number[], out: Float64Array, add = false): void {
+    const w = this.width;
+    const K = columns.length;
+    for (let i = 0; i < index.length; i++) {
+      const d = index[i];
+      const chunk = this.chunks[d >>> CHUNK_BITS];
+      const at = (d & MASK) * w;
+      let s = add ? out[i] : 0;
+      for (let k = 0; k < K; k++) s += chunk[at + columns[k]];
+      out[i] = s;
+    }
+  }
+
   set(d: number, k: number, v: number): void {
     const c = d >>> CHUNK_BITS;
     if (v > 255 && this.chunks[c] instanceof Uint8Array) this.widen(c, v);

@@ -37,4 +37,15 @@ describe('CountStore', () => {
     store.f1Columns(5, [1, 0], tp, fp, fn);
     expect([...tp, ...fp, ...fn]).toEqual([1, 6, 301, 8 + 10, 1 + 1, 9 + 10]);
   });
+
+  it('sumColumns: the sum of some columns of each document in the order asked, or added to what is there', () => {
+    const store = new CountStore(4);
+    store.push([1, 2, 3, 4]);
+    store.push(Int32Array.from([10, 0, 300, 7]));
+    const out = new Float64Array(2);
+    store.sumColumns([1, 0], [0, 2, 3], out);
+    expect([...out]).toEqual([317, 8]);
+    store.sumColumns([0, 1], [1], out, true);
+    expect([...out]).toEqual([319, 8]);
+  });
 });
