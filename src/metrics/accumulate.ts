@@ -137,20 +137,7 @@ export async function evaluateSource(header: EvaluationExportHeader, items: Item
 const EMPTY_CONFIDENCE: ReadonlyMap<string, number> = new Map();
 const SOURCES: readonly ConfidenceSource[] = ['logprobs', 'ocr', 'review'];
 
-/** ClusterSums' members, packed: Σk, Σn, Σk², Σk·n, Σn², C, clustered (1 or 0). */
-const CS = 7;
-
-/** ClusterSums.add on packed sums at `o` (the same operations in the same order). */
-function addCluster(v: Float64Array, o: number, k: number, n: number): void {
-  if (n === 0) return;
-  v[o] += k;
-  v[o + 1] += n;
-  v[o + 2] += k * k;
-  v[o + 3] += k * n;
-  v[o + 4] += n * n;
-  v[o + 5]++;
-  if (n > 1) v[o + 6] = 1;
-}
+const CS = ClusterSums.PACKED;
 
 /**
  * The precision, recall and accuracy sums of each of `count` fields (or of all, for micro),
@@ -169,25 +156,13 @@ class FieldSums {
     const fn = t[at + FN];
     const fd = t[at + FD];
     const o = f * 3 * CS;
-    addCluster(this.v, o, tp, tp + fa + fd);
-    addCluster(this.v, o + CS, tp, tp + fn + fd);
-    addCluster(this.v, o + 2 * CS, tp + tn, tp + tn + fa + fn + fd);
-  }
-  private sums(o: number): ClusterSums {
-    const v = this.v;
-    const c = new ClusterSums();
-    c.K = v[o];
-    c.N = v[o + 1];
-    c.KK = v[o + 2];
-    c.KN = v[o + 3];
-    c.NN = v[o + 4];
-    c.C = v[o + 5];
-    c.clustered = v[o + 6] === 1;
-    return c;
+    ClusterSums.addPacked(this.v, o, tp, tp + fa + fd);
+    ClusterSums.addPacked(this.v, o + CS, tp, tp + fn + fd);
+    ClusterSums.addPacked(this.v, o + 2 * CS, tp + tn, tp + tn + fa + fn + fd);
   }
   scores(f: number, c: Counts): Scores {
     const o = f * 3 * CS;
-    return { counts: c, precision: this.sums(o).proportion(), recall: this.sums(o + CS).proportion(), f1: { value: f1Score(c.tp, c.fp, c.fn + c.fd), interval: null }, accuracy: this.sums(o + 2 * CS).proportion() };
+    return { counts: c, precision: ClusterSums.fromPacked(this.v, o).proportion(), recall: ClusterSums.fromPacked(this.v, o + CS).proportion(), f1: { value: f1Score(c.tp, c.fp, c.fn + c.fd), interval: null }, accuracy: ClusterSums.fromPacked(this.v, o + 2 * CS).proportion() };
   }
 }
 

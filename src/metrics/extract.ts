@@ -333,23 +333,16 @@ function flatWeightExceeds(flat: FlatRow, E: PreparedRows, i: number, P: Prepare
   return false;
 }
 
-/** Maximum-weight pairing of prepared rows, into `pairOf` (pairByWeight's, its in-place check written out for flat rows). */
+/** Maximum-weight pairing of prepared rows, into `pairOf`. */
 function pairFlat(flat: FlatRow, E: PreparedRows, P: PreparedRows, pairOf: Int32Array): void {
-  const nE = E.n;
-  const nP = P.n;
-  if (nE > 0 && nE <= nP) {
-    let inPlace = true;
-    for (let i = 0; i < nE && inPlace; i++) {
-      const d = flatWeight(flat, E, i, P, i);
-      if (d === 0) inPlace = false;
-      else if (d < E.capacity[i]) for (let j = 0; j < nP && inPlace; j++) inPlace = j === i || !flatWeightExceeds(flat, E, i, P, j, d);
-    }
-    if (inPlace) {
-      for (let i = 0; i < nE; i++) pairOf[i] = i;
-      return;
-    }
-  }
-  pairByMatrix(nE, nP, (i, j) => flatWeight(flat, E, i, P, j), pairOf);
+  pairByWeight(
+    E.n,
+    P.n,
+    (i, j) => flatWeight(flat, E, i, P, j),
+    (i) => E.capacity[i],
+    pairOf,
+    (i, j, d) => flatWeightExceeds(flat, E, i, P, j, d),
+  );
 }
 
 /**
@@ -358,10 +351,10 @@ function pairFlat(flat: FlatRow, E: PreparedRows, P: PreparedRows, pairOf: Int32
  * Pairs of weight 0 stay unpaired. Shortcut: with no more expected than predicted rows, when
  * every expected row i weighs more than 0 against predicted row i and no more against any
  * other, pairing rows in place is a maximum (no pairing can exceed the sum of the row maxima).
- * Rows that reach their capacity in place need no other weight, so mostly right predictions
- * are paired without the full matrix or the Hungarian method (pairFlat writes the same check
- * out for flat rows, where each other weight is only compared with the one in place and may
- * stop early).
+ * Rows that reach their capacity in place need no other weight, and the others only need to
+ * know whether another weight exceeds theirs (`exceeds`, which for flat rows stops at the first
+ * value that settles it), so mostly right predictions are paired without the full matrix or
+ * the Hungarian method.
  */
 function pairByWeight(
   nE: number,
@@ -369,6 +362,7 @@ function pairByWeight(
   weight: (i: number, j: number) => number,
   capacity: (i: number) => number,
   pairOf: Int32Array,
+  exceeds: (i: number, j: number, d: number) => boolean = (i, j, d) => weight(i, j) > d,
 ): void {
   pairOf.fill(-1, 0, nE);
   if (nE === 0 || nP === 0) return;
@@ -377,20 +371,13 @@ function pairByWeight(
     for (let i = 0; i < nE && inPlace; i++) {
       const d = weight(i, i);
       if (d === 0) inPlace = false;
-      else if (d < capacity(i)) for (let j = 0; j < nP && inPlace; j++) inPlace = j === i || weight(i, j) <= d;
+      else if (d < capacity(i)) for (let j = 0; j < nP && inPlace; j++) inPlace = j === i || !exceeds(i, j, d);
     }
     if (inPlace) {
       for (let i = 0; i < nE; i++) pairOf[i] = i;
       return;
     }
   }
-  pairByMatrix(nE, nP, weight, pairOf);
-}
-
-/** The maximum-weight pairing from every weight (the Hungarian method), into `pairOf`. */
-function pairByMatrix(nE: number, nP: number, weight: (i: number, j: number) => number, pairOf: Int32Array): void {
-  pairOf.fill(-1, 0, nE);
-  if (nE === 0 || nP === 0) return;
   for (const [i, j] of maxWeightPairs(Array.from({ length: nE }, (_, i) => Array.from({ length: nP }, (_, j) => weight(i, j))))) pairOf[i] = j;
 }
 

@@ -1,6 +1,7 @@
 // Statistics against known values, the seeded bootstrap, and the paired baseline comparison.
 import { describe, expect, it } from 'vitest';
 import { benjaminiHochberg, clusteredProportion, holm, mcnemarExact, mcnemarMde, percentileInterval, wilson } from '../../src/metrics/index.js';
+import { ClusterSums } from '../../src/metrics/stats.js';
 import { computeReport, renderJson, type Report } from '../../src/report/index.js';
 import { seededRandom } from '../../src/util/random.js';
 import { extractExport, report, withDocuments } from './helpers.js';
@@ -185,5 +186,23 @@ describe('multiple comparisons, clustered proportions and power', () => {
     expect(mcnemarMde(30, 20, 200)).toBeCloseTo(z * Math.sqrt(0.25 / 200), 12);
     expect(mcnemarMde(1, 1, 3)).toBe(1);
     expect(mcnemarMde(0, 0, 0)).toBeNull();
+  });
+});
+
+describe('ClusterSums packed', () => {
+  it('addPacked then fromPacked gives exactly what add gives, at any offset', () => {
+    const r = seededRandom(5);
+    const direct = new ClusterSums();
+    const v = new Float64Array(3 + ClusterSums.PACKED);
+    for (let d = 0; d < 500; d++) {
+      const n = Math.floor(r() * 4); // 0 (skipped), 1 (not clustered) or more
+      const k = Math.floor(r() * (n + 1));
+      direct.add(k, n);
+      ClusterSums.addPacked(v, 3, k, n);
+    }
+    const packed = ClusterSums.fromPacked(v, 3);
+    expect(packed).toEqual(direct);
+    expect(packed.proportion()).toEqual(direct.proportion());
+    expect(direct.clustered).toBe(true);
   });
 });
