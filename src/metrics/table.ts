@@ -34,22 +34,6 @@ export class CountStore {
     let chunk = this.chunks[c];
     const w = this.width;
     const o = (this.n & MASK) * w;
-    if (row instanceof Int32Array) {
-      // The scorer's rows: whole numbers by type, so only their range is checked, and the row
-      // is copied (converted) in one call.
-      let min = 0;
-      let max = 0;
-      for (let k = 0; k < w; k++) {
-        const v = row[from + k];
-        if (v < min) min = v;
-        else if (v > max) max = v;
-      }
-      if (min < 0) throw new InternalError(`a per-document count is not a small whole number (${min})`);
-      if ((max > 255 && chunk instanceof Uint8Array) || (max > 65535 && chunk instanceof Uint16Array)) chunk = this.widen(c, max);
-      chunk.set(row.subarray(from, from + w), o);
-      this.n++;
-      return;
-    }
     for (let k = 0; k < w; k++) {
       const v = row[from + k];
       if (v > 255 && chunk instanceof Uint8Array) chunk = this.widen(c, v);
