@@ -32,11 +32,13 @@ import { CountStore, ExtractTable, META } from './table.js';
 
 export interface ScoreOptions {
   /**
-   * Receives each EXTRACT document's record as one line of JSON (keys sorted), in export order,
-   * and a function that makes the same record as an object (with its own copy of the counts;
-   * for a sink that keeps records, to be called during the call).
+   * Receives each EXTRACT document's record, in export order, to be written as one line of
+   * JSON (keys sorted: its jsonText or writeJson) during the call (the record reads the scorer's
+   * counts, which the next document overwrites), and a function that makes the same record as
+   * an object with its own copy of the counts (for a sink that keeps records, also to be called
+   * during the call).
    */
-  sink?: (line: string, record: () => DocumentRecord) => void;
+  sink?: (line: ExtractRecord, record: () => DocumentRecord) => void;
   /** Keep each document's file id, name and content hash (a baseline will pair with them). */
   keepKeys?: boolean;
   /** Sees every item of the scoring pass (cost and latency, slice labels), before its record goes to the sink. */
@@ -331,7 +333,7 @@ export class ExtractAccumulator {
       slots: this.slots,
       slotOf: this.table.slot,
       keys: this.paths.map((p) => `${JSON.stringify(p)}:[`),
-      texts: this.paths.map(() => new Map<number, string>()),
+      texts: this.paths.map(() => new Map<number, Uint8Array>()),
     };
     this.arena = new CountArena(L * KINDS);
     // Confidence is logged by field in path order (the report's).
@@ -393,7 +395,7 @@ export class ExtractAccumulator {
     this.table.add(doc, c, this.table.exact ? this.exactRow : undefined);
     if (this.opts.sink) {
       const record = new ExtractRecord(doc, this.layout, c);
-      this.opts.sink(record.jsonText(), () => this.arena.record(doc, this.layout, c));
+      this.opts.sink(record, () => this.arena.record(doc, this.layout, c));
     }
     if (this.worst.wants({ errors, id: item.id })) {
       scorer.score(expected, predicted, true);

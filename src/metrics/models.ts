@@ -39,21 +39,29 @@ export function extractModel(table: ExtractTable, fields: string[], exactFields:
   const slots = fields.map((f) => table.slot.get(f) ?? -1);
   const exactSlots = exactFields.map((f) => table.exactSlot.get(f) ?? -1);
   const { counts, meta } = table;
+  // Columns handed out for `scratch` calls, overwritten by the next one (every builder below
+  // writes each entry of the columns it returns).
+  const reused: Float64Array[] = [];
+  const fresh = (count: number, scratch: boolean): Float64Array[] => {
+    if (!scratch) return columns(count, n);
+    while (reused.length < count) reused.push(new Float64Array(n));
+    return reused.slice(0, count);
+  };
   /** The [tp, fp, fnAll] of slot s of `store` in three columns. */
-  const triple = (store: CountStore | undefined, s: number): Float64Array[] => {
-    const [tp, fp, fnAll] = columns(3, n);
-    if (s < 0 || !store) return [tp, fp, fnAll];
+  const triple = (store: CountStore | undefined, s: number, scratch: boolean): Float64Array[] => {
+    const [tp, fp, fnAll] = fresh(3, scratch);
+    if (s < 0 || !store) return [tp.fill(0), fp.fill(0), fnAll.fill(0)];
     store.f1Columns(s * 5, index, tp, fp, fnAll);
     return [tp, fp, fnAll];
   };
-  const scalar = (k: number): Float64Array => {
-    const col = new Float64Array(n);
+  const scalar = (k: number, scratch: boolean): Float64Array => {
+    const [col] = fresh(1, scratch);
     meta.sumColumns(index, [k], col);
     return col;
   };
   const present = slots.filter((s) => s >= 0);
-  const pooled = (): Float64Array[] => {
-    const [tn, err] = columns(2, n);
+  const pooled = (scratch: boolean): Float64Array[] => {
+    const [tn, err] = fresh(2, scratch);
     counts.sumColumns(
       index,
       present.map((s) => s * 5 + 1),
@@ -74,14 +82,14 @@ export function extractModel(table: ExtractTable, fields: string[], exactFields:
     keys,
     width: A + X * 3,
     groups: [...fields.map((_, f) => three(f * 3)), [F * 3, F * 3 + 1], [F * 3 + 2], [F * 3 + 3], [F * 3 + 4], ...Array.from({ length: X }, (_, x) => three(A + x * 3))],
-    materialize(cols) {
+    materialize(cols, scratch = false) {
       const c = cols[0];
-      if (c < F * 3) return triple(counts, slots[c / 3]);
-      if (c === F * 3) return pooled();
-      if (c === F * 3 + 2) return [scalar(META.unexpected)];
-      if (c === F * 3 + 3) return [scalar(META.correct)];
-      if (c === F * 3 + 4) return [new Float64Array(n).fill(1)];
-      return triple(table.exact, exactSlots[(c - A) / 3]);
+      if (c < F * 3) return triple(counts, slots[c / 3], scratch);
+      if (c === F * 3) return pooled(scratch);
+      if (c === F * 3 + 2) return [scalar(META.unexpected, scratch)];
+      if (c === F * 3 + 3) return [scalar(META.correct, scratch)];
+      if (c === F * 3 + 4) return [fresh(1, scratch)[0].fill(1)];
+      return triple(table.exact, exactSlots[(c - A) / 3], scratch);
     },
     compute(s, out) {
       let tp = 0;

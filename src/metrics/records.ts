@@ -16,16 +16,30 @@ export interface RecordLayout {
   /** `"path":[` for each path, for jsonText. */
   keys: readonly string[];
   /**
-   * Per path, the text of its member for the tuples seen so far (`,"path":[1,0,0,0,0]`, without
-   * the comma when it is the record's first member), by the counts packed 4 bits each and bit 20
-   * for a first member: most documents repeat a handful of tuples per field, and building
-   * each member anew was most of what writing the side file allocated. Shared by the records of a run.
+   * Per path, the UTF-8 bytes of its member for the tuples seen so far (`,"path":[1,0,0,0,0]`,
+   * without the comma when it is the record's first member), by the counts packed 4 bits each
+   * and bit 20 for a first member: most documents repeat a handful of tuples per field, and
+   * building each member anew was most of what writing the side file allocated. Shared by the
+   * records of a run.
    */
-  texts?: Array<Map<number, string>>;
+  texts?: Array<Map<number, Uint8Array>>;
 }
 
 /** Tuples a field keeps the text of (beyond them members are built each time). */
 const TEXTS_PER_FIELD = 256;
+
+/**
+ * `s` written as UTF-8 into `out` from `p`: the offset past it, or -1 when it did not all fit
+ * (Buffer#write stops short silently, and at most 3 bytes short of the end).
+ */
+function put(out: Buffer, s: string, p: number): number {
+  if (p > out.length) return -1;
+  const n = out.write(s, p);
+  return p + n <= out.length - 4 || Buffer.byteLength(s) === n ? p + n : -1;
+}
+
+/** Where jsonText has a line written, grown when a line does not fit. */
+let lineBuffer = Buffer.allocUnsafe(1 << 16);
 
 export class ExtractRecord {
   // Private fields: no member of the record as JSON, and no per-record property definition.
@@ -106,18 +120,32 @@ export class ExtractRecord {
   }
 
   /**
-   * `JSON.stringify(this.toJSON())` without building the record: the renderer writes one line
+   * `JSON.stringify(this.toJSON())` without building the record (the renderer writes one line
    * per document, and a report of 50,000 documents would otherwise allocate millions of small
-   * arrays only to turn them into text.
+   * arrays only to turn them into text): writeJson's bytes, decoded.
    */
   jsonText(): string {
+    for (;;) {
+      const end = this.writeJson(lineBuffer, 0);
+      if (end >= 0) return lineBuffer.toString('utf8', 0, end);
+      lineBuffer = Buffer.allocUnsafe(lineBuffer.length * 2);
+    }
+  }
+
+  /**
+   * The record's line (jsonText, as UTF-8) written into `out` from `at`, without making it a
+   * string first: returns the offset just past it, or -1 when it does not fit (what was written
+   * past `at` is then meaningless). The side file's writer calls this for every document; the
+   * string, then its encoding, cost twice as much.
+   */
+  writeJson(out: Buffer, at: number): number {
     const data = this.#data;
     const offset = this.#offset;
     const { paths, slots, keys, texts } = this.#layout;
-    // Parts joined once into a flat string (a chain of `+=` makes a rope, which the writer must
-    // flatten: measured slower); each cached member carries its comma (the first member of a
-    // record is cached apart, without one).
-    const parts = [this.contentHash === undefined ? '{' : `{"contentHash":${JSON.stringify(this.contentHash)},`, `"correct":${this.correct},"errors":${this.errors},"failed":${this.failed},"fields":{`];
+    const end = out.length;
+    const head = `${this.contentHash === undefined ? '{' : `{"contentHash":${JSON.stringify(this.contentHash)},`}"correct":${this.correct},"errors":${this.errors},"failed":${this.failed},"fields":{`;
+    let p = put(out, head, at);
+    if (p < 0) return -1;
     let first = 1 << 20;
     for (let i = 0; i < paths.length; i++) {
       const o = offset + slots[i] * 5;
@@ -132,20 +160,24 @@ export class ExtractRecord {
         const k = tp | (tn << 4) | (fa << 8) | (fn << 12) | (fd << 16) | first;
         let t = cache.get(k);
         if (t === undefined) {
-          t = `${first ? '' : ','}${keys[i]}${tp},${tn},${fa},${fn},${fd}]`;
+          t = Buffer.from(`${first ? '' : ','}${keys[i]}${tp},${tn},${fa},${fn},${fd}]`);
           if (cache.size < TEXTS_PER_FIELD) cache.set(k, t);
         }
-        parts.push(t);
-      } else parts.push(`${first ? '' : ','}${keys[i]}${tp},${tn},${fa},${fn},${fd}]`);
+        if (p + t.length > end) return -1;
+        out.set(t, p);
+        p += t.length;
+      } else {
+        p = put(out, `${first ? '' : ','}${keys[i]}${tp},${tn},${fa},${fn},${fd}]`, p);
+        if (p < 0) return -1;
+      }
       first = 0;
     }
-    parts.push('},"fileId":', JSON.stringify(this.fileId));
-    if (this.fileName !== undefined) parts.push(',"fileName":', JSON.stringify(this.fileName));
-    parts.push(',"id":', JSON.stringify(this.id));
-    if (this.straightThrough !== undefined) parts.push(',"straightThrough":', String(this.straightThrough));
-    if (this.unexpected !== undefined) parts.push(',"unexpected":', String(this.unexpected));
-    parts.push('}');
-    return parts.join('');
+    let tail = `},"fileId":${JSON.stringify(this.fileId)}`;
+    if (this.fileName !== undefined) tail += `,"fileName":${JSON.stringify(this.fileName)}`;
+    tail += `,"id":${JSON.stringify(this.id)}`;
+    if (this.straightThrough !== undefined) tail += `,"straightThrough":${this.straightThrough}`;
+    if (this.unexpected !== undefined) tail += `,"unexpected":${this.unexpected}`;
+    return put(out, `${tail}}`, p);
   }
 
   /** The plain record, keys in sorted order. */

@@ -56,7 +56,6 @@ export class CountStore {
     return this.chunks[d >>> CHUNK_BITS][(d & MASK) * this.width + k];
   }
 
-  /** Sets one value of a stored row (flags decided after the document was stored). */
   /**
    * The [tp, fp = fa + fd, fnAll = fn + fd] of the tuple at column `o` of each document
    * `index[i]`, into the three columns (what a field's F1 needs, for the bootstrap's model).
@@ -91,6 +90,7 @@ export class CountStore {
     }
   }
 
+  /** Sets one value of a stored row (flags decided after the document was stored). */
   set(d: number, k: number, v: number): void {
     const c = d >>> CHUNK_BITS;
     if (v > 255 && this.chunks[c] instanceof Uint8Array) this.widen(c, v);

@@ -16,7 +16,7 @@ import { keysOf, modelOf } from './scored.js';
 import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Estimate, Interval, Report, ReportProcessorType, Verdict } from '../metrics/generated/report.js';
 import { CostAccumulator } from './cost.js';
 import { compactRecord } from './json.js';
-import { MemoryDocuments, type DocumentsSink } from './documents.js';
+import { lineText, MemoryDocuments, type DocumentsSink, type LineWriter } from './documents.js';
 import { evaluateGates, fmtGate, parseGates, type GateOn, type GateSpec } from './gates.js';
 import { parseSliceKeys, SliceAccumulator, sliceLabel, type SliceKey } from './slices.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
@@ -190,8 +190,8 @@ function slicing(s: Settings, documents: DocumentsSink): DocumentsSink {
   const acc = s.slices;
   if (!labels || !acc) return documents;
   return {
-    write(line: string, made?: () => DocumentRecord): void {
-      const record = made ? made() : (JSON.parse(line) as DocumentRecord);
+    write(line: string | LineWriter, made?: () => DocumentRecord): void {
+      const record = made ? made() : (JSON.parse(lineText(line)) as DocumentRecord);
       const l = labels.get(record.id);
       if (l) {
         acc.addLabelled(l, record);

@@ -19,13 +19,28 @@ export const DOCUMENTS_FILE = 'documents.jsonl';
  */
 export const RECORDS_MAX = 50_000;
 
+/**
+ * A record's line not yet made a string (an EXTRACT record): `jsonText` is the line, `writeJson`
+ * writes it as UTF-8 into a buffer from an offset and returns the offset past it, or -1 when it
+ * does not fit.
+ */
+export interface LineWriter {
+  jsonText(): string;
+  writeJson(out: Buffer, at: number): number;
+}
+
+/** The line as a string. */
+export function lineText(line: string | LineWriter): string {
+  return typeof line === 'string' ? line : line.jsonText();
+}
+
 export interface DocumentsSink {
   /**
    * One record's line. `record`, when given, makes the same record as an object (called at
    * most once, during the call): a sink that keeps records keeps that instead of parsing the
    * line back.
    */
-  write(line: string, record?: () => DocumentRecord): void;
+  write(line: string | LineWriter, record?: () => DocumentRecord): void;
   /**
    * Sets each record's straight-through flag (known only once every document was scored; by
    * line, in the order written) and returns the reference report.json carries.
@@ -44,8 +59,8 @@ export function withFlag(line: string, flag: boolean): string {
 /** Keeps the lines (small exports, tests, golden files). */
 export class MemoryDocuments implements DocumentsSink {
   readonly lines: string[] = [];
-  write(line: string): void {
-    this.lines.push(line);
+  write(line: string | LineWriter): void {
+    this.lines.push(lineText(line));
   }
   finish(flags?: Uint8Array): DocumentsFile {
     const hash = createHash('sha256');
@@ -68,8 +83,8 @@ export class MemoryDocuments implements DocumentsSink {
 export class DiscardDocuments implements DocumentsSink {
   private readonly hash = createHash('sha256');
   private count = 0;
-  write(line: string): void {
-    this.hash.update(line + '\n');
+  write(line: string | LineWriter): void {
+    this.hash.update(lineText(line) + '\n');
     this.count++;
   }
   finish(): DocumentsFile {
@@ -105,12 +120,27 @@ export class FileDocuments implements DocumentsSink {
     this.fd = openSync(this.tmp, 'wx');
   }
 
-  write(line: string, record?: () => DocumentRecord): void {
+  write(source: string | LineWriter, record?: () => DocumentRecord): void {
     this.count++;
     if (this.kept) {
-      if (this.kept.length < RECORDS_MAX) this.kept.push(record ? record() : line);
+      if (this.kept.length < RECORDS_MAX) this.kept.push(record ? record() : lineText(source));
       else this.kept = undefined;
     }
+    if (typeof source !== 'string') {
+      // Written straight into the buffer (room for the newline kept); a line that does not
+      // fit even an empty buffer goes the string's way.
+      let end = source.writeJson(this.out, this.used);
+      if (end < 0 || end === this.out.length) {
+        this.flush();
+        end = source.writeJson(this.out, 0);
+      }
+      if (end >= 0 && end < this.out.length) {
+        this.used = end;
+        this.out[this.used++] = 10;
+        return;
+      }
+    }
+    const line = lineText(source);
     // At most 3 bytes of UTF-8 per UTF-16 unit, and the newline.
     const most = line.length * 3 + 1;
     if (this.used + most > this.out.length) this.flush();

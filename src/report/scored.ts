@@ -41,6 +41,6 @@ export function keysOf(ev: Pick<Evaluation, 'table' | 'documents'>): Pairable[] 
  */
 export function recordsOfExport(exp: EvaluationExport, cmp: CompareOptions, conf: ConfidenceOptions = {}): DocumentRecord[] {
   const lines: string[] = [];
-  const ev = evaluateExport(exp, cmp, conf, { sink: (line) => lines.push(line) });
+  const ev = evaluateExport(exp, cmp, conf, { sink: (line) => lines.push(line.jsonText()) });
   return ev.documents ?? lines.map((l) => JSON.parse(l) as DocumentRecord);
 }

@@ -1,5 +1,6 @@
 // ExtractRecord.jsonText writes the same line as JSON.stringify of the plain record, with or
-// without the per-field cache of member texts, for small and large counts alike.
+// without the per-field cache of member texts, for small and large counts alike; writeJson
+// writes its UTF-8 bytes, or -1 when they do not fit.
 import { describe, expect, it } from 'vitest';
 import { CountArena, ExtractRecord, type RecordLayout } from '../../src/metrics/records.js';
 
@@ -7,7 +8,7 @@ const paths = ['a', 'line_items[].amount', 'z"q'];
 const slots = [2, 0, 1];
 const base = { correct: false, errors: 3, failed: false, fileId: 'f1', id: 'd1', unexpected: 0 };
 
-const layoutOf = (texts?: Array<Map<number, string>>): RecordLayout => ({
+const layoutOf = (texts?: Array<Map<number, Uint8Array>>): RecordLayout => ({
   paths,
   slots,
   slotOf: new Map(paths.map((p, i) => [p, slots[i]])),
@@ -15,13 +16,13 @@ const layoutOf = (texts?: Array<Map<number, string>>): RecordLayout => ({
   ...(texts ? { texts } : {}),
 });
 
-function recordOf(counts: number[], texts?: Array<Map<number, string>>): ExtractRecord {
-  return new ExtractRecord(base, layoutOf(texts), Int32Array.from(counts));
+function recordOf(counts: number[], texts?: Array<Map<number, Uint8Array>>, b: ConstructorParameters<typeof ExtractRecord>[0] = base): ExtractRecord {
+  return new ExtractRecord(b, layoutOf(texts), Int32Array.from(counts));
 }
 
 describe('ExtractRecord.jsonText', () => {
   it('equals JSON.stringify of the record, cached or not, small counts and counts past 15', () => {
-    const texts = paths.map(() => new Map<number, string>());
+    const texts = paths.map(() => new Map<number, Uint8Array>());
     const rows = [
       [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0],
       [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0],
@@ -35,7 +36,40 @@ describe('ExtractRecord.jsonText', () => {
     }
     // The repeated tuples were cached once each; a count past 15 is never cached.
     expect(texts[0].size).toBe(2);
-    expect([...texts[1].values()].some((t) => t.includes('16'))).toBe(false);
+    expect([...texts[1].values()].some((t) => Buffer.from(t).toString().includes('16'))).toBe(false);
+  });
+
+  it('writeJson writes the UTF-8 of jsonText at the offset, leaving the bytes before it; -1 when it does not fit', () => {
+    const texts = paths.map(() => new Map<number, Uint8Array>());
+    const odd = { ...base, contentHash: 'sha256:ab', fileId: 'fïle "1"', fileName: 'naïve €.pdf', id: 'd\u2028😀', unexpected: 2 };
+    const rows = [
+      [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0],
+      [16, 0, 2, 0, 1, 0, 3, 0, 0, 0, 300, 0, 0, 7, 15],
+      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    ];
+    for (const b of [base, odd]) {
+      for (const row of rows) {
+        for (const cache of [undefined, texts]) {
+          const rec = recordOf(row, cache, b);
+          rec.straightThrough = b === odd ? true : undefined;
+          const want = Buffer.from(JSON.stringify(rec.toJSON()));
+          expect(rec.jsonText()).toBe(want.toString());
+          const out = Buffer.alloc(want.length + 20, 0x2a);
+          const end = rec.writeJson(out, 7);
+          expect(end).toBe(7 + want.length);
+          expect(out.subarray(7, end).equals(want)).toBe(true);
+          expect(out.subarray(0, 7).every((x) => x === 0x2a)).toBe(true);
+          // Too little room, at any point of the line: -1, never a short line.
+          for (const room of [0, 5, want.length >> 1, want.length - 1]) expect(rec.writeJson(Buffer.alloc(room), 0)).toBe(-1);
+        }
+      }
+    }
+  });
+
+  it('jsonText grows its buffer for a line past 64 KiB', () => {
+    const long = { ...base, fileName: 'é'.repeat(70_000) };
+    const rec = recordOf([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], undefined, long);
+    expect(rec.jsonText()).toBe(JSON.stringify(rec.toJSON()));
   });
 });
 

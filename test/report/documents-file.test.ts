@@ -4,12 +4,29 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DOCUMENTS_FILE, FileDocuments } from '../../src/report/documents.js';
+import { DOCUMENTS_FILE, FileDocuments, type LineWriter } from '../../src/report/documents.js';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'evalkit-documents-'));
 
+/** A line that writes itself (as ExtractRecord does), counting how it was asked. */
+function writer(line: string, asked: { text: number; bytes: number }): LineWriter {
+  return {
+    jsonText: () => {
+      asked.text++;
+      return line;
+    },
+    writeJson: (out, at) => {
+      asked.bytes++;
+      const b = Buffer.from(line);
+      if (at + b.length > out.length) return -1;
+      out.set(b, at);
+      return at + b.length;
+    },
+  };
+}
+
 /** Writes the lines, commits, and returns the reference and the file's bytes. */
-function written(lines: string[], flags?: Uint8Array): { ref: ReturnType<FileDocuments['finish']>; bytes: Buffer; dir: string } {
+function written(lines: Array<string | LineWriter>, flags?: Uint8Array): { ref: ReturnType<FileDocuments['finish']>; bytes: Buffer; dir: string } {
   const dir = tmp();
   const docs = new FileDocuments(dir);
   for (const l of lines) docs.write(l);
@@ -42,6 +59,21 @@ describe('FileDocuments', () => {
     expect(bytes.toString('utf8')).toBe(want);
     expect(ref.sha256).toBe(createHash('sha256').update(want).digest('hex'));
     expect(readdirSync(dir)).toEqual([DOCUMENTS_FILE]);
+  });
+
+  it('lines that write themselves: the same bytes as strings, across the buffer edges; a line past the buffer as its text', () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 4000; i++) lines.push(`{"id":"${i}","v":"${'é€x'.repeat(100 + (i % 211))}"}`);
+    lines.splice(1501, 0, `{"big":"${'x'.repeat(1 << 20)}"}`);
+    const asked = { text: 0, bytes: 0 };
+    const { ref, bytes } = written(lines.map((l, i) => (i % 2 ? writer(l, asked) : l)));
+    const text = lines.map((l) => l + '\n').join('');
+    expect(bytes.equals(Buffer.from(text))).toBe(true);
+    expect(ref.sha256).toBe(createHash('sha256').update(text).digest('hex'));
+    // Past the first 50,000 nothing is kept; here each writer line was kept as its text once, and
+    // only the big one was also asked for its text to be written.
+    expect(asked.text).toBe(2000 + 1);
+    expect(asked.bytes).toBeGreaterThan(2000);
   });
 
   it('no lines: an empty file and the hash of nothing', () => {
