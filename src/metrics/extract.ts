@@ -267,27 +267,38 @@ class PreparedRows {
     this.n = 0;
     this.L = flat.leaves.length;
     if (v === undefined || v === null) return;
-    if (!Array.isArray(v)) {
-      if (!isEmpty(v)) this.add(flat, 0, v);
-      return;
-    }
-    for (let i = 0; i < v.length; i++) if (!isEmpty(v[i])) this.add(flat, i, v[i]);
+    if (!Array.isArray(v)) this.add(flat, 0, v);
+    else for (let i = 0; i < v.length; i++) this.add(flat, i, v[i]);
   }
 
+  /**
+   * Row `row` (at `index` of its array) when it is not empty. A row with a non-empty value under
+   * the plan's keys is not (isEmpty would find that value): only the others are tested whole. A
+   * value reached through an array is no proof (an array's `length` is a number even when every
+   * element is empty).
+   */
   private add(flat: FlatRow, index: number, row: unknown): void {
     const L = this.L;
     const at = this.n * L;
     let capacity = 0;
+    let proof = false;
     for (let l = 0; l < L; l++) {
       let v: unknown = row;
-      for (const k of flat.keys[l]) v = own(v, k);
+      let viaArray = false;
+      const keys = flat.keys[l];
+      for (let k = 0; k < keys.length; k++) {
+        if (Array.isArray(v)) viaArray = true;
+        v = own(v, keys[k]);
+      }
       this.raw[at + l] = v;
       if (isEmpty(v)) this.prep[at + l] = EMPTY;
       else {
         this.prep[at + l] = UNPREPARED;
         capacity++;
+        if (!viaArray) proof = true;
       }
     }
+    if (!proof && isEmpty(row)) return;
     this.index[this.n] = index;
     this.capacity[this.n] = capacity;
     this.n++;

@@ -10,7 +10,11 @@ import { parseDate } from '../util/dates.js';
  */
 export function isEmpty(v: unknown): boolean {
   if (v === null || v === undefined) return true;
-  if (typeof v === 'string') return v.length === 0 || v.trim().length === 0;
+  if (typeof v === 'string') {
+    // A printable ASCII character other than the space first: not blank, without trimming.
+    const c = v.charCodeAt(0);
+    return c > 32 && c < 127 ? false : v.trim().length === 0;
+  }
   if (Array.isArray(v)) {
     for (const x of v) if (!isEmpty(x)) return false;
     return true;

@@ -35,6 +35,11 @@ describe('empty values', () => {
     ['zero', 0, false],
     ['false', false, false],
     ['a string', 'x', false],
+    ['a string after spaces', '  x', false],
+    ['blank of other whitespace (no-break space, ideographic space, line separator, BOM)', '\u00a0\u3000\u2028\ufeff', true],
+    ['a string after a no-break space', '\u00a0x', false],
+    ['a string starting with a control character', '\u0001', false],
+    ['a non-ASCII string', 'é', false],
     ['array with one value', [null, 'x'], false],
   ];
   it.each(cases)('%s', (_, v, want) => expect(isEmpty(v)).toBe(want));

@@ -199,6 +199,28 @@ describe('EXTRACT outcome counts per leaf field', () => {
     expect(r.warnings).toContain('excludeFields: "no_such_field" names no field');
   });
 
+  it('a row is empty when every value in it is, under the fields or not; a value found through an array proves nothing', () => {
+    const config = {
+      type: 'EXTRACT',
+      schema: {
+        type: 'object',
+        properties: { line_items: { type: 'array', items: { type: 'object', properties: { sku: str, dims: { type: 'object', properties: { length: num } } } } } },
+      },
+    };
+    const r = report(
+      extractExport(config, [
+        {
+          // Expected rows: a value under an unknown key only (a row), blanks only (none), and
+          // dims given as an empty array, whose `length` is 0 (none: every value in it is empty).
+          e: { line_items: [{ sku: null, note: 'x' }, { sku: '  ', dims: { length: null } }, { sku: null, dims: [] }] },
+          // Predicted: an empty array at dims (none), then a real length (a row).
+          p: { line_items: [{ dims: [null, ''] }, { sku: null, dims: { length: 3 } }] },
+        },
+      ]),
+    );
+    expect(r.extract?.arrays).toEqual([{ path: 'line_items', expectedRows: 1, predictedRows: 1, rate: expect.objectContaining({ k: 1, n: 1 }) }]);
+  });
+
   it('counts the row-count rate per root array (arrayCardinality)', () => {
     const r = report(
       extractExport(CONFIG, [
