@@ -29,7 +29,8 @@ export const EXTRACT_AGGREGATES = ['micro.precision', 'micro.recall', 'micro.f1'
  * of no field, in micro precision); then correct and 1 per document; then, for each of
  * `exactFields` (fuzzy fields), the exact matcher's [tp, fp, fnAll]. The model's documents are
  * the table's at `index` (default: the table's id order); columns are built group by group
- * when the bootstrap asks for them.
+ * when the bootstrap asks for them, and summed by group straight from the table's rows
+ * (sumByGroup) where only their sums are needed.
  */
 export function extractModel(table: ExtractTable, fields: string[], exactFields: string[] = [], index: ArrayLike<number> = table.order): Model {
   const F = fields.length;
@@ -39,29 +40,21 @@ export function extractModel(table: ExtractTable, fields: string[], exactFields:
   const slots = fields.map((f) => table.slot.get(f) ?? -1);
   const exactSlots = exactFields.map((f) => table.exactSlot.get(f) ?? -1);
   const { counts, meta } = table;
-  // Columns handed out for `scratch` calls, overwritten by the next one (every builder below
-  // writes each entry of the columns it returns).
-  const reused: Float64Array[] = [];
-  const fresh = (count: number, scratch: boolean): Float64Array[] => {
-    if (!scratch) return columns(count, n);
-    while (reused.length < count) reused.push(new Float64Array(n));
-    return reused.slice(0, count);
-  };
   /** The [tp, fp, fnAll] of slot s of `store` in three columns. */
-  const triple = (store: CountStore | undefined, s: number, scratch: boolean): Float64Array[] => {
-    const [tp, fp, fnAll] = fresh(3, scratch);
-    if (s < 0 || !store) return [tp.fill(0), fp.fill(0), fnAll.fill(0)];
+  const triple = (store: CountStore | undefined, s: number): Float64Array[] => {
+    const [tp, fp, fnAll] = columns(3, n);
+    if (s < 0 || !store) return [tp, fp, fnAll];
     store.f1Columns(s * 5, index, tp, fp, fnAll);
     return [tp, fp, fnAll];
   };
-  const scalar = (k: number, scratch: boolean): Float64Array => {
-    const [col] = fresh(1, scratch);
+  const scalar = (k: number): Float64Array => {
+    const col = new Float64Array(n);
     meta.sumColumns(index, [k], col);
     return col;
   };
   const present = slots.filter((s) => s >= 0);
-  const pooled = (scratch: boolean): Float64Array[] => {
-    const [tn, err] = fresh(2, scratch);
+  const pooled = (): Float64Array[] => {
+    const [tn, err] = columns(2, n);
     counts.sumColumns(
       index,
       present.map((s) => s * 5 + 1),
@@ -82,14 +75,60 @@ export function extractModel(table: ExtractTable, fields: string[], exactFields:
     keys,
     width: A + X * 3,
     groups: [...fields.map((_, f) => three(f * 3)), [F * 3, F * 3 + 1], [F * 3 + 2], [F * 3 + 3], [F * 3 + 4], ...Array.from({ length: X }, (_, x) => three(A + x * 3))],
-    materialize(cols, scratch = false) {
+    materialize(cols) {
       const c = cols[0];
-      if (c < F * 3) return triple(counts, slots[c / 3], scratch);
-      if (c === F * 3) return pooled(scratch);
-      if (c === F * 3 + 2) return [scalar(META.unexpected, scratch)];
-      if (c === F * 3 + 3) return [scalar(META.correct, scratch)];
-      if (c === F * 3 + 4) return [fresh(1, scratch)[0].fill(1)];
-      return triple(table.exact, exactSlots[(c - A) / 3], scratch);
+      if (c < F * 3) return triple(counts, slots[c / 3]);
+      if (c === F * 3) return pooled();
+      if (c === F * 3 + 2) return [scalar(META.unexpected)];
+      if (c === F * 3 + 3) return [scalar(META.correct)];
+      if (c === F * 3 + 4) return [new Float64Array(n).fill(1)];
+      return triple(table.exact, exactSlots[(c - A) / 3]);
+    },
+    sumByGroup(group, G, out) {
+      const W = A + X * 3;
+      // Group-major while adding (each document's columns side by side), then transposed.
+      const acc = new Float64Array(G * W);
+      const ex = table.exact;
+      for (let i = 0; i < n; i++) {
+        const d = index[i];
+        const o = (group ? group[i] : 0) * W;
+        const row = counts.chunkOf(d);
+        const at = counts.rowOffset(d);
+        let tn = 0;
+        let err = 0;
+        for (let f = 0; f < F; f++) {
+          const s = slots[f];
+          if (s < 0) continue;
+          const b = at + s * 5;
+          const fa = row[b + 2];
+          const fn = row[b + 3];
+          const fd = row[b + 4];
+          acc[o + f * 3] += row[b];
+          acc[o + f * 3 + 1] += fa + fd;
+          acc[o + f * 3 + 2] += fn + fd;
+          tn += row[b + 1];
+          err += fa + fn + fd;
+        }
+        const unexpected = meta.get(d, META.unexpected);
+        acc[o + F * 3] += tn;
+        acc[o + F * 3 + 1] += err + unexpected;
+        acc[o + F * 3 + 2] += unexpected;
+        acc[o + F * 3 + 3] += meta.get(d, META.correct);
+        acc[o + F * 3 + 4] += 1;
+        if (!ex) continue;
+        const xrow = ex.chunkOf(d);
+        const xat = ex.rowOffset(d);
+        for (let x = 0; x < X; x++) {
+          const s = exactSlots[x];
+          if (s < 0) continue;
+          const b = xat + s * 5;
+          const fd = xrow[b + 4];
+          acc[o + A + x * 3] += xrow[b];
+          acc[o + A + x * 3 + 1] += xrow[b + 2] + fd;
+          acc[o + A + x * 3 + 2] += xrow[b + 3] + fd;
+        }
+      }
+      for (let g = 0; g < G; g++) for (let c = 0; c < W; c++) out[c * G + g] += acc[g * W + c];
     },
     compute(s, out) {
       let tp = 0;

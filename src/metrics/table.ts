@@ -56,6 +56,15 @@ export class CountStore {
     return this.chunks[d >>> CHUNK_BITS][(d & MASK) * this.width + k];
   }
 
+  /** The chunk holding document d's row, which starts at rowOffset(d): for loops over whole rows. */
+  chunkOf(d: number): ArrayLike<number> {
+    return this.chunks[d >>> CHUNK_BITS];
+  }
+
+  rowOffset(d: number): number {
+    return (d & MASK) * this.width;
+  }
+
   /**
    * The [tp, fp = fa + fd, fnAll = fn + fd] of the tuple at column `o` of each document
    * `index[i]`, into the three columns (what a field's F1 needs, for the bootstrap's model).
