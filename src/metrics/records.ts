@@ -38,8 +38,9 @@ function put(out: Buffer, s: string, p: number): number {
   return p + n <= out.length - 4 || Buffer.byteLength(s) === n ? p + n : -1;
 }
 
-/** Where jsonText has a line written, grown when a line does not fit. */
+/** Where jsonText has a line written, grown when a line does not fit (and kept up to 1 MiB). */
 let lineBuffer = Buffer.allocUnsafe(1 << 16);
+const KEPT_LINE_BUFFER = 1 << 20;
 
 export class ExtractRecord {
   // Private fields: no member of the record as JSON, and no per-record property definition.
@@ -125,10 +126,13 @@ export class ExtractRecord {
    * arrays only to turn them into text): writeJson's bytes, decoded.
    */
   jsonText(): string {
+    let buf = lineBuffer;
     for (;;) {
-      const end = this.writeJson(lineBuffer, 0);
-      if (end >= 0) return lineBuffer.toString('utf8', 0, end);
-      lineBuffer = Buffer.allocUnsafe(lineBuffer.length * 2);
+      const end = this.writeJson(buf, 0);
+      if (end >= 0) return buf.toString('utf8', 0, end);
+      buf = Buffer.allocUnsafe(buf.length * 2);
+      // Kept for the next lines only while small: one huge record must not pin its buffer.
+      if (buf.length <= KEPT_LINE_BUFFER) lineBuffer = buf;
     }
   }
 

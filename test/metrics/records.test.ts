@@ -66,10 +66,11 @@ describe('ExtractRecord.jsonText', () => {
     }
   });
 
-  it('jsonText grows its buffer for a line past 64 KiB', () => {
-    const long = { ...base, fileName: 'é'.repeat(70_000) };
-    const rec = recordOf([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], undefined, long);
-    expect(rec.jsonText()).toBe(JSON.stringify(rec.toJSON()));
+  it('jsonText grows its buffer for lines past 64 KiB and past 1 MiB, and short lines after them are whole', () => {
+    for (const size of [70_000, 1_200_000, 10]) {
+      const rec = recordOf([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], undefined, { ...base, fileName: 'é'.repeat(size) });
+      expect(rec.jsonText()).toBe(JSON.stringify(rec.toJSON()));
+    }
   });
 });
 
