@@ -4,7 +4,7 @@
  * replacement (multinomial weights from the seeded generator of util/random) and recomputes every statistic from
  * the weighted sums. Paired comparisons give the same weights to both runs' columns.
  */
-import { seededRandom } from '../util/random.js';
+import { SeededGenerator, seededRandom } from '../util/random.js';
 import { RESAMPLE_WASM } from './generated/resample-wasm.js';
 
 export interface StatModel {
@@ -243,7 +243,8 @@ const BLOCK = 4;
 
 /** The bootstrap over G random groups of the n documents (exported for tests). */
 export function groupBootstrap(models: StatModel[], n: number, B: number, seed: number, G: number, opts: { wasm?: boolean; totals?: Array<Float64Array | undefined> } = {}): Float64Array[][] {
-  const random = seededRandom(seed);
+  const generator = new SeededGenerator(seed);
+  const random = () => generator.next();
   const group = randomGroups(n, G, random);
   // Per model, each column's sums over the groups: column c of group g at [c * G + g].
   const tables = models.map((m) => {
@@ -263,7 +264,7 @@ export function groupBootstrap(models: StatModel[], n: number, B: number, seed: 
   if (opts.totals) for (let mi = 0; mi < models.length; mi++) opts.totals.push(integralTotals(tables[mi], widthOf(models[mi]), G));
   const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
   const kernel = opts.wasm === false ? undefined : tables.every((t) => fitsInt32(t, G)) ? resampleKernel() : undefined;
-  if (kernel) simdResamples(kernel, models, tables, G, B, random, results);
+  if (kernel) simdResamples(kernel, models, tables, G, B, generator, results);
   else scalarResamples(models, tables, G, B, random, results);
   return results;
 }
@@ -329,7 +330,12 @@ let resampleModule: object | null | undefined;
 interface ResampleKernel {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   sums8(t: number, w: number, out: number, W: number, G: number): void;
+  /** k resamples' draws of G groups into the weights at w, from the generator's state; returns the state after them. */
+  draws(state: number, G: number, k: number, w: number): number;
 }
+
+/** The kernel draws groups for G below this: (u * G) >> 32 is then Math.floor(u / 2^32 * G) exactly (u * G < 2^53). */
+const DRAWS_BOUND = 2 ** 21;
 
 /** An instance of the resample kernel with its own memory (freed with it). */
 function resampleKernel(): ResampleKernel | undefined {
@@ -358,7 +364,7 @@ const SIMD_BLOCK = 8;
  * operation. The same random numbers in the same order as scalarResamples, and exact integer
  * sums, so the same results (test/metrics/bootstrap-wasm.test.ts).
  */
-function simdResamples(kernel: ResampleKernel, models: StatModel[], tables: Float64Array[], G: number, B: number, random: () => number, results: Float64Array[][]): void {
+function simdResamples(kernel: ResampleKernel, models: StatModel[], tables: Float64Array[], G: number, B: number, generator: SeededGenerator, results: Float64Array[][]): void {
   const Gp = Math.ceil(G / 4) * 4;
   const widths = models.map(widthOf);
   // Byte offsets: each model's table, then the weights, then each model's sums.
@@ -389,10 +395,14 @@ function simdResamples(kernel: ResampleKernel, models: StatModel[], tables: Floa
   for (let b0 = 0; b0 < B; b0 += SIMD_BLOCK) {
     const k = Math.min(SIMD_BLOCK, B - b0);
     w.fill(0);
-    for (let j = 0; j < k; j++) {
-      for (let x = 0; x < G; x++) {
-        const g = Math.floor(random() * G);
-        w[((g >> 2) << 5) + (j << 2) + (g & 3)]++;
+    // The draws in the kernel too, where its integer form of Math.floor(random() * G) is exact.
+    if (G < DRAWS_BOUND) generator.state = kernel.draws(generator.state, G, k, weightsAt) >>> 0;
+    else {
+      for (let j = 0; j < k; j++) {
+        for (let x = 0; x < G; x++) {
+          const g = Math.floor(generator.next() * G);
+          w[((g >> 2) << 5) + (j << 2) + (g & 3)]++;
+        }
       }
     }
     for (let mi = 0; mi < models.length; mi++) {

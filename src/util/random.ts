@@ -8,14 +8,31 @@ export type Random = () => number;
 
 /** Numbers in [0, 1), like Math.random. */
 export function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
+  const generator = new SeededGenerator(seed);
+  return () => generator.next();
+}
+
+/**
+ * seededRandom's generator with its state in the open, for code that continues the same sequence
+ * elsewhere (the bootstrap's WebAssembly kernel, src/metrics/wasm/resample.wat): the state steps
+ * by 0x6d2b79f5 at every number, and each number mixes the new state.
+ */
+export class SeededGenerator {
+  /** An unsigned 32-bit integer. */
+  state: number;
+
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+
+  /** The next number in [0, 1). */
+  next(): number {
+    const a = (this.state = (this.state + 0x6d2b79f5) >>> 0);
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  }
 }
 
 /** An integer in [0, n) from a generator. */

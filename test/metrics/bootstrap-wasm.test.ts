@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BOOTSTRAP_GROUPS, bootstrap, groupBootstrap, hasResampleKernel, pointAndBootstrap, pointStats, type StatModel } from '../../src/metrics/bootstrap.js';
-import { seededRandom } from '../../src/util/random.js';
+import { SeededGenerator, seededRandom } from '../../src/util/random.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -55,6 +55,14 @@ describe('group bootstrap: WebAssembly kernel', () => {
     expect(new Set(wasm[0][0]).size).toBeGreaterThan(10);
   });
 
+  it('draws the groups in the kernel as JavaScript does, up to the largest group count it takes (2^21 - 1), and past it in JavaScript', () => {
+    // (u * G) >> 32 equals Math.floor(u / 2^32 * G) while u * G < 2^53: checked at the bound,
+    // where a rounding difference would show first. 50 documents in 2^21 groups, most empty.
+    const n = 50;
+    const model: StatModel = { keys: ['s'], columns: [Float64Array.from({ length: n }, (_, i) => i % 7)], compute: (s, out) => void (out[0] = s[0]) };
+    for (const G of [2 ** 21 - 1, 2 ** 21]) same(groupBootstrap([model], n, 9, 13, G), groupBootstrap([model], n, 9, 13, G, { wasm: false }));
+  });
+
   it('sums exactly up to the 32-bit limit', () => {
     // Group sums up to 200,000 over 10,000 groups: resampled sums near 2^31 - 1 (2.147e9) would
     // wrap; 10,000 x 200,000 = 2e9 stays under it, and the kernel runs.
@@ -100,5 +108,18 @@ describe('pointAndBootstrap', () => {
     expect(Array.from(res.point)).toEqual(Array.from(pointStats(small)));
     same([res.replicates as Float64Array[]], bootstrap([small], 500, 8, 1));
     expect(pointAndBootstrap(small, 500, 0, 1).replicates).toBeNull();
+  });
+});
+
+describe('SeededGenerator', () => {
+  it('gives the numbers of seededRandom, and continues them from its state', () => {
+    const r = seededRandom(123456789);
+    const g = new SeededGenerator(123456789);
+    for (let i = 0; i < 1000; i++) expect(g.next()).toBe(r());
+    const resumed = new SeededGenerator(0);
+    resumed.state = g.state;
+    for (let i = 0; i < 10; i++) expect(resumed.next()).toBe(r());
+    // The state steps by 0x6d2b79f5 per number, modulo 2^32.
+    expect(g.state).toBe((123456789 + 1000 * 0x6d2b79f5) % 2 ** 32);
   });
 });

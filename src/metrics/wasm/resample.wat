@@ -8,6 +8,14 @@
 ;;   weights interleaved by 4 groups: group g of resample j at $w + ((g >> 2) * 8 + j) * 16 + (g & 3) * 4
 ;;   out    column c, resample j at $out + (c * 8 + j) * 4
 ;; The caller makes sure no sum can leave the 32-bit range (|table| * total weight < 2^31).
+;;
+;; draws: the weights of k <= 8 resamples, each G draws of a group with replacement, added into
+;; the weights at $w (laid out as above; the caller zeroes them). The draws are those of
+;; src/util/random.ts seededRandom continued from its state $state (mulberry32: the state steps
+;; by 0x6d2b79f5, the output mixes it), one resample after the other, and a draw's group is
+;; floor(u / 2^32 * G) for the output u as JavaScript computes Math.floor(random() * G): exactly
+;; (u * G) >> 32 in 64-bit integers, since u * G < 2^53 for G < 2^21 (the caller's bound). Returns
+;; the state after the last draw.
 (module
   (memory (export "memory") 1)
   (func $lanes (param $v v128) (result i32)
@@ -58,4 +66,40 @@
         (i32.store offset=28 (local.get $op) (call $lanes (local.get $a7)))
         (local.set $op (i32.add (local.get $op) (i32.const 32)))
         (local.set $c (i32.add (local.get $c) (i32.const 1)))
-        (br $column)))))
+        (br $column))))
+  (func (export "draws") (param $state i32) (param $G i32) (param $k i32) (param $w i32) (result i32)
+    (local $j i32) (local $x i32) (local $t i32) (local $g i32) (local $at i32)
+    (block $done
+      (loop $resample
+        (br_if $done (i32.ge_u (local.get $j) (local.get $k)))
+        (local.set $x (i32.const 0))
+        (block $drawn
+          (loop $draw
+            (br_if $drawn (i32.ge_u (local.get $x) (local.get $G)))
+            ;; t = mulberry32(state += 0x6d2b79f5)
+            (local.set $state (i32.add (local.get $state) (i32.const 0x6d2b79f5)))
+            (local.set $t (i32.mul
+              (i32.xor (local.get $state) (i32.shr_u (local.get $state) (i32.const 15)))
+              (i32.or (local.get $state) (i32.const 1))))
+            (local.set $t (i32.xor (local.get $t)
+              (i32.add (local.get $t)
+                (i32.mul
+                  (i32.xor (local.get $t) (i32.shr_u (local.get $t) (i32.const 7)))
+                  (i32.or (local.get $t) (i32.const 61))))))
+            (local.set $t (i32.xor (local.get $t) (i32.shr_u (local.get $t) (i32.const 14))))
+            ;; g = (u * G) >> 32
+            (local.set $g (i32.wrap_i64 (i64.shr_u
+              (i64.mul (i64.extend_i32_u (local.get $t)) (i64.extend_i32_u (local.get $G)))
+              (i64.const 32))))
+            ;; weight of group g in resample j: element ((g >> 2) << 5) + (j << 2) + (g & 3)
+            (local.set $at (i32.add (local.get $w) (i32.shl
+              (i32.add (i32.add (i32.shl (i32.shr_u (local.get $g) (i32.const 2)) (i32.const 5)) (i32.shl (local.get $j) (i32.const 2)))
+                (i32.and (local.get $g) (i32.const 3)))
+              (i32.const 2))))
+            (i32.store (local.get $at) (i32.add (i32.load (local.get $at)) (i32.const 1)))
+            (local.set $x (i32.add (local.get $x) (i32.const 1)))
+            (br $draw)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $resample)))
+    (local.get $state))
+)
