@@ -242,7 +242,14 @@ export function randomGroups(n: number, G: number, random: () => number): Int32A
 const BLOCK = 4;
 
 /** The bootstrap over G random groups of the n documents (exported for tests). */
-export function groupBootstrap(models: StatModel[], n: number, B: number, seed: number, G: number, opts: { wasm?: boolean; totals?: Array<Float64Array | undefined> } = {}): Float64Array[][] {
+export function groupBootstrap(
+  models: StatModel[],
+  n: number,
+  B: number,
+  seed: number,
+  G: number,
+  opts: { wasm?: boolean; narrow?: boolean; totals?: Array<Float64Array | undefined> } = {},
+): Float64Array[][] {
   const generator = new SeededGenerator(seed);
   const random = () => generator.next();
   const group = randomGroups(n, G, random);
@@ -263,8 +270,10 @@ export function groupBootstrap(models: StatModel[], n: number, B: number, seed: 
   });
   if (opts.totals) for (let mi = 0; mi < models.length; mi++) opts.totals.push(integralTotals(tables[mi], widthOf(models[mi]), G));
   const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
-  const kernel = opts.wasm === false ? undefined : tables.every((t) => fitsInt32(t, G)) ? resampleKernel() : undefined;
-  if (kernel) simdResamples(kernel, models, tables, G, B, generator, results);
+  const largest = Math.max(0, ...tables.map(largestInteger));
+  const kernel = opts.wasm === false || largest * G >= 2 ** 31 ? undefined : resampleKernel();
+  // 16-bit tables and weights (a weight counts a group's draws in a resample: at most G) where they fit.
+  if (kernel) simdResamples(kernel, models, tables, G, B, generator, results, opts.narrow !== false && largest <= INT16_MAX && G <= INT16_MAX);
   else scalarResamples(models, tables, G, B, random, results);
   return results;
 }
@@ -305,17 +314,23 @@ export function pointAndBootstrap(model: StatModel, n: number, B: number, seed: 
   return { point: pointStats(model), replicates: B > 0 && n > 0 ? bootstrap([model], n, B, seed)[0] : null };
 }
 
-/** Whether every resampled sum of the table stays a 32-bit integer: integer entries, and G times the largest under 2^31. */
-function fitsInt32(t: Float64Array, G: number): boolean {
+/**
+ * The largest magnitude of the table's entries, Infinity when one is not a whole number. Every
+ * resampled sum stays a 32-bit integer when G times it is under 2^31 (the weights of a resample
+ * add up to G).
+ */
+function largestInteger(t: Float64Array): number {
   let max = 0;
   for (let i = 0; i < t.length; i++) {
     const v = t[i];
-    if (!Number.isInteger(v)) return false;
+    if (!Number.isInteger(v)) return Infinity;
     const a = Math.abs(v);
     if (a > max) max = a;
   }
-  return max * G < 2 ** 31;
+  return max;
 }
+
+const INT16_MAX = 2 ** 15 - 1;
 
 // The little of the WebAssembly API used here (the project's type libraries do not declare it).
 interface WasmApi {
@@ -330,8 +345,9 @@ let resampleModule: object | null | undefined;
 interface ResampleKernel {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   sums8(t: number, w: number, out: number, W: number, G: number): void;
-  /** k resamples' draws of G groups into the weights at w, from the generator's state; returns the state after them. */
-  draws(state: number, G: number, k: number, w: number): number;
+  sums8n(t: number, w: number, out: number, W: number, G: number): void;
+  /** k resamples' draws of G groups into the weights at w (laid out for sums8n when narrow is 1), from the generator's state; returns the state after them. */
+  draws(state: number, G: number, k: number, w: number, narrow: number): number;
 }
 
 /** The kernel draws groups for G below this: (u * G) >> 32 is then Math.floor(u / 2^32 * G) exactly (u * G < 2^53). */
@@ -359,23 +375,27 @@ export function hasResampleKernel(): boolean {
 const SIMD_BLOCK = 8;
 
 /**
- * The resamples through the WebAssembly kernel: the group sums as 32-bit integers (exact: every
- * sum fits, see fitsInt32), eight resamples per pass over the table, four groups per SIMD
- * operation. The same random numbers in the same order as scalarResamples, and exact integer
- * sums, so the same results (test/metrics/bootstrap-wasm.test.ts).
+ * The resamples through the WebAssembly kernel: the group sums as 32-bit integers, four groups per
+ * SIMD operation, or `narrow`, as 16-bit integers, eight groups per operation (exact: every sum
+ * fits, see largestInteger), eight resamples per pass over the table. The same random numbers in
+ * the same order as scalarResamples, and exact integer sums, so the same results
+ * (test/metrics/bootstrap-wasm.test.ts).
  */
-function simdResamples(kernel: ResampleKernel, models: StatModel[], tables: Float64Array[], G: number, B: number, generator: SeededGenerator, results: Float64Array[][]): void {
-  const Gp = Math.ceil(G / 4) * 4;
+function simdResamples(kernel: ResampleKernel, models: StatModel[], tables: Float64Array[], G: number, B: number, generator: SeededGenerator, results: Float64Array[][], narrow: boolean): void {
+  // A SIMD operation covers `lanes` groups of `bytes` bytes each (16 bytes).
+  const lanes = narrow ? 8 : 4;
+  const bytes = narrow ? 2 : 4;
+  const Gp = Math.ceil(G / lanes) * lanes;
   const widths = models.map(widthOf);
   // Byte offsets: each model's table, then the weights, then each model's sums.
   const tableAt: number[] = [];
   let at = 0;
   for (const W of widths) {
     tableAt.push(at);
-    at += W * Gp * 4;
+    at += W * Gp * bytes;
   }
   const weightsAt = at;
-  at += SIMD_BLOCK * Gp * 4;
+  at += SIMD_BLOCK * Gp * bytes;
   const outAt: number[] = [];
   for (const W of widths) {
     outAt.push(at);
@@ -385,18 +405,20 @@ function simdResamples(kernel: ResampleKernel, models: StatModel[], tables: Floa
   const pages = Math.ceil(at / 65536) - memory.buffer.byteLength / 65536;
   if (pages > 0) memory.grow(pages);
   const heap = new Int32Array(memory.buffer);
+  const cells = narrow ? new Int16Array(memory.buffer) : heap;
   tables.forEach((t, mi) => {
-    const base = tableAt[mi] / 4;
-    for (let c = 0; c < widths[mi]; c++) for (let g = 0; g < G; g++) heap[base + c * Gp + g] = t[c * G + g];
+    const base = tableAt[mi] / bytes;
+    for (let c = 0; c < widths[mi]; c++) for (let g = 0; g < G; g++) cells[base + c * Gp + g] = t[c * G + g];
   });
-  const w = heap.subarray(weightsAt / 4, weightsAt / 4 + SIMD_BLOCK * Gp);
+  const w = cells.subarray(weightsAt / bytes, weightsAt / bytes + SIMD_BLOCK * Gp);
   const sums = models.map((_, mi) => new Float64Array(widths[mi]));
   const outs = models.map((m) => new Float64Array(m.keys.length));
   for (let b0 = 0; b0 < B; b0 += SIMD_BLOCK) {
     const k = Math.min(SIMD_BLOCK, B - b0);
     w.fill(0);
-    // The draws in the kernel too, where its integer form of Math.floor(random() * G) is exact.
-    if (G < DRAWS_BOUND) generator.state = kernel.draws(generator.state, G, k, weightsAt) >>> 0;
+    // The draws in the kernel too, where its integer form of Math.floor(random() * G) is exact
+    // (a narrow table has G <= INT16_MAX, so only the wide layout is ever drawn here).
+    if (G < DRAWS_BOUND) generator.state = kernel.draws(generator.state, G, k, weightsAt, narrow ? 1 : 0) >>> 0;
     else {
       for (let j = 0; j < k; j++) {
         for (let x = 0; x < G; x++) {
@@ -407,7 +429,8 @@ function simdResamples(kernel: ResampleKernel, models: StatModel[], tables: Floa
     }
     for (let mi = 0; mi < models.length; mi++) {
       const W = widths[mi];
-      kernel.sums8(tableAt[mi], weightsAt, outAt[mi], W, Gp);
+      if (narrow) kernel.sums8n(tableAt[mi], weightsAt, outAt[mi], W, Gp);
+      else kernel.sums8(tableAt[mi], weightsAt, outAt[mi], W, Gp);
       const o = outAt[mi] / 4;
       const s = sums[mi];
       const out = outs[mi];

@@ -51,6 +51,8 @@ describe('group bootstrap: WebAssembly kernel', () => {
     const wasm = groupBootstrap([a, b], 3001, 21, 5, 1001);
     const js = groupBootstrap([a, b], 3001, 21, 5, 1001, { wasm: false });
     same(wasm, js);
+    // The group sums fit in 16 bits, so the narrow kernel ran; the wide one gives the same.
+    same(groupBootstrap([a, b], 3001, 21, 5, 1001, { narrow: false }), js);
     // Not a constant: the resamples differ from one another.
     expect(new Set(wasm[0][0]).size).toBeGreaterThan(10);
   });
@@ -61,6 +63,20 @@ describe('group bootstrap: WebAssembly kernel', () => {
     const n = 50;
     const model: StatModel = { keys: ['s'], columns: [Float64Array.from({ length: n }, (_, i) => i % 7)], compute: (s, out) => void (out[0] = s[0]) };
     for (const G of [2 ** 21 - 1, 2 ** 21]) same(groupBootstrap([model], n, 9, 13, G), groupBootstrap([model], n, 9, 13, G, { wasm: false }));
+  });
+
+  it('sums 16-bit group sums of either sign exactly, up to their limit, and wider ones in 32 bits', () => {
+    // Group sums of +-32,767 (the narrow kernel's limit) and of +-32,768 (past it: the wide
+    // kernel), over 999 groups (not a multiple of 8), 11 resamples.
+    for (const top of [32_767, 32_768]) {
+      const n = 999;
+      const col = Float64Array.from({ length: n }, (_, i) => (i % 3 === 0 ? top : i % 3 === 1 ? -top : i % 5));
+      const model: StatModel = { keys: ['s', 'r'], columns: [col, new Float64Array(n).fill(1)], compute: (s, out) => ((out[0] = s[0]), (out[1] = s[0] / s[1])) };
+      const js = groupBootstrap([model], n, 11, 8, n, { wasm: false });
+      same(groupBootstrap([model], n, 11, 8, n), js);
+      same(groupBootstrap([model], n, 11, 8, n, { narrow: false }), js);
+      expect(new Set(js[0][0]).size).toBeGreaterThan(5);
+    }
   });
 
   it('sums exactly up to the 32-bit limit', () => {
