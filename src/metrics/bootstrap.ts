@@ -198,7 +198,28 @@ export const BOOTSTRAP_GROUPS = 10_000;
  * Up to BOOTSTRAP_GROUPS documents each resample draws documents; past it, groups.
  */
 export function bootstrap(models: StatModel[], n: number, B: number, seed: number): Float64Array[][] {
-  return n > BOOTSTRAP_GROUPS ? groupBootstrap(models, n, B, seed, BOOTSTRAP_GROUPS) : documentBootstrap(models, n, B, seed);
+  if (n > BOOTSTRAP_GROUPS) return groupBootstrap(models, n, B, seed, BOOTSTRAP_GROUPS);
+  return kernelDocumentBootstrap(models, n, B, seed) ?? documentBootstrap(models, n, B, seed);
+}
+
+/**
+ * documentBootstrap through the WebAssembly kernel, each document its own group (in order, no
+ * shuffle): the same numbers from the same generator, each resample's n draws after the last, so
+ * the same weights; and whole-number columns sum exactly either way, so the results are
+ * documentBootstrap's to the bit (test/metrics/bootstrap-wasm.test.ts). Undefined where the kernel
+ * cannot take the columns (not whole numbers, or resampled sums past 32 bits) or does not run.
+ */
+function kernelDocumentBootstrap(models: StatModel[], n: number, B: number, seed: number): Float64Array[][] | undefined {
+  if (n === 0 || B === 0) return undefined;
+  const own = new Int32Array(n);
+  for (let i = 0; i < n; i++) own[i] = i;
+  const tables = groupTables(models, own, n, n);
+  const largest = Math.max(0, ...tables.map(largestInteger));
+  const kernel = largest * n < 2 ** 31 ? resampleKernel() : undefined;
+  if (!kernel) return undefined;
+  const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
+  simdResamples(kernel, models, tables, n, B, new SeededGenerator(seed), results, largest <= INT16_MAX && n <= INT16_MAX);
+  return results;
 }
 
 export function documentBootstrap(models: StatModel[], n: number, B: number, seed: number): Float64Array[][] {
@@ -253,8 +274,20 @@ export function groupBootstrap(
   const generator = new SeededGenerator(seed);
   const random = () => generator.next();
   const group = randomGroups(n, G, random);
-  // Per model, each column's sums over the groups: column c of group g at [c * G + g].
-  const tables = models.map((m) => {
+  const tables = groupTables(models, group, G, n);
+  if (opts.totals) for (let mi = 0; mi < models.length; mi++) opts.totals.push(integralTotals(tables[mi], widthOf(models[mi]), G));
+  const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
+  const largest = Math.max(0, ...tables.map(largestInteger));
+  const kernel = opts.wasm === false || largest * G >= 2 ** 31 ? undefined : resampleKernel();
+  // 16-bit tables and weights (a weight counts a group's draws in a resample: at most G) where they fit.
+  if (kernel) simdResamples(kernel, models, tables, G, B, generator, results, opts.narrow !== false && largest <= INT16_MAX && G <= INT16_MAX);
+  else scalarResamples(models, tables, G, B, random, results);
+  return results;
+}
+
+/** Per model, each column's sums over the groups (document i in group[i]): column c of group g at [c * G + g]. */
+function groupTables(models: StatModel[], group: Int32Array, G: number, n: number): Float64Array[] {
+  return models.map((m) => {
     const t = new Float64Array(widthOf(m) * G);
     if (m.sumByGroup) {
       m.sumByGroup(group, G, t);
@@ -268,14 +301,6 @@ export function groupBootstrap(
     }
     return t;
   });
-  if (opts.totals) for (let mi = 0; mi < models.length; mi++) opts.totals.push(integralTotals(tables[mi], widthOf(models[mi]), G));
-  const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
-  const largest = Math.max(0, ...tables.map(largestInteger));
-  const kernel = opts.wasm === false || largest * G >= 2 ** 31 ? undefined : resampleKernel();
-  // 16-bit tables and weights (a weight counts a group's draws in a resample: at most G) where they fit.
-  if (kernel) simdResamples(kernel, models, tables, G, B, generator, results, opts.narrow !== false && largest <= INT16_MAX && G <= INT16_MAX);
-  else scalarResamples(models, tables, G, B, random, results);
-  return results;
 }
 
 /**

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { BOOTSTRAP_GROUPS, bootstrap, groupBootstrap, hasResampleKernel, pointAndBootstrap, pointStats, type StatModel } from '../../src/metrics/bootstrap.js';
+import { BOOTSTRAP_GROUPS, bootstrap, documentBootstrap, groupBootstrap, hasResampleKernel, pointAndBootstrap, pointStats, type StatModel } from '../../src/metrics/bootstrap.js';
 import { SeededGenerator, seededRandom } from '../../src/util/random.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -100,6 +100,27 @@ describe('group bootstrap: WebAssembly kernel', () => {
       same(res, groupBootstrap([model], n, 10, 6, 500, { wasm: false }));
       // Exact doubles, not wrapped 32-bit integers: every resampled mean lies within the column's range.
       for (const v of res[0][0]) expect(v >= 0 && v <= Math.max(...col)).toBe(true);
+    }
+  });
+});
+
+describe('document bootstrap (up to BOOTSTRAP_GROUPS documents): WebAssembly kernel', () => {
+  it('gives the JavaScript loop results exactly: each document its own group, the same draws, two models paired', () => {
+    // 3,001 documents (not a multiple of 8), 21 resamples; sparse and dense columns.
+    const a = countsModel(3001, 7, 9, 21);
+    const b = countsModel(3001, 5, 1, 22);
+    const sparse: StatModel = { keys: ['rare'], columns: [Float64Array.from({ length: 3001 }, (_, i) => (i % 97 === 0 ? 3 : 0)), new Float64Array(3001).fill(1)], compute: (s, out) => void (out[0] = s[0] / s[1]) };
+    const kernel = bootstrap([a, b, sparse], 3001, 21, 5);
+    same(kernel, documentBootstrap([a, b, sparse], 3001, 21, 5));
+    expect(new Set(kernel[2][0]).size).toBeGreaterThan(5);
+  });
+
+  it('leaves fractional columns, and sums past 32 bits, to the JavaScript loop', () => {
+    const n = 500;
+    const r = seededRandom(9);
+    for (const col of [new Float64Array(n).map(() => r() / 7), new Float64Array(n).fill(2 ** 23)]) {
+      const model: StatModel = { keys: ['s'], columns: [col], compute: (s, out) => void (out[0] = s[0]) };
+      same(bootstrap([model], n, 9, 4), documentBootstrap([model], n, 9, 4));
     }
   });
 });
