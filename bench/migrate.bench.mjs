@@ -18,6 +18,7 @@
 // The files live under --dir, /dev/shm (tmpfs) by default where it exists: with a disk, its
 // throttling on shared VMs dominates and the ratios say little about evalkit.
 import { hasFlag, numFlag, strFlag } from './args.mjs';
+import { instructions } from './instructions.mjs';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -140,15 +141,6 @@ if (hasFlag('instructions')) {
 }
 rmSync(work, { recursive: true, force: true });
 console.log(`migrate: ${median(ratios.cpu).toFixed(2)}x of sync floor CPU (target <= 1.5x); ${median(ratios.wall).toFixed(2)}x of jq wall (target < 1x)`);
-
-/** Instructions a process executes, all its threads, counted by callgrind (no profile kept). */
-function instructions(label, argv) {
-  const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', ...argv], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.error) throw new Error(`--instructions needs valgrind (apt-get install valgrind): ${r.error.message}`);
-  const m = /Collected : (\d+)/.exec(r.stderr);
-  if (r.status !== 0 || !m) throw new Error(`${label} under valgrind failed (exit ${r.status}): ${r.stderr.slice(-2000)}`);
-  return Number(m[1]);
-}
 
 /** The copies are migrated, not just copied, and every file has its copy. */
 function spotCheck(out) {
