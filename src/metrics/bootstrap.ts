@@ -214,11 +214,10 @@ function kernelDocumentBootstrap(models: StatModel[], n: number, B: number, seed
   const own = new Int32Array(n);
   for (let i = 0; i < n; i++) own[i] = i;
   const tables = groupTables(models, own, n, n);
-  const largest = Math.max(0, ...tables.map(largestInteger));
-  const kernel = largest * n < 2 ** 31 ? resampleKernel() : undefined;
-  if (!kernel) return undefined;
+  const fit = kernelFit(tables, n);
+  if (!fit) return undefined;
   const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
-  simdResamples(kernel, models, tables, n, B, new SeededGenerator(seed), results, largest <= INT16_MAX && n <= INT16_MAX);
+  simdResamples(fit.kernel, models, tables, n, B, new SeededGenerator(seed), results, fit.narrow);
   return results;
 }
 
@@ -277,10 +276,8 @@ export function groupBootstrap(
   const tables = groupTables(models, group, G, n);
   if (opts.totals) for (let mi = 0; mi < models.length; mi++) opts.totals.push(integralTotals(tables[mi], widthOf(models[mi]), G));
   const results = models.map((m) => m.keys.map(() => new Float64Array(B)));
-  const largest = Math.max(0, ...tables.map(largestInteger));
-  const kernel = opts.wasm === false || largest * G >= 2 ** 31 ? undefined : resampleKernel();
-  // 16-bit tables and weights (a weight counts a group's draws in a resample: at most G) where they fit.
-  if (kernel) simdResamples(kernel, models, tables, G, B, generator, results, opts.narrow !== false && largest <= INT16_MAX && G <= INT16_MAX);
+  const fit = opts.wasm === false ? undefined : kernelFit(tables, G);
+  if (fit) simdResamples(fit.kernel, models, tables, G, B, generator, results, fit.narrow && opts.narrow !== false);
   else scalarResamples(models, tables, G, B, random, results);
   return results;
 }
@@ -339,11 +336,7 @@ export function pointAndBootstrap(model: StatModel, n: number, B: number, seed: 
   return { point: pointStats(model), replicates: B > 0 && n > 0 ? bootstrap([model], n, B, seed)[0] : null };
 }
 
-/**
- * The largest magnitude of the table's entries, Infinity when one is not a whole number. Every
- * resampled sum stays a 32-bit integer when G times it is under 2^31 (the weights of a resample
- * add up to G).
- */
+/** The largest magnitude of the table's entries, Infinity when one is not a whole number. */
 function largestInteger(t: Float64Array): number {
   let max = 0;
   for (let i = 0; i < t.length; i++) {
@@ -356,6 +349,19 @@ function largestInteger(t: Float64Array): number {
 }
 
 const INT16_MAX = 2 ** 15 - 1;
+
+/**
+ * The kernel for tables over G groups, when it can sum them exactly: whole numbers whose
+ * resampled sums stay 32-bit integers (the weights of a resample add up to G), and `narrow` when
+ * the tables and the weights (each at most G) fit in 16 bits. Undefined otherwise, or where
+ * WebAssembly SIMD does not run.
+ */
+function kernelFit(tables: readonly Float64Array[], G: number): { kernel: ResampleKernel; narrow: boolean } | undefined {
+  let largest = 0;
+  for (const t of tables) largest = Math.max(largest, largestInteger(t));
+  const kernel = largest * G < 2 ** 31 ? resampleKernel() : undefined;
+  return kernel && { kernel, narrow: largest <= INT16_MAX && G <= INT16_MAX };
+}
 
 // The little of the WebAssembly API used here (the project's type libraries do not declare it).
 interface WasmApi {
