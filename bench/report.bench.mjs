@@ -13,9 +13,9 @@
 // time moves by a fifth from run to run on these machines, the count by about a percent, so it
 // shows what a change gained. The targets are still judged on CPU time.
 // Up to the explorer's 50,000 documents the CLI does more than the measured report: `evalkit
-// report --from FILE` also reads the export a second time, whole, to show every value in the
-// explorer. One such run (the built CLI as a process, under /usr/bin/time) is printed beside the
-// ratios, without a target.
+// report --from FILE` also reads the export a second time, noting where each item's line is, and
+// reads each document's line back to show its values in the explorer. One such run (the built
+// CLI as a process, under /usr/bin/time) is printed beside the ratios, without a target.
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
@@ -162,7 +162,7 @@ if (process.argv[2] === '--measure') {
     );
     if (withValues) {
       console.log(
-        `evalkit report --from (the CLI: report.html with every value of the export, read again whole): ${sec(withValues.total)} wall, ${sec(withValues.cpu)} CPU, ${withValues.maxRssMb.toFixed(0)} MB peak RSS, ${(withValues.cpu / floor.cpu).toFixed(2)}x of the floor CPU (no target)`,
+        `evalkit report --from (the CLI: report.html with every value of the export, each document's line read back): ${sec(withValues.total)} wall, ${sec(withValues.cpu)} CPU, ${withValues.maxRssMb.toFixed(0)} MB peak RSS, ${(withValues.cpu / floor.cpu).toFixed(2)}x of the floor CPU (no target)`,
       );
     }
     if (process.argv.includes('--instructions')) {

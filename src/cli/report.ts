@@ -4,6 +4,7 @@ import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
 import { REPORT_FORMATS as FORMATS, type ReportFormat } from '../report/write.js';
 import type { MultiRun } from '../metrics/generated/report.js';
+import type { ValueSource } from '../report/explorer/values.js';
 import { defineCommand } from './command.js';
 import { err, out } from './io.js';
 import { isQuiet, paint } from './style.js';
@@ -172,6 +173,7 @@ export default defineCommand<ReportArgs>({
     let writtenReports;
     let errorsText: string | undefined;
     let errorsCount = 0;
+    let values: (ValueSource & { documentSlices?: Map<string, string[]>; close?: () => void }) | undefined;
     try {
       report = await computeReportStream(
         exp.header,
@@ -202,26 +204,39 @@ export default defineCommand<ReportArgs>({
       // documents it lists) and the errors file.
       const withValues = (formats.includes('html') && report.summary.documents <= EXPLORER_MAX_DOCUMENTS) || errorsFormat !== undefined;
       const onLines = (read: number) => progress.update({ label: 'values', value: read, total: 0, detail: `${path.basename(from)} read again`, unit: 'lines' });
-      const full = withValues ? await loadExport(from, { onLines }) : undefined;
+      // A JSONL export is not held: only where each item's line is (values.ts fileValueSource).
+      if (withValues) {
+        if (exp.headerLine !== undefined) {
+          const { fileValueSource } = await import('../report/explorer/values.js');
+          values = await fileValueSource(from, exp, report.options, report.calibration?.source, { onLines, sliceBy: report.options.sliceBy });
+        } else {
+          const { valueSource } = await import('../report/explorer/values.js');
+          const { documentSlicesOf } = await import('../report/slices.js');
+          const full = await loadExport(from);
+          values = Object.assign(valueSource(full, report.options, report.calibration?.source), report.options.sliceBy?.length ? { documentSlices: documentSlicesOf(report.options.sliceBy, full.items) } : {});
+        }
+      }
       const shownBaseline = baseline?.kind === 'stream' ? undefined : baseline;
       // The errors file is rendered before the first report is written (all or nothing).
-      if (argv.exportErrors && errorsFormat && full && documents) {
+      if (argv.exportErrors && errorsFormat && values && documents) {
         const { errorRows, renderErrors } = await import('../report/errors.js');
-        const rows = errorRows({ report, documents: documents.records(), export: full, ...(shownBaseline ? { baseline: shownBaseline } : {}) });
+        const rows = errorRows({ report, documents: documents.records(), values, ...(shownBaseline ? { baseline: shownBaseline } : {}) });
         errorsCount = rows.length;
         errorsText = renderErrors(rows, errorsFormat, baseline?.kind === 'stream' ? 'export' : baseline?.kind);
       }
       writtenReports = await writeReports(report, outDir, formats, {
         junit: { files: junitFiles },
-        ...(full ? { export: full } : {}),
+        ...(values ? { values, ...(values.documentSlices ? { documentSlices: values.documentSlices } : {}) } : {}),
         ...(shownBaseline ? { baseline: shownBaseline } : {}),
         ...(history?.length ? { history } : {}),
         ...(documents ? { documents } : {}),
         onProgress: (done, total) => progress.update({ label: 'report.html', value: done, total, detail: '', unit: 'documents' }),
       });
       progress.stop();
+      values?.close?.();
     } catch (e) {
       progress.stop();
+      values?.close?.();
       documents?.abort();
       if (made) await removeCreated(outDir, made);
       throw e;

@@ -8,8 +8,8 @@
 import type { DocumentRecord } from '../metrics/generated/report.js';
 import { csvLine } from '../dataset/rejects.js';
 import { UsageError } from '../util/errors.js';
-import { baselineSide, cellKey, type ExplorerInput } from './explorer/data.js';
-import { valueSource, type Cell, type DocumentValues } from './explorer/values.js';
+import { baselineSide, cellKey, currentValues, type ExplorerInput } from './explorer/data.js';
+import type { Cell, DocumentValues } from './explorer/values.js';
 import { pairDocuments } from './pairing.js';
 
 export const ERROR_COLUMNS = ['item', 'file', 'fileId', 'field', 'outcome', 'expected', 'predicted', 'confidence', 'baseline_predicted', 'document_errors'] as const;
@@ -58,10 +58,11 @@ function worstOrder(docs: readonly DocumentRecord[], conf: ReadonlyMap<string, n
 
 const splitText = (s: { type: string; startPage: number; endPage: number }): string => `${s.type} ${s.startPage}-${s.endPage}`;
 
-/** Every wrong outcome of the report's documents, worst documents first. Needs the export (the values). */
-export function errorRows(input: Required<Pick<ExplorerInput, 'export'>> & ExplorerInput): ErrorRow[] {
+/** Every wrong outcome of the report's documents, worst documents first. Needs the values (`values`, or the export). */
+export function errorRows(input: ExplorerInput): ErrorRow[] {
   const { report } = input;
-  const current = valueSource(input.export, report.options, report.calibration?.source);
+  const current = currentValues(input);
+  if (!current) throw new Error('errorRows needs the export or its values');
   const base = baselineSide(input);
   const records = input.documents;
   const pairing = base ? pairDocuments(records, base.documents, report.options.pairBy ?? 'auto') : undefined;

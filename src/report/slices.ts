@@ -290,6 +290,12 @@ function mergeSmall(cells: Map<string, Cell>, metrics: number): Map<string, Cell
 
 /** For the explorer's Slice filter: each item's slices, as `KEY=LABEL`. */
 export function documentSlicesOf(specs: readonly string[], items: readonly ExportItem[]): Map<string, string[]> {
+  const labels = documentSliceLabels(specs);
+  return new Map(items.map((item) => [item.id, labels(item)]));
+}
+
+/** One item's slices, as `KEY=LABEL` (documentSlicesOf for items read one at a time). */
+export function documentSliceLabels(specs: readonly string[]): (item: ExportItem) => string[] {
   const keys = parseSliceKeys(specs);
-  return new Map(items.map((item) => [item.id, keys.map((k) => `${k.spec}=${sliceLabel(k, item)}`)]));
+  return (item) => keys.map((k) => `${k.spec}=${sliceLabel(k, item)}`);
 }

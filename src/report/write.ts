@@ -56,9 +56,9 @@ const RENDERERS: Record<ReportFormat, (r: Report, o: WriteReportsOptions) => str
     return renderExplorer({
       report,
       ...records,
-      ...(sources.export && report.options.sliceBy?.length && !records.omitted ? { documentSlices: documentSlicesOf(report.options.sliceBy, sources.export.items) } : {}),
+      ...(sources.export && !sources.documentSlices && report.options.sliceBy?.length && !records.omitted ? { documentSlices: documentSlicesOf(report.options.sliceBy, sources.export.items) } : {}),
       ...sources,
-      ...(records.omitted ? { export: undefined, baseline: undefined } : {}),
+      ...(records.omitted ? { export: undefined, values: undefined, baseline: undefined } : {}),
     });
   },
   junit: (r, o) => renderJunit(r, o.junit),

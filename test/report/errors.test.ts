@@ -1,5 +1,5 @@
 // `report --export-errors`: one row per wrong outcome, worst documents first, formula-safe cells.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -56,5 +56,21 @@ describe('errors file', () => {
     expect(r.stdout).toMatch(/errors\.csv \(\d+ wrong outcome\(s\)\)/);
     const bad = await runCli(['report', '--from', path.join(FIXTURES, 'classify-export.jsonl'), '--out-dir', path.join(dir, 'r2'), '--export-errors', path.join(dir, 'e.txt')]);
     expect(bad.code).toBe(2);
+  });
+
+  it('a JSONL export, whose values are read back line by line, gives the errors file of the same export as one JSON document', async () => {
+    const exp = JSON.parse(readFileSync(path.join(FIXTURES, 'extract-export.json'), 'utf8')) as { items: unknown[] };
+    const { items, ...header } = exp;
+    const lines = path.join(dir, 'extract.jsonl');
+    writeFileSync(lines, [JSON.stringify(header), ...items.map((i) => JSON.stringify(i))].join('\r\n') + '\r\n');
+    const run = async (from: string, name: string) => {
+      const out = path.join(dir, `${name}.jsonl`);
+      const r = await runCli(['report', '--from', from, '--baseline', path.join(FIXTURES, 'extract-baseline.json'), '--slice-by', 'fileName', '--bootstrap', '0', '--out-dir', path.join(dir, name), '--export-errors', out]);
+      expect(r.code, r.stderr).toBe(0);
+      return readFileSync(out, 'utf8');
+    };
+    const fromJson = await run(path.join(FIXTURES, 'extract-export.json'), 'from-json');
+    expect(fromJson.split('\n').length).toBeGreaterThan(10);
+    expect(await run(lines, 'from-jsonl')).toBe(fromJson);
   });
 });

@@ -1,5 +1,6 @@
 // readLineBatches (JSONL exports) against the plain reading of the whole file: the same lines,
-// numbered alike, whatever the line endings, the characters and where 1 MiB chunks cut them.
+// numbered alike, whatever the line endings, the characters and where 1 MiB chunks cut them;
+// with spans, each line's bytes in the file.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,12 +29,36 @@ async function read(file: string): Promise<string[]> {
   return out;
 }
 
+/** The lines read with their spans: each span's bytes, decoded, must be its line. */
+async function readSpans(file: string, chunkSize?: number): Promise<string[]> {
+  const bytes = readFileSync(file);
+  const out: string[] = [];
+  for await (const { first, lines, starts, ends } of readLineBatches(file, { spans: true, chunkSize })) {
+    expect(first).toBe(out.length + 1);
+    expect(starts).toHaveLength(lines.length);
+    expect(ends).toHaveLength(lines.length);
+    lines.forEach((l, i) => {
+      const [s, e] = [(starts as number[])[i], (ends as number[])[i]];
+      expect(s).toBeLessThanOrEqual(e);
+      expect(e).toBeLessThanOrEqual(bytes.length);
+      expect(bytes.toString('utf8', s, e)).toBe(l);
+      // The line ends at a newline, a carriage return before one, or the end of the file.
+      expect(e === bytes.length || bytes[e] === 10 || (bytes[e] === 13 && (e + 1 === bytes.length || bytes[e + 1] === 10))).toBe(true);
+    });
+    out.push(...lines);
+  }
+  return out;
+}
+
 let n = 0;
 async function check(content: string | Buffer): Promise<string[]> {
   const file = path.join(dir, `f${n++}.jsonl`);
   writeFileSync(file, content);
   const got = await read(file);
   expect(got).toEqual(reference(file));
+  // With spans, in 1 MiB chunks and in chunks of a few bytes (lines and characters cut everywhere).
+  expect(await readSpans(file)).toEqual(got);
+  if (Buffer.byteLength(content) < 1 << 16) for (const size of [1, 2, 3, 7]) expect(await readSpans(file, size)).toEqual(got);
   return got;
 }
 

@@ -17,8 +17,10 @@ export interface ExplorerInput {
   report: Report;
   /** The per-document records (today `report.documents`), in the report's order. */
   documents: readonly DocumentRecord[];
-  /** The export the report was computed from: without it documents show outcomes, not values. */
+  /** The export the report was computed from: without it (or `values`) documents show outcomes, not values. */
   export?: EvaluationExport;
+  /** The values of the report's documents, when the export is not held in memory (fileValueSource): used instead of `export`'s. */
+  values?: ValueSource;
   /** The baseline: an export gives its predictions beside this run's, a report.json only outcome changes. */
   baseline?: BaselineInput;
   /** Hook for the history store: entries shown as they are in a History tab. */
@@ -185,6 +187,12 @@ export function baselineSide(input: ExplorerInput): { documents: readonly Docume
   return { documents: recordsOfExport(b.export, cmp, { source: input.report.calibration?.source }), values: valueSource(b.export, o, input.report.calibration?.source) };
 }
 
+/** The values of the report's own documents: `values`, else those of `export`, else none. */
+export function currentValues(input: Pick<ExplorerInput, 'report' | 'export' | 'values'>): ValueSource | undefined {
+  if (input.values) return input.values;
+  return input.export ? valueSource(input.export, input.report.options, input.report.calibration?.source) : undefined;
+}
+
 /** `3` (expected and predicted row 3), `3>4`, `>5` (an unpaired predicted row), `2>` (an unpaired expected row); levels joined by `,`. */
 export function rowsText(rows: Cell['rows']): string {
   return rows.map(([e, p]) => (e === p ? String(e) : `${e < 0 ? '' : e}>${p < 0 ? '' : p}`)).join(',');
@@ -262,7 +270,7 @@ export function buildExplorerData(input: ExplorerInput): ExplorerData {
   const fields = fieldRows(report);
   const units = fields.map((f) => f.name);
   const unitIndex = new Map(units.map((u, i) => [u, i]));
-  const current = input.export ? valueSource(input.export, report.options, report.calibration?.source) : undefined;
+  const current = currentValues(input);
   const base = baselineSide(input);
   const docs: ExplorerIndex['docs'] = { id: [], name: [], errors: [], flags: '', mask: [], conf: [], change: '', fchange: [] };
   const flags: string[] = [];

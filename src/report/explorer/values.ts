@@ -3,14 +3,24 @@
  * EXTRACT document with its expected and predicted values (line-item rows as they were paired),
  * the class of a CLASSIFY document, the splits of a SPLITTER document. Scored again from the
  * export with the report's comparator settings, so outcomes are the report's.
+ *
+ * Two sources: an export held in memory (valueSource), and a JSONL export on disk
+ * (fileValueSource), of which only where each item's line is stays in memory: a document's
+ * values are read back from its line when asked for, so memory does not grow with the export's
+ * size (a 50,000-document export held whole took about 290 MB of heap).
  */
-import type { EvaluationExport, ExportItem } from '../../metrics/generated/export.js';
+import { closeSync, openSync, readSync } from 'node:fs';
+import type { EvaluationExport, EvaluationExportHeader, ExportItem } from '../../metrics/generated/export.js';
 import type { Report } from '../../metrics/generated/report.js';
 import { confidenceMap, type ConfidenceSource } from '../../metrics/calibration.js';
 import { classOf, confidenceOf, configClasses } from '../../metrics/classify.js';
 import { exportOptions, isFailed } from '../../metrics/evaluate.js';
-import { buildExtractPlan, extractValues, ExtractScorer, type Cell } from '../../metrics/extract.js';
+import { buildExtractPlan, extractValues, ExtractScorer, planFromTree, treeIsOpen, type Cell, type ExtractPlan } from '../../metrics/extract.js';
+import { mergeValue, treeFromConfig } from '../../metrics/fields.js';
 import { splitsOf, type Split } from '../../metrics/splitter.js';
+import { InputError } from '../../util/errors.js';
+import { itemsWithSpans, parseItemLine, type OpenedExport } from '../load.js';
+import { documentSliceLabels } from '../slices.js';
 
 export type { Cell } from '../../metrics/extract.js';
 
@@ -27,21 +37,22 @@ export interface ValueSource {
   of(id: string): DocumentValues | undefined;
 }
 
-/** Values of an export scored with a report's settings (the report of this export, or of its baseline). */
-export function valueSource(exp: EvaluationExport, options: Pick<Report['options'], 'fuzzyThreshold' | 'numberTolerance'>, source?: ConfidenceSource): ValueSource {
-  const byId = new Map<string, ExportItem>(exp.items.map((it) => [it.id, it]));
-  switch (exp.processor.type) {
+type CompareSettings = Pick<Report['options'], 'fuzzyThreshold' | 'numberTolerance'>;
+
+/** How the values of one item are found: the paths of the cells' leaves, and the values of an item. */
+interface ItemValues {
+  paths: readonly string[];
+  of(item: ExportItem): DocumentValues;
+}
+
+/** The values of items of a processor of `header`'s type; EXTRACT items are scored with `plan`. */
+function itemValues(header: EvaluationExportHeader, plan: ExtractPlan | undefined, source: ConfidenceSource | undefined): ItemValues {
+  switch (header.processor.type) {
     case 'EXTRACT': {
-      const items = [...byId.values()];
-      const expected = items.map((it) => extractValues(it.expectedOutput));
-      const predicted = items.map((it) => (isFailed(it) ? undefined : extractValues(it.output)));
-      const plan = buildExtractPlan(exp.processor.config, expected, predicted, { ...options, ...exportOptions(exp) });
-      const scorer = new ExtractScorer(plan);
+      const scorer = new ExtractScorer(plan as ExtractPlan);
       return {
-        paths: plan.leaves.map((l) => l.path),
-        of(id) {
-          const item = byId.get(id);
-          if (!item) return undefined;
+        paths: (plan as ExtractPlan).leaves.map((l) => l.path),
+        of(item) {
           const failed = isFailed(item);
           scorer.cells = [];
           scorer.confidence = source && !failed ? confidenceMap(item.output, source) : undefined;
@@ -54,12 +65,10 @@ export function valueSource(exp: EvaluationExport, options: Pick<Report['options
       };
     }
     case 'CLASSIFY': {
-      const { idToType } = configClasses(exp.processor.config);
+      const { idToType } = configClasses(header.processor.config);
       return {
         paths: ['class'],
-        of(id) {
-          const item = byId.get(id);
-          if (!item) return undefined;
+        of(item) {
           const failed = isFailed(item);
           return { type: 'CLASSIFY', expected: classOf(item.expectedOutput, idToType), predicted: failed ? null : classOf(item.output, idToType), confidence: failed ? null : confidenceOf(item.output) };
         },
@@ -68,9 +77,7 @@ export function valueSource(exp: EvaluationExport, options: Pick<Report['options
     case 'SPLITTER':
       return {
         paths: ['splits'],
-        of(id) {
-          const item = byId.get(id);
-          if (!item) return undefined;
+        of(item) {
           return {
             type: 'SPLITTER',
             pageCount: item.pageCount ?? null,
@@ -80,4 +87,118 @@ export function valueSource(exp: EvaluationExport, options: Pick<Report['options
         },
       };
   }
+}
+
+/** Values of an export scored with a report's settings (the report of this export, or of its baseline). */
+export function valueSource(exp: EvaluationExport, options: CompareSettings, source?: ConfidenceSource): ValueSource {
+  const byId = new Map<string, ExportItem>(exp.items.map((it) => [it.id, it]));
+  let plan: ExtractPlan | undefined;
+  if (exp.processor.type === 'EXTRACT') {
+    const items = [...byId.values()];
+    const expected = items.map((it) => extractValues(it.expectedOutput));
+    const predicted = items.map((it) => (isFailed(it) ? undefined : extractValues(it.output)));
+    plan = buildExtractPlan(exp.processor.config, expected, predicted, { ...options, ...exportOptions(exp) });
+  }
+  const values = itemValues(exp, plan, source);
+  return {
+    paths: values.paths,
+    of(id) {
+      const item = byId.get(id);
+      return item ? values.of(item) : undefined;
+    },
+  };
+}
+
+/** A ValueSource over a file, open until closed. */
+export interface FileValueSource extends ValueSource {
+  /** The explorer's Slice filter (with `sliceBy`): each item's slices, as `KEY=LABEL`. */
+  documentSlices?: Map<string, string[]>;
+  close(): void;
+}
+
+export interface FileValueOptions {
+  /** The report's --slice-by: the items' slice labels are gathered on the way. */
+  sliceBy?: readonly string[];
+  /** Called after each chunk read, with the lines read so far. */
+  onLines?: (read: number) => void;
+  /** Bytes per read (tests). */
+  chunkSize?: number;
+}
+
+/**
+ * The values of a JSONL export opened with openExport, read from the file: one pass notes where
+ * each item's line is (every line parsed and validated again; the EXTRACT plan is built from the
+ * values as the scoring pass builds it, with a second pass over the predictions only while a
+ * field's type is still unknown), and `of` reads an item's line again, alone. The file must not
+ * change meanwhile: an item that is no longer where it was is an error naming the file.
+ */
+export async function fileValueSource(file: string, opened: OpenedExport, options: CompareSettings, source?: ConfidenceSource, opts: FileValueOptions = {}): Promise<FileValueSource> {
+  const header = opened.header;
+  const extract = header.processor.type === 'EXTRACT';
+  const tree = extract ? treeFromConfig(header.processor.config) : undefined;
+  const declared = tree !== undefined && tree.props.size > 0;
+  const mergeExpected = tree !== undefined && treeIsOpen(tree, declared);
+  const labels = opts.sliceBy?.length ? documentSliceLabels(opts.sliceBy) : undefined;
+  const documentSlices = labels ? new Map<string, string[]>() : undefined;
+  const index = new Map<string, number>();
+  let starts = new Float64Array(1024);
+  let ends = new Float64Array(1024);
+  let lines = new Int32Array(1024);
+  let n = 0;
+  for await (const at of itemsWithSpans(file, opened, opts)) {
+    const { item } = at;
+    if (n === starts.length) {
+      starts = grown(starts);
+      ends = grown(ends);
+      lines = grown(lines);
+    }
+    starts[n] = at.start;
+    ends[n] = at.end;
+    lines[n] = at.line;
+    // The last of two items with one id wins, as in valueSource (a report refuses such an export).
+    index.set(item.id, n++);
+    if (mergeExpected) mergeValue(tree, extractValues(item.expectedOutput), !declared);
+    if (documentSlices && labels) documentSlices.set(item.id, labels(item));
+  }
+  let plan: ExtractPlan | undefined;
+  if (tree) {
+    if (treeIsOpen(tree, true)) for await (const item of opened.items()) if (!isFailed(item)) mergeValue(tree, extractValues(item.output), false);
+    plan = planFromTree(header.processor.config, tree, declared, { ...options, ...exportOptions(header) });
+  }
+  const values = itemValues(header, plan, source);
+  let fd: number | undefined = openSync(file, 'r');
+  let buf = Buffer.alloc(1 << 16);
+  const changed = (k: number, why: string): InputError =>
+    new InputError(`${file} changed while the report was being written: line ${lines[k]} ${why}`, { location: { file, line: lines[k] }, hint: 'run the report again on an export that is not being written to' });
+  return {
+    paths: values.paths,
+    ...(documentSlices ? { documentSlices } : {}),
+    of(id) {
+      const k = index.get(id);
+      if (k === undefined) return undefined;
+      if (fd === undefined) throw new Error('the value source is closed');
+      const length = ends[k] - starts[k];
+      if (buf.length < length) buf = Buffer.alloc(Math.max(length, buf.length * 2));
+      const read = readSync(fd, buf, 0, length, starts[k]);
+      if (read !== length) throw changed(k, 'is shorter');
+      let item: ExportItem;
+      try {
+        item = parseItemLine(buf.toString('utf8', 0, length), file, lines[k], k);
+      } catch {
+        throw changed(k, 'is no longer an export item');
+      }
+      if (item.id !== id) throw changed(k, `holds item "${item.id}", not "${id}"`);
+      return values.of(item);
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
+}
+
+function grown<T extends Float64Array | Int32Array>(a: T): T {
+  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+  b.set(a);
+  return b;
 }
