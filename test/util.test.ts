@@ -6,7 +6,7 @@ import { InputError } from '../src/util/errors.js';
 import { CopyWriter, isAbsent, StagedCopies } from '../src/util/copies.js';
 import { yielder } from '../src/util/pause.js';
 import { removeLiveTempsSync, sweepStaleTemps, writeFileAtomic } from '../src/util/fs.js';
-import { detectJsonStyle, fromPointer, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
+import { detectJsonStyle, fromPointer, own, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
 import { redact } from '../src/util/secrets.js';
 
 describe('json pointer', () => {
@@ -17,6 +17,29 @@ describe('json pointer', () => {
   ])('%j <-> %s', (segments, pointer) => {
     expect(toPointer(segments)).toBe(pointer);
     expect(fromPointer(pointer)).toEqual(segments.map(String));
+  });
+});
+
+describe('own', () => {
+  it('own members of JSON data only: keys named like the prototype\'s members read as absent unless the data has them', () => {
+    const parsed = JSON.parse('{"constructor":"c","toString":0,"__proto__":{"x":1},"hasOwnProperty":null,"a":[1,2]}') as Record<string, unknown>;
+    expect(own(parsed, 'constructor')).toBe('c');
+    expect(own(parsed, 'toString')).toBe(0);
+    expect(own(parsed, '__proto__')).toEqual({ x: 1 });
+    expect(own(parsed, 'hasOwnProperty')).toBeNull();
+    expect(own(parsed, 'valueOf')).toBeUndefined();
+    expect(own(parsed.a, 'length')).toBe(2);
+    expect(own(parsed.a, 'map')).toBeUndefined();
+    for (const key of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'missing']) {
+      expect(own({}, key), key).toBeUndefined();
+      expect(own([], key), key).toBeUndefined();
+    }
+    const dict = Object.create(null) as Record<string, unknown>;
+    dict.__proto__ = 5;
+    expect(own(dict, '__proto__')).toBe(5);
+    expect(own({ a: undefined }, 'a')).toBeUndefined();
+    expect(own(null, 'a')).toBeUndefined();
+    expect(own('text', 'length')).toBeUndefined();
   });
 });
 

@@ -131,9 +131,16 @@ export function valueAt(root: unknown, path: ReadonlyArray<string | number>): un
 /**
  * A member of an object by a user's key (a field id, class name or metadata key), own members
  * only: `constructor`, `toString` and `__proto__` are valid keys and never reach the prototype.
+ * For JSON data (plain objects and arrays, parsed, cloned or literal): an own member of such data
+ * is never a function, and what a plain object or an array inherits is a function but for
+ * `__proto__`, so only a function or `__proto__` is looked up again as an own member (a look-up
+ * with Object.hasOwn for every member cost 3% of a report's instructions).
  */
 export function own(o: unknown, key: string): unknown {
-  return o !== null && typeof o === 'object' && Object.hasOwn(o, key) ? (o as Record<string, unknown>)[key] : undefined;
+  if (o === null || typeof o !== 'object') return undefined;
+  const v = (o as Record<string, unknown>)[key];
+  if (v === undefined) return undefined;
+  return (typeof v !== 'function' && key !== '__proto__') || Object.hasOwn(o, key) ? v : undefined;
 }
 
 /** An object keyed by users' keys: no prototype, so any key (`__proto__` too) is an ordinary member. */
