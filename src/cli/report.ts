@@ -150,8 +150,12 @@ export default defineCommand<ReportArgs>({
     const { DiscardDocuments, FileDocuments } = await import('../report/documents.js');
     const { writeReports, EXPLORER_MAX_DOCUMENTS } = await import('../report/write.js');
     const exp = await openExport(from);
+    // The other runs are opened (headers read and checked) and read item by item when compared.
     const others = [];
-    for (const f of files.slice(1)) others.push({ file: path.basename(f), export: await loadExport(f) });
+    for (const f of files.slice(1)) {
+      const o = await openExport(f);
+      others.push({ file: path.basename(f), header: o.header, items: o.items });
+    }
     const baseline = argv.baseline ? await loadBaseline(argv.baseline) : undefined;
     // Revision first: the reports and the history entry are written only once everything is ready.
     const revision = argv.history !== undefined ? await (await import('../history/git.js')).detectRevision() : undefined;

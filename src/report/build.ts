@@ -63,8 +63,19 @@ export interface ComputeReportOptions {
   sliceBy?: readonly string[];
   /** Called every 1,000 documents scored, with their count (progress of a long report). */
   onProgress?: (scored: number) => void;
-  /** More runs of the same set beside this one (the reference): the multi-run section (src/report/runs.ts). */
-  runs?: readonly RunInput[];
+  /**
+   * More runs of the same set beside this one (the reference): the multi-run section
+   * (src/report/runs.ts). A run given as `header` and `items` (a JSONL export read line by line)
+   * is evaluated by computeReportStream, not held in memory.
+   */
+  runs?: ReadonlyArray<RunInput | StreamedRun>;
+}
+
+/** A run whose items are read one at a time (openExport). */
+export interface StreamedRun {
+  file: string;
+  header: EvaluationExportHeader;
+  items: ItemSource;
 }
 
 export const DEFAULT_BOOTSTRAP = 2000;
@@ -135,6 +146,7 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
   documents = slicing(s, documents);
   const ev = evaluateExport(exp, s.cmp, s.conf, scoreOptions(opts, s, documents, cost));
   let side: BaselineSide | undefined;
+  if (opts.runs?.some((r) => 'items' in r)) throw new InternalError('a streamed run needs computeReportStream');
   if (opts.baseline) {
     if (opts.baseline.kind === 'stream') throw new InternalError('a streamed baseline needs computeReportStream');
     side = baselineSide(opts.baseline, s.cmp, s.conf, opts.baseline.kind === 'export' ? evaluateExport(opts.baseline.export, s.cmp, s.conf, baselineScoring(opts.baseline)) : undefined);
@@ -158,7 +170,14 @@ export async function computeReportStream(header: EvaluationExportHeader, items:
       b.kind === 'export' ? evaluateExport(b.export, s.cmp, s.conf, baselineScoring(b)) : b.kind === 'stream' ? await evaluateSource(b.header, b.items, s.cmp, s.conf, baselineScoring(b)) : undefined;
     side = baselineSide(b, s.cmp, s.conf, bev);
   }
-  return assemble(header, ev, cost, side, s, opts, documents);
+  // Streamed runs are evaluated here, one after the other, as compareRuns evaluates an export.
+  let runs = opts.runs;
+  if (runs?.some((r) => 'items' in r)) {
+    const evaluated: RunInput[] = [];
+    for (const r of runs) evaluated.push('items' in r ? { file: r.file, export: r.header, evaluation: await evaluateSource(r.header, r.items, s.cmp, s.conf, { keepKeys: true }) } : r);
+    runs = evaluated;
+  }
+  return assemble(header, ev, cost, side, s, { ...opts, runs }, documents);
 }
 
 const baselineCost = new WeakMap<BaselineInput, CostAccumulator>();
@@ -259,7 +278,7 @@ function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumu
     if (s.slices) report.slices = s.slices.result();
   }
   if (opts.runs?.length) {
-    report.runs = compareRuns({ file: report.source.file, export: exp, evaluation: ev }, opts.runs, {
+    report.runs = compareRuns({ file: report.source.file, export: exp, evaluation: ev }, opts.runs as readonly RunInput[], {
       cmp,
       conf: s.conf,
       pairBy,

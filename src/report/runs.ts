@@ -19,11 +19,19 @@ import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, percentileInterval, 
 import { pairDocuments, type PairBy } from './pairing.js';
 import { keysOf, modelOf } from './scored.js';
 
-export interface RunInput {
-  /** File name shown in the report (without folders). */
-  file: string;
-  export: EvaluationExport;
-}
+export type RunInput =
+  | {
+      /** File name shown in the report (without folders). */
+      file: string;
+      export: EvaluationExport;
+    }
+  | {
+      file: string;
+      /** The export's header: the run is already evaluated (its items read one at a time). */
+      export: EvaluationExportHeader;
+      /** Evaluated as compareRuns evaluates an export (the report's comparator and confidence options, keepKeys). */
+      evaluation: Evaluation;
+    };
 
 export interface CompareRunsOptions {
   cmp: CompareOptions;
@@ -63,7 +71,7 @@ export function compareRuns(reference: { file: string; export: EvaluationExportH
   const warnings: string[] = [];
   const refOptions = stableStringify(exportOptions(reference.export));
   for (const run of others) {
-    const ev = evaluateExport(run.export, opts.cmp, opts.conf, { keepKeys: true });
+    const ev = 'evaluation' in run ? run.evaluation : evaluateExport(run.export, opts.cmp, opts.conf, { keepKeys: true });
     if (ev.type !== ref.type) {
       throw new InputError(`${run.file} is a ${ev.type} evaluation but ${reference.file} (the first run) is ${ref.type}`, {
         location: { file: run.file },

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EvaluationExport } from '../../src/metrics/index.js';
 import { Z95 } from '../../src/metrics/stats.js';
-import { computeReport, renderMarkdown, renderRunsHtml, runSpread, type Report } from '../../src/report/index.js';
+import { computeReport, computeReportStream, MemoryDocuments, renderMarkdown, renderRunsHtml, runSpread, type Report } from '../../src/report/index.js';
 import { extractExport } from '../metrics/helpers.js';
 
 const cfg = { type: 'EXTRACT', schema: { type: 'object', properties: { name: { type: 'string' } } } };
@@ -199,6 +199,19 @@ describe('rendering runs side by side', () => {
     expect(html).not.toContain('<b>');
     expect(html).not.toMatch(/<script|\son[a-z]+=/i);
     expect(html.match(/<tr>/g)).toHaveLength(1 + KEYS.length);
+  });
+
+  it('runs read item by item (computeReportStream) give the section of the same runs held in memory', async () => {
+    const { items, ...header } = A;
+    const streamed = (e: EvaluationExport) => {
+      const { items: its, ...h } = e;
+      // An item source that can be read again, one item at a time.
+      return { header: h, items: async function* () { yield* its; } };
+    };
+    const held = multi(A, [['b.json', B], ['c.json', C]]);
+    const read = await computeReportStream(header, () => items, { bootstrap: 200, seed: 3, sourceFile: 'a.json', runs: [{ file: 'b.json', ...streamed(B) }, { file: 'c.json', export: C }] }, new MemoryDocuments());
+    expect(read.runs).toEqual(held.runs);
+    expect(() => computeReport(A, { runs: [{ file: 'b.json', ...streamed(B) }] })).toThrow(/needs computeReportStream/);
   });
 
   it('a single run has no runs section: the report is as before', () => {
