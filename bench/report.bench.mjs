@@ -13,8 +13,8 @@
 // time moves by a fifth from run to run on these machines, the count by about a percent, so it
 // shows what a change gained. The targets are still judged on CPU time.
 // Up to the explorer's 50,000 documents the CLI does more than the measured report: `evalkit
-// report --from FILE` also reads the export a second time, noting where each item's line is, and
-// reads each document's line back to show its values in the explorer. One such run (the built
+// report --from FILE` also notes where each item's line is while it scores, and reads each
+// document's line back to show its values in the explorer. One such run (the built
 // CLI as a process, under /usr/bin/time) is printed beside the ratios, without a target.
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';

@@ -178,10 +178,15 @@ export default defineCommand<ReportArgs>({
     let errorsText: string | undefined;
     let errorsCount = 0;
     let values: (ValueSource & { documentSlices?: Map<string, string[]>; close?: () => void }) | undefined;
+    // A JSONL export whose values will be shown: the scoring pass notes where each item's line is
+    // (up to the documents report.html lists, all of them for the errors file), so that the
+    // values are read back without reading the file through again.
+    const { ItemSpans } = exp.headerLine !== undefined && (formats.includes('html') || errorsFormat !== undefined) ? await import('../report/explorer/values.js') : { ItemSpans: undefined };
     try {
+      const spans = ItemSpans ? new ItemSpans(errorsFormat !== undefined ? Infinity : EXPLORER_MAX_DOCUMENTS, argv.sliceBy) : undefined;
       report = await computeReportStream(
         exp.header,
-        exp.items,
+        spans ? spans.source(from, exp) : exp.items,
         {
           sourceFile: path.basename(from),
           ...(others.length ? { runs: others } : {}),
@@ -212,7 +217,7 @@ export default defineCommand<ReportArgs>({
       if (withValues) {
         if (exp.headerLine !== undefined) {
           const { fileValueSource } = await import('../report/explorer/values.js');
-          values = await fileValueSource(from, exp, report.options, report.calibration?.source, { onLines, sliceBy: report.options.sliceBy });
+          values = await fileValueSource(from, exp, report.options, report.calibration?.source, { onLines, sliceBy: report.options.sliceBy, spans });
         } else {
           const { valueSource } = await import('../report/explorer/values.js');
           const { documentSlicesOf } = await import('../report/slices.js');

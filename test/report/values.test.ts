@@ -1,14 +1,15 @@
 // The values of a JSONL export read back from the file (fileValueSource) against those of the
 // same export held in memory (valueSource): the same paths and, for every item, the same values,
-// whatever the line endings, characters, blank lines and chunk sizes; the EXTRACT fields taken
-// from the values when the config declares none; the slices; a file changed meanwhile.
+// whatever the line endings, characters, blank lines and chunk sizes, and whether the items were
+// found by a pass of its own or noted by another (ItemSpans); the EXTRACT fields taken from the
+// values when the config declares none; the slices; a file changed meanwhile.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_COMPARE } from '../../src/metrics/comparators.js';
 import type { EvaluationExport } from '../../src/metrics/generated/export.js';
-import { fileValueSource, valueSource } from '../../src/report/explorer/values.js';
+import { fileValueSource, ItemSpans, valueSource } from '../../src/report/explorer/values.js';
 import { loadExport, openExport } from '../../src/report/load.js';
 import { documentSlicesOf } from '../../src/report/slices.js';
 import { FIXTURES } from './golden.js';
@@ -32,18 +33,33 @@ function write(text: string): string {
 
 const json = (file: string): EvaluationExport => JSON.parse(readFileSync(path.join(FIXTURES, file), 'utf8')) as EvaluationExport;
 
-/** fileValueSource of `file` equals valueSource of the same export loaded whole, item by item. */
+/**
+ * fileValueSource of `file` equals valueSource of the same export loaded whole, item by item:
+ * finding the items with a pass of its own, and with the spans another pass noted (read whole,
+ * or stopped by their limit: then it finds them itself).
+ */
 async function same(file: string, source?: 'logprobs' | 'ocr' | 'review', chunkSize?: number): Promise<number> {
   const whole = await loadExport(file);
   const want = valueSource(whole, CMP, source);
-  const got = await fileValueSource(file, await openExport(file), CMP, source, { chunkSize, sliceBy: ['fileName'] });
-  try {
-    expect(got.paths).toEqual(want.paths);
-    for (const item of whole.items) expect(got.of(item.id)).toEqual(want.of(item.id));
-    expect(got.of('no such item')).toBeUndefined();
-    expect(got.documentSlices).toEqual(documentSlicesOf(['fileName'], whole.items));
-  } finally {
-    got.close();
+  const opened = await openExport(file);
+  const noted = async (limit: number): Promise<ItemSpans> => {
+    const spans = new ItemSpans(limit, ['fileName']);
+    const seen: string[] = [];
+    for await (const item of spans.source(file, opened, { chunkSize })()) seen.push(item.id);
+    expect(seen).toEqual(whole.items.map((i) => i.id));
+    expect(spans.complete).toBe(limit >= whole.items.length);
+    return spans;
+  };
+  for (const spans of [undefined, await noted(Infinity), await noted(whole.items.length - 1), new ItemSpans()]) {
+    const got = await fileValueSource(file, opened, CMP, source, { chunkSize, sliceBy: ['fileName'], spans });
+    try {
+      expect(got.paths).toEqual(want.paths);
+      for (const item of whole.items) expect(got.of(item.id)).toEqual(want.of(item.id));
+      expect(got.of('no such item')).toBeUndefined();
+      expect(got.documentSlices).toEqual(documentSlicesOf(['fileName'], whole.items));
+    } finally {
+      got.close();
+    }
   }
   return whole.items.length;
 }

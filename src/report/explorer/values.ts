@@ -19,7 +19,7 @@ import { buildExtractPlan, extractValues, ExtractScorer, planFromTree, treeIsOpe
 import { mergeValue, treeFromConfig } from '../../metrics/fields.js';
 import { splitsOf, type Split } from '../../metrics/splitter.js';
 import { InputError } from '../../util/errors.js';
-import { itemsWithSpans, parseItemLine, type OpenedExport } from '../load.js';
+import { itemsWithSpans, parseItemLine, type ItemAt, type OpenedExport } from '../load.js';
 import { documentSliceLabels } from '../slices.js';
 
 export type { Cell } from '../../metrics/extract.js';
@@ -123,56 +123,118 @@ export interface FileValueOptions {
   onLines?: (read: number) => void;
   /** Bytes per read (tests). */
   chunkSize?: number;
+  /** Where the items are, noted by the scoring pass (ItemSpans.source): the file is then not read through again to find them. */
+  spans?: ItemSpans;
 }
 
 /**
- * The values of a JSONL export opened with openExport, read from the file: one pass notes where
- * each item's line is (every line parsed and validated again; the EXTRACT plan is built from the
- * values as the scoring pass builds it, with a second pass over the predictions only while a
- * field's type is still unknown), and `of` reads an item's line again, alone. The file must not
- * change meanwhile: an item that is no longer where it was is an error naming the file.
+ * Where each item of a JSONL export is (its line, and the line's bytes), by id: noted while the
+ * items are read for something else, the report's scoring pass (`source()` is its item source),
+ * so that reading the values back needs no pass of its own. Past `limit` items nothing more is
+ * noted (and it is not `complete`): report.html shows values only up to its 50,000 documents.
+ */
+export class ItemSpans {
+  readonly index = new Map<string, number>();
+  starts = new Float64Array(1024);
+  ends = new Float64Array(1024);
+  lines = new Int32Array(1024);
+  n = 0;
+  /** Whether a pass read every item (and noted each, not past the limit). */
+  get complete(): boolean {
+    return this.finished && !this.overflowed;
+  }
+  private finished = false;
+  private overflowed = false;
+  /** With sliceBy: each item's slices, as `KEY=LABEL`. */
+  readonly documentSlices: Map<string, string[]> | undefined;
+  private readonly labels: ((item: ExportItem) => string[]) | undefined;
+
+  constructor(
+    readonly limit = Infinity,
+    sliceBy?: readonly string[],
+  ) {
+    this.labels = sliceBy?.length ? documentSliceLabels(sliceBy) : undefined;
+    this.documentSlices = this.labels ? new Map() : undefined;
+  }
+
+  /** The export's items, each pass over them noting where they are anew (a pass read to its end notes every item). */
+  source(file: string, opened: OpenedExport, opts: Pick<FileValueOptions, 'chunkSize' | 'onLines'> = {}): () => AsyncGenerator<ExportItem> {
+    return () => this.pass(file, opened, opts);
+  }
+
+  private async *pass(file: string, opened: OpenedExport, opts: Pick<FileValueOptions, 'chunkSize' | 'onLines'>): AsyncGenerator<ExportItem> {
+    this.reset();
+    for await (const at of itemsWithSpans(file, opened, opts)) {
+      this.note(at);
+      yield at.item;
+    }
+    this.finished = true;
+  }
+
+  private reset(): void {
+    this.index.clear();
+    this.documentSlices?.clear();
+    this.n = 0;
+    this.finished = false;
+    this.overflowed = false;
+  }
+
+  private note(at: ItemAt): void {
+    if (this.overflowed) return;
+    if (this.n >= this.limit) {
+      // Too many to show: what was noted is dropped, not kept for nothing.
+      this.overflowed = true;
+      this.index.clear();
+      this.documentSlices?.clear();
+      return;
+    }
+    const k = this.n++;
+    if (k === this.starts.length) {
+      this.starts = grown(this.starts);
+      this.ends = grown(this.ends);
+      this.lines = grown(this.lines);
+    }
+    this.starts[k] = at.start;
+    this.ends[k] = at.end;
+    this.lines[k] = at.line;
+    // The last of two items with one id wins, as in valueSource (a report refuses such an export).
+    this.index.set(at.item.id, k);
+    if (this.labels && this.documentSlices) this.documentSlices.set(at.item.id, this.labels(at.item));
+  }
+}
+
+/**
+ * The values of a JSONL export opened with openExport, read from the file: where each item's
+ * line is comes from `opts.spans` (noted by the scoring pass), else from a pass of its own (every
+ * line parsed and validated again). The EXTRACT plan is built from the values as the scoring
+ * pass builds it (passes over the expected values, then the predictions, only while the config
+ * leaves fields or their types open). `of` reads an item's line again, alone. The file must not
+ * change meanwhile: an item that is no longer where it was is an error naming the file and line.
  */
 export async function fileValueSource(file: string, opened: OpenedExport, options: CompareSettings, source?: ConfidenceSource, opts: FileValueOptions = {}): Promise<FileValueSource> {
   const header = opened.header;
-  const extract = header.processor.type === 'EXTRACT';
-  const tree = extract ? treeFromConfig(header.processor.config) : undefined;
-  const declared = tree !== undefined && tree.props.size > 0;
-  const mergeExpected = tree !== undefined && treeIsOpen(tree, declared);
-  const labels = opts.sliceBy?.length ? documentSliceLabels(opts.sliceBy) : undefined;
-  const documentSlices = labels ? new Map<string, string[]>() : undefined;
-  const index = new Map<string, number>();
-  let starts = new Float64Array(1024);
-  let ends = new Float64Array(1024);
-  let lines = new Int32Array(1024);
-  let n = 0;
-  for await (const at of itemsWithSpans(file, opened, opts)) {
-    const { item } = at;
-    if (n === starts.length) {
-      starts = grown(starts);
-      ends = grown(ends);
-      lines = grown(lines);
-    }
-    starts[n] = at.start;
-    ends[n] = at.end;
-    lines[n] = at.line;
-    // The last of two items with one id wins, as in valueSource (a report refuses such an export).
-    index.set(item.id, n++);
-    if (mergeExpected) mergeValue(tree, extractValues(item.expectedOutput), !declared);
-    if (documentSlices && labels) documentSlices.set(item.id, labels(item));
+  let spans = opts.spans;
+  if (!spans?.complete) {
+    spans = new ItemSpans(Infinity, opts.sliceBy);
+    for await (const item of spans.source(file, opened, opts)()) void item;
   }
   let plan: ExtractPlan | undefined;
-  if (tree) {
+  if (header.processor.type === 'EXTRACT') {
+    const tree = treeFromConfig(header.processor.config);
+    const declared = tree.props.size > 0;
+    if (treeIsOpen(tree, declared)) for await (const item of opened.items()) mergeValue(tree, extractValues(item.expectedOutput), !declared);
     if (treeIsOpen(tree, true)) for await (const item of opened.items()) if (!isFailed(item)) mergeValue(tree, extractValues(item.output), false);
     plan = planFromTree(header.processor.config, tree, declared, { ...options, ...exportOptions(header) });
   }
   const values = itemValues(header, plan, source);
+  const { index, starts, ends, lines } = spans;
   let fd: number | undefined = openSync(file, 'r');
   let buf = Buffer.alloc(1 << 16);
   const changed = (k: number, why: string): InputError =>
     new InputError(`${file} changed while the report was being written: line ${lines[k]} ${why}`, { location: { file, line: lines[k] }, hint: 'run the report again on an export that is not being written to' });
   return {
     paths: values.paths,
-    ...(documentSlices ? { documentSlices } : {}),
+    ...(spans.documentSlices ? { documentSlices: spans.documentSlices } : {}),
     of(id) {
       const k = index.get(id);
       if (k === undefined) return undefined;
