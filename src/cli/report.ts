@@ -228,10 +228,10 @@ export default defineCommand<ReportArgs>({
       const shownBaseline = baseline?.kind === 'stream' ? undefined : baseline;
       // The errors file is rendered before the first report is written (all or nothing).
       if (argv.exportErrors && errorsFormat && values && documents) {
-        const { errorRows, renderErrors } = await import('../report/errors.js');
-        const rows = errorRows({ report, documents: documents.records(), values, ...(shownBaseline ? { baseline: shownBaseline } : {}) });
-        errorsCount = rows.length;
-        errorsText = renderErrors(rows, errorsFormat, baseline?.kind === 'stream' ? 'export' : baseline?.kind);
+        const { errorsText: render } = await import('../report/errors.js');
+        const errors = render({ report, documents: documents.records(), values, ...(shownBaseline ? { baseline: shownBaseline } : {}) }, errorsFormat, baseline?.kind === 'stream' ? 'export' : baseline?.kind);
+        errorsCount = errors.count;
+        errorsText = errors.text;
       }
       writtenReports = await writeReports(report, outDir, formats, {
         junit: { files: junitFiles },

@@ -58,21 +58,23 @@ function worstOrder(docs: readonly DocumentRecord[], conf: ReadonlyMap<string, n
 
 const splitText = (s: { type: string; startPage: number; endPage: number }): string => `${s.type} ${s.startPage}-${s.endPage}`;
 
-/** Every wrong outcome of the report's documents, worst documents first. Needs the values (`values`, or the export). */
-export function errorRows(input: ExplorerInput): ErrorRow[] {
+/**
+ * Each document's wrong outcomes, in the report's order of documents, with the lowest confidence
+ * the worst-first order needs (`visit` sees each document that has a wrong outcome; the rows are
+ * not kept here). Needs the values (`values`, or the export).
+ */
+function visitErrors(input: ExplorerInput, visit: (index: number, rows: ErrorRow[], low: number | null) => void): void {
   const { report } = input;
   const current = currentValues(input);
-  if (!current) throw new Error('errorRows needs the export or its values');
+  if (!current) throw new Error('the errors file needs the export or its values');
   const base = baselineSide(input);
   const records = input.documents;
   const pairing = base ? pairDocuments(records, base.documents, report.options.pairBy ?? 'auto') : undefined;
   const pairOf = new Map<string, string>((pairing?.pairs ?? []).map(([i, j]) => [records[i].id, base!.documents[j].id]));
-  const perDoc = new Map<string, ErrorRow[]>();
-  const conf = new Map<string, number | null>();
-  for (const d of records) {
-    if (d.errors === 0) continue;
+  records.forEach((d, index) => {
+    if (d.errors === 0) return;
     const v = current.of(d.id);
-    if (!v) continue;
+    if (!v) return;
     const bid = pairOf.get(d.id);
     const bv: DocumentValues | undefined = bid !== undefined ? base?.values?.of(bid) : undefined;
     const common = { item: d.id, file: d.fileName ?? d.fileId, fileId: d.fileId, document_errors: d.errors };
@@ -109,10 +111,39 @@ export function errorRows(input: ExplorerInput): ErrorRow[] {
       for (const s of left(v.expected, v.predicted)) rows.push({ ...common, field: 'splits', outcome: 'FN', expected: splitText(s), predicted: null, confidence: null, ...baselineValue(bText) });
       for (const s of left(v.predicted, v.expected)) rows.push({ ...common, field: 'splits', outcome: 'FA', expected: null, predicted: splitText(s), confidence: null, ...baselineValue(bText) });
     }
-    conf.set(d.id, low);
-    perDoc.set(d.id, rows);
-  }
-  return worstOrder(records, conf, report.type === 'CLASSIFY').flatMap((i) => perDoc.get(records[i].id) ?? []);
+    visit(index, rows, low);
+  });
+}
+
+/** Every wrong outcome of the report's documents, worst documents first. Needs the values (`values`, or the export). */
+export function errorRows(input: ExplorerInput): ErrorRow[] {
+  const perDoc = new Map<number, ErrorRow[]>();
+  const conf = new Map<string, number | null>();
+  visitErrors(input, (i, rows, low) => {
+    perDoc.set(i, rows);
+    conf.set(input.documents[i].id, low);
+  });
+  return worstOrder(input.documents, conf, input.report.type === 'CLASSIFY').flatMap((i) => perDoc.get(i) ?? []);
+}
+
+/**
+ * The errors file (renderErrors of errorRows) made document by document: each document's rows
+ * become its lines at once, so only the text is held, not a row object per wrong outcome (50,000
+ * documents: 378,000 rows). Returns the text and the count of rows.
+ */
+export function errorsText(input: ExplorerInput, format: ErrorsFormat, baselineKind?: 'export' | 'report'): { text: string; count: number } {
+  const perDoc = new Map<number, string>();
+  const conf = new Map<string, number | null>();
+  let count = 0;
+  visitErrors(input, (i, rows, low) => {
+    let text = '';
+    for (const r of rows) text += errorLine(r, format, baselineKind);
+    perDoc.set(i, text);
+    conf.set(input.documents[i].id, low);
+    count += rows.length;
+  });
+  const parts = worstOrder(input.documents, conf, input.report.type === 'CLASSIFY').map((i) => perDoc.get(i) ?? '');
+  return { text: (format === 'csv' ? csvLine([...ERROR_COLUMNS], ',') : '') + parts.join(''), count };
 }
 
 /** A value as a spreadsheet cell: text as it is, empty for none, anything else as JSON. */
@@ -122,13 +153,18 @@ export function cellText(v: unknown): string {
 }
 
 export function renderErrors(rows: readonly ErrorRow[], format: ErrorsFormat, baselineKind?: 'export' | 'report'): string {
+  let text = format === 'csv' ? csvLine([...ERROR_COLUMNS], ',') : '';
+  for (const r of rows) text += errorLine(r, format, baselineKind);
+  return text;
+}
+
+/** One row of the errors file: a CSV line, or a JSONL line (each ends its line). */
+function errorLine(r: ErrorRow, format: ErrorsFormat, baselineKind?: 'export' | 'report'): string {
   if (format === 'jsonl') {
-    return rows.map((r) => JSON.stringify(Object.fromEntries(ERROR_COLUMNS.filter((k) => k !== 'baseline_predicted' || baselineKind === 'export').map((k) => [k, r[k] ?? null])))).join('\n') + (rows.length ? '\n' : '');
+    const out: Record<string, unknown> = {};
+    for (const k of ERROR_COLUMNS) if (k !== 'baseline_predicted' || baselineKind === 'export') out[k] = r[k] ?? null;
+    return JSON.stringify(out) + '\n';
   }
-  const baseline = (r: ErrorRow): string => (baselineKind === undefined ? '' : baselineKind === 'report' ? 'not available' : cellText(r.baseline_predicted));
-  const lines = [csvLine([...ERROR_COLUMNS], ',')];
-  for (const r of rows) {
-    lines.push(csvLine([r.item, r.file, r.fileId, r.field, r.outcome, cellText(r.expected), cellText(r.predicted), r.confidence === null ? '' : String(r.confidence), baseline(r), String(r.document_errors)], ','));
-  }
-  return lines.join('');
+  const baseline = baselineKind === undefined ? '' : baselineKind === 'report' ? 'not available' : cellText(r.baseline_predicted);
+  return csvLine([r.item, r.file, r.fileId, r.field, r.outcome, cellText(r.expected), cellText(r.predicted), r.confidence === null ? '' : String(r.confidence), baseline, String(r.document_errors)], ',');
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
-import { concretePath, errorRows, errorsFormatOf, renderErrors, type ErrorRow } from '../../src/report/errors.js';
+import { concretePath, errorRows, errorsFormatOf, errorsText, renderErrors, type ErrorRow } from '../../src/report/errors.js';
 import { runCli } from '../helpers/cli.js';
 import { FIXTURES, GOLDEN, goldenInputs } from './golden.js';
 
@@ -33,6 +33,17 @@ describe('errors file', () => {
     expect(notes).toMatchObject({ outcome: 'FA', expected: null, predicted: '<script>window.__pwned = 1</script>', baseline_predicted: '<script>window.__pwned = 1</script>' });
     // Each document's rows sum to its wrong outcomes.
     for (const d of input.documents) expect(rows.filter((r) => r.item === d.id).length).toBe(d.errors);
+  });
+
+  it.each(Object.keys(GOLDEN))('%s: the file made document by document (errorsText) is the rows rendered (renderErrors of errorRows)', async (name) => {
+    const input = await goldenInputs(GOLDEN[name]);
+    const rows = errorRows(input);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const format of ['csv', 'jsonl'] as const) {
+      for (const kind of [undefined, 'export', 'report'] as const) {
+        expect(errorsText(input, format, kind)).toEqual({ text: renderErrors(rows, format, kind), count: rows.length });
+      }
+    }
   });
 
   it('CSV cells a spreadsheet would run as a formula are made inert; JSONL keeps JSON values', () => {
