@@ -201,6 +201,11 @@ describe('past the documents report.html lists', () => {
     expect(html).toContain('micro');
     // Without json, the side file is not kept.
     expect(readdirSync(dir).sort()).toEqual(['report.html', 'report.md']);
+    // Slices of documents not listed change nothing (the CLI gathers them while it scores).
+    const none = () => Object.assign(new MemoryDocuments(), { lines: [] });
+    const plain = await writeReports(big, tmp(), ['html'], { documents: none(), export: exp });
+    const sliced = await writeReports(big, tmp(), ['html'], { documents: none(), export: exp, documentSlices: new Map(exp.items.map((i) => [i.id, ['fileName=a']])) });
+    expect(sliced[0].text).toBe(plain[0].text);
   });
 });
 
