@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
 import { REPORT_FORMATS as FORMATS, type ReportFormat } from '../report/write.js';
-import type { MultiRun } from '../metrics/generated/report.js';
-import type { ValueSource } from '../report/explorer/values.js';
+import type { DocumentRecord, MultiRun } from '../metrics/generated/report.js';
+import type { FileValueSource, ValueSource } from '../report/explorer/values.js';
 import { defineCommand } from './command.js';
 import { err, out } from './io.js';
 import { isQuiet, paint } from './style.js';
@@ -178,6 +178,8 @@ export default defineCommand<ReportArgs>({
     let errorsText: string | undefined;
     let errorsCount = 0;
     let values: (ValueSource & { documentSlices?: Map<string, string[]>; close?: () => void }) | undefined;
+    let baselineValues: FileValueSource | undefined;
+    let streamedBaseline: { documents: readonly DocumentRecord[]; values: ValueSource } | undefined;
     // A JSONL export whose values will be shown: the scoring pass notes where each item's line is
     // (up to the documents report.html lists, all of them for the errors file), so that the
     // values are read back without reading the file through again.
@@ -225,27 +227,47 @@ export default defineCommand<ReportArgs>({
           values = Object.assign(valueSource(full, report.options, report.calibration?.source), report.options.sliceBy?.length ? { documentSlices: documentSlicesOf(report.options.sliceBy, full.items) } : {});
         }
       }
-      const shownBaseline = baseline?.kind === 'stream' ? undefined : baseline;
+      // A JSONL baseline export (up to the documents report.html lists): its records and values
+      // read ahead, the same way (its lines noted while it is scored, then read back one by one).
+      if (withValues && baseline?.kind === 'stream' && argv.baseline && report.baseline && report.baseline.pairing.baseline <= EXPLORER_MAX_DOCUMENTS) {
+        const { ItemSpans, fileValueSource } = await import('../report/explorer/values.js');
+        const { recordsOfSource } = await import('../report/scored.js');
+        const { DEFAULT_COMPARE } = await import('../metrics/comparators.js');
+        const opened = await openExport(argv.baseline);
+        const spans = new ItemSpans();
+        const o = report.options;
+        const cmp = { fuzzyThreshold: o.fuzzyThreshold ?? DEFAULT_COMPARE.fuzzyThreshold, numberTolerance: o.numberTolerance ?? DEFAULT_COMPARE.numberTolerance };
+        const records = await recordsOfSource(opened.header, spans.source(argv.baseline, opened), cmp, { source: report.calibration?.source });
+        baselineValues = await fileValueSource(argv.baseline, opened, o, report.calibration?.source, { spans });
+        streamedBaseline = { documents: records, values: baselineValues };
+      }
+      const shownBaseline = baseline?.kind === 'stream' && !streamedBaseline ? undefined : baseline;
+      const baselineShown = { ...(shownBaseline ? { baseline: shownBaseline } : {}), ...(streamedBaseline ? { streamedBaseline } : {}) };
       // The errors file is rendered before the first report is written (all or nothing).
       if (argv.exportErrors && errorsFormat && values && documents) {
         const { errorsText: render } = await import('../report/errors.js');
-        const errors = render({ report, documents: documents.records(), values, ...(shownBaseline ? { baseline: shownBaseline } : {}) }, errorsFormat, baseline?.kind === 'stream' ? 'export' : baseline?.kind);
+        // A baseline whose predictions are not shown (a report.json, a JSONL export past the
+        // documents listed) says so in its column rather than leaving it empty.
+        const kind = baseline === undefined ? undefined : baseline.kind === 'report' || (baseline.kind === 'stream' && !streamedBaseline) ? 'report' : 'export';
+        const errors = render({ report, documents: documents.records(), values, ...baselineShown }, errorsFormat, kind);
         errorsCount = errors.count;
         errorsText = errors.text;
       }
       writtenReports = await writeReports(report, outDir, formats, {
         junit: { files: junitFiles },
         ...(values ? { values, ...(values.documentSlices ? { documentSlices: values.documentSlices } : {}) } : {}),
-        ...(shownBaseline ? { baseline: shownBaseline } : {}),
+        ...baselineShown,
         ...(history?.length ? { history } : {}),
         ...(documents ? { documents } : {}),
         onProgress: (done, total) => progress.update({ label: 'report.html', value: done, total, detail: '', unit: 'documents' }),
       });
       progress.stop();
       values?.close?.();
+      baselineValues?.close();
     } catch (e) {
       progress.stop();
       values?.close?.();
+      baselineValues?.close();
       documents?.abort();
       if (made) await removeCreated(outDir, made);
       throw e;

@@ -3,9 +3,9 @@
  * documents as a table of sufficient statistics, CLASSIFY and SPLITTER documents as records.
  */
 import { InternalError } from '../util/errors.js';
-import type { EvaluationExport } from '../metrics/generated/export.js';
+import type { EvaluationExport, EvaluationExportHeader } from '../metrics/generated/export.js';
 import type { DocumentRecord } from '../metrics/generated/report.js';
-import { evaluateExport } from '../metrics/accumulate.js';
+import { evaluateExport, evaluateSource, type ItemSource } from '../metrics/accumulate.js';
 import type { CompareOptions } from '../metrics/comparators.js';
 import { recordModel, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
 import { extractModel, type Model } from '../metrics/models.js';
@@ -42,5 +42,12 @@ export function keysOf(ev: Pick<Evaluation, 'table' | 'documents'>): Pairable[] 
 export function recordsOfExport(exp: EvaluationExport, cmp: CompareOptions, conf: ConfidenceOptions = {}): DocumentRecord[] {
   const lines: string[] = [];
   const ev = evaluateExport(exp, cmp, conf, { sink: (line) => lines.push(line.jsonText()) });
+  return ev.documents ?? lines.map((l) => JSON.parse(l) as DocumentRecord);
+}
+
+/** recordsOfExport of an export whose items are read one at a time (a JSONL baseline). */
+export async function recordsOfSource(header: EvaluationExportHeader, items: ItemSource, cmp: CompareOptions, conf: ConfidenceOptions = {}): Promise<DocumentRecord[]> {
+  const lines: string[] = [];
+  const ev = await evaluateSource(header, items, cmp, conf, { sink: (line) => lines.push(line.jsonText()) });
   return ev.documents ?? lines.map((l) => JSON.parse(l) as DocumentRecord);
 }

@@ -58,7 +58,7 @@ const RENDERERS: Record<ReportFormat, (r: Report, o: WriteReportsOptions) => str
       ...records,
       ...(sources.export && !sources.documentSlices && report.options.sliceBy?.length && !records.omitted ? { documentSlices: documentSlicesOf(report.options.sliceBy, sources.export.items) } : {}),
       ...sources,
-      ...(records.omitted ? { export: undefined, values: undefined, baseline: undefined, documentSlices: undefined } : {}),
+      ...(records.omitted ? { export: undefined, values: undefined, baseline: undefined, streamedBaseline: undefined, documentSlices: undefined } : {}),
     });
   },
   junit: (r, o) => renderJunit(r, o.junit),

@@ -1,5 +1,6 @@
 // `report --export-errors`: one row per wrong outcome, worst documents first, formula-safe cells.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -7,6 +8,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { concretePath, errorRows, errorsFormatOf, errorsText, renderErrors, type ErrorRow } from '../../src/report/errors.js';
 import { runCli } from '../helpers/cli.js';
 import { FIXTURES, GOLDEN, goldenInputs } from './golden.js';
+
+/** The explorer's data in a report.html: its index and its lines of values, decoded. */
+function explorerData(html: string): { index: unknown; details: string } {
+  const block = (id: string): string | undefined => new RegExp(`id="${id}"[^>]*>([^<]*)<`).exec(html)?.[1].trim();
+  const parts: Buffer[] = [];
+  for (let i = 0; block(`ek-details-${i}`) !== undefined; i++) parts.push(Buffer.from(block(`ek-details-${i}`) as string, 'base64'));
+  return { index: JSON.parse(gunzipSync(Buffer.from(block('ek-index') as string, 'base64')).toString('utf8')) as unknown, details: parts.length ? gunzipSync(Buffer.concat(parts)).toString('utf8') : '' };
+}
 
 describe('errors file', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-errors-'));
@@ -69,19 +78,33 @@ describe('errors file', () => {
     expect(bad.code).toBe(2);
   });
 
-  it('a JSONL export, whose values are read back line by line, gives the errors file of the same export as one JSON document', async () => {
-    const exp = JSON.parse(readFileSync(path.join(FIXTURES, 'extract-export.json'), 'utf8')) as { items: unknown[] };
-    const { items, ...header } = exp;
-    const lines = path.join(dir, 'extract.jsonl');
-    writeFileSync(lines, [JSON.stringify(header), ...items.map((i) => JSON.stringify(i))].join('\r\n') + '\r\n');
-    const run = async (from: string, name: string) => {
-      const out = path.join(dir, `${name}.jsonl`);
-      const r = await runCli(['report', '--from', from, '--baseline', path.join(FIXTURES, 'extract-baseline.json'), '--slice-by', 'fileName', '--bootstrap', '0', '--out-dir', path.join(dir, name), '--export-errors', out]);
-      expect(r.code, r.stderr).toBe(0);
-      return readFileSync(out, 'utf8');
+  it('JSONL exports, whose values are read back line by line, give the errors file and the explorer of the same exports as JSON documents', async () => {
+    const jsonl = (fixture: string, name: string): string => {
+      const { items, ...header } = JSON.parse(readFileSync(path.join(FIXTURES, fixture), 'utf8')) as { items: unknown[] };
+      const file = path.join(dir, name);
+      writeFileSync(file, [JSON.stringify(header), ...items.map((i) => JSON.stringify(i))].join('\r\n') + '\r\n');
+      return file;
     };
-    const fromJson = await run(path.join(FIXTURES, 'extract-export.json'), 'from-json');
-    expect(fromJson.split('\n').length).toBeGreaterThan(10);
-    expect(await run(lines, 'from-jsonl')).toBe(fromJson);
+    const lines = jsonl('extract-export.json', 'extract.jsonl');
+    // The baseline under the same name both ways (report.html names it).
+    mkdirSync(path.join(dir, 'b'));
+    const baselineJson = path.join(dir, 'b', 'base.json');
+    writeFileSync(baselineJson, readFileSync(path.join(FIXTURES, 'extract-baseline.json')));
+    const baselineLines = jsonl('extract-baseline.json', 'base.jsonl');
+    const run = async (from: string, baseline: string, name: string) => {
+      const out = path.join(dir, `${name}.jsonl`);
+      const r = await runCli(['report', '--from', from, '--baseline', baseline, '--slice-by', 'fileName', '--bootstrap', '0', '--out-dir', path.join(dir, name), '--export-errors', out]);
+      expect(r.code, r.stderr).toBe(0);
+      return { errors: readFileSync(out, 'utf8'), explorer: explorerData(readFileSync(path.join(dir, name, 'report.html'), 'utf8')) };
+    };
+    const fromJson = await run(path.join(FIXTURES, 'extract-export.json'), baselineJson, 'from-json');
+    expect(fromJson.errors.split('\n').length).toBeGreaterThan(10);
+    expect(fromJson.errors).toContain('"baseline_predicted":{"amount":100,"iso_4217_currency_code":"EUR"}');
+    expect((fromJson.explorer.index as { baseline: unknown }).baseline).toEqual({ file: 'base.json', kind: 'export', values: true });
+    expect(await run(lines, baselineJson, 'from-jsonl')).toEqual(fromJson);
+    // A JSONL baseline: its records and values are read the same way.
+    const both = await run(lines, baselineLines, 'both-jsonl');
+    expect(both.errors).toBe(fromJson.errors);
+    expect(JSON.stringify(both.explorer).replaceAll('base.jsonl', 'base.json')).toBe(JSON.stringify(fromJson.explorer));
   });
 });

@@ -23,6 +23,11 @@ export interface ExplorerInput {
   values?: ValueSource;
   /** The baseline: an export gives its predictions beside this run's, a report.json only outcome changes. */
   baseline?: BaselineInput;
+  /**
+   * A baseline export read item by item (`baseline.kind` 'stream'): its records and values, read
+   * ahead (the CLI: recordsOfSource and fileValueSource). Without it such a baseline shows nothing.
+   */
+  streamedBaseline?: { documents: readonly DocumentRecord[]; values: ValueSource };
   /** Hook for the history store: entries shown as they are in a History tab. */
   history?: readonly unknown[];
   /** Why the document list is empty though the report has documents (too many to list, records not kept). */
@@ -175,12 +180,13 @@ function changeOf(cur: number, base: number): string {
 
 /**
  * The baseline's records and values (values only when it is an export). A streamed baseline
- * export, or a report of more documents than the explorer lists (kept as a table of counts),
- * shows no baseline.
+ * export without its `streamedBaseline`, or a report of more documents than the explorer lists
+ * (kept as a table of counts), shows no baseline.
  */
 export function baselineSide(input: ExplorerInput): { documents: readonly DocumentRecord[]; values?: ValueSource } | undefined {
   const b = input.baseline;
-  if (!b || b.kind === 'stream') return undefined;
+  if (!b) return undefined;
+  if (b.kind === 'stream') return input.streamedBaseline;
   if (b.kind === 'report') return Array.isArray(b.documents) ? { documents: b.documents } : undefined;
   const o = input.report.options;
   const cmp = { fuzzyThreshold: o.fuzzyThreshold ?? DEFAULT_COMPARE.fuzzyThreshold, numberTolerance: o.numberTolerance ?? DEFAULT_COMPARE.numberTolerance };
