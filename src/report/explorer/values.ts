@@ -253,8 +253,10 @@ export async function fileValueSource(file: string, opened: OpenedExport, option
       return values.of(item);
     },
     close() {
-      if (fd !== undefined) closeSync(fd);
+      // Forgotten first: a close that throws is not tried again on the same number.
+      const open = fd;
       fd = undefined;
+      if (open !== undefined) closeSync(open);
     },
   };
 }
