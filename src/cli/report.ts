@@ -145,7 +145,7 @@ export default defineCommand<ReportArgs>({
     if (files.length === 0) throw new UsageError('name the evaluation export with --from (or a folder of them with --runs)', { hint: 'evalkit report --from reports/ev_123-1.0.json' });
     const from = files[0];
 
-    const { openExport, loadExport, loadBaseline } = await import('../report/load.js');
+    const { openExport, loadBaseline } = await import('../report/load.js');
     const { computeReportStream } = await import('../report/build.js');
     const { DiscardDocuments, FileDocuments } = await import('../report/documents.js');
     const { writeReports, EXPLORER_MAX_DOCUMENTS } = await import('../report/write.js');
@@ -177,7 +177,7 @@ export default defineCommand<ReportArgs>({
     let writtenReports;
     let errorsText: string | undefined;
     let errorsCount = 0;
-    let values: (ValueSource & { documentSlices?: Map<string, string[]>; close?: () => void }) | undefined;
+    let values: FileValueSource | undefined;
     let baselineValues: FileValueSource | undefined;
     let streamedBaseline: { documents: readonly DocumentRecord[]; values: ValueSource } | undefined;
     // A JSONL export whose values will be shown: the scoring pass notes where each item's line is
@@ -211,21 +211,18 @@ export default defineCommand<ReportArgs>({
         },
         documents ?? new DiscardDocuments(),
       );
-      // The export's values, read a second time, for what shows them: the explorer (up to the
-      // documents it lists) and the errors file.
+      // The export's values, for what shows them: the explorer (up to the documents it lists)
+      // and the errors file. A JSONL export is not held: only where each item's line is
+      // (values.ts fileValueSource); a JSON export was read whole by openExport.
       const withValues = (formats.includes('html') && report.summary.documents <= EXPLORER_MAX_DOCUMENTS) || errorsFormat !== undefined;
       const onLines = (read: number) => progress.update({ label: 'values', value: read, total: 0, detail: `${path.basename(from)} read again`, unit: 'lines' });
-      // A JSONL export is not held: only where each item's line is (values.ts fileValueSource).
       if (withValues) {
-        if (exp.headerLine !== undefined) {
-          const { fileValueSource } = await import('../report/explorer/values.js');
-          values = await fileValueSource(from, exp, report.options, report.calibration?.source, { onLines, sliceBy: report.options.sliceBy, spans });
-        } else {
-          const { valueSource } = await import('../report/explorer/values.js');
+        const { fileValueSource, valueSource } = await import('../report/explorer/values.js');
+        if (exp.whole) {
           const { documentSlicesOf } = await import('../report/slices.js');
-          const full = await loadExport(from);
-          values = Object.assign(valueSource(full, report.options, report.calibration?.source), report.options.sliceBy?.length ? { documentSlices: documentSlicesOf(report.options.sliceBy, full.items) } : {});
-        }
+          const slices = report.options.sliceBy?.length ? { documentSlices: documentSlicesOf(report.options.sliceBy, exp.whole.items) } : {};
+          values = { ...valueSource(exp.whole, report.options, report.calibration?.source), ...slices, close: () => undefined };
+        } else values = await fileValueSource(from, exp, report.options, report.calibration?.source, { onLines, sliceBy: report.options.sliceBy, spans });
       }
       // A JSONL baseline export (up to the documents report.html lists): its records and values
       // read ahead, the same way (its lines noted while it is scored, then read back one by one).
@@ -262,11 +259,11 @@ export default defineCommand<ReportArgs>({
         onProgress: (done, total) => progress.update({ label: 'report.html', value: done, total, detail: '', unit: 'documents' }),
       });
       progress.stop();
-      values?.close?.();
+      values?.close();
       baselineValues?.close();
     } catch (e) {
       progress.stop();
-      values?.close?.();
+      values?.close();
       baselineValues?.close();
       documents?.abort();
       if (made) await removeCreated(outDir, made);

@@ -255,6 +255,8 @@ export interface OpenedExport {
   items: ItemSource;
   /** A JSONL export: the line of its header (items follow it). */
   headerLine?: number;
+  /** A JSON export: the export itself, read whole (what shows its values need not read it again). */
+  whole?: EvaluationExport;
 }
 
 /**
@@ -266,7 +268,7 @@ export async function openExport(file: string): Promise<OpenedExport> {
   if (!isJsonlName(file)) {
     const exp = await loadExport(file);
     const { items, ...header } = exp;
-    return { header, items: () => items };
+    return { header, items: () => items, whole: exp };
   }
   let header: EvaluationExportHeader | undefined;
   let headerLine = 0;
