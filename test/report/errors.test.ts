@@ -108,3 +108,38 @@ describe('errors file', () => {
     expect(JSON.stringify(both.explorer).replaceAll('base.jsonl', 'base.json')).toBe(JSON.stringify(fromJson.explorer));
   });
 });
+
+describe('errors file with a JSONL baseline past the documents report.html lists', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-errors-big-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** A one-field EXTRACT export of `n` documents as JSONL, every `wrong`-th prediction wrong. */
+  const write = (name: string, n: number, wrong: number): string => {
+    const header = { format: 'evalkit-export/1', processor: { id: 'dp_x', name: 'x', type: 'EXTRACT', version: '1.0', config: { type: 'EXTRACT', schema: { type: 'object', properties: { a: { type: ['string', 'null'] } } } } }, options: { fuzzyMatchFields: [], excludeFields: [] } };
+    const lines = [JSON.stringify(header)];
+    for (let i = 0; i < n; i++) {
+      lines.push(JSON.stringify({ id: `evi_${i}`, fileId: `f${i}`, fileName: `d${i}.pdf`, expectedOutput: { value: { a: `x${i}` } }, output: { value: { a: i % wrong === 0 ? 'y' : `x${i}` } }, status: 'PROCESSED' }));
+    }
+    const file = path.join(dir, name);
+    writeFileSync(file, lines.join('\n') + '\n');
+    return file;
+  };
+  const from = write('run.jsonl', 50_001, 7);
+  const errorsWith = async (baseline: string): Promise<Array<Record<string, string>>> => {
+    const out = path.join(dir, `${path.basename(baseline)}.csv`);
+    const r = await runCli(['report', '--from', from, '--baseline', baseline, '--bootstrap', '0', '--format', 'json', '--out-dir', path.join(dir, `out-${path.basename(baseline)}`), '--export-errors', out]);
+    expect(r.code, r.stderr).toBe(0);
+    return parse(readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  };
+
+  it('says "not available" past 50,000 baseline documents, and shows the predictions up to 50,000', async () => {
+    const past = await errorsWith(write('base-50001.jsonl', 50_001, 5));
+    expect(past.length).toBe(Math.ceil(50_001 / 7));
+    // Never an empty cell, which would read as "the baseline predicted nothing".
+    expect(new Set(past.map((row) => row.baseline_predicted))).toEqual(new Set(['not available']));
+    const within = await errorsWith(write('base-50000.jsonl', 50_000, 5));
+    const byItem = new Map(within.map((row) => [row.item, row.baseline_predicted]));
+    expect(byItem.get('evi_0')).toBe('y'); // wrong in both
+    expect(byItem.get('evi_7')).toBe('x7'); // right in the baseline
+    expect(within.filter((row) => row.baseline_predicted === 'not available')).toEqual([]);
+  }, 60_000);
+});
