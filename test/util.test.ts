@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFil
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { InputError } from '../src/util/errors.js';
+import { fileSystemError, InputError } from '../src/util/errors.js';
 import { CopyWriter, isAbsent, StagedCopies } from '../src/util/copies.js';
 import { yielder } from '../src/util/pause.js';
 import { removeLiveTempsSync, sweepStaleTemps, writeFileAtomic } from '../src/util/fs.js';
@@ -193,5 +193,19 @@ describe('yielder', () => {
 describe('redact', () => {
   it('removes secrets from text', () => {
     expect(redact('token sk_live_abcdef in message', ['sk_live_abcdef'])).toBe('token *** in message');
+  });
+});
+
+describe('fileSystemError', () => {
+  const sys = (code: string, syscall: string, p: string, dest?: string): Error => Object.assign(new Error(`${code}: x, ${syscall} '${p}'`), { code, syscall, path: p, ...(dest ? { dest } : {}) });
+  it('names the path, what failed and why, with a hint; leaves other errors alone', () => {
+    const e = fileSystemError(sys('ENOSPC', 'write', '/out/report.json'));
+    expect(e?.message).toBe('cannot write /out/report.json: no space left on the device (ENOSPC)');
+    expect(e?.hint).toMatch(/free some space/);
+    expect(e?.exitCode).toBe(2);
+    expect(fileSystemError(sys('EXDEV', 'rename', '/a', '/b'))?.message).toBe('cannot rename /a -> /b: EXDEV');
+    expect(fileSystemError(new Error('plain'))).toBeUndefined();
+    expect(fileSystemError(Object.assign(new Error('no path'), { code: 'ECONNREFUSED', syscall: 'connect' }))).toBeUndefined();
+    expect(fileSystemError('EEXIST')).toBeUndefined();
   });
 });

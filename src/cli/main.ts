@@ -1,7 +1,7 @@
 import type { Argv, MiddlewareFunction } from 'yargs';
 import type yargsFactory from 'yargs';
 import { createRequire } from 'node:module';
-import { EvalkitError, UsageError, type ExitCode } from '../util/errors.js';
+import { EvalkitError, fileSystemError, UsageError, type ExitCode } from '../util/errors.js';
 import { redact } from '../util/secrets.js';
 import { toYargs } from './command.js';
 import { err, errLabel, out } from './io.js';
@@ -112,7 +112,9 @@ export async function main(args: string[]): Promise<ExitCode> {
     }
     await buildParser(args, await loadCommands(args), (c) => (exitCode = c)).parseAsync();
     return exitCode;
-  } catch (e) {
+  } catch (caught) {
+    // A file-system error (a path in the way, no permission, a full disk) is the environment's, not a bug.
+    const e = fileSystemError(caught) ?? caught;
     if (e instanceof EvalkitError) {
       errLabel('evalkit:', e.exitCode === 1 ? 'yellow' : 'red', e.describe());
       if (e instanceof UsageError) err('Run with --help for usage and examples.');

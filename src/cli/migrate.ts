@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { formatLocation, UsageError, type ExitCode } from '../util/errors.js';
 import type { FileResult } from '../config/files.js';
@@ -63,6 +64,9 @@ export default defineCommand<MigrateArgs>({
     const stdin = paths.includes('-');
     if (stdin && paths.length > 1) throw new UsageError('- (stdin) cannot be combined with other paths');
     if (stdin && (argv.write || argv.outDir !== undefined)) throw new UsageError('- (stdin) writes its result to stdout; --write and --out-dir do not apply');
+    if (argv.outDir !== undefined && statSync(argv.outDir, { throwIfNoEntry: false })?.isDirectory() === false) {
+      throw new UsageError(`--out-dir ${argv.outDir} is a file, not a folder`, { hint: 'name a folder (it is made if it does not exist)' });
+    }
     const mode = argv.check ? 'check' : argv.write ? 'write' : argv.outDir !== undefined ? 'out-dir' : 'dry-run';
     const core = await import('../config/index.js');
     const common = { to: argv.to, from: argv.from, type: argv.type, allowLossy: argv.allowLossy, validate: true };

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { escapeControls } from '../../src/cli/io.js';
-import { BIN, cleanupAfterEach, runCli } from '../helpers/cli.js';
+import { BIN, cleanupAfterEach, ROOT, runCli } from '../helpers/cli.js';
 
 const { tmp, track } = cleanupAfterEach('cliout');
 
@@ -71,5 +71,40 @@ describe('dataset upload --dry-run', () => {
     const upload = await runCli(['dataset', 'upload', path.join(dir, 'data.csv'), '--config', path.join(dir, 'config.json')], { env: { EVALKIT_BASE_URL: '' } });
     expect(upload.code).toBe(2);
     expect(upload.stderr).toContain('name the target set');
+  });
+});
+
+describe('a path in the way', () => {
+  const fixture = path.join(ROOT, 'test/fixtures/report/extract-export.json');
+
+  it('report --out-dir naming a file, or a folder under a file, says so (exit 2), not "unexpected error"', async () => {
+    const dir = tmp();
+    const file = path.join(dir, 'taken');
+    writeFileSync(file, 'keep me');
+    for (const [outDir, why] of [
+      [file, 'a file of that name is in the way (EEXIST)'],
+      [path.join(file, 'sub'), 'a part of the path is a file, not a folder (ENOTDIR)'],
+    ]) {
+      const r = await runCli(['report', '--from', fixture, '--bootstrap', '0', '--out-dir', outDir]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`cannot create the folder ${outDir}: ${why}`);
+      expect(r.stderr).toContain('hint:');
+      expect(r.stderr).not.toContain('unexpected error');
+    }
+  });
+
+  it('migrate --out-dir naming a file is a usage error before any work', async () => {
+    const dir = tmp();
+    const file = path.join(dir, 'taken');
+    writeFileSync(file, 'keep me');
+    mkdirSync(path.join(dir, 'src'));
+    writeFileSync(path.join(dir, 'src', 'a.json'), JSON.stringify({ type: 'CLASSIFY', fields: [], customClassificationRules: 'x' }));
+    const r = await runCli(['migrate', path.join(dir, 'src'), '--out-dir', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--out-dir ${file} is a file, not a folder`);
+    const under = await runCli(['migrate', path.join(dir, 'src'), '--out-dir', path.join(file, 'x')]);
+    expect(under.code).toBe(2);
+    expect(under.stderr).toContain('a part of the path is a file, not a folder (ENOTDIR)');
+    expect(under.stderr).not.toContain('unexpected error');
   });
 });
