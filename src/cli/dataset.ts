@@ -27,7 +27,7 @@ interface UploadArgs {
   map?: string;
   delimiter?: string;
   currency?: string;
-  decimalComma: boolean;
+  decimalComma?: boolean;
   dateOrder?: 'dmy' | 'mdy';
   strict: boolean;
   skipInvalid: boolean;
@@ -81,7 +81,7 @@ const upload = defineCommand<UploadArgs>({
       .option('map', { type: 'string', describe: 'JSON file renaming columns: {"CSV header": "field.path" | "file" | "class" | null (ignore)}' })
       .option('delimiter', { type: 'string', describe: 'cell delimiter (default: detected among comma, semicolon, tab)' })
       .option('currency', { type: 'string', describe: 'ISO 4217 code for amounts that name no currency (and for a bare $ or ¥)' })
-      .option('decimal-comma', { type: 'boolean', default: false, describe: '"," is the decimal mark in numbers and amounts (1.234,56)' })
+      .option('decimal-comma', { type: 'boolean', describe: '"," is the decimal mark in numbers and amounts (1.234,56); --no-decimal-comma: "." is (1,234.56). Neither: a lone 1,234 or 1.234 is refused as ambiguous' })
       .option('date-order', { choices: ['dmy', 'mdy'] as const, describe: 'order of day and month in ambiguous dates such as 03/04/2024' })
       .option('strict', { type: 'boolean', default: false, describe: 'every configured field must have a value column' })
       .option('skip-invalid', { type: 'boolean', default: false, describe: 'upload the valid rows even when some are invalid (exit 1; rejects file still written)' })
@@ -230,7 +230,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
       csv,
       delimiter,
       map,
-      coerce: { currency, decimalComma: argv.decimalComma || undefined, dateOrder: argv.dateOrder },
+      coerce: { currency, decimalComma: argv.decimalComma, dateOrder: argv.dateOrder },
       strict: argv.strict,
       skipInvalid: argv.skipInvalid,
       allowOutside: argv.allowOutside,

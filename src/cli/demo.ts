@@ -47,7 +47,7 @@ function equivalents(e: DemoEvent): string[] {
     case 'upload': {
       const base = `evalkit dataset upload ${sh(rel(e.dataset.csvPath))} --create-set ${sh(e.dataset.title)} --processor ${e.processorId}`;
       const u = e.dataset.upload;
-      const coerce = `${u.currency ? ` --currency ${u.currency}` : ''}${u.decimalComma ? ' --decimal-comma' : ''}${u.dateOrder ? ` --date-order ${u.dateOrder}` : ''}`;
+      const coerce = `${u.currency ? ` --currency ${u.currency}` : ''}${u.decimalComma === true ? ' --decimal-comma' : u.decimalComma === false ? ' --no-decimal-comma' : ''}${u.dateOrder ? ` --date-order ${u.dateOrder}` : ''}`;
       return [e.step === 'validate' ? `${base}${coerce} --config ${sh(rel(e.configFile))} --dry-run` : `${base}${coerce}`];
     }
     case 'evaluate': {

@@ -6,7 +6,7 @@
 import { parseBoolean, parseCurrency, parseDate, parseEnum, parseNumber, type Coerced, type DateOrder } from '../expected/coerce.js';
 import type { EnumValue, Node } from '../expected/model.js';
 import type { Segment } from './paths.js';
-import { dict, isPlainObject } from '../util/json.js';
+import { dict, isPlainObject, overflowPath } from '../util/json.js';
 import { MAX_DEPTH, depthExceededPointer, mayExceedDepth } from '../util/depth.js';
 
 export interface CoerceOptions {
@@ -44,8 +44,8 @@ export function parseEnumCell(text: string, values: readonly EnumValue[]): Coerc
 function hintFor(rule: string, ambiguous: boolean | undefined): string | undefined {
   if (!ambiguous) return undefined;
   if (rule === 'coerce-date') return 'pass --date-order dmy or --date-order mdy, or write the date as YYYY-MM-DD';
-  if (rule === 'coerce-currency') return 'pass --currency CODE for amounts without a currency, and --decimal-comma if "," is the decimal mark';
-  return 'pass --decimal-comma if "," is the decimal mark, or write the number without thousands separators';
+  if (rule === 'coerce-currency') return 'pass --currency CODE for amounts without a currency, and --decimal-comma if "," is the decimal mark (--no-decimal-comma if "." is)';
+  return 'pass --decimal-comma if "," is the decimal mark, --no-decimal-comma if "." is, or write the number without thousands separators';
 }
 
 function fromCoerced(r: Coerced<unknown>, rule: string): CellResult {
@@ -64,7 +64,12 @@ function parseJsonCell(text: string): CellResult {
   try {
     const value: unknown = JSON.parse(text);
     const deep = depthProblem(value, text);
-    return deep ? { ok: false, problems: [deep] } : { ok: true, value, problems: [] };
+    if (deep) return { ok: false, problems: [deep] };
+    const huge = overflowPath(value, text);
+    if (huge !== undefined) {
+      return { ok: false, problems: [{ at: huge, rule: 'coerce-number', message: `a number too large for a JSON number (beyond ${Number.MAX_VALUE.toPrecision(3)}); it would be stored as null`, hint: 'write the number within range, or as a string if the field is text' }] };
+    }
+    return { ok: true, value, problems: [] };
   } catch (e) {
     const reason = e instanceof Error ? e.message.replace(/^Unexpected token/, 'unexpected token') : String(e);
     return { ok: false, problems: [{ at: [], rule: 'json-syntax', message: `the cell is not valid JSON: ${reason}`, hint: 'write the cell as JSON (objects in {}, arrays in [], strings in double quotes)' }] };

@@ -208,7 +208,9 @@ class Checker {
   }
 
   node(node: Node, v: unknown, path: Path): void {
-    if (v === null || node.kind === 'any') return;
+    if (v === null) return;
+    if (typeof v === 'number' && !Number.isFinite(v)) return this.tooLarge(node, path);
+    if (node.kind === 'any') return;
     if (isPlainObject(v) && isWrapper(v) && !(node.kind === 'object' && has(node.properties, 'value'))) {
       const { inner, depth } = unwrap(v);
       const innerPath = [...path, ...Array<string>(depth).fill('value')];
@@ -254,6 +256,11 @@ class Checker {
   mismatch(node: Node, v: unknown, path: Path, replacement?: unknown): void {
     const fix: Operation[] | undefined = replacement === undefined ? undefined : [{ op: 'replace', path: toPointer(path), value: replacement }];
     this.add(path, 'type-mismatch', `expected ${expectation(node)}, got ${describeValue(v)}`, fix);
+  }
+
+  /** A number literal beyond a double's range (`1e400`): JSON.parse reads Infinity, which JSON writes as null. */
+  tooLarge(node: Node, path: Path): void {
+    this.add(path, 'type-mismatch', `expected ${node.kind === 'any' ? 'a value' : expectation(node)}, got a number beyond the range of JSON numbers (${Number.MAX_VALUE.toPrecision(3)}): it would be sent as null`);
   }
 
   number(node: Extract<Node, { kind: 'number' }>, v: unknown, path: Path): void {
@@ -317,6 +324,7 @@ class Checker {
       }
     }
     if (!has(v, 'amount')) this.add(path, 'currency-shape', `expected "amount" (a number or null) in the currency object, got ${describeValue(v)}`);
+    else if (typeof v.amount === 'number' && !Number.isFinite(v.amount)) this.tooLarge({ kind: 'number' } as Node, [...path, 'amount']);
     else if (v.amount !== null && typeof v.amount !== 'number') {
       const n = typeof v.amount === 'string' ? parseNumber(v.amount) : undefined;
       this.add([...path, 'amount'], 'type-mismatch', `expected a number, got ${describeValue(v.amount)}`, n?.ok ? [{ op: 'replace', path: toPointer([...path, 'amount']), value: n.value }] : undefined);

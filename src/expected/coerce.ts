@@ -36,6 +36,12 @@ const SPACE_GROUP = /[ \u00a0\u2009\u202f'\u2019]/;
  * `1,234.56`, `1.234,56`, `1 234,56`, `1'234.56`, `(12.50)` (negative), `-3`, `1e3`.
  */
 export function parseNumber(text: string, opts: NumberOptions = {}): Coerced<number> {
+  const r = readNumber(text, opts);
+  // `1e400` (or 400 digits) reads as Infinity, which JSON writes as null: refused, never stored as an empty value.
+  return r.ok && !Number.isFinite(r.value) ? fail(`"${text.trim()}" is too large for a JSON number (beyond ${Number.MAX_VALUE.toPrecision(3)})`) : r;
+}
+
+function readNumber(text: string, opts: NumberOptions): Coerced<number> {
   let s = text.trim().replace(/\u2212/g, '-');
   if (s === '') return fail('empty text is not a number');
   let negative = false;
@@ -62,7 +68,16 @@ export function parseNumber(text: string, opts: NumberOptions = {}): Coerced<num
   if (opts.decimalComma === true) decimal = ',';
   else if (opts.decimalComma === false) decimal = '.';
   else if (dots && commas) decimal = s.lastIndexOf('.') > s.lastIndexOf(',') ? '.' : ',';
-  else if (dots) decimal = dots > 1 ? null : '.';
+  else if (dots > 1) decimal = null;
+  else if (dots === 1) {
+    // The mirror of a lone comma: `1.234` is 1.234 with a decimal point and 1234 with `.` as the
+    // thousands separator (1.234.567 is read that way), a thousandfold difference.
+    const [int, frac] = s.split('.');
+    if (frac.length === 3 && /^[1-9]\d{0,2}$/.test(int)) {
+      return fail(`"${text}" could be ${int}.${frac} or ${int}${frac}; say which decimal mark the data uses`, true);
+    }
+    decimal = '.';
+  }
   else if (commas > 1) decimal = null;
   else if (commas === 1) {
     const [int, frac] = s.split(',');
@@ -172,7 +187,7 @@ export function parseCurrency(text: string, opts: CurrencyOptions = {}): Coerced
     }
   }
   const amount = parseNumber(rest, opts);
-  if (!amount.ok) return amount.ambiguous ? fail(amount.reason, true) : fail(`"${text}" is not an amount of money`);
+  if (!amount.ok) return amount.ambiguous ? fail(amount.reason, true) : fail(`"${text}" is not an amount of money${amount.reason.includes('too large') ? ` (${amount.reason})` : ''}`);
   const code = marker !== undefined ? codeOfMarker(marker, opts.defaultCurrency) : opts.defaultCurrency;
   if (!code) return fail(`"${text}" names no currency; give a default currency code`, true);
   if (!isCurrencyCode(code)) return fail(`"${code}" is not an ISO 4217 currency code`);

@@ -167,3 +167,28 @@ export function stringifyWithStyle(value: unknown, style: JsonStyle): string {
   if (style.eol === '\r\n') out = out.replace(/\n/g, '\r\n');
   return style.trailingNewline ? out + style.eol : out;
 }
+
+// Only a literal with a three-digit exponent, or of 309 digits or more, can overflow a double.
+const MAY_OVERFLOW = /[eE][+]?\d{3}|\d{309}/;
+
+/**
+ * The path of the first number that a JSON text held beyond a double's range (`1e400`), which
+ * JSON.parse reads as Infinity and JSON.stringify then writes as null; undefined when there is
+ * none. Texts without a long exponent or digit run are ruled out by one native search.
+ */
+export function overflowPath(value: unknown, text: string): Array<string | number> | undefined {
+  if (!MAY_OVERFLOW.test(text)) return undefined;
+  const stack: Array<{ v: unknown; path: Array<string | number> }> = [{ v: value, path: [] }];
+  while (stack.length) {
+    const { v, path } = stack.pop()!;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return path;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+    } else if (isPlainObject(v)) {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: v[keys[i]], path: [...path, keys[i]] });
+    }
+  }
+  return undefined;
+}

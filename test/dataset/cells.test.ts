@@ -94,6 +94,16 @@ describe('coerceCell: values by field type', () => {
     expect(r.problems).toEqual([expect.objectContaining({ at: [1, 'amount'], rule: 'coerce-number' })]);
   });
 
+  it('refuses a number in a JSON cell beyond a double (JSON.parse reads Infinity, which would be stored as null)', () => {
+    const r = coerceCell(N.lineItems, '[{"amount": 1}, {"amount": 1e400}]', {});
+    expect(r.ok).toBe(false);
+    expect(r.problems).toEqual([expect.objectContaining({ at: [1, 'amount'], rule: 'coerce-number', message: expect.stringMatching(/too large .* stored as null/) })]);
+    expect(coerceCell(N.any, '{"a": {"b": -1E+999}}', {}).problems).toEqual([expect.objectContaining({ at: ['a', 'b'] })]);
+    expect(coerceCell(N.number, '1e400', {}).ok).toBe(false);
+    // A long exponent that stays in range is no problem.
+    expect(coerceCell(N.lineItems, '[{"amount": 1e-300, "description": "1e400"}]', {})).toEqual({ ok: true, value: [{ amount: 1e-300, description: '1e400' }], problems: [] });
+  });
+
   it('parseEnumCell refuses a case-insensitive tie', () => {
     expect(parseEnumCell('a', ['A', 'a']).ok).toBe(true);
     expect(parseEnumCell(' A ', ['a', 'A ']).ok).toBe(false);

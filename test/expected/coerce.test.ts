@@ -160,3 +160,29 @@ describe('ISO 4217 codes', () => {
     for (const c of Intl.supportedValuesOf('currency').filter((x) => !['EEK', 'LTL', 'LVL'].includes(x))) expect(isCurrencyCode(c)).toBe(true);
   });
 });
+
+describe('parseNumber: thousandfold and overflowing readings', () => {
+  it('calls a single dot before three digits ambiguous, as a single comma is, unless the decimal mark is given', () => {
+    for (const text of ['1.234', '-12.500', '999.000']) {
+      const r = parseNumber(text);
+      expect(r.ok === false && r.ambiguous, text).toBe(true);
+    }
+    expect(parseNumber('1.234', { decimalComma: false })).toEqual({ ok: true, value: 1.234 });
+    expect(parseNumber('1.234', { decimalComma: true })).toEqual({ ok: true, value: 1234 });
+    // Not ambiguous: a leading zero, more or fewer than three decimals, four digits before the dot.
+    for (const [text, want] of [['0.125', 0.125], ['.125', 0.125], ['1.5', 1.5], ['1.2345', 1.2345], ['1234.567', 1234.567]] as const) {
+      expect(parseNumber(text)).toEqual({ ok: true, value: want });
+    }
+  });
+
+  it('refuses a number beyond a double (JSON would store it as null)', () => {
+    for (const text of ['1e400', '-1e999', '9'.repeat(400)]) {
+      const r = parseNumber(text);
+      expect(r.ok, text).toBe(false);
+      expect(r.ok === false && r.reason).toMatch(/too large for a JSON number/);
+    }
+    expect(parseNumber('1e308')).toEqual({ ok: true, value: 1e308 });
+    const money = parseCurrency('$1e400');
+    expect(money.ok === false && money.reason).toMatch(/too large/);
+  });
+});

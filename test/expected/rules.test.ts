@@ -404,6 +404,12 @@ describe('validateExpected and fixExpected', () => {
     expect(Object.keys(RULES).filter((r) => r !== 'schema-violation' && !covered.has(r as RuleId))).toEqual([]);
   });
 
+  it('calls a number beyond a double (1e400, which JSON.parse reads as Infinity) a type mismatch: it would be sent as null', () => {
+    const r = validateExpected(EXTRACT_NEW, JSON.parse('{"value": {"invoice_number": "A", "total": {"amount": 1e400, "iso_4217_currency_code": "USD"}}}'));
+    expect(r.valid).toBe(false);
+    expect(r.findings.filter((f) => f.severity === 'error')).toEqual([expect.objectContaining({ pointer: '/value/total/amount', rule: 'type-mismatch', message: expect.stringMatching(/beyond the range of JSON numbers .* sent as null/) })]);
+  });
+
   it('says what it expected and what it got', () => {
     const r = validateExpected(EXTRACT_NEW, invoice((v) => (v.total = 'twelve')));
     expect(r.findings[0].message).toBe('expected a currency object {amount, iso_4217_currency_code}, got string "twelve" ("twelve" is not an amount of money)');

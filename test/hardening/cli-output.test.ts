@@ -72,6 +72,27 @@ describe('dataset upload --dry-run', () => {
     expect(upload.code).toBe(2);
     expect(upload.stderr).toContain('name the target set');
   });
+
+  it('a lone 1.234 is refused as ambiguous until --decimal-comma or --no-decimal-comma says which mark the data uses; 1e400 is refused', async () => {
+    const dir = tmp();
+    writeFileSync(path.join(dir, 'a.txt'), 'hello');
+    writeFileSync(path.join(dir, 'data.csv'), 'file,total\na.txt,1.234\n');
+    writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ type: 'EXTRACT', schema: { type: 'object', properties: { total: { type: 'number' } } } }));
+    const run = (...flags: string[]) => runCli(['dataset', 'upload', path.join(dir, 'data.csv'), '--config', path.join(dir, 'config.json'), '--dry-run', ...flags], { env: { EVALKIT_BASE_URL: '' } });
+    const neither = await run();
+    expect(neither.code).toBe(2);
+    expect(neither.stdout + neither.stderr).toContain('"1.234" could be 1.234 or 1234');
+    expect(neither.stdout + neither.stderr).toContain('--no-decimal-comma');
+    for (const flag of ['--no-decimal-comma', '--decimal-comma']) {
+      const r = await run(flag);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('1 create');
+    }
+    writeFileSync(path.join(dir, 'data.csv'), 'file,total\na.txt,1e400\n');
+    const huge = await run();
+    expect(huge.code).toBe(2);
+    expect(huge.stdout + huge.stderr).toContain('"1e400" is too large for a JSON number');
+  });
 });
 
 describe('a path in the way', () => {
