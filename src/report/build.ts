@@ -458,6 +458,12 @@ function compareBaseline(
     r.q = qs[i];
   });
   for (const r of rows) r.verdict = verdict(r.delta, r.interval, r.mcnemar.b, r.mcnemar.c, r.pHolm, B, options.equivalence);
+  if (ev.type === 'EXTRACT' && units.length === 0) {
+    // No field in both runs: even document accuracy would weigh each run on other fields (or on
+    // none). Nothing is compared, and --fail-on-regression fails (gates.ts).
+    for (const r of rows) Object.assign(r, { delta: null, interval: null, verdict: 'not_comparable' });
+    warnings.push(`the runs share no field: nothing is compared${gated ? ' and --fail-on-regression fails' : ''}`);
+  }
   for (const u of onlyCurrentUnits) {
     rows.push({ key: `field:${u}.f1`, current: null, baseline: null, delta: null, interval: null, mcnemar: { b: 0, c: 0, p: 1 }, pHolm: 1, q: 1, mde: null, verdict: 'not_comparable' });
   }

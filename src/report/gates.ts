@@ -171,6 +171,11 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
       return r;
     }
     const metric = resolveMetric(report, catalog, spec.metric);
+    if (report.extract && report.extract.fields.length === 0) {
+      // Every field excluded (or none declared or found): document accuracy would be the share of
+      // runs that did not fail, and micro metrics are undefined. Nothing to pass on.
+      return { gate: spec.gate, metric, threshold: spec.threshold, on: gateOn, ...(op === '<=' ? { op } : {}), value: null, passed: false, reason: 'no field is scored (every field is excluded, or the config declares none and the expected outputs hold none)' };
+    }
     const mv = catalog.get(metric) as MetricValue;
     const value = gateOn === 'lower' ? (mv.interval?.lower ?? null) : mv.value;
     // `<=` gates an upper limit: on the interval's upper bound with --gate-on lower.
@@ -207,6 +212,23 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
         'compare runs of the same documents, or lower --min-paired';
     }
     results.push(r);
+  }
+  if (failOnRegression && report.baseline) {
+    // A gate never passes on nothing: a comparison where no metric is comparable (runs that
+    // share no field) is no evidence of "no regression" either.
+    // Listed only when it fails (a comparison that compared something needs no line of its own).
+    if (!report.baseline.rows.some((r) => r.verdict !== 'not_comparable')) {
+      results.push({
+        gate: 'baseline.compared>=1',
+        metric: 'baseline.compared',
+        threshold: 1,
+        op: '>=',
+        on: 'point',
+        value: 0,
+        passed: false,
+        reason: `no metric is comparable with the baseline (${report.type === 'EXTRACT' ? 'the runs share no field' : 'every metric is undefined in one run or the other'}); compare runs of the same fields`,
+      });
+    }
   }
   const regressed = (report.baseline?.rows ?? []).filter((r) => r.verdict === 'regressed').map((r) => r.key);
   const passed = results.every((r) => r.passed) && !(failOnRegression && regressed.length > 0);

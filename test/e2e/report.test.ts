@@ -141,6 +141,36 @@ describe('evalkit report: gates and exit codes', () => {
     expect(same.stdout).toContain('pass baseline.paired>=54 (60)');
     expect(same.stdout).toContain('0 of 1 gate(s) failed, no significant regression');
   });
+
+  it('a gate never passes on nothing: runs that share no field fail --fail-on-regression; a report that scores no field fails every quality gate', async () => {
+    const dir = tmp();
+    const config = (field: string) => ({ type: 'EXTRACT', schema: { type: 'object', properties: { [field]: { type: 'string' } } } });
+    const docs = (field: string) => Array.from({ length: 40 }, (_, i) => ({ e: { [field]: `N${i}` }, p: { [field]: `N${i}` } }));
+    writeFileSync(path.join(dir, 'a.json'), JSON.stringify(extractExport(config('name'), docs('name'))));
+    writeFileSync(path.join(dir, 'b.json'), JSON.stringify(extractExport(config('vendor'), docs('vendor'))));
+    const disjoint = await report(['--from', path.join(dir, 'a.json'), '--baseline', path.join(dir, 'b.json'), '--fail-on-regression', '--out-dir', path.join(dir, 'o1'), '--format', 'json']);
+    expect(disjoint.code).toBe(1);
+    const r1 = JSON.parse(disjoint.stdout) as { baseline: { rows: Array<{ verdict: string }> }; gates: { passed: boolean; results: Array<{ gate: string; passed: boolean; reason?: string }> } };
+    // Document accuracy too: each run would be weighed on its own field.
+    expect(new Set(r1.baseline.rows.map((r) => r.verdict))).toEqual(new Set(['not_comparable']));
+    expect(r1.gates.results).toContainEqual(expect.objectContaining({ gate: 'baseline.compared>=1', passed: false, reason: expect.stringContaining('the runs share no field') }));
+    expect(disjoint.stderr).toContain('the runs share no field: nothing is compared and --fail-on-regression fails');
+    // The same runs with a field in common pass (nothing regressed).
+    writeFileSync(path.join(dir, 'c.json'), JSON.stringify(extractExport(config('name'), docs('name'))));
+    const shared = await report(['--from', path.join(dir, 'a.json'), '--baseline', path.join(dir, 'c.json'), '--fail-on-regression', '--out-dir', path.join(dir, 'o2')]);
+    expect(shared.code).toBe(0);
+    expect(shared.stdout).not.toContain('baseline.compared');
+
+    const fields = ['name', 'total'];
+    const both = { type: 'EXTRACT', schema: { type: 'object', properties: { name: { type: 'string' }, total: { type: 'number' } } } };
+    const rows = Array.from({ length: 20 }, (_, i) => ({ e: { name: `N${i}`, total: i }, p: { name: `N${i}`, total: i } }));
+    writeFileSync(path.join(dir, 'excluded.json'), JSON.stringify(extractExport(both, rows, { excludeFields: fields })));
+    const none = await report(['--from', path.join(dir, 'excluded.json'), '--fail-under', 'document.accuracy=0.5', '--out-dir', path.join(dir, 'o3')]);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toContain('FAIL document.accuracy=0.5: no field is scored');
+    writeFileSync(path.join(dir, 'kept.json'), JSON.stringify(extractExport(both, rows, { excludeFields: ['total'] })));
+    expect((await report(['--from', path.join(dir, 'kept.json'), '--fail-under', 'document.accuracy=0.5', '--out-dir', path.join(dir, 'o4')])).code).toBe(0);
+  });
 });
 
 describe('evalkit report: usage and input errors exit 2 and write nothing', () => {
