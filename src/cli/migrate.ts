@@ -1,9 +1,10 @@
-import { statSync } from 'node:fs';
+import path from 'node:path';
 import type { Argv } from 'yargs';
 import { formatLocation, UsageError, type ExitCode } from '../util/errors.js';
 import type { FileResult } from '../config/files.js';
 import { MAPPING } from '../config/mapping.js';
 import { LAYOUTS, NEW_LAYOUT, PROCESSOR_TYPES, type Layout, type ProcessorType } from '../config/types.js';
+import { checkOutputTargets } from '../util/fs.js';
 import { isQuiet } from './style.js';
 import { defineCommand } from './command.js';
 import { err, formatOption, out, outGathered, outJson } from './io.js';
@@ -64,8 +65,11 @@ export default defineCommand<MigrateArgs>({
     const stdin = paths.includes('-');
     if (stdin && paths.length > 1) throw new UsageError('- (stdin) cannot be combined with other paths');
     if (stdin && (argv.write || argv.outDir !== undefined)) throw new UsageError('- (stdin) writes its result to stdout; --write and --out-dir do not apply');
-    if (argv.outDir !== undefined && statSync(argv.outDir, { throwIfNoEntry: false })?.isDirectory() === false) {
-      throw new UsageError(`--out-dir ${argv.outDir} is a file, not a folder`, { hint: 'name a folder (it is made if it does not exist)' });
+    if (argv.outDir !== undefined) {
+      checkOutputTargets([{ path: argv.outDir, kind: 'folder', flag: '--out-dir' }]);
+      // The walk leaves the --out-dir folder out: a named folder that is the --out-dir would give no file at all.
+      const same = paths.find((p) => path.resolve(p) === path.resolve(argv.outDir as string));
+      if (same !== undefined) throw new UsageError(`--out-dir ${argv.outDir} is the folder being migrated (${same}): its copies would overwrite the files`, { hint: 'use --write to rewrite the files in place, or name another --out-dir folder' });
     }
     const mode = argv.check ? 'check' : argv.write ? 'write' : argv.outDir !== undefined ? 'out-dir' : 'dry-run';
     const core = await import('../config/index.js');

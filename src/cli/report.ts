@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
-import { REPORT_FORMATS as FORMATS, type ReportFormat } from '../report/write.js';
+import { REPORT_FILE_NAMES, REPORT_FORMATS as FORMATS, type ReportFormat } from '../report/write.js';
 import type { DocumentRecord, MultiRun } from '../metrics/generated/report.js';
 import type { FileValueSource, ValueSource } from '../report/explorer/values.js';
 import { defineCommand } from './command.js';
@@ -147,7 +147,7 @@ export default defineCommand<ReportArgs>({
 
     const { openExport, loadBaseline } = await import('../report/load.js');
     const { computeReportStream } = await import('../report/build.js');
-    const { DiscardDocuments, FileDocuments } = await import('../report/documents.js');
+    const { DiscardDocuments, DOCUMENTS_FILE, FileDocuments } = await import('../report/documents.js');
     const { writeReports, EXPLORER_MAX_DOCUMENTS } = await import('../report/write.js');
     const exp = await openExport(from);
     // The other runs are opened (headers read and checked) and read item by item when compared.
@@ -160,6 +160,15 @@ export default defineCommand<ReportArgs>({
     // Revision first: the reports and the history entry are written only once everything is ready.
     const revision = argv.history !== undefined ? await (await import('../history/git.js')).detectRevision() : undefined;
     const outDir = argv.outDir ?? (fromList.length ? defaultOutDir(from) : path.join('reports', path.basename(path.resolve(argv.runs ?? from))));
+    // Every output's place checked before the scoring: nothing is written on exit 2.
+    const { checkOutputTargets } = await import('../util/fs.js');
+    checkOutputTargets([
+      { path: outDir, kind: 'folder', flag: '--out-dir' },
+      ...formats.map((f) => ({ path: path.join(outDir, REPORT_FILE_NAMES[f]), kind: 'file' as const, flag: '--out-dir' })),
+      ...(formats.includes('json') ? [{ path: path.join(outDir, DOCUMENTS_FILE), kind: 'file' as const, flag: '--out-dir' }] : []),
+      ...(argv.exportErrors ? [{ path: argv.exportErrors, kind: 'file' as const, flag: '--export-errors' }] : []),
+      ...(argv.history !== undefined ? [{ path: argv.history, kind: 'folder' as const, flag: '--history' }] : []),
+    ]);
     // JUnit's `file`: the config file the gates came from, the dataset's CSV (evalkit.config.json).
     const { settingsSources } = await import('./settings.js');
     const junitFiles = { gates: settingsSources().gatesFile, dataset: settingsSources().csv };

@@ -1,4 +1,5 @@
-import { promises as fsp, renameSync, rmSync } from 'node:fs';
+import { promises as fsp, renameSync, rmSync, statSync } from 'node:fs';
+import { InputError } from './errors.js';
 import path from 'node:path';
 
 /** Every temp file of an atomic write starts with this; its name ends in `.<pid>.<8 hex>[.<n>]`. */
@@ -238,4 +239,49 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array | 
 /** Renames a finished temp file onto its target (same folder, so atomic on POSIX). */
 export function commitTempSync(tmp: string, target: string): void {
   renameSync(tmp, target);
+}
+
+/** The path's stat, or undefined when nothing is there (also when a part of it is a file: ENOTDIR). */
+function statIfAny(p: string): ReturnType<typeof statSync> | undefined {
+  try {
+    return statSync(p, { throwIfNoEntry: false });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw e;
+  }
+}
+
+/** A path a command will write: a file, or a folder it may create. */
+export interface OutputTarget {
+  path: string;
+  kind: 'file' | 'folder';
+  /** The flag that named it, for the message (`--out-dir`, `--export-errors`). */
+  flag: string;
+}
+
+/**
+ * Checks, before any work, that every output can be written where it is going: a file's path
+ * is not a folder, a folder's path is not a file, and no existing part of either path is a file
+ * (so a run does not score for minutes and then write half its outputs). An InputError naming
+ * the flag and the path otherwise. What cannot be known in advance (a full disk) is not checked.
+ */
+export function checkOutputTargets(targets: readonly OutputTarget[]): void {
+  for (const t of targets) {
+    const abs = path.resolve(t.path);
+    const st = statIfAny(abs);
+    if (st) {
+      if (t.kind === 'file' && st.isDirectory()) throw new InputError(`${t.flag}: ${t.path} is a folder, so the file cannot be written there`, { hint: 'move the folder away, or choose another path' });
+      if (t.kind === 'folder' && !st.isDirectory()) throw new InputError(`${t.flag}: ${t.path} is a file, not a folder`, { hint: 'name a folder (it is made if it does not exist), or move the file away' });
+      continue;
+    }
+    // The nearest part of the path that exists must be a folder.
+    for (let dir = path.dirname(abs); ; dir = path.dirname(dir)) {
+      const up = statIfAny(dir);
+      if (up) {
+        if (!up.isDirectory()) throw new InputError(`${t.flag}: ${t.path} cannot be made: ${dir} is a file, not a folder`, { hint: 'choose a path whose folders are folders' });
+        break;
+      }
+      if (path.dirname(dir) === dir) break;
+    }
+  }
 }

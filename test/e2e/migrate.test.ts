@@ -70,6 +70,17 @@ describe('evalkit migrate (built binary, real files)', () => {
     expect(readdirSync(path.join(dir, 'out')).sort()).toEqual(['document-classify.json', 'invoice-extract.json', 'nested', 'packet-splitter.json']);
   });
 
+  it('--out-dir naming the folder being migrated is a usage error (the walk leaves --out-dir out: it found nothing and passed)', async () => {
+    const { dir, before } = sampleTree();
+    for (const outDir of ['configs', 'configs/', path.join(dir, 'configs')]) {
+      const r = await runCli(['migrate', 'configs', '--out-dir', outDir], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('is the folder being migrated');
+      expect(r.stderr).toContain('--write');
+    }
+    expect(texts(path.join(dir, 'configs'))).toEqual(before);
+  });
+
   it('--out-dir: one line per file names its types, how many configs and splitter outputs, and where the copy went', async () => {
     const dir = tmp();
     mkdirSync(path.join(dir, 'in'));

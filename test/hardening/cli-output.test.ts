@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { escapeControls } from '../../src/cli/io.js';
@@ -98,23 +98,42 @@ describe('dataset upload --dry-run', () => {
 describe('a path in the way', () => {
   const fixture = path.join(ROOT, 'test/fixtures/report/extract-export.json');
 
-  it('report --out-dir naming a file, or a folder under a file, says so (exit 2), not "unexpected error"', async () => {
+  it('report: an output whose place is taken (a file for --out-dir or --history, a folder for a report file or --export-errors) is refused before anything is written', async () => {
     const dir = tmp();
     const file = path.join(dir, 'taken');
     writeFileSync(file, 'keep me');
-    for (const [outDir, why] of [
-      [file, 'a file of that name is in the way (EEXIST)'],
-      [path.join(file, 'sub'), 'a part of the path is a file, not a folder (ENOTDIR)'],
+    mkdirSync(path.join(dir, 'out', 'report.md'), { recursive: true });
+    mkdirSync(path.join(dir, 'errors.csv'));
+    const out = path.join(dir, 'fresh');
+    for (const [args, message] of [
+      [['--out-dir', file], `--out-dir: ${file} is a file, not a folder`],
+      [['--out-dir', path.join(file, 'sub')], `--out-dir: ${path.join(file, 'sub')} cannot be made: ${file} is a file, not a folder`],
+      [['--out-dir', path.join(dir, 'out')], `--out-dir: ${path.join(dir, 'out', 'report.md')} is a folder, so the file cannot be written there`],
+      [['--out-dir', out, '--export-errors', path.join(dir, 'errors.csv')], `--export-errors: ${path.join(dir, 'errors.csv')} is a folder`],
+      [['--out-dir', out, '--history', file], `--history: ${file} is a file, not a folder`],
     ]) {
-      const r = await runCli(['report', '--from', fixture, '--bootstrap', '0', '--out-dir', outDir]);
-      expect(r.code).toBe(2);
-      expect(r.stderr).toContain(`cannot create the folder ${outDir}: ${why}`);
+      const r = await runCli(['report', '--from', fixture, '--bootstrap', '0', ...args]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(message);
       expect(r.stderr).toContain('hint:');
       expect(r.stderr).not.toContain('unexpected error');
     }
+    // Nothing was written: no report beside the folder in the way, no fresh --out-dir.
+    expect(readdirSync(path.join(dir, 'out'))).toEqual(['report.md']);
+    expect(existsSync(out)).toBe(false);
   });
 
-  it('migrate --out-dir naming a file is a usage error before any work', async () => {
+  it('demo --out-dir naming a file says which path and why (exit 2), not "unexpected error"', async () => {
+    const dir = tmp();
+    const file = path.join(dir, 'taken');
+    writeFileSync(file, 'keep me');
+    const r = await runCli(['demo', '--out-dir', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot create the folder .*taken: a file of that name is in the way \(EEXIST\)/);
+    expect(r.stderr).not.toContain('unexpected error');
+  });
+
+  it('migrate --out-dir naming a file is an input error before any work', async () => {
     const dir = tmp();
     const file = path.join(dir, 'taken');
     writeFileSync(file, 'keep me');
@@ -122,10 +141,10 @@ describe('a path in the way', () => {
     writeFileSync(path.join(dir, 'src', 'a.json'), JSON.stringify({ type: 'CLASSIFY', fields: [], customClassificationRules: 'x' }));
     const r = await runCli(['migrate', path.join(dir, 'src'), '--out-dir', file]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`--out-dir ${file} is a file, not a folder`);
+    expect(r.stderr).toContain(`--out-dir: ${file} is a file, not a folder`);
     const under = await runCli(['migrate', path.join(dir, 'src'), '--out-dir', path.join(file, 'x')]);
     expect(under.code).toBe(2);
-    expect(under.stderr).toContain('a part of the path is a file, not a folder (ENOTDIR)');
+    expect(under.stderr).toContain(`cannot be made: ${file} is a file, not a folder`);
     expect(under.stderr).not.toContain('unexpected error');
   });
 });
