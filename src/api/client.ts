@@ -294,6 +294,14 @@ function normalizeBaseUrl(raw: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`the service base URL must use http or https, not ${url.protocol}`, { hint: 'set EVALKIT_BASE_URL (or --base-url) to an http(s) URL' });
   }
+  // Never quoted back: a password in the URL is a secret. fetch refuses such a URL on every
+  // attempt, and a query string would end up in the middle of every request's path.
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError('the service base URL holds a user name or password', { hint: 'remove them from the URL: the API token goes in EVALKIT_API_TOKEN' });
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new UsageError('the service base URL has a query string or fragment', { hint: 'set the base URL alone (scheme, host, port and path prefix), such as https://api.example.com/v1' });
+  }
   return raw.replace(/\/+$/, '');
 }
 

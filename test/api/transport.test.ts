@@ -68,8 +68,18 @@ describe('headers', () => {
   test.each([
     ['not a url', 'not a valid URL'],
     ['ftp://example.com', 'must use http or https'],
-  ])('base URL %s is refused', (baseUrl, message) => {
+    ['http://user:sk_pw_SECRET@127.0.0.1:1', 'holds a user name or password'],
+    ['http://sk_pw_SECRET@127.0.0.1:1', 'holds a user name or password'],
+    ['http://127.0.0.1:1/?token=sk_pw_SECRET', 'has a query string or fragment'],
+    ['http://127.0.0.1:1/v1#x', 'has a query string or fragment'],
+  ])('base URL %s is refused, and never quoted back', (baseUrl, message) => {
     expect(() => createClient({ baseUrl })).toThrow(message);
+    try {
+      createClient({ baseUrl });
+    } catch (e) {
+      const text = `${(e as Error).message} ${(e as { hint?: string }).hint ?? ''}`;
+      expect(text).not.toContain('sk_pw_SECRET');
+    }
   });
 
   test('an API version that is not a date is refused', () => {
