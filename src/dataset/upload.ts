@@ -11,7 +11,7 @@
  *      whose outcome is unknown are settled by asking the service again (never by a blind
  *      retry); a 429 waits, never fails; then --prune deletes.
  */
-import { promises as fsp } from 'node:fs';
+import { existsSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { isApiError, type Client, type FetchLike } from '../api/index.js';
@@ -384,8 +384,10 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
  * It is renamed, not deleted (it may hold fixes typed into it), and the rename is said.
  */
 async function setStaleRejectsAside(file: string, onNotice?: (m: string) => void): Promise<{ from: string; to: string } | undefined> {
-  const to = file.replace(/\.rejects\.csv$/, '.rejects.stale.csv');
-  if (to === file) return undefined;
+  if (!/\.rejects\.csv$/.test(file)) return undefined;
+  // A name no earlier stale file has: one set aside by an earlier run may hold fixes too.
+  let to = file.replace(/\.rejects\.csv$/, '.rejects.stale.csv');
+  for (let n = 2; existsSync(to); n++) to = file.replace(/\.rejects\.csv$/, `.rejects.stale-${n}.csv`);
   try {
     await fsp.rename(file, to);
   } catch (e) {

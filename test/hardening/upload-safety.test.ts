@@ -161,5 +161,15 @@ describe('a rejects file of an earlier run', () => {
     expect(good.stderr).toContain('the earlier rejects file data.rejects.csv is stale, renamed to data.rejects.stale.csv');
     expect(existsSync(path.join(dir, 'data.rejects.csv'))).toBe(false);
     expect(readFileSync(path.join(dir, 'data.rejects.stale.csv'), 'utf8')).toContain('twelve');
+    // A second stale rejects file does not replace the first (which may hold fixes typed into it).
+    writeFileSync(path.join(dir, 'data.rejects.stale.csv'), 'my fixes\n', { flag: 'a' });
+    writeFileSync(path.join(dir, 'data.csv'), 'file,invoice_number,total\nfiles/doc-0.txt,A,EUR 1\nfiles/doc-1.txt,B,thirteen\n');
+    expect((await s.upload(['data.csv', '--create-set', 'rejects', '--processor', pid], dir)).code).toBe(2);
+    writeFileSync(path.join(dir, 'data.csv'), 'file,invoice_number,total\nfiles/doc-0.txt,A,EUR 1\nfiles/doc-1.txt,B,EUR 13\n');
+    const again = await s.upload(['data.csv', '--create-set', 'rejects', '--processor', pid], dir);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('renamed to data.rejects.stale-2.csv');
+    expect(readFileSync(path.join(dir, 'data.rejects.stale.csv'), 'utf8')).toContain('my fixes');
+    expect(readFileSync(path.join(dir, 'data.rejects.stale-2.csv'), 'utf8')).toContain('thirteen');
   });
 });
