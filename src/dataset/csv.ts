@@ -113,6 +113,7 @@ async function readSample(file: string): Promise<Buffer> {
     });
   }
   try {
+    if ((await handle.stat()).isDirectory()) throw new InputError('a folder, not a CSV file', { location: { file }, hint: 'name the CSV file itself' });
     const buf = Buffer.alloc(SAMPLE_BYTES);
     const { bytesRead } = await handle.read(buf, 0, SAMPLE_BYTES, 0);
     return buf.subarray(0, bytesRead);

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectDelimiter, openCsv, parseDelimiterOption, type CsvRecord } from '../../src/dataset/csv.js';
 import { InputError } from '../../src/util/errors.js';
@@ -11,6 +14,13 @@ async function all(file: string, delimiter?: string): Promise<{ header: string[]
 }
 
 describe('openCsv', () => {
+  it('a folder is an input error naming it (eval --metadata and dataset upload said "unexpected error: EISDIR")', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-csv-dir-'));
+    await expect(openCsv(dir)).rejects.toThrow(InputError);
+    await expect(openCsv(dir)).rejects.toThrow('a folder, not a CSV file');
+    rmSync(dir, { recursive: true });
+  });
+
   it('reads UTF-8 with a BOM, quoted newlines, CRLF, and names the line each record starts on', async () => {
     const file = writeTmp('a.csv', '\ufeffa,b\r\n1,"x\r\ny"\r\n\r\n2,"p ""q"""\r\n3,z');
     const r = await all(file);
