@@ -110,6 +110,11 @@ function migrateFileText(text: string, file: string, opts: TreeOptions & { patch
     try {
       next = applyTextChanges(rec.text, r.textChanges, r.doc);
     } catch (e) {
+      if (e instanceof EvalkitError) {
+        // A problem of the input (a key twice in an object to rewrite): this file is not migrated.
+        errors.push({ message: e.message, location: { file, ...(rec.line ? { line: rec.line } : {}), pointer: `${prefix}${e.location.pointer ?? ''}` }, ...(e.hint ? { hint: e.hint } : {}) });
+        continue;
+      }
       throw new InternalError(`${file}${rec.line ? `:${rec.line}` : ''}: cannot rewrite the text: ${(e as Error).message}`);
     }
     out.push(next + rec.eol);

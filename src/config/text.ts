@@ -10,6 +10,7 @@
 import type { Segment } from './detect.js';
 import type { Member } from './plan.js';
 import { isPlainObject, toPointer, valueAt } from '../util/json.js';
+import { InputError } from '../util/errors.js';
 
 export interface Prop {
   key: string;
@@ -201,6 +202,7 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
   const edits: Edit[] = [];
   for (const change of changes) {
     const span = readObject(scanned, find(scanned, root, change.path));
+    refuseDuplicateKeys(span, change.path);
     const expected = valueAt(migrated, change.path);
     // Renames are made in place, keeping every byte but the keys. An object with a duplicate key
     // (JSON.parse keeps the last) is re-laid out instead, from the members JSON.parse sees.
@@ -231,7 +233,7 @@ function wrongEdit(change: TextChange, what: string): Error {
 /** The object re-laid out from its plan, checked: it must parse to the migrated object. */
 function relayoutEdit(scanned: Scanned, span: ObjectSpan, change: TextChange, expected: unknown, edits: Edit[]): void {
   const members = 'rename' in change ? renamedMembers(span, change.rename[0], change.rename[1]) : change.members;
-  const rendered = renderObject(scanned, span, members);
+  const rendered = renderObject(scanned, span, members, change.path);
   if (!sameDocument(rendered, expected)) throw wrongEdit(change, 'the rewritten object does not parse to the migrated one');
   edits.push({ start: span.start, end: span.end, text: rendered });
 }
@@ -251,6 +253,21 @@ function renameKeyEdit(props: readonly Prop[], keys: string[], from: string, to:
   const p = props[i];
   keys[i] = to;
   edits.push({ start: p.keyStart, end: p.keyEnd, text: JSON.stringify(to) });
+}
+
+/**
+ * An object that migration rewrites must not hold a key twice: JSON.parse keeps the last value,
+ * so the rewritten text would hold one of the two and the other would be gone without a word.
+ * Migration is lossless or does not happen: an InputError naming the key (a bug of the input).
+ */
+function refuseDuplicateKeys(span: ObjectSpan, path: readonly Segment[]): void {
+  if (!hasDuplicateKeys(span.props)) return;
+  const seen = new Set<string>();
+  const key = span.props.find((p) => (seen.has(p.key) ? true : (seen.add(p.key), false)))!.key;
+  throw new InputError(`${JSON.stringify(key)} appears twice in this object: migrating it would keep the last value and drop the other`, {
+    location: { pointer: toPointer(path) },
+    hint: 'remove one of the two (JSON.parse and most readers keep the last), then migrate',
+  });
 }
 
 /** Whether two members share a key; without allocating for the usual handful of members. */
@@ -360,7 +377,7 @@ function styleOf(t: string, span: ObjectSpan): Style {
 }
 
 /** Re-lays out a config object from its plan; values are copied from the source text. */
-function renderObject(scanned: Scanned, span: ObjectSpan, members: readonly Member[]): string {
+function renderObject(scanned: Scanned, span: ObjectSpan, members: readonly Member[], changePath: readonly Segment[]): string {
   const t = scanned.t;
   const style = styleOf(t, span);
   const byKey = new Map<string, Prop>();
@@ -370,7 +387,10 @@ function renderObject(scanned: Scanned, span: ObjectSpan, members: readonly Memb
     const top = byKey.get(path[0])!;
     if (path.length === 1) return { keyText: t.slice(top.keyStart, top.keyEnd), valueText: t.slice(top.valueStart, top.valueEnd) };
     let inner = nested.get(path[0]);
-    if (!inner) nested.set(path[0], (inner = readObject(scanned, top.valueStart)));
+    if (!inner) {
+      nested.set(path[0], (inner = readObject(scanned, top.valueStart)));
+      refuseDuplicateKeys(inner, [...changePath, path[0]]);
+    }
     const p = lastProp(inner.props, path[1]);
     return { keyText: t.slice(p.keyStart, p.keyEnd), valueText: t.slice(p.valueStart, p.valueEnd) };
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { migrateTree } from '../../src/config/document.js';
 import { applyTextChanges, sameJson } from '../../src/config/text.js';
+import { migrateText } from '../../src/config/files.js';
 
 const OLD = '{\n  "processor": {\n    "type": "EXTRACT",\n    "config": {\n      "type": "EXTRACT",\n      "customExtractionRules": "r",\n      "includeBoundingBoxCitations": true\n    }\n  },\n  "output": {"subDocumentClassifications": [{"startPage": 1}]}\n}\n';
 
@@ -38,11 +39,19 @@ describe('applyTextChanges', () => {
     expect(() => applyTextChanges(text, r.textChanges, { expectedOutput: { splits: [{ startPage: 1 }] } })).toThrow(/^\/expectedOutput: the renamed keys are not those of the migrated object$/);
   });
 
-  it('an object with a duplicate key is re-laid out from what JSON.parse sees (the last of each key, in first place)', () => {
+  it('refuses to rewrite an object that holds a key twice (JSON.parse keeps the last: the other value would be dropped)', () => {
     const text = '{"expectedOutput": {"subDocumentClassifications": [{"startPage": 1}], "note": 1, "subDocumentClassifications": [{"startPage": 2}]}}';
     const r = changesOf(text);
     expect(r.doc).toEqual({ expectedOutput: { splits: [{ startPage: 2 }], note: 1 } });
-    expect(applyTextChanges(text, r.textChanges, r.doc)).toBe('{"expectedOutput": {"splits": [{"startPage": 2}], "note": 1}}');
+    expect(() => applyTextChanges(text, r.textChanges, r.doc)).toThrow(expect.objectContaining({ name: 'InputError', message: '"subDocumentClassifications" appears twice in this object: migrating it would keep the last value and drop the other', location: { pointer: '/expectedOutput' } }));
+    // Inside advancedOptions, read member by member when migrating down.
+    const down = '{"type": "EXTRACT", "advancedOptions": {"citationsEnabled": true, "citationsEnabled": false}}';
+    const d = migrateText(down, 'x.json', { to: '2024-11-14' });
+    expect(d.status).toBe('error');
+    expect(d.errors[0]).toMatchObject({ message: expect.stringContaining('"citationsEnabled" appears twice'), location: { pointer: '/advancedOptions' } });
+    // A key twice where nothing is rewritten is left as it is (every byte kept).
+    const kept = '{"type": "EXTRACT", "extractionRules": "a", "schema": {"x": 1, "x": 2}}';
+    expect(migrateText(kept, 'k.json', { to: '2025-04-21' }).status).toBe('unchanged');
   });
 
   it('skips brackets, braces and escaped quotes inside strings when finding where values end', () => {
