@@ -204,11 +204,10 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
     const span = readObject(scanned, find(scanned, root, change.path));
     refuseDuplicateKeys(span, change.path);
     const expected = valueAt(migrated, change.path);
-    // Renames are made in place, keeping every byte but the keys. An object with a duplicate key
-    // (JSON.parse keeps the last) is re-laid out instead, from the members JSON.parse sees.
-    // Each kind of edit is a function apart: V8 compiles them as smaller units, and when objects
+    // Renames are made in place, keeping every byte but the keys (an object with a key twice
+    // was refused above). Each kind of edit is a function apart: V8 compiles them as smaller units, and when objects
     // of a new shape reach the rename check only that small function is compiled again.
-    if (hasDuplicateKeys(span.props) || !('rename' in change || change.renameOnly)) relayoutEdit(scanned, span, change, expected, edits);
+    if (!('rename' in change) && !change.renameOnly) relayoutEdit(scanned, span, change, expected, edits);
     else renameEdits(span, change, expected, edits);
   }
   edits.sort(byStartDescending);
@@ -231,9 +230,8 @@ function wrongEdit(change: TextChange, what: string): Error {
 }
 
 /** The object re-laid out from its plan, checked: it must parse to the migrated object. */
-function relayoutEdit(scanned: Scanned, span: ObjectSpan, change: TextChange, expected: unknown, edits: Edit[]): void {
-  const members = 'rename' in change ? renamedMembers(span, change.rename[0], change.rename[1]) : change.members;
-  const rendered = renderObject(scanned, span, members, change.path);
+function relayoutEdit(scanned: Scanned, span: ObjectSpan, change: Extract<TextChange, { members: readonly Member[] }>, expected: unknown, edits: Edit[]): void {
+  const rendered = renderObject(scanned, span, change.members, change.path);
   if (!sameDocument(rendered, expected)) throw wrongEdit(change, 'the rewritten object does not parse to the migrated one');
   edits.push({ start: span.start, end: span.end, text: rendered });
 }
@@ -275,12 +273,6 @@ function hasDuplicateKeys(props: readonly Prop[]): boolean {
   if (props.length > 16) return new Set(props.map((p) => p.key)).size !== props.length;
   for (let i = 1; i < props.length; i++) for (let j = 0; j < i; j++) if (props[i].key === props[j].key) return true;
   return false;
-}
-
-/** The members of an object with one key renamed, in the order JSON.parse gives them (first place of each key). */
-function renamedMembers(span: ObjectSpan, from: string, to: string): Member[] {
-  const keys = [...new Set(span.props.map((p) => p.key))];
-  return keys.map((k) => ({ key: k === from ? to : k, from: [k] }));
 }
 
 /** Whether a JSON text parses to `value`: equal values and equal key order (see sameJson). */
