@@ -6,7 +6,7 @@ import { fileSystemError, InputError } from '../src/util/errors.js';
 import { CopyWriter, isAbsent, StagedCopies } from '../src/util/copies.js';
 import { yielder } from '../src/util/pause.js';
 import { removeLiveTempsSync, sweepStaleTemps, writeFileAtomic } from '../src/util/fs.js';
-import { detectJsonStyle, fromPointer, own, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
+import { detectJsonStyle, fromPointer, lossyNumber, own, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
 import { redact } from '../src/util/secrets.js';
 
 describe('json pointer', () => {
@@ -207,5 +207,18 @@ describe('fileSystemError', () => {
     expect(fileSystemError(new Error('plain'))).toBeUndefined();
     expect(fileSystemError(Object.assign(new Error('no path'), { code: 'ECONNREFUSED', syscall: 'connect' }))).toBeUndefined();
     expect(fileSystemError('EEXIST')).toBeUndefined();
+  });
+});
+
+describe('lossyNumber', () => {
+  it.each([
+    ['{"a": 12345678901234567890123}', '12345678901234567890123'],
+    ['{"a": 9007199254740993}', '9007199254740993'],
+    ['[1e999]', '1e999'],
+    ['[-1E+400]', '-1E+400'],
+    ['[1e-400]', '1e-400'],
+  ])('finds %s', (text, literal) => expect(lossyNumber(text)?.literal).toBe(literal));
+  it.each([['{"a": "12345678901234567890123"}'], ['{"a": 1234567890123456}'], ['[9007199254740992, 100000000000000000000, 1.5e300, 1e-300, 0.1]'], ['{"s": "x\\"12345678901234567890"}']])('passes %s', (text) => {
+    expect(lossyNumber(text)).toBeUndefined();
   });
 });

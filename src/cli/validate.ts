@@ -222,7 +222,7 @@ function renderText(results: FileResult[], s: Summary, fixing: boolean): string 
   const parts = [`${plural(s.files, 'file')}, ${plural(s.documents, 'document')}: ${s.documents - s.invalid} valid, ${s.invalid} invalid`];
   parts.push(`${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}${s.fixable && !fixing ? ` (${s.fixable} fixable with --fix)` : ''}`);
   if (fixing) parts.push(`${s.fixed} fixed`);
-  if (s.inputErrors) parts.push(`${plural(s.inputErrors, 'file')} not readable`);
+  if (s.inputErrors) parts.push(`${plural(s.inputErrors, 'file')} with an input error (named above)`);
   // --quiet: the findings, without the tally.
   if (!isQuiet()) lines.push(parts.join('; '));
   return lines.join('\n').replace(/\n+$/, '');

@@ -5,7 +5,7 @@
  * pointer (and line for JSONL) so findings and fixes point back into the file.
  */
 import { InputError } from '../util/errors.js';
-import { detectJsonStyle, fromPointer, isPlainObject, parseJson, stringifyWithStyle, toPointer } from '../util/json.js';
+import { detectJsonStyle, fromPointer, isPlainObject, lineColumnAt, lossyNumber, parseJson, stringifyWithStyle, toPointer } from '../util/json.js';
 
 export interface ExpectedDocument {
   /** 1-based line, for JSONL. */
@@ -83,12 +83,35 @@ export function renderExpectedFile(f: ExpectedFile, replaced: ReadonlyMap<number
     roots[r] = setAt(roots[r], d.pointer, doc);
     touched.add(r);
   }
-  if (f.kind === 'json') return touched.size ? stringifyWithStyle(roots[0], detectJsonStyle(f.text)) : f.text;
+  if (f.kind === 'json') {
+    if (!touched.size) return f.text;
+    refuseLossyNumbers(f, f.text, 0);
+    return stringifyWithStyle(roots[0], detectJsonStyle(f.text));
+  }
   const eol = f.text.includes('\r\n') ? '\r\n' : '\n';
   return f.text
     .split(/\r?\n/)
-    .map((line, i) => (touched.has(i) ? JSON.stringify(roots[i]) : line))
+    .map((line, i) => {
+      if (!touched.has(i)) return line;
+      refuseLossyNumbers(f, line, i);
+      return JSON.stringify(roots[i]);
+    })
     .join(eol);
+}
+
+/**
+ * A text rewritten from its parsed form must not hold a number a double does not hold (1e400,
+ * 12345678901234567890123): its rewrite would change the number without a word. An InputError
+ * at its line: nothing of the file is written.
+ */
+function refuseLossyNumbers(f: ExpectedFile, text: string, lineIndex: number): void {
+  const lossy = lossyNumber(text);
+  if (!lossy) return;
+  const at = lineColumnAt(text, lossy.offset);
+  throw new InputError(`cannot write the fixes: the number ${lossy.literal.length > 40 ? `${lossy.literal.slice(0, 40)}...` : lossy.literal} would be rewritten as ${lossy.becomes} (a JSON number in JavaScript holds about 16 significant digits, up to 1.8e308)`, {
+    location: { file: f.file, line: lineIndex + at.line, column: at.column },
+    hint: 'write that number as a string, or within range, then run --fix again (nothing was written)',
+  });
 }
 
 function setAt(root: unknown, pointer: string, value: unknown): unknown {

@@ -192,3 +192,37 @@ export function overflowPath(value: unknown, text: string): Array<string | numbe
   }
   return undefined;
 }
+
+/** A decimal number text as sign, significant digits and exponent, for comparing values exactly. */
+function decimalKey(t: string): string {
+  const m = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(t);
+  if (!m) return t;
+  let digits = (m[2] ?? '') + (m[3] ?? '');
+  let exp = Number(m[4] ?? 0) - (m[3] ?? '').length;
+  const lead = /^0*/.exec(digits)![0].length;
+  digits = digits.slice(lead);
+  const trail = /0*$/.exec(digits)![0].length;
+  digits = digits.slice(0, digits.length - trail);
+  exp += trail;
+  return digits === '' ? '0' : `${m[1]}${digits}e${exp}`;
+}
+
+const NUMBER_OR_STRING = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/**
+ * The first number literal of a JSON text whose value a double does not hold (`1e400` becomes
+ * Infinity, `12345678901234567890123` becomes 12345678901234567000000): rewriting the text from
+ * its parsed form would change it. undefined when every number survives. Only literals of 16 or
+ * more digits, or with a three-digit exponent, are compared exactly.
+ */
+export function lossyNumber(text: string): { literal: string; becomes: string; offset: number } | undefined {
+  NUMBER_OR_STRING.lastIndex = 0;
+  for (let m = NUMBER_OR_STRING.exec(text); m; m = NUMBER_OR_STRING.exec(text)) {
+    const t = m[0];
+    if (t.charCodeAt(0) === 34 || (t.replace(/\D/g, '').length < 16 && !/[eE][+-]?\d{3}/.test(t))) continue;
+    const v = Number(t);
+    const becomes = Number.isFinite(v) ? String(v) : 'null';
+    if (!Number.isFinite(v) || decimalKey(t) !== decimalKey(becomes.replace('e+', 'e'))) return { literal: t, becomes, offset: m.index };
+  }
+  return undefined;
+}

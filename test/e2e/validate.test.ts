@@ -59,6 +59,25 @@ describe('evalkit validate', () => {
     expect(read(path.join(d, 'items.jsonl'))).toBe(read(path.join(d, 'items.fixed.jsonl')));
   });
 
+  it('--fix writes nothing when its rewrite would change a number a double does not hold (1e999 -> null, a 23-digit integer rounded)', async () => {
+    const d = copy('extract-fix');
+    const cases: Array<[string, string, string]> = [
+      ['huge.json', '{"value": {"total": {"amount": 1e999, "iso_4217_currency_code": "EUR"}, "paid": "yes"}}\n', 'huge.json:1:32: cannot write the fixes: the number 1e999 would be rewritten as null'],
+      ['long.jsonl', '{"expectedOutput": {"value": {"paid": "no"}}}\n{"expectedOutput": {"value": {"paid": "yes", "po": 12345678901234567890123}}}\n', 'long.jsonl:2:52: cannot write the fixes: the number 12345678901234567890123 would be rewritten as 1.2345678901234568e+22'],
+    ];
+    for (const [name, text, message] of cases) {
+      writeFileSync(path.join(d, name), text);
+      const r = await runCli(['validate', name, '--config', 'config.json', '--fix'], { cwd: d });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(read(path.join(d, name))).toBe(text);
+    }
+    // Without --fix, the number beyond a double is an error of its own.
+    const plain = await runCli(['validate', 'huge.json', '--config', 'config.json'], { cwd: d });
+    expect(plain.code).toBe(1);
+    expect(plain.stdout).toContain('/value/total/amount: error type-mismatch: expected a number, got a number beyond the range of JSON numbers');
+  });
+
   it('--fix --out-dir writes fixed copies and leaves the inputs alone', async () => {
     const d = copy('splitter');
     const before = read(path.join(d, 'expected.json'));
@@ -115,7 +134,7 @@ describe('evalkit validate', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('evalkit: broken.json:4:1: invalid JSON');
     // config.json itself is not an expected output: its findings are listed, then the tally.
-    expect(r.stdout.trim().split('\n').pop()).toMatch(/^3 files, \d+ documents: .*; 1 file not readable$/);
+    expect(r.stdout.trim().split('\n').pop()).toMatch(/^3 files, \d+ documents: .*; 1 file with an input error \(named above\)$/);
   });
 
   it.each([
