@@ -136,7 +136,9 @@ export default defineCommand<ValidateArgs>({
           r.findings.push(...result.findings.map((f) => place(f, input.file, d.line, d.pointer)));
         });
         if (argv.fix) {
-          const target = argv.outDir !== undefined ? path.join(argv.outDir, input.file === '-' ? 'stdin.json' : path.relative(root, path.resolve(input.file))) : input.file;
+          // Stdin read as JSON Lines is written back as JSON Lines, under a name that says so.
+          const stdinName = parsed.kind === 'jsonl' ? 'stdin.jsonl' : 'stdin.json';
+          const target = argv.outDir !== undefined ? path.join(argv.outDir, input.file === '-' ? stdinName : path.relative(root, path.resolve(input.file))) : input.file;
           if (replaced.size > 0 || argv.outDir !== undefined) {
             const { writeFileAtomic } = await import('../util/fs.js');
             await writeFileAtomic(target, expected.renderExpectedFile(parsed, replaced));

@@ -162,6 +162,17 @@ describe('evalkit validate', () => {
     const r = await runCli(['validate', '-', '--config', path.join(FIX, 'classify/config.json')], { input: '{"id":"invoice","type":"Invoice"}' });
     expect(r.code).toBe(0);
   });
+
+  it('--fix --out-dir of JSON Lines on stdin writes stdin.jsonl, which validates again', async () => {
+    const d = copy('extract-fix');
+    const r = await runCli(['validate', '-', '--config', 'config.json', '--fix', '--out-dir', 'out', '--currency', 'EUR', '--date-order', 'dmy'], { cwd: d, input: read(path.join(d, 'items.jsonl')) });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('-> out/stdin.jsonl');
+    expect(read(path.join(d, 'out/stdin.jsonl'))).toBe(read(path.join(d, 'items.fixed.jsonl')));
+    const again = await runCli(['validate', 'out/stdin.jsonl', '--config', 'config.json'], { cwd: d });
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stdout.trim().split('\n').pop()).toBe('1 file, 3 documents: 2 valid, 1 invalid; 1 error, 0 warnings');
+  });
 });
 
 describe('evalkit validate --processor', () => {
