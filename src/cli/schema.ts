@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import { UsageError } from '../util/errors.js';
 import { defineCommand } from './command.js';
 import { out, outJson } from './io.js';
 import { configOptions, inConfig, loadConfigSource, type ConfigArgs } from './validate.js';
@@ -22,6 +23,10 @@ export default defineCommand<SchemaArgs>({
       .example('$0 schema --processor dp_123 --version draft', "from the processor's draft config") as unknown as Argv<SchemaArgs>,
   run: async (argv) => {
     const { deriveExpectedSchema, expectedSchemaToTypeScript } = await import('../expected/index.js');
+    // A TypeScript identifier (ASCII letters, digits, _ and $, not starting with a digit).
+    if (argv.types && !/^[A-Za-z_$][\w$]*$/.test(argv.name)) {
+      throw new UsageError(`--name ${JSON.stringify(argv.name)} is not a TypeScript type name`, { hint: 'use letters, digits, _ and $, starting with a letter: for example --name InvoiceExpected' });
+    }
     const source = await loadConfigSource(argv);
     const schema = inConfig(source, () => deriveExpectedSchema(source.config, { type: source.type, strict: argv.strict }));
     if (argv.types) out(await expectedSchemaToTypeScript(schema, argv.name));
