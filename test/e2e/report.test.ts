@@ -220,6 +220,16 @@ describe('evalkit report: usage and input errors exit 2 and write nothing', () =
     await fails(['--from', f], new RegExp(`${f.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:4:1: invalid JSON`));
   });
 
+  it('a duration or credits past 1e15 (a broken timestamp; their sums would overflow) is an input error, not an internal one', async () => {
+    const exp = JSON.parse(readFileSync(EXPORT, 'utf8')) as { items: Array<{ durationMs?: number; credits?: number }> };
+    exp.items[0].durationMs = 1e308;
+    exp.items[1].durationMs = 1e308;
+    const f = path.join(tmp(), 'huge-duration.json');
+    writeFileSync(f, JSON.stringify(exp));
+    const r = await fails(['--from', f], /at \/items\/0\/durationMs: not a valid evaluation export: must be <= 1000000000000000/);
+    expect(r.stderr).not.toContain('internal error');
+  });
+
   it('schema: file, line and JSON pointer', async () => {
     const exp = JSON.parse(readFileSync(EXPORT, 'utf8')) as { items: Array<{ status: string }> };
     exp.items[2].status = 'DONE';

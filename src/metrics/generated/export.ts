@@ -108,11 +108,11 @@ export interface ExportItem {
     [k: string]: string | number | boolean | null;
   };
   /**
-   * How long the run took, in milliseconds: its updatedAt less its createdAt once it ended (queueing included).
+   * How long the run took, in milliseconds: its updatedAt less its createdAt once it ended (queueing included). At most 1e15 (some 30,000 years): a larger value is a broken timestamp, and sums of such values would overflow.
    */
   durationMs?: number;
   /**
-   * Usage credits of the run (`usage.credits`), where the service reports them.
+   * Usage credits of the run (`usage.credits`), where the service reports them. At most 1e15: sums of larger values could overflow.
    */
   credits?: number;
   expectedOutput: {
