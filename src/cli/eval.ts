@@ -10,6 +10,7 @@ import { InputError, UsageError, type ExitCode } from '../util/errors.js';
 import { defineCommand, listSubcommands } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
+import { isQuiet } from './style.js';
 
 interface OutputArgs {
   out?: string;
@@ -189,16 +190,22 @@ function render(a: OutputArgs, r: EvalResult, w: { file: string; format: ExportF
       notices: r.notices,
       elapsedMs: Math.round(r.elapsedMs),
     });
-    err(tally);
+    if (!isQuiet()) err(tally);
     return;
   }
   const lines = [`wrote ${w.file} (${w.format === 'jsonl' ? 'JSON Lines' : 'JSON'}, ${c.items} items, ${kb(w.bytes)})`];
+  const failed: string[] = [];
   for (const i of failures.slice(0, 20)) {
     const why = [i.failureReason, i.failureMessage].filter(Boolean).join(': ');
-    lines.push(`failed ${i.id}${i.fileName ? ` (${i.fileName})` : ''}: ${i.status}${why ? ` ${why}` : ''}${i.runId ? ` [run ${i.runId}]` : ''}`);
+    failed.push(`failed ${i.id}${i.fileName ? ` (${i.fileName})` : ''}: ${i.status}${why ? ` ${why}` : ''}${i.runId ? ` [run ${i.runId}]` : ''}`);
   }
-  if (failures.length > 20) lines.push(`... and ${failures.length - 20} more failed items (--format json lists them all)`);
-  lines.push(`next: evalkit report --from ${w.file}`);
+  if (failures.length > 20) failed.push(`... and ${failures.length - 20} more failed items (--format json lists them all)`);
+  // --quiet: what failed, nothing else.
+  if (isQuiet()) {
+    if (failed.length) out(failed.join('\n'));
+    return;
+  }
+  lines.push(...failed, `next: evalkit report --from ${w.file}`);
   lines.push(tally);
   out(lines.join('\n'));
 }

@@ -65,6 +65,19 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     expect(report.summary.documents).toBe(4);
   });
 
+  test('--quiet prints nothing when every run went through, in text and with --format json on stderr', async () => {
+    const file = path.join(dir, 'quiet.json');
+    const r = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--out', file, '-q']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('');
+    expect(existsSync(file)).toBe(true);
+    const json = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--out', path.join(dir, 'quiet2.json'), '-q', '--format', 'json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ counts: { items: 4 } });
+    expect(json.stderr).toBe('');
+  });
+
   test('--format json prints a sorted summary; options are passed to the batch and recorded', async () => {
     const file = path.join(dir, 'opts.json');
     const r = await cli(['eval', 'run', '-e', sets.EXTRACT.setId, '--version', 'draft', '--out', file, '--fuzzy-match-fields', 'invoice_number,line_items[].description', '--exclude-fields', 'paid', '--format', 'json']);
