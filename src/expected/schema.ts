@@ -115,9 +115,14 @@ function nodeSchema(node: Node, defs: Record<string, JsonSchema>, opts: SchemaOp
   }
 }
 
+/** obj[key] = value as an own member, `__proto__` too (a field may be named so). */
+function own(obj: Record<string, JsonSchema>, key: string, value: JsonSchema): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function objectSchema(props: Record<string, Node>, defs: Record<string, JsonSchema>, opts: SchemaOptions, nullable: boolean): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
-  for (const [k, n] of Object.entries(props)) properties[k] = nodeSchema(n, defs, opts);
+  for (const [k, n] of Object.entries(props)) own(properties, k, nodeSchema(n, defs, opts));
   return {
     type: nullable ? ['object', 'null'] : 'object',
     properties,
@@ -129,7 +134,7 @@ function objectSchema(props: Record<string, Node>, defs: Record<string, JsonSche
 function legacySchema(legacy: LegacyField[], fields: Record<string, Node>, defs: Record<string, JsonSchema>, opts: SchemaOptions): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const f of legacy) {
-    properties[f.name] = {
+    own(properties, f.name, {
       type: 'object',
       properties: {
         id: { const: f.id },
@@ -140,7 +145,7 @@ function legacySchema(legacy: LegacyField[], fields: Record<string, Node>, defs:
       },
       required: ['id'],
       additionalProperties: false,
-    };
+    });
   }
   return {
     title: 'LegacyForm',

@@ -11,7 +11,7 @@ import { isPlainObject, sortKeysDeep } from '../util/json.js';
 import { checkExpected, type CheckOptions } from './check.js';
 import { isIsoDate } from './coerce.js';
 import { normalizeConfig, type ProcessorType } from './config.js';
-import { buildModel, type ExpectedModel } from './model.js';
+import { buildModel, type ExpectedModel, type Node } from './model.js';
 import type { Finding, ValidationResult } from './rules.js';
 import { schemaFromModel, type JsonSchema } from './schema.js';
 
@@ -57,7 +57,10 @@ function compiledFor(config: unknown, type?: ProcessorType): Compiled {
     byHash.delete(hash);
   } else {
     const model = modelOf(config, type);
-    compiled = { model, fast: model.type === 'SPLITTER' ? null : newAjv().compile(schemaFromModel(model, { requireAll: true })) };
+    // ajv cannot hold a property named `__proto__` (it refuses it as an additional property): a
+    // model with such a field is walked for every document, like SPLITTER's.
+    const fast = model.type === 'SPLITTER' || (model.type === 'EXTRACT' && hasProtoField(model.fields, model.legacy)) ? null : newAjv().compile(schemaFromModel(model, { requireAll: true }));
+    compiled = { model, fast };
     if (byHash.size >= MAX_CACHED) byHash.delete(byHash.keys().next().value as string);
   }
   byHash.set(hash, compiled);
@@ -67,6 +70,12 @@ function compiledFor(config: unknown, type?: ProcessorType): Compiled {
     if (!perObject) byObject.set(config, m);
   }
   return compiled;
+}
+
+/** Whether a field (at any depth, or a legacy field name) is named `__proto__`. */
+function hasProtoField(fields: Record<string, Node>, legacy?: ReadonlyArray<{ name: string }>): boolean {
+  const walk = (n: Node): boolean => (n.kind === 'object' ? hasProtoField(n.properties) : n.kind === 'array' ? walk(n.items) : false);
+  return Object.keys(fields).some((k) => k === '__proto__' || walk(fields[k])) || (legacy ?? []).some((f) => f.name === '__proto__');
 }
 
 /** The JSON Schema of a valid expectedOutput for a processor config (either layout, any type). */

@@ -260,3 +260,22 @@ describe('fixes reach a fixed point (property)', () => {
     );
   });
 });
+
+describe('a field named __proto__', () => {
+  const config = JSON.parse('{"type":"EXTRACT","schema":{"type":"object","properties":{"__proto__":{"type":"string"},"inner":{"type":"object","properties":{"__proto__":{"type":"number"}}}}}}') as unknown;
+  it('is a property of the derived schema (it was dropped: an assignment set the prototype), and required with strict', () => {
+    const schema = deriveExpectedSchema(config, { strict: true }) as { properties: { value: { properties: Record<string, unknown>; required: string[] } } };
+    const value = schema.properties.value;
+    expect(Object.keys(value.properties).sort()).toEqual(['__proto__', 'inner']);
+    expect(Object.hasOwn(value.properties, '__proto__')).toBe(true);
+    expect(value.required).toContain('__proto__');
+    expect(JSON.stringify(schema)).toContain('"__proto__":{"type":["string","null"]}');
+  });
+
+  it('validates like any other field (ajv cannot hold it, so such configs are walked; it crashed with "schema is invalid")', () => {
+    const doc = (v: string) => JSON.parse(`{"value": ${v}}`) as unknown;
+    expect(validateExpected(config, doc('{"__proto__": "x", "inner": {"__proto__": 2}}'))).toEqual({ valid: true, findings: [] });
+    const bad = validateExpected(config, doc('{"__proto__": 5, "inner": {"__proto__": "two"}, "extra": 1}'));
+    expect(bad.findings.map((f) => `${f.pointer} ${f.rule}`).sort()).toEqual(['/value/__proto__ type-mismatch', '/value/extra unknown-field', '/value/inner/__proto__ type-mismatch']);
+  });
+});
