@@ -155,6 +155,20 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
 }
 
 /**
+ * Runs the scoring of one export; an input error that names no file (a duplicate item id, found
+ * once every item is read) gets the export's, so that with a baseline or several runs it says
+ * which export it is in.
+ */
+async function inFile<T>(file: string | undefined, score: () => Promise<T> | T): Promise<T> {
+  try {
+    return await score();
+  } catch (e) {
+    if (file === undefined || !(e instanceof InputError) || e.location.file !== undefined) throw e;
+    throw new InputError(e.message, { location: { ...e.location, file }, ...(e.hint ? { hint: e.hint } : {}), cause: e });
+  }
+}
+
+/**
  * The report of an export read item by item (a JSONL file): only each document's sufficient
  * statistics stay in memory; its record goes to `documents` as it is scored.
  */
@@ -162,19 +176,23 @@ export async function computeReportStream(header: EvaluationExportHeader, items:
   const s = settingsOf(opts, header.processor.type);
   const cost = new CostAccumulator();
   documents = slicing(s, documents);
-  const ev = await evaluateSource(header, items, s.cmp, s.conf, scoreOptions(opts, s, documents, cost));
+  const ev = await inFile(opts.sourceFile, () => evaluateSource(header, items, s.cmp, s.conf, scoreOptions(opts, s, documents, cost)));
   let side: BaselineSide | undefined;
   const b = opts.baseline;
   if (b) {
     const bev =
-      b.kind === 'export' ? evaluateExport(b.export, s.cmp, s.conf, baselineScoring(b)) : b.kind === 'stream' ? await evaluateSource(b.header, b.items, s.cmp, s.conf, baselineScoring(b)) : undefined;
+      b.kind === 'export'
+        ? await inFile(b.file, () => evaluateExport(b.export, s.cmp, s.conf, baselineScoring(b)))
+        : b.kind === 'stream'
+          ? await inFile(b.file, () => evaluateSource(b.header, b.items, s.cmp, s.conf, baselineScoring(b)))
+          : undefined;
     side = baselineSide(b, s.cmp, s.conf, bev);
   }
   // Streamed runs are evaluated here, one after the other, as compareRuns evaluates an export.
   let runs = opts.runs;
   if (runs?.some((r) => 'items' in r)) {
     const evaluated: RunInput[] = [];
-    for (const r of runs) evaluated.push('items' in r ? { file: r.file, export: r.header, evaluation: await evaluateSource(r.header, r.items, s.cmp, s.conf, { keepKeys: true }) } : r);
+    for (const r of runs) evaluated.push('items' in r ? { file: r.file, export: r.header, evaluation: await inFile(r.file, () => evaluateSource(r.header, r.items, s.cmp, s.conf, { keepKeys: true })) } : r);
     runs = evaluated;
   }
   return assemble(header, ev, cost, side, s, { ...opts, runs }, documents);

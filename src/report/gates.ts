@@ -117,7 +117,7 @@ export function metricCatalog(report: Report): Map<string, MetricValue> {
 }
 
 /** The canonical name of a metric a user named; a usage error listing the choices otherwise. */
-export function resolveMetric(report: Report, catalog: Map<string, MetricValue>, name: string): string {
+export function resolveMetric(report: Report, catalog: Map<string, MetricValue>, name: string, flag = '--fail-under'): string {
   const aliases = ALIASES[report.type];
   const canonical = Object.hasOwn(aliases, name) ? aliases[name] : name;
   if (catalog.has(canonical)) return canonical;
@@ -133,7 +133,7 @@ export function resolveMetric(report: Report, catalog: Map<string, MetricValue>,
   } else {
     hint = `choose one of: ${[...catalog.keys()].filter((k) => !k.includes(':')).join(', ')}; per ${UNIT_HINT[report.type]}`;
   }
-  throw new UsageError(`--fail-under: no metric "${name}" in this ${report.type} report`, { hint });
+  throw new UsageError(`${flag}: no metric "${name}" in this ${report.type} report`, { hint });
 }
 
 /**
@@ -170,7 +170,8 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
       else if (!r.passed) r.reason = `${fmtGate(value, spec.threshold)} is ${op === '<=' ? 'above' : 'below'} ${spec.threshold}`;
       return r;
     }
-    const metric = resolveMetric(report, catalog, spec.metric);
+    // parseGateExpressions (--gate) sets the operator; parseGates (--fail-under) does not.
+    const metric = resolveMetric(report, catalog, spec.metric, spec.op ? '--gate' : '--fail-under');
     if (report.extract && report.extract.fields.length === 0) {
       // Every field excluded (or none declared or found): document accuracy would be the share of
       // runs that did not fail, and micro metrics are undefined. Nothing to pass on.

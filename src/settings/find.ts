@@ -4,6 +4,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { InputError } from '../util/errors.js';
 
 export const CONFIG_FILE_NAME = 'evalkit.config.json';
 export const SCHEMA_FILE = 'schemas/evalkit-config.schema.json';
@@ -15,6 +16,8 @@ export async function findSettingsFile(start: string): Promise<string | undefine
     const file = path.join(dir, CONFIG_FILE_NAME);
     const st = await fsp.stat(file).catch(() => undefined);
     if (st?.isFile()) return file;
+    // A folder of that name is not skipped for a file further up: the user meant a config here.
+    if (st?.isDirectory()) throw new InputError("a folder, not a config file", { location: { file }, hint: "rename or remove the folder, or name the config with --config-file" });
     const up = path.dirname(dir);
     if (up === dir) return undefined;
     dir = up;

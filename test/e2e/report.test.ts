@@ -187,7 +187,8 @@ describe('evalkit report: usage and input errors exit 2 and write nothing', () =
     ['no "="', ['--fail-under', 'micro.f1'], /--fail-under "micro\.f1": expected METRIC=THRESHOLD\n {2}hint: for example --fail-under micro\.f1=0\.9/],
     ['not a number', ['--fail-under', 'micro.f1=high'], /--fail-under "micro\.f1=high": expected METRIC=THRESHOLD/],
     ['a percentage', ['--fail-under', 'micro.f1=90'], /the threshold must be between 0 and 1\n {2}hint: write micro\.f1=0\.9/],
-    ['an unknown metric', ['--fail-under', 'f2=0.5'], /no metric "f2" in this EXTRACT report\n {2}hint: choose one of: micro\.precision, .*field:PATH/],
+    ['an unknown metric', ['--fail-under', 'f2=0.5'], /--fail-under: no metric "f2" in this EXTRACT report\n {2}hint: choose one of: micro\.precision, .*field:PATH/],
+    ['an unknown metric in --gate', ['--gate', 'f2>=0.5'], /--gate: no metric "f2" in this EXTRACT report/],
     ['an unknown field', ['--fail-under', 'field:totl.recall=0.9'], /no metric "field:totl\.recall".*\n {2}hint: field:NAME\.METRIC with NAME one of amount_due, .*total/],
   ])('bad gate: %s', async (_, args, message) => {
     await fails(['--from', EXPORT, ...args], message);
@@ -218,6 +219,14 @@ describe('evalkit report: usage and input errors exit 2 and write nothing', () =
     const f = path.join(tmp(), 'broken.json');
     writeFileSync(f, '{\n  "format": "evalkit-export/1",\n  "items": [\n}\n');
     await fails(['--from', f], new RegExp(`${f.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:4:1: invalid JSON`));
+  });
+
+  it('a duplicate item id names the export it is in (with a baseline, or several runs, it could be any of them)', async () => {
+    const dir = tmp();
+    const { items, ...header } = JSON.parse(readFileSync(EXPORT, 'utf8')) as { items: unknown[] };
+    writeFileSync(path.join(dir, 'dup.jsonl'), [header, ...items, items[2]].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    await fails(['--from', path.join(dir, 'dup.jsonl')], /dup\.jsonl at \/items\/\d+\/id: duplicate item id/);
+    await fails(['--from', EXPORT, '--baseline', path.join(dir, 'dup.jsonl')], /dup\.jsonl at \/items\/\d+\/id: duplicate item id/);
   });
 
   it('a duration or credits past 1e15 (a broken timestamp; their sums would overflow) is an input error, not an internal one', async () => {

@@ -132,6 +132,13 @@ describe('evalkit.config.json: finding and reading', () => {
     expect(found === undefined || !found.startsWith(other)).toBe(true);
   });
 
+  it('a folder named evalkit.config.json is an input error, not skipped for a file further up', async () => {
+    const root = tmp();
+    writeFileSync(path.join(root, 'evalkit.config.json'), '{}');
+    mkdirSync(path.join(root, 'a/evalkit.config.json'), { recursive: true });
+    await expect(findSettingsFile(path.join(root, 'a'))).rejects.toMatchObject({ message: 'a folder, not a config file', location: { file: path.join(root, 'a/evalkit.config.json') } });
+  });
+
   it('reads a file: invalid JSON names the line and column', async () => {
     const d = tmp();
     const file = path.join(d, 'evalkit.config.json');
