@@ -302,7 +302,8 @@ function normalizeBaseUrl(raw: string): string {
   if (url.search !== '' || url.hash !== '') {
     throw new UsageError('the service base URL has a query string or fragment', { hint: 'set the base URL alone (scheme, host, port and path prefix), such as https://api.example.com/v1' });
   }
-  return raw.replace(/\/+$/, '');
+  // Rebuilt from its parts: a bare `?` or `#` (an empty query or fragment) is left out too.
+  return (url.origin + url.pathname).replace(/\/+$/, '');
 }
 
 /**

@@ -24,8 +24,10 @@ export default defineCommand<SchemaArgs>({
   run: async (argv) => {
     const { deriveExpectedSchema, expectedSchemaToTypeScript } = await import('../expected/index.js');
     // A TypeScript identifier (ASCII letters, digits, _ and $, not starting with a digit).
-    if (argv.types && !/^[A-Za-z_$][\w$]*$/.test(argv.name)) {
-      throw new UsageError(`--name ${JSON.stringify(argv.name)} is not a TypeScript type name`, { hint: 'use letters, digits, _ and $, starting with a letter: for example --name InvoiceExpected' });
+    // json-schema-to-typescript makes a PascalCase name of it (`invoice-output` -> InvoiceOutput): refused
+    // only when that would be empty or start with a digit.
+    if (argv.types && (!/[A-Za-z_$]/.test(argv.name) || /^[^A-Za-z_$\d]*\d/.test(argv.name))) {
+      throw new UsageError(`--name ${JSON.stringify(argv.name)} is not a TypeScript type name`, { hint: 'start it with a letter: for example --name InvoiceExpected' });
     }
     const source = await loadConfigSource(argv);
     const schema = inConfig(source, () => deriveExpectedSchema(source.config, { type: source.type, strict: argv.strict }));

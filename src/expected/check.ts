@@ -6,7 +6,7 @@
  */
 import type { Operation } from 'fast-json-patch';
 import { distance } from 'fastest-levenshtein';
-import { isPlainObject, toPointer } from '../util/json.js';
+import { isPlainObject, lossyNumber, toPointer } from '../util/json.js';
 import { isCurrencyCode, SHARED_SYMBOLS, UNAMBIGUOUS_SYMBOLS } from './currencies.js';
 import { isIsoDate, parseBoolean, parseCurrency, parseDate, parseEnum, parseNumber, type DateOrder } from './coerce.js';
 import type { Classification, ExpectedModel, LegacyField, Node } from './model.js';
@@ -270,7 +270,8 @@ class Checker {
     }
     if (typeof v === 'string') {
       const n = parseNumber(v);
-      const certain = n.ok && (!node.integer || Number.isInteger(n.value));
+      // Not certain when a double does not hold the digits (a 23-digit id would be rounded).
+      const certain = n.ok && (!node.integer || Number.isInteger(n.value)) && lossyNumber(v.replace(/[^\d.eE+-]/g, '')) === undefined;
       return this.mismatch(node, v, path, certain && n.ok ? n.value : undefined);
     }
     this.mismatch(node, v, path);

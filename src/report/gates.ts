@@ -218,7 +218,8 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
     // A gate never passes on nothing: a comparison where no metric is comparable (runs that
     // share no field) is no evidence of "no regression" either.
     // Listed only when it fails (a comparison that compared something needs no line of its own).
-    if (!report.baseline.rows.some((r) => r.verdict !== 'not_comparable')) {
+    // Not when nothing paired: the pairing gate says so, with the right reason.
+    if (report.baseline.pairing.paired > 0 && !report.baseline.rows.some((r) => r.verdict !== 'not_comparable')) {
       results.push({
         gate: 'baseline.compared>=1',
         metric: 'baseline.compared',

@@ -168,8 +168,8 @@ export function stringifyWithStyle(value: unknown, style: JsonStyle): string {
   return style.trailingNewline ? out + style.eol : out;
 }
 
-// Only a literal with a three-digit exponent, or of 309 digits or more, can overflow a double.
-const MAY_OVERFLOW = /[eE][+]?\d{3}|\d{309}/;
+// Only a literal with a three-digit exponent, or of 210 digits or more (with an exponent up to 99), can overflow a double.
+const MAY_OVERFLOW = /[eE][+]?\d{3}|\d{210}/;
 
 /**
  * The path of the first number that a JSON text held beyond a double's range (`1e400`), which

@@ -234,7 +234,7 @@ describe('evalkit schema', () => {
     expect(r.stdout).toMatch(/line_items\?:/);
   });
 
-  it.each([[''], ['123'], ['a-b']])('--types --name %j is a usage error, not an empty file or "unexpected error"', async (name) => {
+  it.each([[''], ['123'], ['9lives']])('--types --name %j is a usage error, not an empty file or "unexpected error"', async (name) => {
     const r = await runCli(['schema', '--config', path.join(FIX, 'extract-fix/config.json'), '--types', '--name', name]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('is not a TypeScript type name');
