@@ -5,7 +5,6 @@ import type { ConfigSource, Finding, ProcessorType } from '../expected/index.js'
 import { SETTLED_BY_FLAG } from '../expected/rules.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { walkFiles } from '../util/walk.js';
-import { overflowPath, toPointer } from '../util/json.js';
 import { isQuiet } from './style.js';
 import { defineCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
@@ -135,10 +134,8 @@ export default defineCommand<ValidateArgs>({
           }
           // A number beyond a double anywhere (an `any` field, metadata: where no field check looks)
           // would be sent as null. The text is searched first: most files hold no such literal.
-          const huge = overflowPath(d.doc, text);
-          if (huge !== undefined && !result.findings.some((f) => f.pointer === toPointer(huge))) {
-            result = { ...result, valid: false, findings: [...result.findings, { pointer: toPointer(huge), rule: 'type-mismatch', severity: 'error', message: `expected a value, got a number beyond the range of JSON numbers (${Number.MAX_VALUE.toPrecision(3)}): it would be sent as null` }] };
-          }
+          const huge = expected.overflowFinding(d.doc, text);
+          if (huge && !result.findings.some((f) => f.pointer === huge.pointer)) result = { ...result, valid: false, findings: [...result.findings, huge] };
           if (!result.valid) r.invalid++;
           r.findings.push(...result.findings.map((f) => place(f, input.file, d.line, d.pointer)));
         });

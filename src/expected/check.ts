@@ -6,7 +6,7 @@
  */
 import type { Operation } from 'fast-json-patch';
 import { distance } from 'fastest-levenshtein';
-import { isPlainObject, lossyNumber, toPointer } from '../util/json.js';
+import { isPlainObject, lossyNumber, overflowPath, toPointer } from '../util/json.js';
 import { isCurrencyCode, SHARED_SYMBOLS, UNAMBIGUOUS_SYMBOLS } from './currencies.js';
 import { isIsoDate, parseBoolean, parseCurrency, parseDate, parseEnum, parseNumber, type DateOrder } from './coerce.js';
 import type { Classification, ExpectedModel, LegacyField, Node } from './model.js';
@@ -260,7 +260,7 @@ class Checker {
 
   /** A number literal beyond a double's range (`1e400`): JSON.parse reads Infinity, which JSON writes as null. */
   tooLarge(node: Node, path: Path): void {
-    this.add(path, 'type-mismatch', `expected ${node.kind === 'any' ? 'a value' : expectation(node)}, got a number beyond the range of JSON numbers (${Number.MAX_VALUE.toPrecision(3)}): it would be sent as null`);
+    this.add(path, 'type-mismatch', tooLargeMessage(node.kind === 'any' ? 'a value' : expectation(node)));
   }
 
   number(node: Extract<Node, { kind: 'number' }>, v: unknown, path: Path): void {
@@ -581,4 +581,18 @@ export function checkExpected(model: ExpectedModel, doc: unknown, opts: CheckOpt
   else if (model.type === 'CLASSIFY') c.classify(model.classifications, doc);
   else c.splitter(model.classifications, doc);
   return c.findings;
+}
+
+function tooLargeMessage(expected: string): string {
+  return `expected ${expected}, got a number beyond the range of JSON numbers (${Number.MAX_VALUE.toPrecision(3)}): it would be sent as null`;
+}
+
+/**
+ * A number beyond a double anywhere in a document read from `text` (an `any` field, an unknown
+ * key: where no field check looks, and where ajv's fast path lets Infinity through). The text is
+ * searched first (overflowPath): most documents hold no such literal and are not walked.
+ */
+export function overflowFinding(doc: unknown, text: string): Finding | undefined {
+  const path = overflowPath(doc, text);
+  return path === undefined ? undefined : { pointer: toPointer(path), rule: 'type-mismatch', severity: 'error', message: tooLargeMessage('a value') };
 }

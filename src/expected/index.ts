@@ -7,6 +7,7 @@ export type { DeriveOptions, FixResult, ValidateOptions } from './validate.js';
 export { RULES, SETTLED_BY_FLAG } from './rules.js';
 export type { Finding, RuleId, Severity, ValidationResult } from './rules.js';
 export type { CheckOptions } from './check.js';
+export { overflowFinding } from './check.js';
 export type { JsonSchema } from './schema.js';
 export { ISO_4217_CODES, isCurrencyCode } from './currencies.js';
 export { isIsoDate, parseBoolean, parseCurrency, parseDate, parseEnum, parseNumber } from './coerce.js';

@@ -279,3 +279,13 @@ describe('a field named __proto__', () => {
     expect(bad.findings.map((f) => `${f.pointer} ${f.rule}`).sort()).toEqual(['/value/__proto__ type-mismatch', '/value/extra unknown-field', '/value/inner/__proto__ type-mismatch']);
   });
 });
+
+describe('overflowFinding', () => {
+  it('finds a number beyond a double where no field check looks (an unknown key), and nothing in a text without such a literal', async () => {
+    const { overflowFinding } = await import('../../src/expected/index.js');
+    const text = '{"value": {"invoice_number": "A", "meta": {"x": 1e400}}}';
+    expect(overflowFinding(JSON.parse(text), text)).toMatchObject({ pointer: '/value/meta/x', rule: 'type-mismatch', severity: 'error', message: expect.stringContaining('it would be sent as null') });
+    const fine = '{"value": {"n": 1e300, "s": "1e400"}}';
+    expect(overflowFinding(JSON.parse(fine), fine)).toBeUndefined();
+  });
+});
