@@ -8,6 +8,7 @@ import type { FileValueSource, ValueSource } from '../report/explorer/values.js'
 import { defineCommand } from './command.js';
 import { err, out } from './io.js';
 import { isQuiet, paint } from './style.js';
+import { isCountGate } from '../report/gates.js';
 
 interface ReportArgs {
   from?: string[];
@@ -361,7 +362,7 @@ export default defineCommand<ReportArgs>({
       lines.push(fails[fails.length - 1]);
     };
     for (const g of report.gates.results) {
-      if (g.passed) lines.push(`${paint('green', 'pass')} ${g.gate} (${g.metric === 'baseline.paired' ? g.value : f3(g.value)})`);
+      if (g.passed) lines.push(`${paint('green', 'pass')} ${g.gate} (${isCountGate(g.metric) ? g.value : f3(g.value)})`);
       else fail(`${g.gate}: ${g.reason ?? ''}`);
     }
     if (report.gates.failOnRegression && report.gates.regressed.length) fail(`--fail-on-regression: ${report.gates.regressed.length} significant regression(s)`);

@@ -17,7 +17,7 @@ import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Est
 import { CostAccumulator } from './cost.js';
 import { compactRecord } from './json.js';
 import { lineText, MemoryDocuments, type DocumentsSink, type LineWriter } from './documents.js';
-import { evaluateGates, fmtGate, parseGates, type GateOn, type GateSpec } from './gates.js';
+import { evaluateGates, fmtGate, isCountGate, parseGates, type GateOn, type GateSpec } from './gates.js';
 import { parseSliceKeys, SliceAccumulator, sliceLabel, type SliceKey } from './slices.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
 import { applyRunSpread, compareRuns, type RunInput } from './runs.js';
@@ -563,7 +563,7 @@ function comparisonPowerWarnings(rows: ComparisonRow[], n: number, margin: numbe
 function gatePowerWarnings(report: Report): string[] {
   const out: string[] = [];
   for (const g of report.gates.results) {
-    if (g.mde === undefined || g.mde === null || g.value === null || g.metric === 'failed.rate' || g.metric === 'baseline.paired') continue;
+    if (g.mde === undefined || g.mde === null || g.value === null || g.metric === 'failed.rate' || isCountGate(g.metric)) continue;
     const margin = Math.abs(g.value - g.threshold);
     if (margin >= g.mde) continue;
     const need = margin > 0 ? Math.ceil(report.summary.documents * (g.mde / margin) ** 2) : undefined;

@@ -43,6 +43,11 @@ export function parseGateExpressions(texts: readonly string[]): GateSpec[] {
   return out;
 }
 
+/** Gates on a count of documents or metrics (the baseline's pairing and comparison): printed as integers. */
+export function isCountGate(metric: string): boolean {
+  return metric === 'baseline.paired' || metric === 'baseline.compared';
+}
+
 export function isCostMetric(name: string): boolean {
   return /^(latency\.(mean|p50|p95)|credits\.(total|mean|perCorrect))$/.test(name);
 }

@@ -6,6 +6,7 @@
  */
 import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../metrics/generated/report.js';
 import { bootstrapText, costRows, num, thresholdCells, VERDICT_ORDER, VERDICT_RULE } from './markdown.js';
+import { isCountGate } from './gates.js';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -85,7 +86,7 @@ function gates(r: Report): string {
   if (g.results.length === 0 && !g.failOnRegression) return '';
   const rows = g.results.map((x) => [
     `<code>${esc(x.gate)}</code>`,
-    num(x.value),
+    isCountGate(x.metric) ? String(x.value) : num(x.value),
     x.on,
     x.passed ? '<span class="ok">pass</span>' : `<span class="bad">FAIL</span> ${esc(x.reason ?? '')}`,
   ]);

@@ -5,6 +5,7 @@
 import type { ComparisonRow, Estimate, Interval, Proportion, Report, ThresholdPoint } from '../metrics/generated/report.js';
 import { BOOTSTRAP_GROUPS } from '../metrics/bootstrap.js';
 import { multiRunBlocks } from './runs-md.js';
+import { isCountGate } from './gates.js';
 
 export const MAX_BYTES = 60_000;
 
@@ -117,7 +118,7 @@ function gates(r: Report): Block[] {
   const out: Block[] = [`### Gates: ${g.passed ? 'passed' : '**FAILED**'}\n`];
   const rows = g.results.map((x) => [
     code(x.gate),
-    x.metric === 'baseline.paired' ? String(x.value) : num(x.value),
+    isCountGate(x.metric) ? String(x.value) : num(x.value),
     x.on === 'lower' ? 'lower bound' : 'point',
     x.passed ? 'pass' : `**FAIL**: ${text(x.reason ?? '')}`,
   ]);

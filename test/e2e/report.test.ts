@@ -155,6 +155,9 @@ describe('evalkit report: gates and exit codes', () => {
     expect(new Set(r1.baseline.rows.map((r) => r.verdict))).toEqual(new Set(['not_comparable']));
     expect(r1.gates.results).toContainEqual(expect.objectContaining({ gate: 'baseline.compared>=1', passed: false, reason: expect.stringContaining('the runs share no field') }));
     expect(disjoint.stderr).toContain('the runs share no field: nothing is compared and --fail-on-regression fails');
+    // Counts print as counts in every render.
+    expect(readFileSync(path.join(dir, 'o1/report.md'), 'utf8')).toContain('| `baseline.compared>=1` | 0 | point |');
+    expect(readFileSync(path.join(dir, 'o1/report.md'), 'utf8')).toContain('| `baseline.paired>=36` | 40 | point |');
     // The same runs with a field in common pass (nothing regressed).
     writeFileSync(path.join(dir, 'c.json'), JSON.stringify(extractExport(config('name'), docs('name'))));
     const shared = await report(['--from', path.join(dir, 'a.json'), '--baseline', path.join(dir, 'c.json'), '--fail-on-regression', '--out-dir', path.join(dir, 'o2')]);
