@@ -8,7 +8,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import type { FetchLike } from '../api/index.js';
-import type { ExistingItem, RowFinding, Tally, UploadProgress, UploadResult } from '../dataset/index.js';
+import type { ExistingItem, RowChange, RowFinding, Tally, UploadProgress, UploadResult } from '../dataset/index.js';
 import { EvalkitError, InputError, UsageError, type ExitCode } from '../util/errors.js';
 import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
 import { defineCommand, listSubcommands, type EvalkitCommand } from './command.js';
@@ -35,6 +35,9 @@ interface UploadArgs {
   dryRun: boolean;
   prune: boolean;
   yes: boolean;
+  overwrite: boolean;
+  pruneFields: boolean;
+  allowClear: boolean;
   journal?: string;
   concurrency: number;
   chunkSize: number;
@@ -89,6 +92,9 @@ const upload = defineCommand<UploadArgs>({
       .option('dry-run', { type: 'boolean', default: false, describe: 'validate and print the plan (create / update / unchanged / delete) without writing' })
       .option('prune', { type: 'boolean', default: false, describe: 'delete the set\'s items that are not in the CSV (asks on a terminal)' })
       .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'with --prune: delete without asking' })
+      .option('overwrite', { type: 'boolean', default: false, describe: 'the CSV\'s value wins over labels changed on the service since the last sync, conflicts and items with no record of their last sync' })
+      .option('prune-fields', { type: 'boolean', default: false, describe: 'remove fields that no column of the CSV names (default: the service\'s values stay)' })
+      .option('allow-clear', { type: 'boolean', default: false, describe: 'let the sync clear more than 3 labels (a value becoming empty)' })
       .option('journal', { type: 'string', describe: 'journal file (default <csv>.journal.ndjson next to the CSV)' })
       .option('concurrency', { type: 'number', default: 8, describe: 'requests in flight at once' })
       .option('chunk-size', { type: 'number', default: 100, describe: 'items per bulk create (1 to 1000)' })
@@ -149,7 +155,57 @@ async function confirmPrune(orphans: readonly ExistingItem[], setId: string | un
 }
 
 function tallyLine(t: Tally): string {
-  return `${t.created} created, ${t.updated} updated, ${t.unchanged} unchanged, ${t.deleted} deleted, ${t.failed} failed in ${fmtDuration(t.elapsedMs)} (${t.itemsPerSecond} items/s)`;
+  const sync = `${t.kept ? `, ${t.kept} kept (changed on the service)` : ''}${t.conflicts ? `, ${t.conflicts} conflict${t.conflicts === 1 ? '' : 's'}` : ''}${t.cleared ? `, ${t.cleared} label${t.cleared === 1 ? '' : 's'} cleared` : ''}`;
+  return `${t.created} created, ${t.updated} updated, ${t.unchanged} unchanged${sync}, ${t.deleted} deleted, ${t.failed} failed in ${fmtDuration(t.elapsedMs)} (${t.itemsPerSecond} items/s)`;
+}
+
+/** A typed value as a reviewer reads it: an amount with its currency, empty as (empty), else JSON. */
+export function showValue(v: unknown): string {
+  if (v === null || v === undefined) return '(empty)';
+  if (typeof v === 'object' && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    const o = v as Record<string, unknown>;
+    if (keys.length === 2 && keys.includes('amount') && keys.includes('iso_4217_currency_code') && (typeof o.amount === 'number' || o.amount === null)) {
+      return o.amount === null && o.iso_4217_currency_code === null ? '(empty)' : `${o.amount === null ? '?' : String(o.amount)} ${o.iso_4217_currency_code === null ? '(no currency)' : String(o.iso_4217_currency_code)}`;
+    }
+  }
+  return JSON.stringify(v);
+}
+
+/** The CSV's side of a label: the cell as typed and what it became, or the value alone. */
+function typed(value: unknown, cell?: string): string {
+  const shown = showValue(value);
+  if (cell === undefined || cell.trim() === '' || cell === shown || JSON.stringify(cell) === shown) return shown;
+  return `${JSON.stringify(cell)} typed as ${shown}`;
+}
+
+/** One line per row change: `update line 7 (evi_1): total: 1250 EUR -> "CHF 1'250.00" typed as 1250 CHF`. */
+export function changeLine(c: RowChange): string {
+  const where = `line ${c.line}${c.item ? ` (${c.item})` : ''}`;
+  if (c.action === 'create') return `  create ${where}: ${(c.values ?? []).map((v) => `${v.label} ${typed(v.value, v.cell)}`).join(', ')}`;
+  const parts = (c.labels ?? []).map((l) => {
+    const last = l.lastSynced !== undefined ? `, the last sync ${showValue(l.lastSynced)}` : '';
+    switch (l.decision) {
+      case 'update':
+        return `${l.label}: ${showValue(l.service)} -> ${typed(l.csv, l.cell)}${l.overwrite ? ' (--overwrite)' : ''}`;
+      case 'clear':
+        return `${l.label}: ${showValue(l.service)} -> cleared${l.overwrite ? ' (--overwrite)' : ''}`;
+      case 'kept':
+        return `${l.label}: changed on the service since the last sync, kept: ${showValue(l.service)} (the CSV ${typed(l.csv, l.cell)}; --overwrite sends the CSV's)`;
+      case 'conflict':
+        return `${l.label}: conflict: the CSV says ${typed(l.csv, l.cell)}, the service ${showValue(l.service)}${last}`;
+      default:
+        return `${l.label}: no record of the last sync: the CSV says ${typed(l.csv, l.cell)}, the service ${showValue(l.service)}`;
+    }
+  });
+  return `  ${c.action} ${where}: ${parts.join('; ')}`;
+}
+
+/** Row changes of one kind, the first 20 (the JSON has them all). */
+function renderChanges(changes: readonly RowChange[], action: RowChange['action'], verb: string): void {
+  const rows = changes.filter((c) => c.action === action);
+  for (const c of rows.slice(0, 20)) out(changeLine(c));
+  if (rows.length > 20) out(`  ... and ${rows.length - 20} more to ${verb} (--format json lists every row)`);
 }
 
 function render(r: UploadResult, csv: string, formatFinding: (file: string, f: RowFinding) => string): void {
@@ -162,21 +218,30 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
   if (r.rejectsFile) out(`rejected rows written to ${r.rejectsFile}`);
   if (r.status === 'invalid') return;
   const target = r.set?.id ? `set ${r.set.id}${r.set.name ? ` "${r.set.name}"` : ''}` : r.set?.name ? `new set "${r.set.name}"` : 'the set';
-  if (r.plan && r.status === 'planned') {
+  const changes = r.plan?.changes ?? [];
+  if (r.plan && r.dryRun && (r.status === 'planned' || r.status === 'refused')) {
     const p = r.plan;
-    out(`plan for ${target}: ${p.create} create, ${p.update} update, ${p.unchanged} unchanged, ${p.delete} delete${p.keep ? ` (${p.keep} items not in the CSV kept; --prune deletes them)` : ''}`);
+    const sync = `${p.kept ? `, ${p.kept} kept` : ''}${p.conflict ? `, ${p.conflict} conflict${p.conflict === 1 ? '' : 's'}` : ''}`;
+    out(`plan for ${target}: ${p.create} create, ${p.update} update, ${p.unchanged} unchanged${sync}, ${p.delete} delete${p.cleared ? `; ${p.cleared} label${p.cleared === 1 ? '' : 's'} cleared` : ''}${p.keep ? ` (${p.keep} items not in the CSV kept; --prune deletes them)` : ''}`);
     if (p.offline) out('  offline (no EVALKIT_BASE_URL): the set\'s items were not read, so every row counts as a create');
-    for (const kind of ['create', 'update', 'skip'] as const) {
-      const rows = (p.rows ?? []).filter((x) => x.action === kind);
-      const shown = rows.slice(0, 20);
-      for (const x of shown) out(`  ${kind === 'skip' ? 'unchanged' : kind} line ${x.line}${x.item ? ` (${x.item})` : ''}`);
-      if (rows.length > shown.length) out(`  ... and ${rows.length - shown.length} more to ${kind === 'skip' ? 'leave unchanged' : kind} (--format json lists every row)`);
-    }
+    renderChanges(changes, 'create', 'create');
+    renderChanges(changes, 'update', 'update');
+    renderChanges(changes, 'kept', 'keep');
+    renderChanges(changes, 'conflict', 'refuse');
+    const rows = (p.rows ?? []).filter((x) => x.action === 'skip');
+    for (const x of rows.slice(0, 20)) out(`  unchanged line ${x.line}${x.item ? ` (${x.item})` : ''}`);
+    if (rows.length > 20) out(`  ... and ${rows.length - 20} more to leave unchanged (--format json lists every row)`);
     for (const id of (p.deletes ?? []).slice(0, 20)) out(`  delete ${id}`);
     if ((p.deletes?.length ?? 0) > 20) out(`  ... and ${p.deletes!.length - 20} more to delete`);
     out('dry run: nothing was written');
     return;
   }
+  if (r.status === 'refused') {
+    renderChanges(changes, 'update', 'update');
+    return;
+  }
+  renderChanges(changes, 'kept', 'keep');
+  renderChanges(changes, 'conflict', 'refuse');
   for (const f of r.failures.slice(0, 50)) out(`failed ${f.operation}${f.line !== undefined ? ` line ${f.line}` : ''}${f.item ? ` ${f.item}` : ''}: ${f.error}`);
   if (r.failures.length > 50) out(`... and ${r.failures.length - 50} more failures (--format json lists them all)`);
   if (r.tally) {
@@ -242,6 +307,9 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
       maxRps: argv.maxRps,
       dryRun: argv.dryRun,
       prune: argv.prune,
+      overwrite: argv.overwrite,
+      pruneFields: argv.pruneFields,
+      allowClear: argv.allowClear,
       confirmPrune: async (orphans) => {
         if (argv.yes) return true;
         if (!process.stdin.isTTY || !process.stderr.isTTY) {
@@ -281,8 +349,18 @@ function exitOf(result: UploadResult): ExitCode {
       throw new ExitWith(2, 'cancelled: nothing was deleted or written');
     case 'interrupted':
       throw new ExitWith(1, 'interrupted before the upload finished', 're-run the same command to finish; it creates nothing twice');
+    case 'refused': {
+      const n = result.refusal?.cleared ?? 0;
+      throw new ExitWith(2, `the sync would clear ${n} labels (more than ${result.refusal?.limit ?? 3} at once); nothing was written`,
+        'check the cleared labels above (an empty cell clears a label; a missing column does not): fill the cells, or pass --allow-clear to clear them');
+    }
     default:
       break;
+  }
+  const conflicts = result.tally?.conflicts ?? result.plan?.conflict ?? 0;
+  if (conflicts > 0) {
+    throw new ExitWith(1, `${conflicts} item${conflicts === 1 ? ' was' : 's were'} not ${result.dryRun ? 'to be ' : ''}written: a label changed in the CSV and on the service, or no record of its last sync (see above)`,
+      'make the CSV say what the item should hold (e.g. the service\'s value), or pass --overwrite to send the CSV\'s values');
   }
   if (result.tally && result.tally.failed > 0) {
     // "Re-run to finish" only for what a re-run can finish: the service's refusals fail again.

@@ -2,7 +2,10 @@
  * CSV -> typed rows -> validated items -> upload plan -> journaled upload.
  */
 export { uploadDataset, DEFAULT_CHUNK_SIZE, DEFAULT_CONCURRENCY } from './upload.js';
-export type { UploadOptions, UploadResult, UploadProgress, Tally, PlanSummary, Failure } from './upload.js';
+export type { UploadOptions, UploadResult, UploadProgress, Tally, PlanSummary, Failure, RowChange } from './upload.js';
+export { CLEAR_LIMIT } from './upload.js';
+export { mergeItem, sameLabel, isEmptyLabel } from './merge.js';
+export type { ItemMerge, LabelChange, LabelDecision, MergeOptions } from './merge.js';
 export { readDatasetConfig } from './config.js';
 export { downloadDataset, localName } from './download.js';
 export type { DownloadOptions, DownloadResult } from './download.js';
@@ -19,7 +22,7 @@ export { parsePath, formatPath } from './paths.js';
 export { DATASET_RULES, formatFinding } from './findings.js';
 export type { RowFinding } from './findings.js';
 export { neutralise, unneutralise, csvLine, rejectsPathFor } from './rejects.js';
-export { replayJournal, journalPathFor, serviceKey } from './journal.js';
+export { replayJournal, journalPathFor, serviceKey, recordApplied, appliedKey } from './journal.js';
 export type { JournalRecord, JournalState } from './journal.js';
 export { planSync, digestOf } from './plan.js';
 export type { PlannedRow, ExistingItem, RowAction, SyncPlan } from './plan.js';

@@ -6,12 +6,17 @@
  * hash -> fileId) and which uploads were in flight; items are always reconciled with the
  * service itself, so a lost journal costs re-uploads, never duplicate items.
  *
+ * `applied` records are the last-applied state of the three-way sync (merge.ts): the CSV's
+ * expected output of an item, written once the service holds what that sync meant it to hold.
+ * A journal from before them (format 1) replays the same way with no record of any item, which
+ * the sync treats as a first sync: nothing to migrate on disk, and the next sync adds them.
+ *
  * The token never goes in; the service is recorded as its origin and path only.
  */
 import { closeSync, fsyncSync, openSync, promises as fsp, writeSync } from 'node:fs';
 
 export type JournalRecord =
-  | { k: 'run'; at: string; service: string; csv: string; set?: string; dryRun?: boolean }
+  | { k: 'run'; at: string; service: string; csv: string; set?: string; dryRun?: boolean; v?: typeof JOURNAL_FORMAT }
   | { k: 'set'; op: 'start'; name: string; processorId: string }
   | { k: 'set'; op: 'done'; name: string; processorId: string; id: string }
   | { k: 'file'; op: 'start'; sha256: string; path: string }
@@ -24,7 +29,11 @@ export type JournalRecord =
   | { k: 'update'; op: 'fail'; set: string; item: string; line: number; error: string }
   | { k: 'delete'; op: 'start' | 'done'; set: string; item: string }
   | { k: 'delete'; op: 'fail'; set: string; item: string; error: string }
+  | { k: 'applied'; set: string; item: string; labels: unknown }
   | { k: 'end'; at: string; tally: Record<string, number> };
+
+/** Written in each run record since the journal holds `applied` records; absent: format 1. */
+export const JOURNAL_FORMAT = 2;
 
 export interface JournalState {
   /** Content hash -> uploaded file id, from runs against the same service. */
@@ -35,13 +44,15 @@ export interface JournalState {
   sets: Map<string, string>;
   /** Sets whose creation was sent without a recorded answer. */
   pendingSets: Set<string>;
+  /** `setId\0itemId` -> the CSV's expected output at the item's last sync (what the sync applied). */
+  applied: Map<string, unknown>;
   records: number;
   /** Lines that did not parse (a torn last line after a crash is normal). */
   skipped: number;
 }
 
 export function emptyState(): JournalState {
-  return { files: new Map(), pendingFiles: new Set(), sets: new Map(), pendingSets: new Set(), records: 0, skipped: 0 };
+  return { files: new Map(), pendingFiles: new Set(), sets: new Map(), pendingSets: new Set(), applied: new Map(), records: 0, skipped: 0 };
 }
 
 /** Folds a journal's text into what a re-run needs; records of other services are ignored. */
@@ -70,6 +81,10 @@ export function replayJournal(text: string, service: string): JournalState {
         st.files.set(r.sha256, r.fileId);
         st.pendingFiles.delete(r.sha256);
       } else if (!r.uncertain) st.pendingFiles.delete(r.sha256);
+    } else if (r.k === 'applied') {
+      st.applied.set(appliedKey(r.set, r.item), r.labels);
+    } else if (r.k === 'delete' && r.op === 'done') {
+      st.applied.delete(appliedKey(r.set, r.item));
     } else if (r.k === 'set') {
       const key = `${r.processorId}\0${r.name}`;
       if (r.op === 'start') st.pendingSets.add(key);
@@ -116,6 +131,20 @@ export function openJournal(file: string): JournalWriter {
       }
     },
   };
+}
+
+export function appliedKey(setId: string, itemId: string): string {
+  return `${setId}\0${itemId}`;
+}
+
+/**
+ * Records that the service holds, for this item, what the CSV's `labels` (its whole expected
+ * output) mean: the next sync compares against them. Call it after the service confirmed the
+ * write (or found the item already so): a kill before it costs nothing, since the next sync
+ * then sees CSV and service agree and records it again.
+ */
+export function recordApplied(journal: JournalWriter, setId: string, itemId: string, labels: unknown): void {
+  journal.write({ k: 'applied', set: setId, item: itemId, labels });
 }
 
 /** A journal that records nothing (dry runs). */

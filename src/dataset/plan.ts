@@ -21,6 +21,8 @@ export interface ExistingItem {
   id: string;
   identity: string;
   digest: string;
+  /** The item's expected output as the service holds it (for the three-way merge). */
+  output?: unknown;
 }
 
 export type RowAction = { kind: 'create' } | { kind: 'update'; itemId: string } | { kind: 'skip'; itemId: string };

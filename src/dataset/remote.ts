@@ -47,10 +47,11 @@ export class FileIndex {
  * else `file:<id>` (an item the CSV cannot match).
  */
 export async function listExisting(client: Client, setId: string, index: FileIndex, rowFileIds: ReadonlySet<string>, opts: { concurrency: number; signal?: AbortSignal; onListed?: (n: number) => void }): Promise<ExistingItem[]> {
-  const raw: Array<{ id: string; fileId: string; digest: string }> = [];
+  const raw: Array<{ id: string; fileId: string; digest: string; output?: unknown }> = [];
   const items = paginate((nextPageToken) => patiently(() => client.evaluationSets.listItems(setId, { maxPageSize: LIST_PAGE_SIZE, nextPageToken }, { signal: opts.signal })), { signal: opts.signal });
   for await (const it of items) {
-    raw.push({ id: it.id, fileId: it.fileId, digest: digestOf(it.expectedOutput) });
+    // The output stays for the three-way merge (a digest cannot say which labels differ).
+    raw.push({ id: it.id, fileId: it.fileId, digest: digestOf(it.expectedOutput), output: it.expectedOutput });
     opts.onListed?.(raw.length);
   }
   const unknown = [...new Set(raw.map((r) => r.fileId))].filter((f) => !rowFileIds.has(f) && !index.byFileId.has(f));
@@ -70,6 +71,7 @@ export async function listExisting(client: Client, setId: string, index: FileInd
     id: r.id,
     identity: rowFileIds.has(r.fileId) ? fileIdIdentity(r.fileId) : (index.byFileId.get(r.fileId) ?? fileIdIdentity(r.fileId)),
     digest: r.digest,
+    ...(r.output !== undefined ? { output: r.output } : {}),
   }));
 }
 

@@ -22,7 +22,9 @@ import type { ColumnMap } from './columns.js';
 import { nameTag, readLocal, sha256Of, uploadName, type LocalFile } from './files.js';
 import type { RowFinding } from './findings.js';
 import { guardFetch, isUncertain, type RequestStats } from './guard.js';
-import { journalPathFor, NO_JOURNAL, openJournal, readJournal, serviceKey, type JournalState, type JournalWriter } from './journal.js';
+import { appliedKey, JOURNAL_FORMAT, journalPathFor, NO_JOURNAL, openJournal, readJournal, recordApplied, serviceKey, type JournalState, type JournalWriter } from './journal.js';
+import { clearedLabels, labelValues, mergeItem, type ItemMerge, type LabelChange } from './merge.js';
+import { formatPath, type Segment } from './paths.js';
 import { digestOf, planSync, type ExistingItem, type RowAction } from './plan.js';
 import { prepareRows, type Prepared, type ValidRow } from './prepare.js';
 import { rejectsPathFor } from './rejects.js';
@@ -36,6 +38,8 @@ import { isError } from './findings.js';
 
 export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_CHUNK_SIZE = 100;
+/** A sync may clear (set from a value to empty) at most this many labels without allowClear. */
+export const CLEAR_LIMIT = 3;
 const MAX_ROUNDS = 5;
 
 export interface UploadOptions {
@@ -62,6 +66,12 @@ export interface UploadOptions {
   maxRps?: number;
   dryRun?: boolean;
   prune?: boolean;
+  /** The CSV's value wins over labels changed on the service, conflicts and items without a record of their last sync. */
+  overwrite?: boolean;
+  /** Labels no column of the CSV names are removed from the items (else the service's values stay). */
+  pruneFields?: boolean;
+  /** Lets a sync clear more than CLEAR_LIMIT labels. */
+  allowClear?: boolean;
   /** Asked before deleting; false cancels the run before anything is written. */
   confirmPrune?: (orphans: readonly ExistingItem[]) => Promise<boolean>;
   /** Journal path; default `<csv>.journal.ndjson`; false: none. */
@@ -103,6 +113,12 @@ export interface Tally {
   created: number;
   updated: number;
   unchanged: number;
+  /** Items left as the service has them: labels changed on the service since the last sync. */
+  kept: number;
+  /** Items not written: CSV and service both changed a label (or no record of the last sync). */
+  conflicts: number;
+  /** Labels set from a value to empty by the updates sent. */
+  cleared: number;
   deleted: number;
   failed: number;
   /** Invalid rows left out with skipInvalid. */
@@ -120,16 +136,37 @@ export interface PlanSummary {
   create: number;
   update: number;
   unchanged: number;
+  /** Items whose only differences are labels changed on the service since the last sync: left as they are. */
+  kept?: number;
+  /** Items refused: a label changed in the CSV and on the service, or no record of the last sync. */
+  conflict?: number;
+  /** Labels the updates clear (a value becoming empty). */
+  cleared?: number;
   /** Items not in the CSV: deleted with prune. */
   delete: number;
   /** Items not in the CSV that stay (no prune). */
   keep: number;
   /** Per row (dry runs only). */
-  rows?: Array<{ line: number; action: RowAction['kind']; item?: string }>;
+  rows?: Array<{ line: number; action: RowAction['kind'] | 'kept' | 'conflict'; item?: string }>;
+  /**
+   * What each row changes: the labels of every update, kept item and conflict (CSV, service and
+   * last-synced values), and in a dry run the typed values of every create. In CSV order.
+   */
+  changes?: RowChange[];
   /** A dry run without the service: the set's items were not read, so every row counts as a create. */
   offline?: boolean;
   /** Items to delete (dry runs only). */
   deletes?: string[];
+}
+
+export interface RowChange {
+  line: number;
+  item?: string;
+  action: 'create' | 'update' | 'kept' | 'conflict';
+  /** update, kept, conflict: the labels where the CSV and the service differ. */
+  labels?: LabelChange[];
+  /** create: the typed values. */
+  values?: Array<{ label: string; value: unknown; cell?: string }>;
 }
 
 export interface Failure {
@@ -151,8 +188,13 @@ function permanence(e: unknown): { permanent?: true } {
 export interface UploadResult {
   csv: string;
   dryRun: boolean;
-  /** invalid: stopped before writing; planned: dry run; done; cancelled: prune declined; interrupted: signal. */
-  status: 'invalid' | 'planned' | 'done' | 'cancelled' | 'interrupted';
+  /**
+   * invalid: stopped before writing; planned: dry run; done; cancelled: prune declined;
+   * interrupted: signal; refused: the sync would clear more than CLEAR_LIMIT labels (nothing written).
+   */
+  status: 'invalid' | 'planned' | 'done' | 'cancelled' | 'interrupted' | 'refused';
+  /** Why a sync was refused. */
+  refusal?: { reason: 'clear'; cleared: number; limit: number };
   processor: { id?: string; type: string; config: string };
   set?: { id?: string; name?: string; created: boolean };
   rows: { total: number; valid: number; invalid: number };
@@ -315,23 +357,57 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
     : [];
   const plan = planSync(prepared.rows, existing);
   const orphans = plan.orphans;
+  // The three-way merge of every row whose item differs, before anything is written.
+  const setId = set?.id;
+  const live = new Map(existing.map((it) => [it.id, it.output]));
+  const review = await reviewRows(prepared, plan.actions, {
+    live,
+    applied: (itemId) => (setId && state ? state.applied.get(appliedKey(setId, itemId)) : undefined),
+    creates: opts.dryRun === true,
+    overwrite: opts.overwrite,
+    pruneFields: opts.pruneFields,
+    signal,
+  });
+  const rc = review.counts;
   result.plan = {
     create: plan.counts.create,
-    update: plan.counts.update,
-    unchanged: plan.counts.skip,
+    update: rc.update,
+    unchanged: plan.counts.skip + rc.inSync,
+    kept: rc.kept,
+    conflict: rc.conflict,
+    cleared: rc.cleared,
     delete: opts.prune ? orphans.length : 0,
     keep: opts.prune ? 0 : orphans.length,
+    changes: review.changes,
   };
+  const refused = rc.cleared > CLEAR_LIMIT && !opts.allowClear;
+  if (refused) {
+    result.status = 'refused';
+    result.refusal = { reason: 'clear', cleared: rc.cleared, limit: CLEAR_LIMIT };
+  }
   if (opts.dryRun) {
-    result.status = 'planned';
+    if (!refused) result.status = 'planned';
     if (!client) result.plan.offline = true;
     result.plan.rows = prepared.rows.map((r, i) => {
       const a = plan.actions[i];
-      return a.kind === 'create' ? { line: r.line, action: a.kind } : { line: r.line, action: a.kind, item: a.itemId };
+      if (a.kind === 'create') return { line: r.line, action: a.kind };
+      const m = review.merges.get(i)?.merge;
+      return { line: r.line, action: m ? (m.status === 'in-sync' ? 'skip' : m.status) : a.kind, item: a.itemId };
     });
     if (opts.prune) result.plan.deletes = orphans.map((o) => o.id);
-    result.tally = tallyOf(started, guard.stats, { unchanged: plan.counts.skip, skippedInvalid: prepared.invalid });
+    result.tally = tallyOf(started, guard.stats, { unchanged: result.plan.unchanged, kept: rc.kept, conflicts: rc.conflict, skippedInvalid: prepared.invalid });
     return result;
+  }
+  // Nothing is written, the journal included.
+  if (refused) return result;
+  // Items in sync whose journal record is missing or older: recorded as they go by in pass 2.
+  const record = new Set<number>();
+  if (setId && state) {
+    plan.actions.forEach((a, i) => {
+      if (a.kind !== 'skip') return;
+      const last = state.applied.get(appliedKey(setId, a.itemId));
+      if (last === undefined || digestOf(last) !== prepared.rows[i].digest) record.add(i);
+    });
   }
   if (opts.prune && orphans.length > 0 && opts.confirmPrune && !(await opts.confirmPrune(orphans))) {
     result.status = 'cancelled';
@@ -343,7 +419,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
   const requestsBeforeWrite = guard.stats.requests;
   const journal: JournalWriter = journalFile ? openJournal(journalFile) : NO_JOURNAL;
   result.journal = journalFile;
-  journal.write({ k: 'run', at: new Date().toISOString(), service, csv: path.basename(csv), set: set?.id });
+  journal.write({ k: 'run', at: new Date().toISOString(), service, csv: path.basename(csv), set: set?.id, v: JOURNAL_FORMAT });
   try {
     if (!set) {
       const cs = opts.createSet!;
@@ -361,11 +437,11 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
       set = { id: created.id, name: created.name, processorId: created.processorId };
       result.set = { id: created.id, name: created.name, created: true };
     }
-    const writer = new Writer(client!, set.id, journal, state, index, prepared, plan.actions, { concurrency, chunkSize, signal, onProgress: opts.onProgress });
+    const writer = new Writer(client!, set.id, journal, state, index, prepared, plan.actions, { merges: review.merges, record }, { concurrency, chunkSize, signal, onProgress: opts.onProgress });
     await writer.run(opts.prune ? orphans : []);
     result.failures = writer.failures;
     result.status = signal?.aborted ? 'interrupted' : 'done';
-    result.tally = tallyOf(started, guard.stats, { ...writer.counts, unchanged: plan.counts.skip, skippedInvalid: prepared.invalid });
+    result.tally = tallyOf(started, guard.stats, { ...writer.counts, unchanged: result.plan.unchanged, kept: rc.kept, conflicts: rc.conflict, skippedInvalid: prepared.invalid });
     result.timings = {
       validateMs: Math.round(validated - started),
       planMs: Math.round(planned - validated),
@@ -398,6 +474,64 @@ async function setStaleRejectsAside(file: string, onNotice?: (m: string) => void
   return { from: file, to };
 }
 
+/** A row's merge and the CSV's output it was made from (what the journal records once synced). */
+interface Merged {
+  merge: ItemMerge;
+  desired: Record<string, unknown>;
+}
+
+interface Review {
+  /** By row index: rows planned as updates. */
+  merges: Map<number, Merged>;
+  changes: RowChange[];
+  counts: { update: number; kept: number; conflict: number; inSync: number; cleared: number };
+}
+
+/**
+ * Reads the CSV again for the rows whose item differs and merges each with the service's output
+ * and the journal's record (merge.ts); in a dry run also the typed values of each create.
+ */
+async function reviewRows(
+  prepared: Prepared,
+  actions: readonly RowAction[],
+  o: { live: ReadonlyMap<string, unknown>; applied: (itemId: string) => unknown; creates: boolean; overwrite?: boolean; pruneFields?: boolean; signal?: AbortSignal },
+): Promise<Review> {
+  const review: Review = { merges: new Map(), changes: [], counts: { update: 0, kept: 0, conflict: 0, inSync: 0, cleared: 0 } };
+  if (!actions.some((a) => a.kind === 'update' || (o.creates && a.kind === 'create'))) return review;
+  const columnOf = new Map<string, number>();
+  for (const c of prepared.columns.columns) if (c.role === 'field') columnOf.set(formatPath(c.path!), c.index);
+  const rows = prepared.rows;
+  let next = 0;
+  for await (const rec of prepared.source.records()) {
+    if (o.signal?.aborted || next >= rows.length) break;
+    if (rec.line !== rows[next].line) continue;
+    const index = next++;
+    const a = actions[index];
+    if (a.kind === 'skip' || (a.kind === 'create' && !o.creates)) continue;
+    const s = await prepared.shape(rec);
+    if (s.output === undefined || digestOf(s.output) !== rows[index].digest) {
+      throw new InputError('the CSV or a file it names changed during the upload', { location: { file: prepared.source.file, line: rec.line }, hint: 'run the upload again' });
+    }
+    const cellOf = (p: readonly Segment[]): string | undefined => {
+      const i = columnOf.get(formatPath(p));
+      return i === undefined ? undefined : (s.cells[i] ?? '');
+    };
+    if (a.kind === 'create') {
+      review.changes.push({ line: rec.line, action: 'create', values: labelValues(prepared.model, s.output, cellOf) });
+      continue;
+    }
+    const merge = mergeItem(prepared.model, s.output, o.applied(a.itemId), o.live.get(a.itemId), { uncovered: prepared.columns.uncovered, pruneFields: o.pruneFields, overwrite: o.overwrite, cellOf });
+    review.merges.set(index, { merge, desired: s.output });
+    if (merge.status === 'in-sync') review.counts.inSync++;
+    else {
+      review.counts[merge.status]++;
+      review.changes.push({ line: rec.line, item: a.itemId, action: merge.status, labels: merge.labels });
+    }
+    review.counts.cleared += clearedLabels(merge);
+  }
+  return review;
+}
+
 function tallyOf(started: number, stats: RequestStats, t: Partial<Tally>): Tally {
   const elapsedMs = Math.round(performance.now() - started);
   const written = (t.created ?? 0) + (t.updated ?? 0) + (t.deleted ?? 0);
@@ -405,6 +539,9 @@ function tallyOf(started: number, stats: RequestStats, t: Partial<Tally>): Tally
     created: 0,
     updated: 0,
     unchanged: 0,
+    kept: 0,
+    conflicts: 0,
+    cleared: 0,
     deleted: 0,
     failed: 0,
     skippedInvalid: 0,
@@ -427,7 +564,7 @@ class Stopped extends Error {
 
 /** Pass 2 and the rounds after it. Requests take no abort signal: an interrupt stops new ones. */
 class Writer {
-  readonly counts = { created: 0, updated: 0, deleted: 0, failed: 0, filesUploaded: 0, filesReused: 0 };
+  readonly counts = { created: 0, updated: 0, cleared: 0, deleted: 0, failed: 0, filesUploaded: 0, filesReused: 0 };
   readonly failures: Failure[] = [];
   private readonly queue: PQueue;
   private readonly inflight = new Set<Promise<void>>();
@@ -446,10 +583,12 @@ class Writer {
     private readonly index: FileIndex,
     private readonly prepared: Prepared,
     private readonly actions: RowAction[],
+    /** The merges of the rows planned as updates, and the rows in sync to record in the journal. */
+    private readonly sync: { merges: ReadonlyMap<number, Merged>; record: ReadonlySet<number> },
     private readonly o: { concurrency: number; chunkSize: number; signal?: AbortSignal; onProgress?: (p: UploadProgress) => void },
   ) {
     this.queue = new PQueue({ concurrency: o.concurrency });
-    this.total = actions.filter((a) => a.kind !== 'skip').length;
+    this.total = actions.filter((a, i) => a.kind === 'create' || (a.kind === 'update' && sync.merges.get(i)?.merge.status === 'update')).length;
   }
 
   /**
@@ -539,13 +678,24 @@ class Writer {
       if (rec.line !== rows[next].line) continue;
       const index = next++;
       const action = this.actions[index];
-      if (action.kind === 'skip') continue;
+      if (action.kind === 'skip' && !this.sync.record.has(index)) continue;
+      const merged = action.kind === 'update' ? this.sync.merges.get(index) : undefined;
+      if (action.kind === 'update' && merged?.merge.status !== 'update') {
+        // Nothing to send: in sync but for unnamed fields, or only changed on the service (the
+        // record keeps saying what the CSV last synced); a conflict is not recorded either.
+        if (merged && merged.merge.status !== 'conflict') recordApplied(this.journal, this.setId, action.itemId, merged.desired);
+        continue;
+      }
       const s = await this.prepared.shape(rec);
       if (s.output === undefined || s.identity !== rows[index].identity || digestOf(s.output) !== rows[index].digest) {
         throw new InputError('the CSV or a file it names changed during the upload', { location: { file: this.prepared.source.file, line: rec.line }, hint: 'run the upload again; it continues where it stopped' });
       }
+      if (action.kind === 'skip') {
+        recordApplied(this.journal, this.setId, action.itemId, s.output);
+        continue;
+      }
       const row: WriteRow = { index, line: rec.line, identity: s.identity, output: s.output, local: s.local, fileId: s.fileId };
-      if (action.kind === 'update') await this.spawn(this.write(() => this.update(action.itemId, row)), 1);
+      if (action.kind === 'update') await this.spawn(this.write(() => this.update(action.itemId, row, merged?.merge)), 1);
       else {
         // Start the upload now, so files flow while the chunk fills.
         if (row.local) void this.fileFor(row.local, row.line).catch(() => undefined);
@@ -639,6 +789,8 @@ class Writer {
         return patiently(() => this.client.evaluationSetItems.bulkCreate({ evaluationSetId: this.setId, items: ready.map((r) => ({ fileId: r.fileId!, expectedOutput: r.output })) }));
       });
       this.journal.write({ k: 'create', op: 'done', set: this.setId, batch, items: created.map((c) => c.id) });
+      // The bulk endpoint answers the items in the order they were sent.
+      created.forEach((c, i) => recordApplied(this.journal, this.setId, c.id, ready[i].output));
       this.counts.created += created.length;
       this.tick(created.length);
     } catch (e) {
@@ -665,6 +817,7 @@ class Writer {
     for (const r of pending) {
       const a = plan.actions[r.index];
       if (a.kind === 'skip') {
+        recordApplied(this.journal, this.setId, a.itemId, r.output);
         this.counts.created++;
         this.tick(1);
       } else if (a.kind === 'update') await this.spawn(this.write(() => this.update(a.itemId, r)), 1);
@@ -680,12 +833,15 @@ class Writer {
     await this.drain();
   }
 
-  private async update(itemId: string, row: WriteRow): Promise<void> {
+  /** Sends the merge's output (the service's with the CSV's changes), else the row's; then records the row's. */
+  private async update(itemId: string, row: WriteRow, merge?: ItemMerge): Promise<void> {
     if (this.aborted) return;
     this.journal.write({ k: 'update', op: 'start', set: this.setId, item: itemId, line: row.line });
     try {
-      await patiently(() => this.client.evaluationSetItems.update(itemId, { expectedOutput: row.output }));
+      await patiently(() => this.client.evaluationSetItems.update(itemId, { expectedOutput: (merge?.output ?? row.output) as WriteRow['output'] }));
       this.journal.write({ k: 'update', op: 'done', set: this.setId, item: itemId, line: row.line });
+      recordApplied(this.journal, this.setId, itemId, row.output);
+      if (merge) this.counts.cleared += clearedLabels(merge);
       this.counts.updated++;
       this.tick(1);
     } catch (e) {

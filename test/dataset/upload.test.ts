@@ -109,6 +109,6 @@ describe('uploadDataset', () => {
     expect(items.map((i) => i.file)).toEqual(['a "quoted" naïve résumé.txt']);
     const journal = readFileSync(path.join(dir, 'data.journal.ndjson'), 'utf8');
     expect(journal).not.toContain(s.t.token);
-    expect(journal.trim().split('\n').map((l) => (JSON.parse(l) as { k: string }).k)).toEqual(['run', 'set', 'set', 'file', 'file', 'create', 'create', 'end']);
+    expect(journal.trim().split('\n').map((l) => (JSON.parse(l) as { k: string }).k)).toEqual(['run', 'set', 'set', 'file', 'file', 'create', 'create', 'applied', 'end']);
   });
 });

@@ -222,9 +222,10 @@ describe('sync semantics', () => {
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')).toEqual([
       'plan for new set "d": 3 create, 0 update, 0 unchanged, 0 delete',
-      '  create line 2',
-      '  create line 3',
-      '  create line 4',
+      // Each create with its typed values (the cell as typed when it reads differently).
+      '  create line 2: invoice_number "N-0", total "EUR 1.50" typed as 1.5 EUR',
+      '  create line 3: invoice_number "N-1", total "EUR 2.50" typed as 2.5 EUR',
+      '  create line 4: invoice_number "N-2", total "EUR 3.50" typed as 3.5 EUR',
       'dry run: nothing was written',
       '',
     ]);
