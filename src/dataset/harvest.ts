@@ -15,6 +15,7 @@ import { isApiError, type Client, type FetchLike, type ProcessorRun } from '../a
 import { InputError, UsageError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { isPlainObject } from '../util/json.js';
+import { journalPathFor } from './journal.js';
 import { csvLine } from './rejects.js';
 import { patiently } from './remote.js';
 import { uploadDataset, type UploadOptions, type UploadResult } from './upload.js';
@@ -157,7 +158,11 @@ export async function harvestReviewed(opts: HarvestOptions): Promise<HarvestResu
       fetch: opts.fetch,
       dryRun: opts.dryRun,
       skipInvalid: opts.skipInvalid,
-      journal: opts.dryRun ? false : opts.journal,
+      // A review is a deliberate correction: an item this harvest's journal has no record of (a
+      // monthly --out file) takes the latest review; with a record the merge is three-way.
+      csvWinsWithoutRecord: true,
+      // A dry run reads the real journal (its last-applied records make the merge three-way) and writes none.
+      journal: opts.dryRun && opts.journal !== false ? path.resolve(opts.journal ?? journalPathFor(opts.csv)) : opts.journal,
       concurrency: opts.concurrency,
       chunkSize: opts.chunkSize,
       maxRps: opts.maxRps,

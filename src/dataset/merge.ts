@@ -59,6 +59,11 @@ export interface MergeOptions {
   pruneFields?: boolean;
   /** The CSV wins over service changes, conflicts and missing records. */
   overwrite?: boolean;
+  /**
+   * Without a record, a difference is taken as a CSV change instead of refused: for CSVs that
+   * are corrections by nature (a harvest of reviewed runs, where the latest review wins).
+   */
+  csvWinsWithoutRecord?: boolean;
   /** The CSV cell text of a label path (under `value` for EXTRACT). */
   cellOf?: (path: readonly Segment[]) => string | undefined;
 }
@@ -189,8 +194,8 @@ export function mergeItem(model: ExpectedModel, desired: unknown, last: unknown,
     let decision: LabelDecision;
     // --prune-fields names what to remove: no side's history makes it keep the value.
     if (unnamed) decision = isEmptyLabel(serviceValue) ? 'update' : 'clear';
-    else if (!hasRecord) decision = 'no-record';
-    else if (sameLabel(lastValue, serviceValue)) decision = isEmptyLabel(csvValue) && !isEmptyLabel(serviceValue) ? 'clear' : 'update';
+    else if (!hasRecord && !opts.csvWinsWithoutRecord) decision = 'no-record';
+    else if (!hasRecord || sameLabel(lastValue, serviceValue)) decision = isEmptyLabel(csvValue) && !isEmptyLabel(serviceValue) ? 'clear' : 'update';
     else if (sameLabel(lastValue, csvValue)) decision = 'kept';
     else decision = 'conflict';
     const change: LabelChange = { label: label.name, decision, csv: csvValue ?? null, service: serviceValue ?? null };

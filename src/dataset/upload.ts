@@ -68,6 +68,8 @@ export interface UploadOptions {
   prune?: boolean;
   /** The CSV's value wins over labels changed on the service, conflicts and items without a record of their last sync. */
   overwrite?: boolean;
+  /** Without a journal record of an item's last sync, a difference is a CSV change rather than refused (a harvest: the latest review wins). */
+  csvWinsWithoutRecord?: boolean;
   /** Labels no column of the CSV names are removed from the items (else the service's values stay). */
   pruneFields?: boolean;
   /** Lets a sync clear more than CLEAR_LIMIT labels. */
@@ -365,6 +367,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
     applied: (itemId) => (setId && state ? state.applied.get(appliedKey(setId, itemId)) : undefined),
     creates: opts.dryRun === true,
     overwrite: opts.overwrite,
+    csvWinsWithoutRecord: opts.csvWinsWithoutRecord,
     pruneFields: opts.pruneFields,
     signal,
   });
@@ -494,7 +497,7 @@ interface Review {
 async function reviewRows(
   prepared: Prepared,
   actions: readonly RowAction[],
-  o: { live: ReadonlyMap<string, unknown>; applied: (itemId: string) => unknown; creates: boolean; overwrite?: boolean; pruneFields?: boolean; signal?: AbortSignal },
+  o: { live: ReadonlyMap<string, unknown>; applied: (itemId: string) => unknown; creates: boolean; overwrite?: boolean; csvWinsWithoutRecord?: boolean; pruneFields?: boolean; signal?: AbortSignal },
 ): Promise<Review> {
   const review: Review = { merges: new Map(), changes: [], counts: { update: 0, kept: 0, conflict: 0, inSync: 0, cleared: 0 } };
   if (!actions.some((a) => a.kind === 'update' || (o.creates && a.kind === 'create'))) return review;
@@ -520,7 +523,7 @@ async function reviewRows(
       review.changes.push({ line: rec.line, action: 'create', values: labelValues(prepared.model, s.output, cellOf) });
       continue;
     }
-    const merge = mergeItem(prepared.model, s.output, o.applied(a.itemId), o.live.get(a.itemId), { uncovered: prepared.columns.uncovered, pruneFields: o.pruneFields, overwrite: o.overwrite, cellOf });
+    const merge = mergeItem(prepared.model, s.output, o.applied(a.itemId), o.live.get(a.itemId), { uncovered: prepared.columns.uncovered, pruneFields: o.pruneFields, overwrite: o.overwrite, csvWinsWithoutRecord: o.csvWinsWithoutRecord, cellOf });
     review.merges.set(index, { merge, desired: s.output });
     if (merge.status === 'in-sync') review.counts.inSync++;
     else {

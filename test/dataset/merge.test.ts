@@ -36,6 +36,8 @@ describe('mergeItem', () => {
       { want: ['conflict', ['n:conflict', 'vendor.name:update']] }],
     ['both changed to the same value', { d: v({ n: 'B' }), a: v({ n: 'A' }), l: v({ n: 'B' }) }, { want: ['in-sync', []] }],
     ['no record and a difference', { d: v({ n: 'B' }), a: undefined, l: v({ n: 'A' }) }, { want: ['conflict', ['n:no-record']] }],
+    ['no record, for a CSV of corrections (a harvest): the CSV wins', { d: v({ n: 'B' }), a: undefined, l: v({ n: 'A' }), o: { csvWinsWithoutRecord: true } }, { want: ['update', ['n:update']], out: v({ n: 'B' }) }],
+    ['a record still makes a harvest three-way', { d: v({ n: 'B' }), a: v({ n: 'A' }), l: v({ n: 'S' }), o: { csvWinsWithoutRecord: true } }, { want: ['conflict', ['n:conflict']] }],
     ['no record and agreement', { d: v({ n: 'B' }), a: undefined, l: v({ n: 'B' }) }, { want: ['in-sync', []] }],
     ['--overwrite over a service change, a conflict and no record', { d: v({ n: 'B' }), a: undefined, l: v({ n: 'A' }), o: { overwrite: true } }, { want: ['update', ['n:update!']], out: v({ n: 'B' }) }],
     ['--overwrite with an empty CSV value clears', { d: v({ n: null }), a: v({ n: 'A' }), l: v({ n: 'S' }), o: { overwrite: true } }, { want: ['update', ['n:clear!']], out: v({ n: null }) }],
