@@ -135,6 +135,23 @@ describe('three-way sync', () => {
   });
 });
 
+describe('a correction made on both sides (the write-back of dataset upload errors.csv)', () => {
+  it('plans nothing and refreshes the record, so a later service change is seen as one', async () => {
+    const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
+    const id = (await byFile()).get('doc-0.txt')!.id;
+    await onService(id, 'N-0', money(12, 'EUR'));
+    writeFileSync(path.join(dir, 'data.csv'), csv([['N-0', 'EUR 12'], ['N-1', 'EUR 11']]));
+    const r = await s.upload(['data.csv', '-e', setId, '--format', 'json'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(json(r).tally).toMatchObject({ updated: 0, unchanged: 2, kept: 0, conflicts: 0 });
+    const records = readFileSync(path.join(dir, 'data.journal.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { k: string; item?: string; labels?: unknown }).filter((x) => x.k === 'applied' && x.item === id);
+    expect(records.at(-1)!.labels).toEqual(item('N-0', money(12, 'EUR')));
+    // The record is 12 now: the service moving on to 13 is a service change, kept.
+    await onService(id, 'N-0', money(13, 'EUR'));
+    expect(json(await s.upload(['data.csv', '-e', setId, '--format', 'json'], dir)).tally).toMatchObject({ updated: 0, kept: 1, conflicts: 0 });
+  });
+});
+
 describe('cleared labels', () => {
   it('one cleared label is shown and counted; more than 3 at once need --allow-clear (exit 2, nothing written)', async () => {
     const rows: Array<[string, string]> = [['N-0', 'EUR 10'], ['N-1', 'EUR 11'], ['N-2', 'EUR 12'], ['N-3', 'EUR 13'], ['N-4', 'EUR 14']];
