@@ -32,7 +32,7 @@ async function synced(rows: Array<[string, string]>) {
 }
 
 describe('a column missing from the CSV', () => {
-  it('leaves the field as the service has it (it used to null it on every item)', async () => {
+  it('leaves the field as the service has it (it used to null it on every item)', { timeout: 120_000 }, async () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
     writeFileSync(path.join(dir, 'nototal.csv'), csv([['N-0 fixed', ''], ['N-1', '']], 'file,invoice_number'));
     const r = await s.upload(['nototal.csv', '-e', setId, '--journal', 'data.journal.ndjson', '--format', 'json'], dir);
@@ -52,7 +52,7 @@ const held = (items: Map<string, { expectedOutput: unknown }>, i: number) => ite
 const item = (n: string, total: unknown) => ({ value: { invoice_number: n, total } });
 
 describe('three-way sync', () => {
-  it('updates what the CSV changed, keeps what the service changed, refuses a conflict with both values and records what agrees', async () => {
+  it('updates what the CSV changed, keeps what the service changed, refuses a conflict with both values and records what agrees', { timeout: 120_000 }, async () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11'], ['N-2', 'EUR 12'], ['N-3', 'EUR 13'], ['N-4', 'EUR 14']]);
     const before = await byFile();
     // Service side: doc-1's total corrected; doc-2 corrected to what the CSV will say too; doc-3 changed differently from the CSV.
@@ -98,7 +98,7 @@ describe('three-way sync', () => {
     expect(last.tally).toMatchObject({ updated: 0, unchanged: 5, kept: 0, conflicts: 0 });
   });
 
-  it('a label changed on the service alone is kept with exit 0 and said on the result line', async () => {
+  it('a label changed on the service alone is kept with exit 0 and said on the result line', { timeout: 120_000 }, async () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
     await onService((await byFile()).get('doc-0.txt')!.id, 'N-0 corrected', money(10, 'EUR'));
     const r = await s.upload(['data.csv', '-e', setId], dir);
@@ -108,7 +108,7 @@ describe('three-way sync', () => {
     expect(held(await byFile(), 0)).toEqual(item('N-0 corrected', money(10, 'EUR')));
   });
 
-  it('with no record of the last sync (a new journal), a difference is refused; agreement is recorded', async () => {
+  it('with no record of the last sync (a new journal), a difference is refused; agreement is recorded', { timeout: 120_000 }, async () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
     await onService((await byFile()).get('doc-0.txt')!.id, 'N-0', money(99, 'EUR'));
     const r = await s.upload(['data.csv', '-e', setId, '--journal', 'fresh.ndjson'], dir);
@@ -120,7 +120,7 @@ describe('three-way sync', () => {
     expect(journal).toContain(`"k":"applied","set":"${setId}","item":"${(await byFile()).get('doc-1.txt')!.id}"`);
   });
 
-  it('a journal of the old format (no applied records) is read: files are reused, items have no record', async () => {
+  it('a journal of the old format (no applied records) is read: files are reused, items have no record', { timeout: 120_000 }, async () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
     const file = path.join(dir, 'data.journal.ndjson');
     const old = readFileSync(file, 'utf8').split('\n').filter((l) => !l.includes('"k":"applied"')).map((l) => l.replace(',"v":2', '')).join('\n');
@@ -136,7 +136,7 @@ describe('three-way sync', () => {
 });
 
 describe('a correction made on both sides (the write-back of dataset upload errors.csv)', () => {
-  it('plans nothing and refreshes the record, so a later service change is seen as one', async () => {
+  it('plans nothing and refreshes the record, so a later service change is seen as one', { timeout: 120_000 }, async () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
     const id = (await byFile()).get('doc-0.txt')!.id;
     await onService(id, 'N-0', money(12, 'EUR'));
@@ -153,7 +153,7 @@ describe('a correction made on both sides (the write-back of dataset upload erro
 });
 
 describe('cleared labels', () => {
-  it('one cleared label is shown and counted; more than 3 at once need --allow-clear (exit 2, nothing written)', async () => {
+  it('one cleared label is shown and counted; more than 3 at once need --allow-clear (exit 2, nothing written)', { timeout: 120_000 }, async () => {
     const rows: Array<[string, string]> = [['N-0', 'EUR 10'], ['N-1', 'EUR 11'], ['N-2', 'EUR 12'], ['N-3', 'EUR 13'], ['N-4', 'EUR 14']];
     const { dir, setId, byFile } = await synced(rows);
     writeFileSync(path.join(dir, 'data.csv'), csv([['N-0', ''], ...rows.slice(1)]));
@@ -176,7 +176,7 @@ describe('cleared labels', () => {
     expect(held(await byFile(), 4)).toEqual(item('N-4', null));
   });
 
-  it('--prune-fields removes the fields no column names (counted as cleared)', async () => {
+  it('--prune-fields removes the fields no column names (counted as cleared)', { timeout: 120_000 }, async () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
     writeFileSync(path.join(dir, 'nototal.csv'), csv([['N-0', ''], ['N-1', '']], 'file,invoice_number'));
     const r = await s.upload(['nototal.csv', '-e', setId, '--journal', 'data.journal.ndjson', '--prune-fields', '--format', 'json'], dir);
@@ -187,7 +187,7 @@ describe('cleared labels', () => {
 });
 
 describe('reviewable dry runs', () => {
-  it('shows every create with its typed values, in text (capped at 20 with a count) and JSON (all)', async () => {
+  it('shows every create with its typed values, in text (capped at 20 with a count) and JSON (all)', { timeout: 120_000 }, async () => {
     const rows: Array<[string, string]> = Array.from({ length: 23 }, (_, i) => [`N-${i}`, i === 0 ? "CHF 1'250.00" : `EUR ${i}`]);
     const dir = folder({ 'data.csv': csv(rows), ...docs(rows.length) });
     const p = await s.processor('EXTRACT', SIMPLE);
