@@ -94,8 +94,8 @@ export default defineCommand<ReportArgs>({
       .option('formats', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'report files to write: json (report.json, with documents.jsonl: one record per document), md, html (lists up to 50,000 documents), junit (comma-separated)' })
       .option('format', { alias: 'f', type: 'string', default: 'text', describe: 'output on stdout: text (a summary), or json (the report itself, as in report.json)' })
       .option('step-summary', { type: 'boolean', default: true, describe: 'append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (--no-step-summary: leave it to `evalkit ci github`)' })
-      .option('fail-under', { type: 'string', array: true, default: [] as string[], describe: 'gate METRIC=THRESHOLD, e.g. micro.f1=0.9, field:total.recall=0.95, accuracy=0.8 (repeatable)' })
-      .option('gate', { type: 'string', array: true, default: [] as string[], describe: "gate METRIC<=N or METRIC>=N: cost and latency (latency.p95<=30000, credits.mean<=4) or any --fail-under metric (repeatable)" })
+      .option('fail-under', { type: 'string', array: true, default: [] as string[], describe: 'gate METRIC>=N (METRIC=N is the same), e.g. micro.f1>=0.9, field:total.recall=0.95, accuracy=0.8 (repeatable)' })
+      .option('gate', { type: 'string', array: true, default: [] as string[], describe: "gate METRIC<=N, METRIC>=N or METRIC=N (as >=): cost and latency (latency.p95<=30000, credits.mean<=4) or any --fail-under metric (repeatable)" })
       .option('gate-on', { choices: ['point', 'lower'] as const, default: 'point' as const, describe: 'gate on the point estimate or on the lower bound of the 95% interval' })
       .option('fail-on-regression', { type: 'boolean', default: false, describe: 'fail when a metric regressed significantly (Holm-corrected) against --baseline, or when too few documents pair' })
       .option('pair-by', { choices: ['auto', 'id', 'file', 'name'] as const, default: 'auto' as const, describe: 'how documents pair with the baseline: auto tries item id, file id, file name, content hash in turn' })
@@ -130,8 +130,7 @@ export default defineCommand<ReportArgs>({
     if (formats.length === 0) throw new UsageError('--formats: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
     const errorsFormat = argv.exportErrors ? (await import('../report/errors.js')).errorsFormatOf(argv.exportErrors) : undefined;
     const { parseGates } = await import('../report/gates.js');
-    const { parseGateExpressions } = await import('../report/gates.js');
-    const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
+    const gates = [...parseGates(argv.failUnder, '--fail-under'), ...parseGates(argv.gate, '--gate')];
     if (argv.failOnRegression && !argv.baseline) throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
 
     // A config file's `from` is one path; the flag may be repeated.

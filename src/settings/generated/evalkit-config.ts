@@ -77,7 +77,7 @@ export interface DatasetSettings {
    */
   numberTolerance?: number;
   /**
-   * Gates `report` checks (`--gate`): METRIC>=N or METRIC<=N, e.g. micro.f1>=0.9, field:total.recall>=0.95, latency.p95<=30000.
+   * Gates `report` checks (`--gate`): METRIC>=N, METRIC<=N or METRIC=N (the same as >=), e.g. micro.f1>=0.9, field:total.recall>=0.95, latency.p95<=30000.
    */
   gates?: string[];
   /**
