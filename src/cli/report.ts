@@ -23,6 +23,7 @@ interface ReportArgs {
   gate: string[];
   gateOn: 'point' | 'lower';
   failOnRegression: boolean;
+  allowUnderpowered: boolean;
   pairBy: 'auto' | 'id' | 'file' | 'name';
   minPaired?: string;
   equivalence: number;
@@ -98,6 +99,7 @@ export default defineCommand<ReportArgs>({
       .option('gate', { type: 'string', array: true, default: [] as string[], describe: "gate METRIC<=N, METRIC>=N or METRIC=N (as >=): cost and latency (latency.p95<=30000, credits.mean<=4) or any --fail-under metric (repeatable)" })
       .option('gate-on', { choices: ['point', 'lower'] as const, default: 'point' as const, describe: 'gate on the point estimate or on the lower bound of the 95% interval' })
       .option('fail-on-regression', { type: 'boolean', default: false, describe: 'fail when a metric regressed significantly (Holm-corrected) against --baseline, or when too few documents pair' })
+      .option('allow-underpowered', { type: 'boolean', default: false, describe: 'let --fail-on-regression pass on too few paired documents for any regression to be significant (by default that fails, naming the documents needed)' })
       .option('pair-by', { choices: ['auto', 'id', 'file', 'name'] as const, default: 'auto' as const, describe: 'how documents pair with the baseline: auto tries item id, file id, file name, content hash in turn' })
       .option('min-paired', { type: 'string', describe: 'fewest paired documents a baseline comparison accepts: a count or a share of this run (default 90%)' })
       .option('equivalence', { type: 'number', default: 0.01, describe: 'margin: a delta whose 95% interval lies inside ±margin is "no change"' })
@@ -205,6 +207,7 @@ export default defineCommand<ReportArgs>({
           gates,
           gateOn: argv.gateOn,
           failOnRegression: argv.failOnRegression,
+          allowUnderpowered: argv.allowUnderpowered,
           pairBy: argv.pairBy,
           minPaired: argv.minPaired,
           equivalence: argv.equivalence,

@@ -255,3 +255,19 @@ export function mcnemarPairsNeeded(effect: number, d: number): number {
   const z = Z95 + Z80;
   return Math.ceil((z * z * Math.max(d, effect)) / (effect * effect));
 }
+
+/**
+ * The smallest Holm-adjusted exact McNemar p that m comparisons over n paired documents can give,
+ * whatever the outcomes: every document discordant in one direction (b = n, c = 0) gives
+ * p = 2·2^−n, and Holm multiplies the smallest p by m: min(1, m·2^(1−n)).
+ */
+export function smallestHolmMcnemar(n: number, m: number): number {
+  return Math.min(1, m * 2 ** (1 - n));
+}
+
+/** The fewest paired documents at which m McNemar comparisons (Holm) can reach p < alpha: the least n with m·2^(1−n) < alpha. */
+export function pairsForSignificance(m: number, alpha: number): number {
+  let n = 1;
+  while (smallestHolmMcnemar(n, m) >= alpha) n++;
+  return n;
+}

@@ -17,7 +17,7 @@ import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Est
 import { CostAccumulator } from './cost.js';
 import { compactRecord } from './json.js';
 import { lineText, MemoryDocuments, type DocumentsSink, type LineWriter } from './documents.js';
-import { evaluateGates, fmtGate, isCountGate, parseGates, type GateOn, type GateSpec } from './gates.js';
+import { evaluateGates, fmtGate, isCountGate, parseGates, underpoweredRegression, underpoweredText, type GateOn, type GateSpec } from './gates.js';
 import { parseSliceKeys, SliceAccumulator, sliceLabel, type SliceKey } from './slices.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
 import { applyRunSpread, compareRuns, type RunInput } from './runs.js';
@@ -55,6 +55,11 @@ export interface ComputeReportOptions {
   failOnRegression?: boolean;
   /** Fail when more than this share of the runs failed. */
   maxFailedRate?: number;
+  /**
+   * With failOnRegression: pass a comparison on too few paired documents for any regression to be
+   * significant (by default such a gate fails and says how many documents it needs); a warning stays.
+   */
+  allowUnderpowered?: boolean;
   /** Which confidence to read: logprobs, ocr, review (1-5 as 0-1) or min (default: logprobs where present). */
   confidence?: ConfidenceSource;
   /** Auto-accept thresholds: the lowest confidence whose accepted values' Wilson lower bound reaches this. */
@@ -312,7 +317,11 @@ function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumu
     // Repeats among the runs: the baseline's verdicts hold to their run-to-run spread too.
     if (report.runs) applyRunSpread(report.baseline, report.runs);
   }
-  report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate });
+  report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate, allowUnderpowered: opts.allowUnderpowered, alpha: ALPHA });
+  if (opts.failOnRegression && opts.allowUnderpowered && report.baseline) {
+    const u = underpoweredRegression(report.baseline, ALPHA);
+    if (u) report.warnings.push(`allowed underpowered comparison: ${underpoweredText(u, ALPHA)}, so the regression check cannot fail`);
+  }
   report.warnings.push(...gatePowerWarnings(report));
   return report;
 }

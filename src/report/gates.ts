@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../util/errors.js';
 import type { GateResult, Gates, Interval, Report } from '../metrics/generated/report.js';
-import { Z80, Z95 } from '../metrics/stats.js';
+import { pairsForSignificance, smallestHolmMcnemar, Z80, Z95 } from '../metrics/stats.js';
 import { costMetrics } from './cost.js';
 
 export interface GateSpec {
@@ -144,6 +144,32 @@ function gateMde(iv: Interval | null): number | null {
 
 export interface GateExtras {
   maxFailedRate?: number;
+  /** Let --fail-on-regression pass on a comparison that could not show a regression (a warning says so instead). */
+  allowUnderpowered?: boolean;
+  /** The significance level of the verdicts (Holm-adjusted McNemar p below it). */
+  alpha?: number;
+}
+
+/**
+ * A regression gate that cannot fail: whatever the outcomes, no Holm-adjusted McNemar p of the
+ * m comparable rows can fall below alpha on these paired documents (so no verdict can be
+ * `regressed`). Undefined when the comparison can show a regression (or compares nothing).
+ */
+export function underpoweredRegression(baseline: NonNullable<Report['baseline']>, alpha: number): { paired: number; m: number; smallest: number; needed: number } | undefined {
+  const paired = baseline.pairing.paired;
+  const m = baseline.rows.filter((r) => r.delta !== null).length;
+  if (paired === 0 || m === 0) return undefined;
+  const smallest = smallestHolmMcnemar(paired, m);
+  if (smallest < alpha) return undefined;
+  return { paired, m, smallest, needed: pairsForSignificance(m, alpha) };
+}
+
+/** Why an underpowered regression gate fails (or, allowed, what the warning says). */
+export function underpoweredText(u: NonNullable<ReturnType<typeof underpoweredRegression>>, alpha: number): string {
+  return (
+    `no regression can be significant on ${u.paired} paired document(s): with ${u.m} metric(s) compared, the smallest Holm-adjusted McNemar p any outcome could give ` +
+    `is min(1, ${u.m}·2^(1−${u.paired})) = ${fmtGate(u.smallest, alpha)}, not below ${alpha}; a regression gate needs at least ${u.needed} paired documents here`
+  );
 }
 
 /** Evaluates the gates against a report (whose baseline section, if any, is already filled). */
@@ -201,6 +227,24 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
         'compare runs of the same documents, or lower --min-paired';
     }
     results.push(r);
+  }
+  if (failOnRegression && report.baseline && !extras.allowUnderpowered) {
+    // A gate that cannot fail must not pass: on too few paired documents no outcome could be a
+    // significant regression (the power warning covers the cases in between).
+    const alpha = extras.alpha ?? 0.05;
+    const u = underpoweredRegression(report.baseline, alpha);
+    if (u) {
+      results.push({
+        gate: `baseline.paired>=${u.needed}`,
+        metric: 'baseline.paired',
+        threshold: u.needed,
+        op: '>=',
+        on: 'point',
+        value: u.paired,
+        passed: false,
+        reason: `${underpoweredText(u, alpha)}; compare more documents, or accept a gate that cannot fail with allowUnderpowered (--allow-underpowered)`,
+      });
+    }
   }
   if (failOnRegression && report.baseline) {
     // A gate never passes on nothing: a comparison where no metric is comparable (runs that

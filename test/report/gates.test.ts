@@ -2,6 +2,7 @@
 // and METRIC=N as an alias of >=, parsed by parseGates alone.
 import { describe, expect, it } from 'vitest';
 import { computeReport, parseGates } from '../../src/index.js';
+import { pairsForSignificance, smallestHolmMcnemar } from '../../src/metrics/stats.js';
 import { extractExport } from '../metrics/helpers.js';
 
 const config = { fields: [{ name: 'total', type: 'number' }, { name: 'vendor', type: 'string' }] };
@@ -49,5 +50,56 @@ describe('computeReport gates: the same three spellings', () => {
 
   it('an unknown metric is named without a CLI flag', () => {
     expect(() => computeReport(exp, { bootstrap: 0, gates: ['micro.f2>=0.9'] })).toThrow(/^gate: no metric "micro\.f2" in this EXTRACT report/);
+  });
+});
+
+describe('a regression gate that cannot fail fails (issue 35)', () => {
+  // Hand values: one comparison (m = 1) needs 2·2^−n < 0.05, so n ≥ 6 (2/32 = 0.0625 at 5);
+  // ten need 10·2^(1−n) < 0.05, 2^(n−1) > 200, so n ≥ 9 (10/128 = 0.078 at 8, 10/256 = 0.039 at 9).
+  it('smallestHolmMcnemar and pairsForSignificance', () => {
+    expect(smallestHolmMcnemar(5, 1)).toBe(0.0625);
+    expect(smallestHolmMcnemar(6, 1)).toBe(0.03125);
+    expect(smallestHolmMcnemar(8, 10)).toBeCloseTo(0.078125, 15);
+    expect(smallestHolmMcnemar(1, 3)).toBe(1);
+    expect(pairsForSignificance(1, 0.05)).toBe(6);
+    expect(pairsForSignificance(10, 0.05)).toBe(9);
+    expect(pairsForSignificance(12, 0.05)).toBe(9);
+    expect(pairsForSignificance(13, 0.05)).toBe(10);
+  });
+
+  const one = { fields: [{ name: 'total', type: 'number' }] };
+  const docs = (n: number, wrong: number) =>
+    extractExport(
+      one,
+      Array.from({ length: n }, (_, i) => ({ e: { total: i + 1 }, p: { total: i < wrong ? i + 100 : i + 1 } })),
+    );
+
+  it('5 paired documents, all going wrong: fails naming the pairs it needs', () => {
+    const r = computeReport(docs(5, 5), { bootstrap: 200, failOnRegression: true, baseline: { kind: 'export', file: 'b.json', export: docs(5, 0) } });
+    // Rows: field:total.f1, micro precision, recall, f1, accuracy, macro.f1, document.accuracy = 7 comparable.
+    const m = r.baseline?.rows.filter((x) => x.delta !== null).length ?? 0;
+    expect(m).toBe(7);
+    expect(r.baseline?.tally.regressed).toBe(0);
+    const g = r.gates.results.find((x) => x.gate === `baseline.paired>=${pairsForSignificance(7, 0.05)}`);
+    expect(pairsForSignificance(7, 0.05)).toBe(9); // 7·2^−7 = 0.0547, 7·2^−8 = 0.0273
+    expect(g).toMatchObject({ metric: 'baseline.paired', value: 5, threshold: 9, passed: false });
+    expect(g?.reason).toMatch(/no regression can be significant on 5 paired document\(s\): with 7 metric\(s\) compared, the smallest Holm-adjusted McNemar p any outcome could give is min\(1, 7·2\^\(1−5\)\) = 0\.438, not below 0\.05; a regression gate needs at least 9 paired documents/);
+    expect(r.gates.passed).toBe(false);
+  });
+
+  it('allowUnderpowered passes it with a warning; the power warning stays', () => {
+    const r = computeReport(docs(5, 5), { bootstrap: 200, failOnRegression: true, allowUnderpowered: true, baseline: { kind: 'export', file: 'b.json', export: docs(5, 0) } });
+    expect(r.gates.passed).toBe(true);
+    expect(r.gates.results.map((x) => x.gate)).toEqual(['baseline.paired>=5']);
+    expect(r.warnings.some((w) => /^allowed underpowered comparison: no regression can be significant on 5 paired/.test(w))).toBe(true);
+    expect(r.baseline?.warnings.some((w) => /^power: these 5 paired documents .* no change of any size/.test(w))).toBe(true);
+  });
+
+  it('9 paired documents can show a regression: no such gate, and 9 going wrong is one', () => {
+    const r = computeReport(docs(9, 9), { bootstrap: 200, failOnRegression: true, baseline: { kind: 'export', file: 'b.json', export: docs(9, 0) } });
+    expect(r.gates.results.map((x) => x.gate)).toEqual(['baseline.paired>=9']);
+    expect(r.gates.results[0].passed).toBe(true);
+    expect(r.gates.regressed.length).toBeGreaterThan(0);
+    expect(r.gates.passed).toBe(false);
   });
 });

@@ -81,6 +81,10 @@ export interface DatasetSettings {
    */
   gates?: string[];
   /**
+   * Let `report --fail-on-regression` pass on too few paired documents for any regression to be significant (`report --allow-underpowered`); by default that gate fails.
+   */
+  allowUnderpowered?: boolean;
+  /**
    * Accuracy the auto-accept thresholds aim for (`report --target-accuracy`).
    */
   targetAccuracy?: number;
