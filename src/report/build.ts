@@ -6,11 +6,11 @@
 import { InputError, InternalError, UsageError } from '../util/errors.js';
 import type { EvaluationExport, EvaluationExportHeader, ExportItem } from '../metrics/generated/export.js';
 import { evaluateExport, evaluateSource, type ItemSource, type ScoreOptions } from '../metrics/accumulate.js';
-import { bootstrap, pointAndBootstrap, pointStats, type StatModel } from '../metrics/bootstrap.js';
+import { bootstrap, documentsDefining, pointAndBootstrap, pointStats, type StatModel } from '../metrics/bootstrap.js';
 import { DEFAULT_COMPARE, type CompareOptions } from '../metrics/comparators.js';
 import { exportOptions, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
 import { CONFIDENCE_SOURCES, type ConfidenceSource } from '../metrics/calibration.js';
-import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
+import { benjaminiHochberg, boundaryInterval, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
 import { ExtractTable, type Pairable } from '../metrics/table.js';
 import { keysOf, modelOf } from './scored.js';
 import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Estimate, Interval, Report, ReportProcessorType, Verdict } from '../metrics/generated/report.js';
@@ -254,7 +254,8 @@ function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumu
   const model = modelOf(ev, ev.units, exactFields);
   const n = ev.n;
   const { point, replicates } = pointAndBootstrap(model, n, B, seed);
-  const intervals: Array<Interval | null> = replicates ? replicates.map(percentileInterval) : model.keys.map(() => null);
+  // A percentile interval collapsed at 0 or 1 is widened to what its documents can justify.
+  const intervals: Array<Interval | null> = replicates ? replicates.map((r, k) => boundaryInterval(percentileInterval(r), () => documentsDefining(model, n, k))) : model.keys.map(() => null);
   const keyIndex = new Map(model.keys.map((k, i) => [k, i]));
   const est = (key: string): Estimate => {
     const i = keyIndex.get(key) as number;

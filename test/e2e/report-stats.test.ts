@@ -77,3 +77,18 @@ describe('a regression gate that cannot fail fails', () => {
     expect(r.code, r.stderr).toBe(0);
   });
 });
+
+describe('intervals at the boundary', () => {
+  it('a field right on all of 5 documents: F1 interval [0.566, 1] (Wilson of 5 of 5), not 1.000 - 1.000', async () => {
+    const dir = project({ 'run.json': docs(5) });
+    const r = await runCli(['report', '--from', 'run.json', '--out-dir', 'out', '--bootstrap', '500', '--formats', 'json,md'], { cwd: dir, env: CLEAN });
+    expect(r.code, r.stderr).toBe(0);
+    const rep = reportJson(dir);
+    // scipy.stats.binomtest(5, 5).proportion_ci(0.95, 'wilson').low = 0.5655175352168251
+    for (const f of rep.extract?.fields ?? []) expect(f.f1.interval).toEqual({ lower: expect.closeTo(0.5655175352168251, 12) as number, upper: 1 });
+    expect(rep.extract?.micro.f1.interval?.lower).toBeCloseTo(0.5655175352168251, 12);
+    const md = readFileSync(path.join(dir, 'out/report.md'), 'utf8');
+    expect(md).toContain('0.566 – 1.000');
+    expect(md).not.toContain('1.000 – 1.000');
+  });
+});
