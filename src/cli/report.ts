@@ -311,6 +311,9 @@ export default defineCommand<ReportArgs>({
     }
     const p = report.source.processor;
     const lines: string[] = [`${report.type} ${JSON.stringify(p.name || p.id)} ${p.version}: ${report.summary.documents} documents, ${report.summary.failed} failed run(s)`];
+    // Against a baseline the summary leads with the headline change (micro F1 0.953 -> 0.936).
+    const change = (await import('../report/headline.js')).headlineChangeText(report);
+    if (change && report.baseline) lines.push(`${change} against ${report.baseline.file} (${report.baseline.paired} paired documents)`);
     if (report.extract) {
       const x = report.extract;
       lines.push(`micro F1 ${f3(x.micro.f1.value)} · precision ${f3(x.micro.precision.value)} · recall ${f3(x.micro.recall.value)} · macro F1 ${f3(x.macro.f1.value)} · document accuracy ${f3(x.document.accuracy.value)}`);

@@ -63,6 +63,8 @@ describe('a regression gate that cannot fail fails', () => {
     const r = await runCli(args, { cwd: dir, env: CLEAN });
     expect(r.code, r.stderr).toBe(1);
     expect(reportJson(dir).extract?.micro.f1.value).toBeCloseTo(0.7, 12);
+    // The summary leads with the headline change.
+    expect(r.stdout.split('\n')[1]).toBe('micro F1 1.000 -> 0.700 (-0.300, inconclusive) against base.json (5 paired documents)');
     // 8 comparable metrics (2 fields, 4 micro, macro F1, document accuracy): 8·2^(1−n) < 0.05 from n = 9.
     expect(r.stdout).toMatch(/FAIL baseline\.paired>=9: no regression can be significant on 5 paired document\(s\): with 8 metric\(s\) compared/);
     const allowed = await runCli([...args, '--allow-underpowered'], { cwd: dir, env: CLEAN });

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { computeReport, parseGates } from '../../src/index.js';
 import { pairsForSignificance, smallestHolmMcnemar } from '../../src/metrics/stats.js';
 import { extractExport } from '../metrics/helpers.js';
+import { headlineChangeText } from '../../src/report/headline.js';
+import { commentOf } from '../../src/ci/github.js';
 
 const config = { fields: [{ name: 'total', type: 'number' }, { name: 'vendor', type: 'string' }] };
 // total: 3 of 4 right; vendor: 4 of 4 right: micro F1 = 2·7 / (2·7 + 1 + 1) = 0.875.
@@ -101,5 +103,16 @@ describe('a regression gate that cannot fail fails (issue 35)', () => {
     expect(r.gates.results[0].passed).toBe(true);
     expect(r.gates.regressed.length).toBeGreaterThan(0);
     expect(r.gates.passed).toBe(false);
+  });
+});
+
+describe('the headline change leads a baseline summary', () => {
+  it('micro F1 before -> after, the delta and the verdict; the PR comment line starts with it', () => {
+    // Baseline: 8 of 8 values right, micro F1 1. Current: one total wrong (exp above): 0.875.
+    const base = extractExport(config, exp.items.map((it) => ({ e: (it.expectedOutput as { value: object }).value, p: (it.expectedOutput as { value: object }).value })));
+    const r = computeReport(exp, { bootstrap: 200, baseline: { kind: 'export', file: 'main.json', export: base } });
+    expect(headlineChangeText(r)).toBe('micro F1 1.000 -> 0.875 (-0.125, inconclusive)');
+    expect(commentOf(r).split('\n')[1]).toMatch(/^\*\*evalkit ✅ passed\*\*: micro F1 1\.000 -> 0\.875 \(-0\.125, inconclusive\) · Test 1\.0 on 4 documents · /);
+    expect(headlineChangeText(computeReport(exp, { bootstrap: 0 }))).toBeUndefined();
   });
 });
