@@ -282,7 +282,7 @@ export function mcnemarPairsNeeded(effect: number, d: number): number {
  * p = 2·2^−n, and Holm multiplies the smallest p by m: min(1, m·2^(1−n)).
  */
 export function smallestHolmMcnemar(n: number, m: number): number {
-  return Math.min(1, m * 2 ** (1 - n));
+  return Math.min(1, m / 2 ** (n - 1));
 }
 
 /** The fewest paired documents at which m McNemar comparisons (Holm) can reach p < alpha: the least n with m·2^(1−n) < alpha. */
