@@ -6,6 +6,7 @@
  */
 import type { ComparisonRow, Report } from '../metrics/generated/report.js';
 import { num, renderMarkdown, text } from '../report/markdown.js';
+import { headlineChangeText, headlineMetric } from '../report/headline.js';
 
 // ---------------------------------------------------------------------------------------------
 // Workflow commands
@@ -63,10 +64,7 @@ export function annotationsOf(r: Report, opts: { gatesFile?: string } = {}): Ann
 
 /** The metric a report is judged by first, per processor type. */
 export function headlineOf(r: Report): { metric: string; value: number | null } {
-  if (r.extract) return { metric: 'micro.f1', value: r.extract.micro.f1.value };
-  if (r.classify) return { metric: 'accuracy', value: r.classify.accuracy.value };
-  if (r.splitter) return { metric: 'f1', value: r.splitter.f1.value };
-  return { metric: '', value: null };
+  return headlineMetric(r);
 }
 
 export type Verdict = 'pass' | 'fail';
@@ -153,6 +151,9 @@ function headlineLine(r: Report): string {
     r.gates.results.length === 0 && !r.gates.failOnRegression
       ? 'no gates'
       : `${failedGates.length} of ${r.gates.results.length} gate(s) failed${r.gates.failOnRegression ? (r.gates.regressed.length ? `, ${r.gates.regressed.length} significant regression(s)` : ', no significant regression') : ''}`;
+  // With a baseline the line leads with the headline change (micro F1 0.953 -> 0.936).
+  const change = headlineChangeText(r);
+  if (change) return `**evalkit ${verdict}**: ${change} · ${text(p.name || p.id)} ${text(p.version)} on ${r.summary.documents} documents · ${gates}`;
   return `**evalkit ${verdict}**: ${text(p.name || p.id)} ${text(p.version)} on ${r.summary.documents} documents: ${h.metric} ${num(h.value)} · ${gates}`;
 }
 

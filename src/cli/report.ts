@@ -23,6 +23,7 @@ interface ReportArgs {
   gate: string[];
   gateOn: 'point' | 'lower';
   failOnRegression: boolean;
+  allowUnderpowered: boolean;
   pairBy: 'auto' | 'id' | 'file' | 'name';
   minPaired?: string;
   equivalence: number;
@@ -94,10 +95,11 @@ export default defineCommand<ReportArgs>({
       .option('formats', { type: 'string', array: true, default: ['json,md,html,junit'], describe: 'report files to write: json (report.json, with documents.jsonl: one record per document), md, html (lists up to 50,000 documents), junit (comma-separated)' })
       .option('format', { alias: 'f', type: 'string', default: 'text', describe: 'output on stdout: text (a summary), or json (the report itself, as in report.json)' })
       .option('step-summary', { type: 'boolean', default: true, describe: 'append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (--no-step-summary: leave it to `evalkit ci github`)' })
-      .option('fail-under', { type: 'string', array: true, default: [] as string[], describe: 'gate METRIC=THRESHOLD, e.g. micro.f1=0.9, field:total.recall=0.95, accuracy=0.8 (repeatable)' })
-      .option('gate', { type: 'string', array: true, default: [] as string[], describe: "gate METRIC<=N or METRIC>=N: cost and latency (latency.p95<=30000, credits.mean<=4) or any --fail-under metric (repeatable)" })
+      .option('fail-under', { type: 'string', array: true, default: [] as string[], describe: 'gate METRIC>=N (METRIC=N is the same), e.g. micro.f1>=0.9, field:total.recall=0.95, accuracy=0.8 (repeatable)' })
+      .option('gate', { type: 'string', array: true, default: [] as string[], describe: "gate METRIC<=N, METRIC>=N or METRIC=N (as >=): cost and latency (latency.p95<=30000, credits.mean<=4) or any --fail-under metric (repeatable)" })
       .option('gate-on', { choices: ['point', 'lower'] as const, default: 'point' as const, describe: 'gate on the point estimate or on the lower bound of the 95% interval' })
       .option('fail-on-regression', { type: 'boolean', default: false, describe: 'fail when a metric regressed significantly (Holm-corrected) against --baseline, or when too few documents pair' })
+      .option('allow-underpowered', { type: 'boolean', default: false, describe: 'let --fail-on-regression pass on too few paired documents for any regression to be significant (by default that fails, naming the documents needed)' })
       .option('pair-by', { choices: ['auto', 'id', 'file', 'name'] as const, default: 'auto' as const, describe: 'how documents pair with the baseline: auto tries item id, file id, file name, content hash in turn' })
       .option('min-paired', { type: 'string', describe: 'fewest paired documents a baseline comparison accepts: a count or a share of this run (default 90%)' })
       .option('equivalence', { type: 'number', default: 0.01, describe: 'margin: a delta whose 95% interval lies inside ±margin is "no change"' })
@@ -130,8 +132,7 @@ export default defineCommand<ReportArgs>({
     if (formats.length === 0) throw new UsageError('--formats: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
     const errorsFormat = argv.exportErrors ? (await import('../report/errors.js')).errorsFormatOf(argv.exportErrors) : undefined;
     const { parseGates } = await import('../report/gates.js');
-    const { parseGateExpressions } = await import('../report/gates.js');
-    const gates = [...parseGates(argv.failUnder), ...parseGateExpressions(argv.gate)];
+    const gates = [...parseGates(argv.failUnder, '--fail-under'), ...parseGates(argv.gate, '--gate')];
     if (argv.failOnRegression && !argv.baseline) throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
 
     // A config file's `from` is one path; the flag may be repeated.
@@ -206,6 +207,7 @@ export default defineCommand<ReportArgs>({
           gates,
           gateOn: argv.gateOn,
           failOnRegression: argv.failOnRegression,
+          allowUnderpowered: argv.allowUnderpowered,
           pairBy: argv.pairBy,
           minPaired: argv.minPaired,
           equivalence: argv.equivalence,
@@ -309,6 +311,9 @@ export default defineCommand<ReportArgs>({
     }
     const p = report.source.processor;
     const lines: string[] = [`${report.type} ${JSON.stringify(p.name || p.id)} ${p.version}: ${report.summary.documents} documents, ${report.summary.failed} failed run(s)`];
+    // Against a baseline the summary leads with the headline change (micro F1 0.953 -> 0.936).
+    const change = (await import('../report/headline.js')).headlineChangeText(report);
+    if (change && report.baseline) lines.push(`${change} against ${report.baseline.file} (${report.baseline.paired} paired documents)`);
     if (report.extract) {
       const x = report.extract;
       lines.push(`micro F1 ${f3(x.micro.f1.value)} · precision ${f3(x.micro.precision.value)} · recall ${f3(x.micro.recall.value)} · macro F1 ${f3(x.macro.f1.value)} · document accuracy ${f3(x.document.accuracy.value)}`);

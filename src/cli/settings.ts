@@ -50,6 +50,7 @@ export const OPTION_MAP: readonly OptionMapping[] = [
   { key: 'fuzzyThreshold', command: 'report', option: 'fuzzyThreshold' },
   { key: 'numberTolerance', command: 'report', option: 'numberTolerance' },
   { key: 'gates', command: 'report', option: 'gate' },
+  { key: 'allowUnderpowered', command: 'report', option: 'allowUnderpowered' },
   { key: 'targetAccuracy', command: 'report', option: 'targetAccuracy' },
   { key: 'slices', command: 'report', option: 'sliceBy' },
 ];

@@ -35,6 +35,31 @@ export interface StatModel {
    * and fn); every column in exactly one group. Default: each column alone.
    */
   groups?: number[][];
+  /**
+   * The documents whose own outcomes enter statistic k (its denominator is positive on them
+   * alone). Optional: without it, documentsDefining computes each document's statistic alone
+   * from `columns`.
+   */
+  informative?(k: number): number;
+}
+
+/**
+ * The documents that define statistic k on their own (docs/metrics.md#intervals: the count a
+ * bootstrap interval collapsed at 0 or 1 is widened by).
+ */
+export function documentsDefining(model: StatModel, n: number, k: number): number {
+  if (model.informative) return model.informative(k);
+  const cols = model.columns;
+  if (!cols) return n;
+  const sums = new Float64Array(cols.length);
+  const out = new Float64Array(model.keys.length);
+  let c = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < cols.length; j++) sums[j] = cols[j][i];
+    model.compute(sums, out);
+    if (!Number.isNaN(out[k])) c++;
+  }
+  return c;
 }
 
 function widthOf(model: StatModel): number {

@@ -42,6 +42,11 @@ type Plan =
       path: string;
       /** Indexes of the children that are objects or rows (where unexpected keys can be, below this object's own). */
       nested: number[];
+      /**
+       * Children whose declared leaves are all excluded (or that declare none): no field, but an
+       * undeclared key under them is still an unexpected key. Only strayKeys reads them.
+       */
+      strays: Array<[key: string, plan: Plan]>;
     }
   | { kind: 'rows'; path: string; row: Plan; cardinality: number; flat?: FlatRow; leaves: Leaf[] };
 
@@ -166,32 +171,40 @@ export function planFromTree(config: unknown, tree: FieldNode, declared: boolean
     leaves.push(leaf);
     return leaf;
   };
+  // Objects and rows without a field (every declared leaf excluded): kept for their unexpected keys only.
+  const hollow = new WeakSet<Plan>();
   const compile = (node: FieldNode, path: string, inArray: boolean): Plan | undefined => {
     if (path !== '' && isExcluded(path)) return undefined;
     if (node.kind === 'leaf') return { kind: 'leaf', leaf: makeLeaf(path, node.valueType, false) };
     if (node.kind === 'object') {
       const keys: string[] = [];
       const children: Plan[] = [];
+      const strays: Array<[string, Plan]> = [];
       const known = new Set(node.props.keys());
       for (const k of [...known].sort()) {
         const child = compile(node.props.get(k) as FieldNode, childPath(path, k), inArray);
-        if (child) {
+        if (child && hollow.has(child)) strays.push([k, child]);
+        else if (child) {
           keys.push(k);
           children.push(child);
         }
       }
-      if (path !== '' && keys.length === 0) return undefined;
       const nested = children.flatMap((c, i) => (c.kind === 'object' || c.kind === 'rows' ? [i] : []));
-      return { kind: 'object', keys, children, known, path, nested };
+      const plan: Plan = { kind: 'object', keys, children, known, path, nested, strays };
+      if (path !== '' && keys.length === 0) hollow.add(plan);
+      return plan;
     }
     if (node.items.kind === 'leaf') return { kind: 'multiset', leaf: makeLeaf(path, node.items.valueType, true) };
     if (node.items.kind === 'array') return { kind: 'leaf', leaf: makeLeaf(path, 'unknown', false) };
     const cardinality = inArray ? -1 : arrays.length;
     if (!inArray) arrays.push(path);
     const row = compile(node.items, `${path}[]`, true);
-    if (!row) {
+    if (!row || hollow.has(row)) {
       if (!inArray) arrays.pop();
-      return undefined;
+      if (!row) return undefined;
+      const rows: Plan = { kind: 'rows', path, row, cardinality: -1, leaves: [] };
+      hollow.add(rows);
+      return rows;
     }
     return { kind: 'rows', path, row, cardinality, flat: flatten(row), leaves: leavesOf(row) };
   };
@@ -502,6 +515,7 @@ export class ExtractScorer {
         this.unexpectedKeys.set(path, c);
       }
       for (const i of plan.nested) n += this.strayKeys(plan.children[i], own(v, plan.keys[i]), side);
+      for (const [k, p] of plan.strays) n += this.strayKeys(p, own(v, k), side);
       return n;
     }
     if (plan.kind === 'rows') {

@@ -140,8 +140,9 @@ export function inferNode(v: unknown): FieldNode {
 
 /**
  * Adds to `node` what `value` shows and the tree lacks: with `addKeys`, undeclared keys become
- * fields; leaves of unknown type take the type of the first non-empty value. Declared types are
- * never changed.
+ * fields, shaped by their first non-empty value (a key first seen empty stays a leaf of unknown
+ * type until then, so the order of the documents does not matter); leaves of unknown type take
+ * the type of the first non-empty value. Declared types are never changed.
  */
 export function mergeValue(node: FieldNode, value: unknown, addKeys = true): void {
   if (value === null || value === undefined) return;
@@ -151,7 +152,12 @@ export function mergeValue(node: FieldNode, value: unknown, addKeys = true): voi
       const v = value[k];
       const child = node.props.get(k);
       if (child === undefined) {
-        if (addKeys) node.props.set(k, inferNode(v));
+        // An empty first value (null, "", {}, an object of empty members) shows no shape: the key
+        // waits for a non-empty one. An empty list is a list (its items learn their type later).
+        if (addKeys) node.props.set(k, isEmpty(v) && !Array.isArray(v) ? leaf('unknown') : inferNode(v));
+      } else if (addKeys && child.kind === 'leaf' && child.valueType === 'unknown' && !isEmpty(v)) {
+        // Its first non-empty value gives the shape (rows, an object, a currency), whatever came before.
+        node.props.set(k, inferNode(v));
       }
       // Leaves of a known type learn nothing from values: skip the call (every value of every
       // document passes through here).

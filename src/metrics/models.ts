@@ -163,6 +163,24 @@ export function extractModel(table: ExtractTable, fields: string[], exactFields:
         out[F + 6 + x] = div(2 * ftp, 2 * ftp + s[A + x * 3 + 1] + s[A + x * 3 + 2]);
       }
     },
+    informative(k) {
+      // A field's F1 (or its exact F1): documents with an outcome other than TN in it. The
+      // aggregates: documents with such an outcome in any field, or an unexpected key.
+      const inSlot = (store: CountStore, s: number, d: number): boolean => {
+        const o = s * 5;
+        return store.get(d, o) + store.get(d, o + 2) + store.get(d, o + 3) + store.get(d, o + 4) > 0;
+      };
+      let c = 0;
+      for (let i = 0; i < n; i++) {
+        const d = index[i];
+        let hit: boolean;
+        if (k < F) hit = slots[k] >= 0 && inSlot(counts, slots[k], d);
+        else if (k < F + EXTRACT_AGGREGATES.length) hit = meta.get(d, META.unexpected) > 0 || present.some((s) => inSlot(counts, s, d));
+        else hit = table.exact !== undefined && exactSlots[k - F - EXTRACT_AGGREGATES.length] >= 0 && inSlot(table.exact, exactSlots[k - F - EXTRACT_AGGREGATES.length], d);
+        if (hit) c++;
+      }
+      return c;
+    },
     correct(key) {
       const m = /^field:(.*)\.f1$/.exec(key);
       if (!m) return (i) => meta.get(index[i], META.correct) === 1;

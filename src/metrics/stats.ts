@@ -81,6 +81,23 @@ export function percentileInterval(values: Float64Array): Interval | null {
   return { lower: quantileSorted(defined, 0.025), upper: quantileSorted(defined, 0.975) };
 }
 
+/**
+ * A bootstrap percentile interval that collapsed at the boundary ([1, 1] or [0, 0]: every
+ * resample gave the same extreme value) claims a certainty its documents cannot give. It is
+ * widened to the Wilson interval of the C documents that define the statistic, each taken as one
+ * trial that went all right (or all wrong): [wilson(C, C).lower, 1] or [0, wilson(0, C).upper].
+ * One document per trial is the most conservative design effect (a document's outcomes fully
+ * correlated), the only one the data allow when every document agrees. Other intervals are kept.
+ */
+export function boundaryInterval(iv: Interval | null, documents: number | (() => number)): Interval | null {
+  if (!iv || iv.lower !== iv.upper || (iv.lower !== 0 && iv.lower !== 1)) return iv;
+  // Counted only here: most intervals are not at the boundary.
+  const C = typeof documents === 'number' ? documents : documents();
+  if (C === 0) return iv;
+  const w = wilson(iv.lower === 1 ? C : 0, C) as Interval;
+  return iv.lower === 1 ? { lower: w.lower, upper: 1 } : { lower: 0, upper: w.upper };
+}
+
 /** The 0.8 quantile of the standard normal distribution (80% power). */
 export const Z80 = 0.8416212335729143;
 
@@ -89,8 +106,9 @@ export const Z80 = 0.8416212335729143;
  * outcomes; when every n_i is 0 or 1 the outcomes are independent across documents and this is
  * the plain Wilson interval. Otherwise the variance of p = Σk / Σn is the cluster-robust one of
  * a ratio estimator, v = C/(C−1) · Σ(k_i − p·n_i)² / (Σn)² over the C documents with n_i > 0,
- * the design effect is deff = max(1, v / (p(1−p)/Σn)) (1 when p is 0 or 1), and the interval is
- * Wilson's with n / deff outcomes at the same p. One document alone has deff = Σn.
+ * the design effect is deff = max(1, v / (p(1−p)/Σn)) (Σn / C when p is 0 or 1: one trial per
+ * document), and the interval is Wilson's with n / deff outcomes at the same p. One document alone
+ * has deff = Σn.
  */
 export function clusteredProportion(k: ArrayLike<number>, n: ArrayLike<number>): Proportion {
   const sums = new ClusterSums();
@@ -180,7 +198,9 @@ export class ClusterSums {
     const { K, N, C } = this;
     if (!this.clustered || N === 0) return proportion(K, N);
     const p = K / N;
-    let deff = 1;
+    // At p = 0 or 1 every document agrees and the variance says nothing about the correlation
+    // inside a document: the most conservative design effect, each document one trial (N / C).
+    let deff = N / C;
     if (p > 0 && p < 1) {
       if (C < 2) deff = N;
       else deff = Math.max(1, (this.robustVariance(p) as number) / ((p * (1 - p)) / N));
@@ -254,4 +274,20 @@ export function mcnemarMde(b: number, c: number, n: number): number | null {
 export function mcnemarPairsNeeded(effect: number, d: number): number {
   const z = Z95 + Z80;
   return Math.ceil((z * z * Math.max(d, effect)) / (effect * effect));
+}
+
+/**
+ * The smallest Holm-adjusted exact McNemar p that m comparisons over n paired documents can give,
+ * whatever the outcomes: every document discordant in one direction (b = n, c = 0) gives
+ * p = 2·2^−n, and Holm multiplies the smallest p by m: min(1, m·2^(1−n)).
+ */
+export function smallestHolmMcnemar(n: number, m: number): number {
+  return Math.min(1, m / 2 ** (n - 1));
+}
+
+/** The fewest paired documents at which m McNemar comparisons (Holm) can reach p < alpha: the least n with m·2^(1−n) < alpha. */
+export function pairsForSignificance(m: number, alpha: number): number {
+  let n = 1;
+  while (smallestHolmMcnemar(n, m) >= alpha) n++;
+  return n;
 }

@@ -6,18 +6,18 @@
 import { InputError, InternalError, UsageError } from '../util/errors.js';
 import type { EvaluationExport, EvaluationExportHeader, ExportItem } from '../metrics/generated/export.js';
 import { evaluateExport, evaluateSource, type ItemSource, type ScoreOptions } from '../metrics/accumulate.js';
-import { bootstrap, pointAndBootstrap, pointStats, type StatModel } from '../metrics/bootstrap.js';
+import { bootstrap, documentsDefining, pointAndBootstrap, pointStats, type StatModel } from '../metrics/bootstrap.js';
 import { DEFAULT_COMPARE, type CompareOptions } from '../metrics/comparators.js';
 import { exportOptions, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
 import { CONFIDENCE_SOURCES, type ConfidenceSource } from '../metrics/calibration.js';
-import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
+import { benjaminiHochberg, boundaryInterval, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
 import { ExtractTable, type Pairable } from '../metrics/table.js';
 import { keysOf, modelOf } from './scored.js';
 import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Estimate, Interval, Report, ReportProcessorType, Verdict } from '../metrics/generated/report.js';
 import { CostAccumulator } from './cost.js';
 import { compactRecord } from './json.js';
 import { lineText, MemoryDocuments, type DocumentsSink, type LineWriter } from './documents.js';
-import { evaluateGates, fmtGate, isCountGate, parseGates, type GateOn, type GateSpec } from './gates.js';
+import { evaluateGates, fmtGate, isCountGate, parseGates, underpoweredRegression, underpoweredText, type GateOn, type GateSpec } from './gates.js';
 import { parseSliceKeys, SliceAccumulator, sliceLabel, type SliceKey } from './slices.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
 import { applyRunSpread, compareRuns, type RunInput } from './runs.js';
@@ -55,6 +55,11 @@ export interface ComputeReportOptions {
   failOnRegression?: boolean;
   /** Fail when more than this share of the runs failed. */
   maxFailedRate?: number;
+  /**
+   * With failOnRegression: pass a comparison on too few paired documents for any regression to be
+   * significant (by default such a gate fails and says how many documents it needs); a warning stays.
+   */
+  allowUnderpowered?: boolean;
   /** Which confidence to read: logprobs, ocr, review (1-5 as 0-1) or min (default: logprobs where present). */
   confidence?: ConfidenceSource;
   /** Auto-accept thresholds: the lowest confidence whose accepted values' Wilson lower bound reaches this. */
@@ -249,7 +254,8 @@ function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumu
   const model = modelOf(ev, ev.units, exactFields);
   const n = ev.n;
   const { point, replicates } = pointAndBootstrap(model, n, B, seed);
-  const intervals: Array<Interval | null> = replicates ? replicates.map(percentileInterval) : model.keys.map(() => null);
+  // A percentile interval collapsed at 0 or 1 is widened to what its documents can justify.
+  const intervals: Array<Interval | null> = replicates ? replicates.map((r, k) => boundaryInterval(percentileInterval(r), () => documentsDefining(model, n, k))) : model.keys.map(() => null);
   const keyIndex = new Map(model.keys.map((k, i) => [k, i]));
   const est = (key: string): Estimate => {
     const i = keyIndex.get(key) as number;
@@ -312,7 +318,11 @@ function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumu
     // Repeats among the runs: the baseline's verdicts hold to their run-to-run spread too.
     if (report.runs) applyRunSpread(report.baseline, report.runs);
   }
-  report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate });
+  report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate, allowUnderpowered: opts.allowUnderpowered, alpha: ALPHA });
+  if (opts.failOnRegression && opts.allowUnderpowered && report.baseline) {
+    const u = underpoweredRegression(report.baseline, ALPHA);
+    if (u) report.warnings.push(`allowed underpowered comparison: ${underpoweredText(u, ALPHA)}, so the regression check cannot fail`);
+  }
   report.warnings.push(...gatePowerWarnings(report));
   return report;
 }

@@ -1,43 +1,48 @@
 /**
- * Gates: `--fail-under METRIC=THRESHOLD`, evaluated on the point estimate or on the lower
+ * Gates: `METRIC>=N`, `METRIC<=N` or `METRIC=N` (as `>=`), evaluated on the point estimate or on the lower
  * bound of its 95% interval, and `--fail-on-regression` over the baseline verdicts.
  */
 import { UsageError } from '../util/errors.js';
 import type { GateResult, Gates, Interval, Report } from '../metrics/generated/report.js';
-import { Z80, Z95 } from '../metrics/stats.js';
+import { pairsForSignificance, smallestHolmMcnemar, Z80, Z95 } from '../metrics/stats.js';
 import { costMetrics } from './cost.js';
 
 export interface GateSpec {
-  /** As the user wrote it, e.g. `micro.f1=0.9`. */
+  /** As the user wrote it, e.g. `micro.f1>=0.9`. */
   gate: string;
   metric: string;
   threshold: number;
-  /** `>=` (the default, `--fail-under`) or `<=`. */
+  /** `>=` (also written `=`) or `<=`. */
   op?: '>=' | '<=';
+  /** Where the gate was given (`--fail-under`, `--gate`), for messages; `gate` when unset. */
+  label?: string;
 }
 
 /**
- * `--gate 'METRIC<=N'` or `'METRIC>=N'` (several may be joined with commas): any metric
- * `--fail-under` names (thresholds 0 to 1) or a cost metric (`latency.mean|p50|p95` in ms,
- * `credits.total|mean|perCorrect`; thresholds 0 or more).
+ * The one gate syntax (the CLI's --fail-under and --gate, the config file's `gates`, the
+ * library's `gates`): `METRIC>=N`, `METRIC<=N`, or `METRIC=N`, the same as `>=`. Several may be
+ * joined with commas. METRIC is any metric of the report (thresholds 0 to 1) or a cost metric
+ * (`latency.mean|p50|p95` in ms, `credits.total|mean|perCorrect`; thresholds 0 or more).
+ * `label` names where the gates came from in messages (the CLI passes its flag).
  */
-export function parseGateExpressions(texts: readonly string[]): GateSpec[] {
+export function parseGates(texts: readonly string[], label = 'gate'): GateSpec[] {
   const out: GateSpec[] = [];
   for (const text of texts) {
     for (const part of text.split(',')) {
       const gate = part.trim();
       if (gate === '') continue;
-      const m = /^(.+?)\s*(<=|>=)\s*(\S+)$/.exec(gate);
+      const m = /^(.+?)\s*(<=|>=|=)\s*(\S+)$/.exec(gate);
       const threshold = m ? Number(m[3]) : NaN;
       if (!m || !Number.isFinite(threshold)) {
-        throw new UsageError(`--gate "${gate}": expected METRIC<=N or METRIC>=N`, { hint: "for example --gate 'latency.p95<=30000' or --gate 'micro.f1>=0.9'" });
+        throw new UsageError(`${label} "${gate}": expected METRIC>=N, METRIC<=N or METRIC=N (the same as >=)`, { hint: "for example 'micro.f1>=0.9', 'field:total.recall>=0.95' or 'latency.p95<=30000'" });
       }
       const metric = m[1].trim();
       const cost = isCostMetric(metric);
       if (threshold < 0 || (!cost && threshold > 1)) {
-        throw new UsageError(`--gate "${gate}": the threshold must be ${cost ? '0 or more' : 'between 0 and 1'}`, { hint: cost ? 'latency in milliseconds, credits as the service counts them' : 'quality metrics are shares from 0 to 1' });
+        const fix = `write ${metric}${m[2]}${threshold > 1 && threshold <= 100 ? threshold / 100 : 0.9}`;
+        throw new UsageError(`${label} "${gate}": the threshold must be ${cost ? '0 or more' : 'between 0 and 1'}`, { hint: cost ? 'latency in milliseconds, credits as the service counts them' : `quality metrics are shares from 0 to 1: ${fix}` });
       }
-      out.push({ gate, metric, threshold, op: m[2] as '<=' | '>=' });
+      out.push({ gate, metric, threshold, op: m[2] === '<=' ? '<=' : '>=', label });
     }
   }
   return out;
@@ -53,27 +58,6 @@ export function isCostMetric(name: string): boolean {
 }
 
 export type GateOn = 'point' | 'lower';
-
-/** Parses `METRIC=THRESHOLD` (several may be joined with commas); thresholds are in [0, 1]. */
-export function parseGates(texts: readonly string[]): GateSpec[] {
-  const out: GateSpec[] = [];
-  for (const text of texts) {
-    for (const part of text.split(',')) {
-      const gate = part.trim();
-      if (gate === '') continue;
-      const m = /^(.+?)\s*=\s*(\S+)$/.exec(gate);
-      const threshold = m ? Number(m[2]) : NaN;
-      if (!m || !Number.isFinite(threshold)) {
-        throw new UsageError(`--fail-under "${gate}": expected METRIC=THRESHOLD`, { hint: 'for example --fail-under micro.f1=0.9 or --fail-under field:total.recall=0.95' });
-      }
-      if (threshold < 0 || threshold > 1) {
-        throw new UsageError(`--fail-under "${gate}": the threshold must be between 0 and 1`, { hint: `write ${m[1]}=${threshold > 1 && threshold <= 100 ? threshold / 100 : 0.9}` });
-      }
-      out.push({ gate, metric: m[1].trim(), threshold });
-    }
-  }
-  return out;
-}
 
 export interface MetricValue {
   value: number | null;
@@ -122,7 +106,7 @@ export function metricCatalog(report: Report): Map<string, MetricValue> {
 }
 
 /** The canonical name of a metric a user named; a usage error listing the choices otherwise. */
-export function resolveMetric(report: Report, catalog: Map<string, MetricValue>, name: string, flag = '--fail-under'): string {
+export function resolveMetric(report: Report, catalog: Map<string, MetricValue>, name: string, label = 'gate'): string {
   const aliases = ALIASES[report.type];
   const canonical = Object.hasOwn(aliases, name) ? aliases[name] : name;
   if (catalog.has(canonical)) return canonical;
@@ -138,7 +122,7 @@ export function resolveMetric(report: Report, catalog: Map<string, MetricValue>,
   } else {
     hint = `choose one of: ${[...catalog.keys()].filter((k) => !k.includes(':')).join(', ')}; per ${UNIT_HINT[report.type]}`;
   }
-  throw new UsageError(`${flag}: no metric "${name}" in this ${report.type} report`, { hint });
+  throw new UsageError(`${label}: no metric "${name}" in this ${report.type} report`, { hint });
 }
 
 /**
@@ -160,6 +144,32 @@ function gateMde(iv: Interval | null): number | null {
 
 export interface GateExtras {
   maxFailedRate?: number;
+  /** Let --fail-on-regression pass on a comparison that could not show a regression (a warning says so instead). */
+  allowUnderpowered?: boolean;
+  /** The significance level of the verdicts (Holm-adjusted McNemar p below it). */
+  alpha?: number;
+}
+
+/**
+ * A regression gate that cannot fail: whatever the outcomes, no Holm-adjusted McNemar p of the
+ * m comparable rows can fall below alpha on these paired documents (so no verdict can be
+ * `regressed`). Undefined when the comparison can show a regression (or compares nothing).
+ */
+export function underpoweredRegression(baseline: NonNullable<Report['baseline']>, alpha: number): { paired: number; m: number; smallest: number; needed: number } | undefined {
+  const paired = baseline.pairing.paired;
+  const m = baseline.rows.filter((r) => r.delta !== null).length;
+  if (paired === 0 || m === 0) return undefined;
+  const smallest = smallestHolmMcnemar(paired, m);
+  if (smallest < alpha) return undefined;
+  return { paired, m, smallest, needed: pairsForSignificance(m, alpha) };
+}
+
+/** Why an underpowered regression gate fails (or, allowed, what the warning says). */
+export function underpoweredText(u: NonNullable<ReturnType<typeof underpoweredRegression>>, alpha: number): string {
+  return (
+    `no regression can be significant on ${u.paired} paired document(s): with ${u.m} metric(s) compared, the smallest Holm-adjusted McNemar p any outcome could give ` +
+    `is min(1, ${u.m}·2^(1−${u.paired})) = ${fmtGate(u.smallest, alpha)}, not below ${alpha}; a regression gate needs at least ${u.needed} paired documents here`
+  );
 }
 
 /** Evaluates the gates against a report (whose baseline section, if any, is already filled). */
@@ -175,8 +185,7 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
       else if (!r.passed) r.reason = `${fmtGate(value, spec.threshold)} is ${op === '<=' ? 'above' : 'below'} ${spec.threshold}`;
       return r;
     }
-    // parseGateExpressions (--gate) sets the operator; parseGates (--fail-under) does not.
-    const metric = resolveMetric(report, catalog, spec.metric, spec.op ? '--gate' : '--fail-under');
+    const metric = resolveMetric(report, catalog, spec.metric, spec.label);
     if (report.extract && report.extract.fields.length === 0) {
       // Every field excluded (or none declared or found): document accuracy would be the share of
       // runs that did not fail, and micro metrics are undefined. Nothing to pass on.
@@ -218,6 +227,24 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
         'compare runs of the same documents, or lower --min-paired';
     }
     results.push(r);
+  }
+  if (failOnRegression && report.baseline && !extras.allowUnderpowered) {
+    // A gate that cannot fail must not pass: on too few paired documents no outcome could be a
+    // significant regression (the power warning covers the cases in between).
+    const alpha = extras.alpha ?? 0.05;
+    const u = underpoweredRegression(report.baseline, alpha);
+    if (u) {
+      results.push({
+        gate: `baseline.paired>=${u.needed}`,
+        metric: 'baseline.paired',
+        threshold: u.needed,
+        op: '>=',
+        on: 'point',
+        value: u.paired,
+        passed: false,
+        reason: `${underpoweredText(u, alpha)}; compare more documents, or accept a gate that cannot fail with allowUnderpowered (--allow-underpowered)`,
+      });
+    }
   }
   if (failOnRegression && report.baseline) {
     // A gate never passes on nothing: a comparison where no metric is comparable (runs that

@@ -12,6 +12,7 @@
  */
 import type { Report } from '../metrics/generated/report.js';
 import { num } from './markdown.js';
+import { isCountGate } from './gates.js';
 
 /** XML text or attribute value: escaped, and characters XML 1.0 cannot hold removed. */
 export function xml(s: string): string {
@@ -103,7 +104,7 @@ function unitSuite(r: Report, files: JunitOptions['files']): Suite {
 
 function gateSuite(r: Report, files: JunitOptions['files']): Suite {
   const cases: Case[] = r.gates.results.map((g) => {
-    const c: Case = { name: `gate ${g.gate}`, out: `${g.metric} ${g.on === 'lower' ? 'lower bound' : 'value'} ${num(g.value)}, threshold ${g.threshold}`, time: 0, file: files?.gates };
+    const c: Case = { name: `gate ${g.gate}`, out: `${g.metric} ${g.on === 'lower' ? 'lower bound' : 'value'} ${isCountGate(g.metric) ? String(g.value) : num(g.value)}, threshold ${g.threshold}`, time: 0, file: files?.gates };
     if (!g.passed) c.failure = `${g.gate} failed: ${g.reason ?? ''}`;
     return c;
   });

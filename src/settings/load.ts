@@ -77,7 +77,7 @@ function describeError(e: ErrorObject): { pointer: string; message: string } {
     case 'propertyNames':
       return { pointer: `${e.instancePath}/${escapePointerToken(String(p.propertyName))}`, message: `dataset name "${String(p.propertyName)}" must start with a letter or digit and hold only letters, digits, ".", "_" and "-"` };
     case 'pattern':
-      if (/\/gates\/\d+$/.test(e.instancePath)) return { pointer: e.instancePath, message: 'a gate is METRIC>=N or METRIC<=N (for example micro.f1>=0.9)' };
+      if (/\/gates\/\d+$/.test(e.instancePath)) return { pointer: e.instancePath, message: 'a gate is METRIC>=N, METRIC<=N or METRIC=N, the same as >= (for example micro.f1>=0.9)' };
       if (e.instancePath === '/baseUrl') return { pointer: e.instancePath, message: 'must be an http(s) address such as http://127.0.0.1:8787' };
       if (e.instancePath === '/apiVersion') return { pointer: e.instancePath, message: 'must be a release date YYYY-MM-DD such as 2025-04-21' };
       if (p.pattern === '\\S') return { pointer: e.instancePath, message: 'must not be empty' };
@@ -107,15 +107,15 @@ export async function checkSettings(doc: unknown, file: string, text = ''): Prom
   const config = doc as EvalkitConfig;
   const sections = Object.entries(config.datasets ?? {});
   if (!sections.some(([, x]) => x.gates?.length)) return config;
-  const { parseGateExpressions } = await import('../report/gates.js');
+  const { parseGates } = await import('../report/gates.js');
   for (const [name, section] of sections) {
     (section.gates ?? []).forEach((gate, i) => {
       try {
-        parseGateExpressions([gate]);
+        parseGates([gate], 'gate');
       } catch (e) {
         if (!(e instanceof EvalkitError)) throw e;
         const segs = ['datasets', name, 'gates', i];
-        throw new InputError(`invalid gate: ${e.message.replace(/^--gate /, '')}`, { location: { file, ...lineOf(text, segs), pointer: toPointer(segs) }, hint: e.hint });
+        throw new InputError(`invalid ${e.message}`, { location: { file, ...lineOf(text, segs), pointer: toPointer(segs) }, hint: e.hint });
       }
     });
   }

@@ -77,7 +77,8 @@ describe('action.yml on a pull request', () => {
     expect(gh.requests.every((r) => r.authorization === `Bearer ${TOKEN}` && r.apiVersion === '2022-11-28')).toBe(true);
     const created = gh.comments.get(7) ?? [];
     expect(created).toHaveLength(1);
-    expect(created[0].body.startsWith('<!-- evalkit-report -->\n**evalkit ✅ passed**: Invoices 1.1 on 6 documents: micro.f1 0.821')).toBe(true);
+    // The first line leads with the headline change over the 5 paired documents (issue 35).
+    expect(created[0].body.startsWith('<!-- evalkit-report -->\n**evalkit ✅ passed**: micro F1 0.855 -> 0.784 (-0.071, inconclusive) · Invoices 1.1 on 6 documents · ')).toBe(true);
     expect(created[0].body).toContain('[Workflow run](https://github.example/acme/invoices/actions/runs/4242)');
     expect(first.stdout).toContain(`comment: created ${created[0].html_url}`);
     expect(first.outputs).toMatchObject({

@@ -187,9 +187,9 @@ describe('evalkit report: usage and input errors exit 2 and write nothing', () =
   };
 
   it.each([
-    ['no "="', ['--fail-under', 'micro.f1'], /--fail-under "micro\.f1": expected METRIC=THRESHOLD\n {2}hint: for example --fail-under micro\.f1=0\.9/],
-    ['not a number', ['--fail-under', 'micro.f1=high'], /--fail-under "micro\.f1=high": expected METRIC=THRESHOLD/],
-    ['a percentage', ['--fail-under', 'micro.f1=90'], /the threshold must be between 0 and 1\n {2}hint: write micro\.f1=0\.9/],
+    ['no "="', ['--fail-under', 'micro.f1'], /--fail-under "micro\.f1": expected METRIC>=N, METRIC<=N or METRIC=N \(the same as >=\)\n {2}hint: for example 'micro\.f1>=0\.9'/],
+    ['not a number', ['--fail-under', 'micro.f1=high'], /--fail-under "micro\.f1=high": expected METRIC>=N/],
+    ['a percentage', ['--fail-under', 'micro.f1=90'], /--fail-under "micro\.f1=90": the threshold must be between 0 and 1\n {2}hint: .*write micro\.f1=0\.9/],
     ['an unknown metric', ['--fail-under', 'f2=0.5'], /--fail-under: no metric "f2" in this EXTRACT report\n {2}hint: choose one of: micro\.precision, .*field:PATH/],
     ['an unknown metric in --gate', ['--gate', 'f2>=0.5'], /--gate: no metric "f2" in this EXTRACT report/],
     ['an unknown field', ['--fail-under', 'field:totl.recall=0.9'], /no metric "field:totl\.recall".*\n {2}hint: field:NAME\.METRIC with NAME one of amount_due, .*total/],

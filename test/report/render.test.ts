@@ -50,9 +50,15 @@ describe('JUnit XML', () => {
       ['[Invoices (dp_invoices)] gate field:vendor.recall=0.8', false],
       // 5 of the 6 documents pair with the baseline's: below the default 90%, so the regression check cannot pass.
       ['[Invoices (dp_invoices)] gate baseline.paired>=6', true],
+      // 5 paired documents, 17 metrics compared: no outcome could be a significant regression (17·2^(1−5) ≥ 0.05; 17·2^(1−10) < 0.05).
+      ['[Invoices (dp_invoices)] gate baseline.paired>=10', true],
       ['[Invoices (dp_invoices)] gate no significant regression', false],
     ]);
     expect(gates?.testcase?.[0].failure?.['@_message']).toContain('is below 0.9');
+    // Gates on counts print as integers (not `baseline.paired value 5.000`).
+    const xml = renderJunit(await goldenReport(GOLDEN['extract-baseline']));
+    expect(xml).toContain('<system-out>baseline.paired value 5, threshold 6</system-out>');
+    expect(xml).not.toMatch(/baseline\.paired value 5\.000/);
     const fields = suites.testsuite.find((s) => s['@_name'] === 'fields');
     expect(fields?.testcase?.map((c) => c['@_name'])).toContain('[Invoices (dp_invoices)] field line_items[].sku');
     // One testcase per compared metric of the baseline comparison.

@@ -77,9 +77,13 @@ export interface DatasetSettings {
    */
   numberTolerance?: number;
   /**
-   * Gates `report` checks (`--gate`): METRIC>=N or METRIC<=N, e.g. micro.f1>=0.9, field:total.recall>=0.95, latency.p95<=30000.
+   * Gates `report` checks (`--gate`): METRIC>=N, METRIC<=N or METRIC=N (the same as >=), e.g. micro.f1>=0.9, field:total.recall>=0.95, latency.p95<=30000.
    */
   gates?: string[];
+  /**
+   * Let `report --fail-on-regression` pass on too few paired documents for any regression to be significant (`report --allow-underpowered`); by default that gate fails.
+   */
+  allowUnderpowered?: boolean;
   /**
    * Accuracy the auto-accept thresholds aim for (`report --target-accuracy`).
    */

@@ -1,0 +1,118 @@
+// One gate syntax for the CLI, the config file and the library (issue 35): METRIC>=N, METRIC<=N,
+// and METRIC=N as an alias of >=, parsed by parseGates alone.
+import { describe, expect, it } from 'vitest';
+import { computeReport, parseGates } from '../../src/index.js';
+import { pairsForSignificance, smallestHolmMcnemar } from '../../src/metrics/stats.js';
+import { extractExport } from '../metrics/helpers.js';
+import { headlineChangeText } from '../../src/report/headline.js';
+import { commentOf } from '../../src/ci/github.js';
+
+const config = { fields: [{ name: 'total', type: 'number' }, { name: 'vendor', type: 'string' }] };
+// total: 3 of 4 right; vendor: 4 of 4 right: micro F1 = 2·7 / (2·7 + 1 + 1) = 0.875.
+const exp = extractExport(config, [
+  { e: { total: 1, vendor: 'a' }, p: { total: 1, vendor: 'a' } },
+  { e: { total: 2, vendor: 'b' }, p: { total: 2, vendor: 'b' } },
+  { e: { total: 3, vendor: 'c' }, p: { total: 3, vendor: 'c' } },
+  { e: { total: 4, vendor: 'd' }, p: { total: 5, vendor: 'd' } },
+]);
+
+describe('parseGates', () => {
+  it.each([
+    ['micro.f1>=0.9', '>='],
+    ['micro.f1=0.9', '>='],
+    ['micro.f1 <= 0.9', '<='],
+    ['latency.p95<=30000', '<='],
+  ])('%s', (text, op) => {
+    const [g] = parseGates([text]);
+    expect(g.op).toBe(op);
+    expect(g.metric).toBe(text.replace(/\s*(<=|>=|=).*$/, ''));
+    expect(g.threshold).toBe(Number(text.replace(/^.*?(<=|>=|=)\s*/, '')));
+  });
+
+  it('errors name the label given, by default "gate" (no CLI flag in the library)', () => {
+    expect(() => parseGates(['micro.f1'])).toThrow(/^gate "micro\.f1": expected METRIC>=N, METRIC<=N or METRIC=N/);
+    expect(() => parseGates(['micro.f1'], '--fail-under')).toThrow(/^--fail-under "micro\.f1"/);
+    expect(() => parseGates(['micro.f1>=90'])).toThrow(/^gate "micro\.f1>=90": the threshold must be between 0 and 1/);
+  });
+});
+
+describe('computeReport gates: the same three spellings', () => {
+  it.each([
+    ['micro.f1>=0.9', false],
+    ['micro.f1=0.9', false],
+    ['micro.f1>=0.85', true],
+    ['micro.f1=0.85', true],
+    ['micro.f1<=0.9', true],
+    ['micro.f1<=0.85', false],
+  ])('%s passes: %s', (gate, passed) => {
+    const r = computeReport(exp, { bootstrap: 0, gates: [gate] });
+    expect(r.gates.results[0].value).toBeCloseTo(0.875, 12);
+    expect(r.gates.passed).toBe(passed);
+  });
+
+  it('an unknown metric is named without a CLI flag', () => {
+    expect(() => computeReport(exp, { bootstrap: 0, gates: ['micro.f2>=0.9'] })).toThrow(/^gate: no metric "micro\.f2" in this EXTRACT report/);
+  });
+});
+
+describe('a regression gate that cannot fail fails (issue 35)', () => {
+  // Hand values: one comparison (m = 1) needs 2·2^−n < 0.05, so n ≥ 6 (2/32 = 0.0625 at 5);
+  // ten need 10·2^(1−n) < 0.05, 2^(n−1) > 200, so n ≥ 9 (10/128 = 0.078 at 8, 10/256 = 0.039 at 9).
+  it('smallestHolmMcnemar and pairsForSignificance', () => {
+    expect(smallestHolmMcnemar(5, 1)).toBe(0.0625);
+    expect(smallestHolmMcnemar(6, 1)).toBe(0.03125);
+    expect(smallestHolmMcnemar(8, 10)).toBeCloseTo(0.078125, 15);
+    expect(smallestHolmMcnemar(1, 3)).toBe(1);
+    expect(pairsForSignificance(1, 0.05)).toBe(6);
+    expect(pairsForSignificance(10, 0.05)).toBe(9);
+    expect(pairsForSignificance(12, 0.05)).toBe(9);
+    expect(pairsForSignificance(13, 0.05)).toBe(10);
+  });
+
+  const one = { fields: [{ name: 'total', type: 'number' }] };
+  const docs = (n: number, wrong: number) =>
+    extractExport(
+      one,
+      Array.from({ length: n }, (_, i) => ({ e: { total: i + 1 }, p: { total: i < wrong ? i + 100 : i + 1 } })),
+    );
+
+  it('5 paired documents, all going wrong: fails naming the pairs it needs', () => {
+    const r = computeReport(docs(5, 5), { bootstrap: 200, failOnRegression: true, baseline: { kind: 'export', file: 'b.json', export: docs(5, 0) } });
+    // Rows: field:total.f1, micro precision, recall, f1, accuracy, macro.f1, document.accuracy = 7 comparable.
+    const m = r.baseline?.rows.filter((x) => x.delta !== null).length ?? 0;
+    expect(m).toBe(7);
+    expect(r.baseline?.tally.regressed).toBe(0);
+    const g = r.gates.results.find((x) => x.gate === `baseline.paired>=${pairsForSignificance(7, 0.05)}`);
+    expect(pairsForSignificance(7, 0.05)).toBe(9); // 7·2^−7 = 0.0547, 7·2^−8 = 0.0273
+    expect(g).toMatchObject({ metric: 'baseline.paired', value: 5, threshold: 9, passed: false });
+    expect(g?.reason).toMatch(/no regression can be significant on 5 paired document\(s\): with 7 metric\(s\) compared, the smallest Holm-adjusted McNemar p any outcome could give is min\(1, 7·2\^\(1−5\)\) = 0\.438, not below 0\.05; a regression gate needs at least 9 paired documents/);
+    expect(r.gates.passed).toBe(false);
+  });
+
+  it('allowUnderpowered passes it with a warning; the power warning stays', () => {
+    const r = computeReport(docs(5, 5), { bootstrap: 200, failOnRegression: true, allowUnderpowered: true, baseline: { kind: 'export', file: 'b.json', export: docs(5, 0) } });
+    expect(r.gates.passed).toBe(true);
+    expect(r.gates.results.map((x) => x.gate)).toEqual(['baseline.paired>=5']);
+    expect(r.warnings.some((w) => /^allowed underpowered comparison: no regression can be significant on 5 paired/.test(w))).toBe(true);
+    expect(r.baseline?.warnings.some((w) => /^power: these 5 paired documents .* no change of any size/.test(w))).toBe(true);
+  });
+
+  it('9 paired documents can show a regression: no such gate, and 9 going wrong is one', () => {
+    const r = computeReport(docs(9, 9), { bootstrap: 200, failOnRegression: true, baseline: { kind: 'export', file: 'b.json', export: docs(9, 0) } });
+    expect(r.gates.results.map((x) => x.gate)).toEqual(['baseline.paired>=9']);
+    expect(r.gates.results[0].passed).toBe(true);
+    expect(r.gates.regressed.length).toBeGreaterThan(0);
+    expect(r.gates.passed).toBe(false);
+  });
+});
+
+describe('the headline change leads a baseline summary', () => {
+  it('micro F1 before -> after, the delta and the verdict; the PR comment line starts with it', () => {
+    // Baseline: 8 of 8 values right, micro F1 1. Current: one total wrong (exp above): 0.875.
+    const base = extractExport(config, exp.items.map((it) => ({ e: (it.expectedOutput as { value: object }).value, p: (it.expectedOutput as { value: object }).value })));
+    const r = computeReport(exp, { bootstrap: 200, baseline: { kind: 'export', file: 'main.json', export: base } });
+    expect(headlineChangeText(r)).toBe('micro F1 1.000 -> 0.875 (-0.125, inconclusive)');
+    expect(commentOf(r).split('\n')[1]).toMatch(/^\*\*evalkit ✅ passed\*\*: micro F1 1\.000 -> 0\.875 \(-0\.125, inconclusive\) · Test 1\.0 on 4 documents · /);
+    expect(headlineChangeText(computeReport(exp, { bootstrap: 0 }))).toBeUndefined();
+  });
+});
