@@ -1,0 +1,159 @@
+// Issue 36: a request that is not idempotent is never sent again blindly. A proxy on 127.0.0.1
+// lets the sandbox do the work and drops the answer; a kill -9 lands after each request in turn;
+// a re-run then ends with exactly the intended objects, counted through the API.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, type Client } from '../../src/api/index.js';
+import { BIN, cleanupAfterEach, runCli, type CliResult } from '../helpers/cli.js';
+import { dropAnswers, lossyProxy, type DropRule, type LossyProxy } from '../helpers/lossy-proxy.js';
+import { INVOICE_CONFIG, start, type TestSandbox } from '../sandbox/helpers.js';
+
+const { track, tmp } = cleanupAfterEach('lost');
+let t: TestSandbox | undefined;
+let proxy: LossyProxy | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await t?.close();
+  proxy = undefined;
+  t = undefined;
+});
+
+async function setup(drop: DropRule = () => false) {
+  t = await start();
+  proxy = await lossyProxy(t.url, drop);
+  const client = createClient({ baseUrl: t.url, token: t.token });
+  const direct = { EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
+  const lossy = { ...direct, EVALKIT_BASE_URL: proxy.url };
+  return { t, proxy, client, direct, lossy };
+}
+
+async function processorsNamed(client: Client, name: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const p of client.processors.listAll()) if (p.name === name) ids.push(p.id);
+  return ids;
+}
+
+async function published(client: Client, id: string): Promise<string[]> {
+  return (await client.processors.listVersions(id)).items.map((v) => v.version).filter((v) => v !== 'draft').sort();
+}
+
+function configFile(dir: string, config: unknown = INVOICE_CONFIG): string {
+  const f = path.join(dir, 'config.json');
+  writeFileSync(f, JSON.stringify(config));
+  return f;
+}
+
+/**
+ * Runs the CLI through a proxy that holds the answer of its k-th request (after the service did
+ * the work) and kills it there with SIGKILL. Returns false when the run ended before making a
+ * k-th request (every point has been tried).
+ */
+async function killAtRequest(target: string, k: number, env: Record<string, string>, args: string[], cwd: string): Promise<boolean> {
+  let i = 0;
+  const p = await lossyProxy(target, () => (i++ === k ? 'hold' : false));
+  try {
+    const child = track(spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env, EVALKIT_BASE_URL: p.url }, stdio: 'ignore' }));
+    const exited = new Promise<'exited'>((r) => child.on('exit', () => r('exited')));
+    const what = await Promise.race([p.held.then(() => 'held' as const), exited]);
+    if (what === 'exited') return false;
+    child.kill('SIGKILL');
+    await exited;
+    return true;
+  } finally {
+    await p.close();
+  }
+}
+
+const ok = (r: CliResult): CliResult => {
+  if (r.code !== 0) throw new Error(`exit ${r.code}:\n${r.stdout}\n${r.stderr}`);
+  return r;
+};
+
+describe('processors create', () => {
+  it('10 creates whose every other answer is lost make 10 processors, not 15', async () => {
+    const { client, lossy, proxy } = await setup(dropAnswers('POST', /^\/processors$/, (n) => n % 2 === 0));
+    const dir = tmp();
+    const file = configFile(dir);
+    for (let i = 0; i < 10; i++) {
+      const r = ok(await runCli(['processors', 'create', '--name', `inv-${i}`, '--type', 'EXTRACT', '--config', file], { env: lossy, cwd: dir }));
+      expect(r.stdout).toMatch(i % 2 === 0 ? /created \(its answer was lost; found in the processor list\)/ : /^processor dp_\w+ "inv-\d" \(EXTRACT\) created; config from/);
+    }
+    expect(proxy.dropped).toHaveLength(5);
+    let all = 0;
+    for await (const _ of client.processors.listAll()) all++;
+    expect(all).toBe(10);
+    for (let i = 0; i < 10; i++) expect(await processorsNamed(client, `inv-${i}`)).toHaveLength(1);
+  });
+
+  it('a re-run with the same name, type and config creates nothing; another config is refused, naming the processor', async () => {
+    const { client, direct } = await setup();
+    const dir = tmp();
+    const file = configFile(dir);
+    const first = ok(await runCli(['processors', 'create', '--name', 'same', '--type', 'EXTRACT', '--config', file, '--format', 'json'], { env: direct, cwd: dir }));
+    const id = (JSON.parse(first.stdout) as { processor: { id: string } }).processor.id;
+    const again = ok(await runCli(['processors', 'create', '--name', 'same', '--type', 'EXTRACT', '--config', file], { env: direct, cwd: dir }));
+    expect(again.stdout).toBe(`processor ${id} "same" (EXTRACT) exists already with this config; nothing created\n`);
+    const other = path.join(dir, 'other.json');
+    writeFileSync(other, JSON.stringify({ ...INVOICE_CONFIG, extractionRules: 'Dates as ISO 8601.' }));
+    const refused = await runCli(['processors', 'create', '--name', 'same', '--type', 'EXTRACT', '--config', other], { env: direct, cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`a EXTRACT processor named "same" exists already (${id}), with another draft config`);
+    expect(refused.stderr).toContain(`evalkit processors update ${id} --config FILE`);
+    expect(await processorsNamed(client, 'same')).toEqual([id]);
+  });
+
+  it('killed -9 after each request in turn, then run again: exactly one processor', async () => {
+    const { t, client, direct } = await setup();
+    const dir = tmp();
+    const file = configFile(dir);
+    let points = 0;
+    for (let k = 0; ; k++) {
+      const name = `killed-${k}`;
+      const args = ['processors', 'create', '--name', name, '--type', 'EXTRACT', '--config', file];
+      const killed = await killAtRequest(t.url, k, direct, args, dir);
+      ok(await runCli(args, { env: direct, cwd: dir }));
+      expect(await processorsNamed(client, name)).toHaveLength(1);
+      if (!killed) break;
+      points++;
+    }
+    // The processor list, then the create.
+    expect(points).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('processors publish', () => {
+  it('a publish whose every answer is lost publishes 1.0 only, not 1.0 to 4.0', async () => {
+    const { t, client, lossy, direct, proxy } = await setup(dropAnswers('POST', /\/publish$/));
+    const dir = tmp();
+    const created = JSON.parse(ok(await runCli(['processors', 'create', '--name', 'pub', '--type', 'EXTRACT', '--config', configFile(dir), '--format', 'json'], { env: direct, cwd: dir })).stdout) as { processor: { id: string } };
+    const id = created.processor.id;
+    const r = ok(await runCli(['processors', 'publish', id, '--release', 'major'], { env: lossy, cwd: dir }));
+    expect(r.stdout).toMatch(new RegExp(`^processor ${id}: published 1\\.0 \\(dpv_\\w+\\) \\(its answer was lost; found in the version list\\)\\n$`));
+    expect(proxy.dropped).toHaveLength(1);
+    expect(await published(client, id)).toEqual(['1.0']);
+    // Run again (the answer lost again): the draft is 1.0's config, so nothing more is published.
+    const again = ok(await runCli(['processors', 'publish', id, '--release', 'major', '--format', 'json'], { env: lossy, cwd: dir }));
+    expect(JSON.parse(again.stdout)).toMatchObject({ published: false, version: { version: '1.0' } });
+    expect(await published(client, id)).toEqual(['1.0']);
+    void t;
+  });
+
+  it('killed -9 after each request in turn, then run again: exactly one new version', async () => {
+    const { t, client, direct } = await setup();
+    const dir = tmp();
+    const file = configFile(dir);
+    let points = 0;
+    for (let k = 0; ; k++) {
+      const created = JSON.parse(ok(await runCli(['processors', 'create', '--name', `pub-${k}`, '--type', 'EXTRACT', '--config', file, '--format', 'json'], { env: direct, cwd: dir })).stdout) as { processor: { id: string } };
+      const args = ['processors', 'publish', created.processor.id, '--release', 'major'];
+      const killed = await killAtRequest(t.url, k, direct, args, dir);
+      ok(await runCli(args, { env: direct, cwd: dir }));
+      expect(await published(client, created.processor.id)).toEqual(['1.0']);
+      if (!killed) break;
+      points++;
+    }
+    expect(points).toBeGreaterThanOrEqual(2);
+  });
+});
