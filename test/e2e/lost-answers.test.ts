@@ -2,12 +2,13 @@
 // lets the sandbox do the work and drops the answer; a kill -9 lands after each request in turn;
 // a re-run then ends with exactly the intended objects, counted through the API.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/api/index.js';
 import { BIN, cleanupAfterEach, runCli, type CliResult } from '../helpers/cli.js';
-import { dropAnswers, lossyProxy, type DropRule, type LossyProxy } from '../helpers/lossy-proxy.js';
+import { dropAnswers, lossyProxy, type DropRule, type ForwardedRequest, type LossyProxy } from '../helpers/lossy-proxy.js';
+import { seedSet } from '../eval/helpers.js';
 import { INVOICE_CONFIG, start, type TestSandbox } from '../sandbox/helpers.js';
 
 const { track, tmp } = cleanupAfterEach('lost');
@@ -50,7 +51,7 @@ function configFile(dir: string, config: unknown = INVOICE_CONFIG): string {
  * the work) and kills it there with SIGKILL. Returns false when the run ended before making a
  * k-th request (every point has been tried).
  */
-async function killAtRequest(target: string, k: number, env: Record<string, string>, args: string[], cwd: string): Promise<boolean> {
+async function killAtRequest(target: string, k: number, env: Record<string, string>, args: string[], cwd: string): Promise<ForwardedRequest[] | false> {
   let i = 0;
   const p = await lossyProxy(target, () => (i++ === k ? 'hold' : false));
   try {
@@ -60,7 +61,7 @@ async function killAtRequest(target: string, k: number, env: Record<string, stri
     if (what === 'exited') return false;
     child.kill('SIGKILL');
     await exited;
-    return true;
+    return [...p.forwarded];
   } finally {
     await p.close();
   }
@@ -155,5 +156,82 @@ describe('processors publish', () => {
       points++;
     }
     expect(points).toBeGreaterThanOrEqual(2);
+  });
+});
+
+async function batchRuns(client: Client, setId: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const b of client.paginate((tk) => client.batchProcessorRuns.list({ sourceId: setId, nextPageToken: tk }))) out.push(b.id);
+  return out;
+}
+
+/** The processor's runs that evalkit's per-item strategy made, as evalkitRunKey -> item ids. */
+async function perItemRuns(client: Client, processorId: string): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for await (const r of client.processorRuns.listAll({ processorId, source: 'API' })) {
+    const key = String(r.metadata?.evalkitRunKey);
+    out.set(key, [...(out.get(key) ?? []), String(r.metadata?.evaluationSetItemId)]);
+  }
+  return out;
+}
+
+function exported(file: string): string[] {
+  return (JSON.parse(readFileSync(file, 'utf8')) as { items: Array<{ id?: string; evaluationSetItemId?: string }> }).items.map((i) => String(i.evaluationSetItemId ?? i.id)).sort();
+}
+
+describe('eval run', () => {
+  it('an evaluation run whose every start answer is lost is started once, and evaluated', async () => {
+    const { t, client, lossy, proxy } = await setup(dropAnswers('POST', /^\/batch_processor_runs$/));
+    const set = await seedSet(t, 'EXTRACT', 3, { publish: true });
+    const dir = tmp();
+    const out = path.join(dir, 'out.json');
+    const r = ok(await runCli(['eval', 'run', '-e', set.setId, '--version', '1.0', '--strategy', 'batch', '--out', out, '-q'], { env: lossy, cwd: dir }));
+    void r;
+    expect(proxy.dropped).toHaveLength(1);
+    expect(await batchRuns(client, set.setId)).toHaveLength(1);
+    expect(exported(out)).toHaveLength(3);
+  });
+
+  it('per item: runs whose create answers are lost are found again, one run per item', async () => {
+    const { t, client, lossy, proxy } = await setup(dropAnswers('POST', /^\/processor_runs$/, (n) => n % 2 === 0));
+    const set = await seedSet(t, 'EXTRACT', 4, { publish: true });
+    const dir = tmp();
+    const out = path.join(dir, 'out.json');
+    ok(await runCli(['eval', 'run', '-e', set.setId, '--version', '1.0', '--strategy', 'per-item', '--concurrency', '2', '--out', out, '-q'], { env: lossy, cwd: dir }));
+    expect(proxy.dropped.length).toBeGreaterThanOrEqual(2);
+    const runs = await perItemRuns(client, set.processorId);
+    expect(runs.size).toBe(1);
+    expect([...runs.values()][0].sort()).toEqual([...set.itemIds].sort());
+    expect(exported(out)).toHaveLength(4);
+  });
+
+  it.each([['batch'], ['per-item']])('%s: killed -9 after each request in turn, then run again: the killed run made at most one run (per item), the re-run exactly one', async (strategy) => {
+    const { t, client, direct } = await setup();
+    const set = await seedSet(t, 'EXTRACT', 2, { publish: true });
+    const dir = tmp();
+    const out = path.join(dir, 'out.json');
+    const args = ['eval', 'run', '-e', set.setId, '--version', '1.0', '--strategy', strategy, '--concurrency', '1', '--out', out, '-q'];
+    // Evaluation runs started by the killed runs (and by the last, which ended before its k-th request).
+    let starts = 0;
+    for (let k = 0; k < 12; k++) {
+      const killed = await killAtRequest(t.url, k, direct, args, dir);
+      if (killed === false) {
+        starts++;
+        break;
+      }
+      starts += killed.some((f) => f.method === 'POST' && f.url.startsWith('/batch_processor_runs')) ? 1 : 0;
+    }
+    ok(await runCli(args, { env: direct, cwd: dir }));
+    expect(exported(out)).toHaveLength(2);
+    if (strategy === 'batch') {
+      expect(starts).toBeGreaterThan(0);
+      expect(await batchRuns(client, set.setId)).toHaveLength(starts + 1);
+    } else {
+      const runs = await perItemRuns(client, set.processorId);
+      // Every evaluation (the killed ones and the re-run) made at most one run per item...
+      for (const items of runs.values()) expect(new Set(items).size).toBe(items.length);
+      // ...and the re-run one for each.
+      expect([...runs.values()].filter((items) => items.length === 2).length).toBeGreaterThanOrEqual(1);
+    }
   });
 });
