@@ -9,9 +9,12 @@ import { createClient, type Client } from '../../src/api/index.js';
 import { BIN, cleanupAfterEach, runCli, type CliResult } from '../helpers/cli.js';
 import { dropAnswers, lossyProxy, type DropRule, type ForwardedRequest, type LossyProxy } from '../helpers/lossy-proxy.js';
 import { seedSet } from '../eval/helpers.js';
-import { INVOICE_CONFIG, start, type TestSandbox } from '../sandbox/helpers.js';
+import { createProcessor, INVOICE_CONFIG, start, uploadText, type TestSandbox } from '../sandbox/helpers.js';
+import { SIMPLE } from './dataset-helpers.js';
 
 const { track, tmp } = cleanupAfterEach('lost');
+/** A kill loop runs the CLI twice per point on a shared 2-core machine. */
+const KILL_LOOP_MS = 300_000;
 let t: TestSandbox | undefined;
 let proxy: LossyProxy | undefined;
 afterEach(async () => {
@@ -121,7 +124,7 @@ describe('processors create', () => {
     }
     // The processor list, then the create.
     expect(points).toBeGreaterThanOrEqual(2);
-  });
+  }, KILL_LOOP_MS);
 });
 
 describe('processors publish', () => {
@@ -156,7 +159,7 @@ describe('processors publish', () => {
       points++;
     }
     expect(points).toBeGreaterThanOrEqual(2);
-  });
+  }, KILL_LOOP_MS);
 });
 
 async function batchRuns(client: Client, setId: string): Promise<string[]> {
@@ -233,5 +236,64 @@ describe('eval run', () => {
       // ...and the re-run one for each.
       expect([...runs.values()].filter((items) => items.length === 2).length).toBeGreaterThanOrEqual(1);
     }
+  }, KILL_LOOP_MS);
+});
+
+/** A processor with `n` processed runs on files, each reviewed. */
+async function reviewedRuns(t: TestSandbox, client: Client, n: number): Promise<string> {
+  const processor = await createProcessor(t, 'EXTRACT', SIMPLE, 'harvested');
+  for (let i = 0; i < n; i++) {
+    const fileId = await uploadText(t, `r-${i}.txt`, `INVOICE R-${i}\nTotal: EUR ${i}.00\n`);
+    const run = await client.processorRuns.create({ processorId: processor, file: { fileId } });
+    await t.sb.idle();
+    const r = await t.call('POST', `/processor_runs/${run.id}/review`, { body: { reviewedBy: 'user_alice', edits: { invoice_number: { editedValue: `R-${i}` } } } });
+    if (r.status !== 200) throw new Error(JSON.stringify(r.body));
+  }
+  return processor;
+}
+
+/** The sets of the processor named `name`, each with its items' file ids. */
+async function setsNamed(client: Client, processorId: string, name: string): Promise<string[][]> {
+  const out: string[][] = [];
+  for await (const set of client.evaluationSets.listAll({ processorId })) {
+    if (set.name !== name) continue;
+    const files: string[] = [];
+    for await (const it of client.evaluationSets.listAllItems(set.id)) files.push(it.fileId);
+    out.push(files.sort());
+  }
+  return out;
+}
+
+describe('dataset harvest', () => {
+  const N = 3;
+
+  it('the answers of the set create and of the item create lost: one set, each reviewed run once', async () => {
+    const { t, client, lossy, proxy } = await setup(dropAnswers('POST', /^\/evaluation_set(s|_items(\/bulk)?)$/, (n) => n === 0));
+    const processor = await reviewedRuns(t, client, N);
+    const dir = tmp();
+    ok(await runCli(['dataset', 'harvest', '-p', processor, '--reviewed', '--create-set', 'corrections', '--format', 'json'], { env: lossy, cwd: dir }));
+    expect(proxy.dropped.map((d) => d.url)).toEqual(['/evaluation_sets', '/evaluation_set_items/bulk']);
+    const sets = await setsNamed(client, processor, 'corrections');
+    expect(sets).toHaveLength(1);
+    expect(sets[0]).toHaveLength(N);
+    expect(new Set(sets[0]).size).toBe(N);
   });
+
+  it('killed -9 after each request in turn, then run again: one set, each reviewed run once', async () => {
+    const { t, client, direct } = await setup();
+    const processor = await reviewedRuns(t, client, N);
+    const dir = tmp();
+    const args = ['dataset', 'harvest', '-p', processor, '--reviewed', '--create-set', 'corrections', '--concurrency', '1', '--format', 'json'];
+    let points = 0;
+    for (let k = 0; k < 24; k++) {
+      if ((await killAtRequest(t.url, k, direct, args, dir)) === false) break;
+      points++;
+      ok(await runCli(args, { env: direct, cwd: dir }));
+      const sets = await setsNamed(client, processor, 'corrections');
+      expect(sets, `killed at request ${k}`).toHaveLength(1);
+      expect(sets[0], `killed at request ${k}`).toHaveLength(N);
+      expect(new Set(sets[0]).size).toBe(N);
+    }
+    expect(points).toBeGreaterThan(N);
+  }, KILL_LOOP_MS);
 });
