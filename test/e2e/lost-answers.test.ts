@@ -144,6 +144,17 @@ describe('processors publish', () => {
     void t;
   });
 
+  it("the sandbox's own drop fault (every publish answer lost after the work) gives the same: one version", async () => {
+    t = await start({ faults: ['drop=1,route=POST /processors/*/publish'] });
+    const client = createClient({ baseUrl: t.url, token: t.token });
+    const env = { EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
+    const dir = tmp();
+    const id = (JSON.parse(ok(await runCli(['processors', 'create', '--name', 'dropped', '--type', 'EXTRACT', '--config', configFile(dir), '--format', 'json'], { env, cwd: dir })).stdout) as { processor: { id: string } }).processor.id;
+    const r = ok(await runCli(['processors', 'publish', id, '--release', 'minor', '--format', 'json'], { env, cwd: dir }));
+    expect(JSON.parse(r.stdout)).toMatchObject({ published: true, answerLost: true, version: { version: '0.1' } });
+    expect(await published(client, id)).toEqual(['0.1']);
+  });
+
   it('killed -9 after each request in turn, then run again: exactly one new version', async () => {
     const { t, client, direct } = await setup();
     const dir = tmp();
