@@ -13,7 +13,7 @@ import { createProcessor, INVOICE_CONFIG, start, uploadText, type TestSandbox } 
 import { SIMPLE } from './dataset-helpers.js';
 
 const { track, tmp } = cleanupAfterEach('lost');
-/** A kill loop runs the CLI twice per point on a shared 2-core machine. */
+/** Tests that run the CLI many times (a kill loop: twice per point) on a shared 2-core machine. */
 const KILL_LOOP_MS = 300_000;
 let t: TestSandbox | undefined;
 let proxy: LossyProxy | undefined;
@@ -89,7 +89,7 @@ describe('processors create', () => {
     for await (const _ of client.processors.listAll()) all++;
     expect(all).toBe(10);
     for (let i = 0; i < 10; i++) expect(await processorsNamed(client, `inv-${i}`)).toHaveLength(1);
-  });
+  }, KILL_LOOP_MS);
 
   it('a re-run with the same name, type and config creates nothing; another config is refused, naming the processor', async () => {
     const { client, direct } = await setup();
@@ -129,7 +129,7 @@ describe('processors create', () => {
 
 describe('processors publish', () => {
   it('a publish whose every answer is lost publishes 1.0 only, not 1.0 to 4.0', async () => {
-    const { t, client, lossy, direct, proxy } = await setup(dropAnswers('POST', /\/publish$/));
+    const { client, lossy, direct, proxy } = await setup(dropAnswers('POST', /\/publish$/));
     const dir = tmp();
     const created = JSON.parse(ok(await runCli(['processors', 'create', '--name', 'pub', '--type', 'EXTRACT', '--config', configFile(dir), '--format', 'json'], { env: direct, cwd: dir })).stdout) as { processor: { id: string } };
     const id = created.processor.id;
@@ -141,7 +141,6 @@ describe('processors publish', () => {
     const again = ok(await runCli(['processors', 'publish', id, '--release', 'major', '--format', 'json'], { env: lossy, cwd: dir }));
     expect(JSON.parse(again.stdout)).toMatchObject({ published: false, version: { version: '1.0' } });
     expect(await published(client, id)).toEqual(['1.0']);
-    void t;
   });
 
   it("the sandbox's own drop fault (every publish answer lost after the work) gives the same: one version", async () => {
