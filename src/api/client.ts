@@ -355,9 +355,9 @@ export function createClient(opts: ClientOptions) {
     async create(input: CreateProcessorInput, o?: RequestOptions): Promise<Processor> {
       return (await request({ method: 'POST', path: '/processors', body: input, schema: envelopes.processor }, o)).processor;
     },
-    /** POST /processors/:id: changes the draft; the answer includes `draftVersion`. */
+    /** POST /processors/:id: changes the draft; the answer includes `draftVersion`. Idempotent: sent twice, the draft is the same. */
     async update(id: string, input: UpdateProcessorInput, o?: RequestOptions): Promise<Processor> {
-      return (await request({ method: 'POST', path: `/processors/${seg(id, 'processor id')}`, body: input, schema: envelopes.processor }, o)).processor;
+      return (await request({ method: 'POST', path: `/processors/${seg(id, 'processor id')}`, body: input, idempotent: true, schema: envelopes.processor }, o)).processor;
     },
     /** POST /processors/:id/publish */
     async publish(id: string, input: PublishProcessorInput, o?: RequestOptions): Promise<ProcessorVersion> {
@@ -493,10 +493,10 @@ export function createClient(opts: ClientOptions) {
     async bulkCreate(input: BulkCreateEvaluationSetItemsInput, o?: RequestOptions): Promise<EvaluationSetItem[]> {
       return (await request({ method: 'POST', path: '/evaluation_set_items/bulk', body: input, schema: envelopes.evaluationSetItemList }, o)).evaluationSetItems;
     },
-    /** POST /evaluation_set_items/:id: replaces expectedOutput. */
+    /** POST /evaluation_set_items/:id: replaces expectedOutput (idempotent). */
     async update(id: string, input: { expectedOutput: Output }, o?: RequestOptions): Promise<EvaluationSetItem> {
       const path = `/evaluation_set_items/${seg(id, 'evaluation set item id')}`;
-      return (await request({ method: 'POST', path, body: input, schema: envelopes.evaluationSetItem }, o)).evaluationSetItem;
+      return (await request({ method: 'POST', path, body: input, idempotent: true, schema: envelopes.evaluationSetItem }, o)).evaluationSetItem;
     },
     /** DELETE /evaluation_set_items/:id */
     async delete(id: string, o?: RequestOptions): Promise<void> {
@@ -556,9 +556,9 @@ export function createClient(opts: ClientOptions) {
     async get(id: string, o?: RequestOptions): Promise<WorkflowRun> {
       return (await request({ method: 'GET', path: `/workflow_runs/${seg(id, 'workflow run id')}`, schema: envelopes.workflowRun }, o)).workflowRun;
     },
-    /** POST /workflow_runs/:id: metadata is merged into the run's (the new value wins on the same key). */
+    /** POST /workflow_runs/:id: metadata is merged into the run's (the new value wins on the same key; idempotent). */
     async update(id: string, input: UpdateWorkflowRunInput, o?: RequestOptions): Promise<WorkflowRun> {
-      return (await request({ method: 'POST', path: `/workflow_runs/${seg(id, 'workflow run id')}`, body: input, schema: envelopes.workflowRun }, o)).workflowRun;
+      return (await request({ method: 'POST', path: `/workflow_runs/${seg(id, 'workflow run id')}`, body: input, idempotent: true, schema: envelopes.workflowRun }, o)).workflowRun;
     },
     /**
      * Polls until the run's automated processing ended (PROCESSED, FAILED, NEEDS_REVIEW, REJECTED

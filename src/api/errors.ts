@@ -25,6 +25,8 @@ export interface ApiErrorInit {
   cause?: unknown;
   /** Only for invalid-response: one line per zod issue. */
   issues?: string[];
+  /** The request is not idempotent and failed in a way that does not prove it was not carried out. */
+  outcomeUnknown?: boolean;
 }
 
 /**
@@ -44,6 +46,12 @@ export class ApiError extends EvalkitError {
   /** How many attempts were made (1 = no retry). */
   readonly attempts: number;
   readonly issues: string[];
+  /**
+   * True when a request that is not idempotent (a create, a publish) failed after it may have
+   * been carried out (no answer, a timeout, a 5xx): it was not sent again, and the service may
+   * or may not hold what it creates. Read the state back before sending it again.
+   */
+  readonly outcomeUnknown: boolean;
 
   constructor(message: string, init: ApiErrorInit) {
     super(message, { exitCode: 2, hint: init.hint, cause: init.cause });
@@ -55,6 +63,7 @@ export class ApiError extends EvalkitError {
     this.retryable = init.retryable ?? false;
     this.attempts = init.attempts ?? 1;
     this.issues = init.issues ?? [];
+    this.outcomeUnknown = init.outcomeUnknown ?? false;
   }
 
   toJSON(): Record<string, unknown> {
@@ -68,6 +77,7 @@ export class ApiError extends EvalkitError {
       path: this.path,
       retryable: this.retryable,
       attempts: this.attempts,
+      outcomeUnknown: this.outcomeUnknown,
       hint: this.hint,
     };
   }

@@ -73,7 +73,36 @@ export interface RequestSpec<S extends z.ZodType> {
   form?: FormData;
   /** A body already encoded, with its content type (a multipart body built in one buffer). */
   encoded?: { data: Uint8Array; contentType: string };
+  /**
+   * Whether sending the request twice does what sending it once does. Default: true for GET,
+   * PUT and DELETE, false for POST. A request that is not idempotent is sent again only after a
+   * failure that proves the service did not act on it (see provesNotActed); after any other
+   * failure it throws an ApiError with `outcomeUnknown`, and the caller reads the state back.
+   */
+  idempotent?: boolean;
   schema: S;
+}
+
+/** Connection errors raised before a byte of the request left: the service cannot have acted. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function causeCode(e: unknown): string | undefined {
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 4; c = (c as { cause?: unknown }).cause, depth++) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return code;
+  }
+  return undefined;
+}
+
+/**
+ * Failures after which the service has certainly not carried a request out: the connection was
+ * never made, or it answered 429 (rate limited) or 408 (it gave up waiting for the request),
+ * which refuse a request before any work. A timeout, a reset connection or a 5xx prove
+ * nothing: the work may be done and only its answer lost.
+ */
+export function provesNotActed(failure: { kind: string; cause: unknown } | undefined, status: number): boolean {
+  if (failure !== undefined) return failure.kind === 'network' && causeCode(failure.cause) !== undefined;
+  return status === 429 || status === 408;
 }
 
 export const realClock: Clock = {
@@ -255,6 +284,8 @@ export function createTransport(options: TransportOptions): Transport {
     const userSignal = opts.signal;
     const timeoutMs = opts.timeoutMs ?? options.timeoutMs;
     const maxRetries = opts.maxRetries ?? options.maxRetries;
+    const idempotent = spec.idempotent ?? method !== 'POST';
+    let lostEarlier = false;
     let body: string | FormData | Uint8Array | undefined;
     let headers = baseHeaders;
     if (spec.form !== undefined) body = spec.form;
@@ -318,6 +349,8 @@ export function createTransport(options: TransportOptions): Transport {
       }
 
       if (failure === undefined && status >= 200 && status < 300) return parseBody(method, path, status, text, schema);
+      // A DELETE sent again after its answer was lost finds the resource gone: the first one did it.
+      if (failure === undefined && status === 404 && method === 'DELETE' && lostEarlier) return parseBody(method, path, 200, '{"success":true}', schema);
 
       // Not a success: decide whether to try again, and when.
       if (failure?.kind === 'aborted') throw fail(method, path, 'aborted', attempt, failure.cause, timeoutMs);
@@ -326,6 +359,8 @@ export function createTransport(options: TransportOptions): Transport {
         ? fail(method, path, failure.kind, attempt, failure.cause, timeoutMs)
         : httpError({ method, path, status, bodyText: text, attempts: attempt, versionHeader, secrets });
       if (!retryable) throw error;
+      if (!idempotent && !provesNotActed(failure, status)) throw outcomeUnknown(error);
+      if (!provesNotActed(failure, status)) lostEarlier = true;
 
       let delay = backoffDelay(attempt - 1, options.retryBaseMs, options.retryMaxDelayMs, options.random);
       const asked = parseRetryAfter(retryAfter, clock.now());
@@ -350,6 +385,15 @@ export function createTransport(options: TransportOptions): Transport {
       }
       // After a 429 the loop's gate.wait() does the waiting, together with every other request.
     }
+  }
+
+  /** The failure of a request that may have been carried out: never sent again blindly. */
+  function outcomeUnknown(error: ApiError): ApiError {
+    return new ApiError(`${error.message}; the service may have carried it out (its answer was lost), so it was not sent again`, {
+      kind: error.kind, method: error.method, path: error.path, status: error.status, serviceError: error.serviceError, attempts: error.attempts,
+      retryable: false, outcomeUnknown: true, cause: error.cause,
+      hint: 'this request is not safe to repeat blindly: check what the service holds (list what it would have created) before sending it again',
+    });
   }
 
   function parseBody<S extends z.ZodType>(method: string, path: string, status: number, text: string, schema: S): z.infer<S> {

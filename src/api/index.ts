@@ -33,6 +33,7 @@ export { ApiError, isApiError, isRetryableStatus } from './errors.js';
 export type { ApiErrorKind } from './errors.js';
 export { parseRetryAfter, backoffDelay, realClock } from './http.js';
 export type { Clock, FetchLike, RequestOptions, RequestSpec, RetryInfo } from './http.js';
+export { lostAnswerError, pauseBeforeReadBack } from './lostAnswer.js';
 export { paginate, collect } from './paging.js';
 export type { PageFetcher, PaginateOptions } from './paging.js';
 export type { WaitOptions } from './poll.js';

@@ -124,7 +124,8 @@ const create = defineCommand<CreateArgs>({
     const { client, processors } = await core();
     const r = await processors.createProcessor(client, { name: a.name, type: a.type, configFile: a.config });
     if (a.format === 'json') outJson(r);
-    else out(`processor ${r.processor.id} "${r.processor.name}" (${r.processor.type}) created${sourceLine(r)}`);
+    else if (r.existed) out(`processor ${r.processor.id} "${r.processor.name}" (${r.processor.type}) exists already with this config; nothing created`);
+    else out(`processor ${r.processor.id} "${r.processor.name}" (${r.processor.type}) created${r.answerLost ? ' (its answer was lost; found in the processor list)' : ''}${sourceLine(r)}`);
     return 0;
   },
 });
@@ -160,9 +161,10 @@ const publish = defineCommand<PublishArgs>({
       .example('$0 processors publish dp_123 --release minor --format json', 'the new version as JSON') as unknown as Argv<PublishArgs>,
   run: async (a) => {
     const { client, processors } = await core();
-    const v = await processors.publishProcessor(client, a.id, { releaseType: a.release, description: a.description });
-    if (a.format === 'json') outJson({ version: v });
-    else out(`processor ${a.id}: published ${v.version} (${v.id})${v.description ? `: ${v.description}` : ''}`);
+    const { alreadyPublished, answerLost, ...v } = await processors.publishProcessor(client, a.id, { releaseType: a.release, description: a.description });
+    if (a.format === 'json') outJson({ version: v, published: !alreadyPublished, ...(answerLost ? { answerLost } : {}) });
+    else if (alreadyPublished) out(`processor ${a.id}: ${v.version} (${v.id}) already holds the draft's config; nothing published`);
+    else out(`processor ${a.id}: published ${v.version} (${v.id})${v.description ? `: ${v.description}` : ''}${answerLost ? ' (its answer was lost; found in the version list)' : ''}`);
     return 0;
   },
 });

@@ -33,7 +33,7 @@ export default defineCommand<SandboxArgs>({
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
       .option('data-dir', { type: 'string', describe: 'keep state in DIR/sandbox.db across restarts (in memory without it)' })
       .option('tokens', { type: 'string', describe: 'JSON file of tokens: {"tokens": [{"token", "createdAt", "processors"?, "workflows"?, "apiVersion"?}]}; without it a dev token is printed' })
-      .option('fault', { type: 'string', array: true, describe: 'inject a fault, repeatable: status=429|402|5xx with rate=P (share of requests) or limit=N (requests/s per token), retryAfter=S, latency=MS, jitter=MS, route="[METHOD ]/path*"' })
+      .option('fault', { type: 'string', array: true, describe: 'inject a fault, repeatable: status=429|402|5xx with rate=P (share of requests) or limit=N (requests/s per token), retryAfter=S, latency=MS, jitter=MS, drop=1 (the work done, the answer lost), route="[METHOD ]/path*"' })
       .option('rate-limit', { type: 'number', describe: 'requests per second per token; above it 429 with Retry-After (same as --fault status=429,limit=N)' })
       .option('latency-ms', { type: 'number', describe: 'delay added to every response (same as --fault latency=MS)' })
       .option('fail-rate', { type: 'number', describe: 'probability 0-1 of an injected 500 per request (same as --fault status=500,rate=P)' })

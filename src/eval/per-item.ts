@@ -9,10 +9,11 @@
  * failureReason (the service's, RUN_NOT_CREATED, POLL_FAILED or TIMEOUT). Errors that are not
  * about one item (the token, the processor, the network) stop the evaluation instead.
  */
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { Client, EvaluationSetItem, ProcessorRun, ProcessorVersion } from '../api/index.js';
-import { isApiError } from '../api/index.js';
+import { isApiError, pauseBeforeReadBack } from '../api/index.js';
 import type { ExportItem } from '../metrics/generated/export.js';
 import { EvalkitError } from '../util/errors.js';
 import { seconds as secs } from './export.js';
@@ -54,8 +55,14 @@ function fatalWhilePolling(e: unknown): boolean {
   return !isApiError(e) || (e.kind === 'http' && (e.status === 401 || e.status === 403)) || e.kind === 'invalid-response';
 }
 
+/** How far back (by the service's createdAt) a lost create's run is looked for: clocks may disagree by this much. */
+const READ_BACK_SKEW_MS = 15 * 60_000;
+
 export async function runPerItem(client: Client, input: PerItemInput): Promise<PerItemResult> {
   const { items, version, signal } = input;
+  // Names this evaluation's runs in their metadata, so a run whose create answer was lost is found again.
+  const key = randomUUID();
+  const since = Date.now() - READ_BACK_SKEW_MS;
   const stop = new AbortController();
   // Every run in flight listens on stop.signal (its request, its poll's sleep) and removes its
   // listeners when done: at --concurrency 11 or more that is not a leak, but Node warns of one.
@@ -80,6 +87,42 @@ export async function runPerItem(client: Client, input: PerItemInput): Promise<P
     emit();
   };
 
+  /** This evaluation's run of the item, if the service holds one (newest first, back to `since`). */
+  const findRun = async (item: EvaluationSetItem): Promise<ProcessorRun | undefined> => {
+    const runs = client.processorRuns.listAll({ processorId: version.processorId, sortBy: 'createdAt', sortDir: 'desc', maxPageSize: 100 }, { signal: stop.signal });
+    for await (const r of runs) {
+      if (r.metadata?.evalkitRunKey === key && r.metadata.evaluationSetItemId === item.id) return r;
+      const at = Date.parse(String(r.createdAt ?? ''));
+      if (!Number.isNaN(at) && at < since) return undefined;
+    }
+    return undefined;
+  };
+
+  /** POST /processor_runs, never sent twice blindly: after a lost answer the run is looked for first. */
+  const createRun = async (item: EvaluationSetItem): Promise<ProcessorRun> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await client.processorRuns.create(
+          {
+            processorId: version.processorId,
+            file: { fileId: item.fileId },
+            // The resolved label, so a version published meanwhile does not mix into this evaluation.
+            version: version.version,
+            ...(input.priority !== undefined ? { priority: input.priority } : {}),
+            ...(input.config ? { config: input.config } : {}),
+            metadata: { evaluationSetId: input.evaluationSetId, evaluationSetItemId: item.id, evalkitRunKey: key },
+          },
+          { signal: stop.signal },
+        );
+      } catch (e) {
+        if (!(isApiError(e) && e.outcomeUnknown) || attempt > client.options.maxRetries) throw e;
+        await pauseBeforeReadBack(client, attempt, stop.signal);
+        const found = await findRun(item);
+        if (found) return found;
+      }
+    }
+  };
+
   const one = async (item: EvaluationSetItem, i: number): Promise<void> => {
     if (stop.signal.aborted) return;
     if (performance.now() >= input.deadline) {
@@ -88,18 +131,7 @@ export async function runPerItem(client: Client, input: PerItemInput): Promise<P
     }
     let run: ProcessorRun;
     try {
-      run = await client.processorRuns.create(
-        {
-          processorId: version.processorId,
-          file: { fileId: item.fileId },
-          // The resolved label, so a version published meanwhile does not mix into this evaluation.
-          version: version.version,
-          ...(input.priority !== undefined ? { priority: input.priority } : {}),
-          ...(input.config ? { config: input.config } : {}),
-          metadata: { evaluationSetId: input.evaluationSetId, evaluationSetItemId: item.id },
-        },
-        { signal: stop.signal },
-      );
+      run = await createRun(item);
     } catch (e) {
       if (stop.signal.aborted) return;
       if (!itemLevel(e)) {

@@ -4,8 +4,8 @@
  * the evaluation export. Writing the file is the caller's (writeExport), so a library user can
  * keep the export in memory.
  */
-import type { BatchProcessorRun, Client, ProcessorVersion } from '../api/index.js';
-import { isApiError } from '../api/index.js';
+import type { BatchProcessorRun, Client, CreateBatchProcessorRunInput, ProcessorVersion } from '../api/index.js';
+import { isApiError, lostAnswerError, paginate, pauseBeforeReadBack } from '../api/index.js';
 import { configFromEnvelope } from '../expected/index.js';
 import { UsageError } from '../util/errors.js';
 import { batchProgress, buildExport, countItems, exportFromRuns, exportOptions, listBatchRuns, waitForBatch, whileNotAborted } from './export.js';
@@ -32,6 +32,40 @@ function checkOptions(o: RunEvaluationOptions): void {
 /** 404/405: the service has no POST /batch_processor_runs (only the sandbox has it). */
 function noBatchEndpoint(e: unknown): boolean {
   return isApiError(e) && e.kind === 'http' && (e.status === 404 || e.status === 405);
+}
+
+/** The set's evaluation runs of this processor; undefined where the service cannot list them (no batch endpoint). */
+async function batchRunsOf(client: Client, setId: string, processorId: string, signal?: AbortSignal): Promise<BatchProcessorRun[] | undefined> {
+  const out: BatchProcessorRun[] = [];
+  try {
+    for await (const b of paginate((t) => client.batchProcessorRuns.list({ sourceId: setId, processorId, nextPageToken: t }, { signal }), { signal })) out.push(b);
+  } catch (e) {
+    if (noBatchEndpoint(e)) return undefined;
+    throw e;
+  }
+  return out;
+}
+
+/**
+ * POST /batch_processor_runs, never sent twice blindly: after a lost answer the set's evaluation
+ * runs are listed again, and one of this version that was not there before is the one it made.
+ */
+async function startBatch(client: Client, body: CreateBatchProcessorRunInput, version: ProcessorVersion, signal?: AbortSignal): Promise<BatchProcessorRun> {
+  const before = await batchRunsOf(client, body.evaluationSetId, version.processorId, signal);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await client.batchProcessorRuns.create(body, { signal });
+    } catch (e) {
+      if (!(isApiError(e) && e.outcomeUnknown)) throw e;
+      const hint = `list the set's evaluation runs (GET /batch_processor_runs?sourceId=${body.evaluationSetId}) before running the evaluation again`;
+      if (before === undefined) throw lostAnswerError(e, `an evaluation run of ${body.evaluationSetId} may have been started`, hint);
+      await pauseBeforeReadBack(client, attempt, signal);
+      const fresh = ((await batchRunsOf(client, body.evaluationSetId, version.processorId, signal)) ?? []).filter((b) => b.processorVersionId === version.id && !before.some((o) => o.id === b.id));
+      if (fresh.length === 1) return fresh[0];
+      if (fresh.length > 1) throw lostAnswerError(e, `${fresh.length} evaluation runs of ${body.evaluationSetId} on ${version.version} started during this run (${fresh.map((b) => b.id).join(', ')}): this run's lost answers, or someone else's`, hint);
+      if (attempt > client.options.maxRetries) throw lostAnswerError(e, `no evaluation run of ${body.evaluationSetId} was started (the list holds none that is new)`, 'retry later: the service did not answer');
+    }
+  }
 }
 
 export async function runEvaluation(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks = {}): Promise<EvalResult> {
@@ -79,9 +113,11 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
     if (requested === 'auto') notice('--config: one processor run per item, each with the override (the batch endpoint takes no config)');
   } else if (requested !== 'per-item') {
     try {
-      batch = await client.batchProcessorRuns.create(
+      batch = await startBatch(
+        client,
         { evaluationSetId: set.id, version: version.version, options: { ...options }, ...(opts.priority !== undefined ? { priority: opts.priority } : {}) },
-        { signal },
+        version,
+        signal,
       );
       strategy = 'batch';
     } catch (e) {

@@ -3,7 +3,7 @@
  * the way in, version diffs as RFC 6902 and readable lines.
  */
 export { createProcessor, diffVersions, findVersion, getProcessor, listProcessors, listVersions, publishProcessor, updateProcessor } from './manage.js';
-export type { ConfigChange, ProcessorDetails, VersionDiff } from './manage.js';
+export type { ConfigChange, ProcessorDetails, PublishedVersion, VersionDiff } from './manage.js';
 export { inApiLayout, inHubLayout, readProcessorConfig } from './config.js';
 export type { ProcessorConfigFile } from './config.js';
 export { diffConfigs, shortJson } from './diff.js';

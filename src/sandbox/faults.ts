@@ -8,10 +8,13 @@
  *   status=503,rate=0.05,route=POST /processor_runs*
  *   status=402,rate=1,route=/workflow_runs/batch
  *   latency=200,jitter=100                       every answer 100-300 ms late
+ *   drop=1,rate=0.5,route=POST /processors       half the creates done, their answers lost
  *
  * `route` is `[METHOD ]PATH` where `*` matches anything (also `/`); the path is matched without
  * the /v1 prefix. Rules are checked in order before any work, so a retried request never runs
- * twice; the first rule that fires answers. Every 429 carries Retry-After (seconds) and
+ * twice; the first rule that fires answers. A `drop` rule is the exception, on purpose: the work
+ * is done and then the connection is closed without an answer (a lost answer: what a client must
+ * not answer with a blind retry of a create). Every 429 carries Retry-After (seconds) and
  * X-RateLimit-Reset (unix seconds), the headers the official SDK reads before retrying.
  */
 import { HttpError } from './http.js';
@@ -32,9 +35,11 @@ export interface FaultRule {
   jitter?: number;
   /** `[METHOD ]PATH` glob; default every route. */
   route?: string;
+  /** 1: do the work, then close the connection without answering (with probability `rate`). */
+  drop?: number;
 }
 
-const KEYS = ['status', 'rate', 'limit', 'retryAfter', 'latency', 'jitter', 'route'] as const;
+const KEYS = ['status', 'rate', 'limit', 'retryAfter', 'latency', 'jitter', 'route', 'drop'] as const;
 
 const REASONS: Record<number, string> = {
   402: 'payment required: the workspace has no credits left',
@@ -69,12 +74,19 @@ export function checkFaultRule(rule: FaultRule, label = JSON.stringify(rule)): F
   const bad = (msg: string): never => {
     throw new Error(`fault ${label}: ${msg}`);
   };
+  if (rule.drop !== undefined) {
+    if (rule.drop !== 1) bad('drop must be 1 (the answer is lost after the work)');
+    if (rule.status !== undefined || rule.limit !== undefined || rule.retryAfter !== undefined) bad('drop takes rate and route only: the work is done and no answer is sent');
+    if (rule.rate !== undefined && !(rule.rate >= 0 && rule.rate <= 1)) bad('rate must be a probability from 0 to 1');
+    if (rule.route !== undefined) routeMatcher(rule.route);
+    return rule;
+  }
   if (rule.status !== undefined && (!Number.isInteger(rule.status) || rule.status < 400 || rule.status > 599)) bad('status must be an HTTP error status from 400 to 599');
   if (rule.rate !== undefined && !(rule.rate >= 0 && rule.rate <= 1)) bad('rate must be a probability from 0 to 1');
   if (rule.limit !== undefined && !(rule.limit > 0)) bad('limit must be a number of requests per second > 0');
   if (rule.limit !== undefined && rule.rate !== undefined) bad('give rate (a share of requests) or limit (requests per second), not both');
   if ((rule.rate !== undefined || rule.limit !== undefined || rule.retryAfter !== undefined) && rule.status === undefined) bad('rate, limit and retryAfter need a status');
-  if (rule.status === undefined && !rule.latency) bad('give a status, or a latency');
+  if (rule.status === undefined && !rule.latency) bad('give a status, a latency, or drop=1');
   if (rule.jitter !== undefined && rule.jitter > (rule.latency ?? 0)) bad('jitter must not exceed latency');
   if (rule.retryAfter !== undefined && !Number.isInteger(rule.retryAfter)) bad('retryAfter must be whole seconds');
   if (rule.route !== undefined) routeMatcher(rule.route);
@@ -120,6 +132,14 @@ export class Faults {
       ms += latency + (jitter ? (this.rng() * 2 - 1) * jitter : 0);
     }
     return Math.max(0, ms);
+  }
+
+  /** After the work: true when a drop rule fires and the answer must be lost. */
+  dropsAnswer(method: string, path: string): boolean {
+    for (const c of this.rules) {
+      if (c.rule.drop === 1 && c.matches(method, path) && this.rng() < (c.rule.rate ?? 1)) return true;
+    }
+    return false;
   }
 
   /** Throws the first fault that fires for this request; `key` identifies the caller for rate limits. */

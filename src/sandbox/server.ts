@@ -5,7 +5,8 @@
  *   402, 5xx: faults.ts) -> token (401) -> API version (400) -> route (404/405) -> body (413/400)
  *   -> handler -> `{success: true, ...}` or `{success: false, error}`
  *
- * Injected faults happen before any work, so a retried request never runs twice.
+ * Injected faults happen before any work, so a retried request never runs twice; except `drop`,
+ * which loses the answer after the work (what a client must not meet with a blind retry).
  * Unexpected errors answer 500 without details; the stack goes to the `log` callback only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -98,7 +99,13 @@ async function handle(ctx: Ctx, opts: ServerOptions, bodies: BodyReader, req: In
       else r.body = parseBody(req, buf);
     }
     if (!ctx.coreLoaded) await ctx.ready;
-    reply(res, await route.handler(r, ctx), inEffect);
+    const result = await route.handler(r, ctx);
+    // An injected lost answer (faults.ts `drop`): the work is done, the connection closes unanswered.
+    if (opts.faults.size && opts.faults.dropsAnswer(method, path)) {
+      req.socket.destroy();
+      return;
+    }
+    reply(res, result, inEffect);
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
     // Every 429 says when to come back, whoever raised it.

@@ -400,3 +400,60 @@ describe('clientFromEnv', () => {
     expect(server.requests[0].headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 });
+
+describe('requests that are not idempotent (issue 36)', () => {
+  const created = () => ({ body: { success: true, processor: fx.processor() } });
+
+  test.each([
+    ['a dropped connection after the request was sent', { destroy: true }],
+    ['a 500', { status: 500 }],
+    ['a 503', { status: 503 }],
+    ['a 504', { status: 504 }],
+  ])('a POST that creates is sent once after %s: the error says the outcome is unknown', async (_what, reply) => {
+    const { server, client } = await setup((_r, i) => (i === 0 ? reply : created()));
+    const e = await catchError(client.processors.create({ name: 'x', type: 'EXTRACT' }));
+    expect(server.requests).toHaveLength(1);
+    expect(e).toMatchObject({ outcomeUnknown: true, retryable: false, method: 'POST', path: '/processors' });
+    expect(e.message).toContain('may have carried it out');
+    expect(e.toJSON()).toMatchObject({ outcomeUnknown: true });
+  });
+
+  test('a timeout of a publish is not sent again', async () => {
+    const { server, client } = await setup((_r, i) => (i === 0 ? { hang: true } : { body: { success: true, processorVersion: fx.version() } }), { timeoutMs: 100 });
+    const e = await catchError(client.processors.publish('dp_1', { releaseType: 'major' }));
+    expect(server.requests).toHaveLength(1);
+    expect(e).toMatchObject({ kind: 'timeout', outcomeUnknown: true });
+  });
+
+  test('a 429 or 408 refused the request before any work: it is sent again', async () => {
+    const { server, client } = await setup((_r, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '1' } } : i === 1 ? { status: 408 } : created()));
+    expect((await client.processors.create({ name: 'x', type: 'EXTRACT' })).id).toBe('dp_1');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  test('a refused connection proves nothing was sent: a create is retried, and fails as a plain network error', async () => {
+    const probe = await startScripted(created);
+    const url = probe.url;
+    await probe.close();
+    const client = createClient({ baseUrl: url, token: TOKEN, maxRetries: 2, clock: instantClock() });
+    const e = await catchError(client.processors.create({ name: 'x', type: 'EXTRACT' }));
+    expect(e).toMatchObject({ kind: 'network', attempts: 3, outcomeUnknown: false, retryable: true });
+  });
+
+  test('idempotent POSTs (updates) are still retried after a lost answer', async () => {
+    const { server, client } = await setup((_r, i) => (i === 0 ? { destroy: true } : created()));
+    await client.processors.update('dp_1', { name: 'y' });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  test('a DELETE whose answer was lost, sent again, finds the resource gone: that is success', async () => {
+    const { server, client } = await setup((_r, i) => (i === 0 ? { destroy: true } : { status: 404, body: { success: false, error: 'not found' } }));
+    await client.files.delete('file_1');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  test('a DELETE of what is not there is still a 404', async () => {
+    const { client } = await setup(() => ({ status: 404, body: { success: false, error: 'not found' } }));
+    expect((await catchError(client.files.delete('file_1'))).status).toBe(404);
+  });
+});

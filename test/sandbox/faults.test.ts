@@ -103,3 +103,31 @@ describe('faults in a running sandbox', () => {
     await expect(start({ faults: ['status=700'] })).rejects.toThrow(/status must be an HTTP error status/);
   });
 });
+
+describe('drop: the answer lost after the work (issue 36)', () => {
+  test.each([
+    ['drop=1', { drop: 1 }],
+    ['drop=1,rate=0.5,route=POST /processors', { drop: 1, rate: 0.5, route: 'POST /processors' }],
+  ])('%s parses', (text, rule) => {
+    expect(parseFaultRule(text)).toEqual(rule);
+  });
+
+  test.each([
+    ['drop=2', /drop must be 1/],
+    ['drop=1,status=500', /drop takes rate and route only/],
+  ])('%s is refused', (text, message) => {
+    expect(() => parseFaultRule(text)).toThrow(message);
+  });
+
+  test('the create is done, its connection closed without an answer; other routes answer', async () => {
+    const t = await start({ faults: ['drop=1,route=POST /processors'] });
+    try {
+      await expect(t.call('POST', '/processors', { body: { name: 'lost', type: 'EXTRACT' } })).rejects.toThrow();
+      const list = await t.call<{ processors: Array<{ name: string }> }>('GET', '/processors');
+      expect(list.status).toBe(200);
+      expect(list.body.processors.map((p) => p.name)).toEqual(['lost']);
+    } finally {
+      await t.close();
+    }
+  });
+});
