@@ -11,6 +11,7 @@ import { defineCommand, listSubcommands } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
 import { isQuiet } from './style.js';
+import { settingsSources } from './settings.js';
 
 interface OutputArgs {
   out?: string;
@@ -131,11 +132,22 @@ function interruptible(): { signal: AbortSignal; release: () => void } {
   return { signal: ac.signal, release: () => (process.removeListener('SIGINT', onSignal), void process.removeListener('SIGTERM', onSignal)) };
 }
 
+/** A CSV the config file named (its dataset's csv, read because it slices by metadata) says so when it cannot serve. */
+function fromConfig(file: string): (e: unknown) => never {
+  return (e) => {
+    if (!(e instanceof InputError) || !settingsSources().filled?.includes('metadata')) throw e;
+    throw new InputError(`${e.message} (read for the metadata of the config file's slices, as eval run --metadata ${file})`, {
+      location: e.location,
+      hint: `${e.hint ? `${e.hint}; ` : ''}or remove the metadata keys from "slices" in the config file, or pass --metadata with another CSV`,
+    });
+  };
+}
+
 async function execute(a: OutputArgs, work: (cb: { signal: AbortSignal; onProgress: (p: EvalProgress) => void; onNotice: (m: string) => void }) => Promise<EvalResult>, defaultName: (r: EvalResult) => string): Promise<ExitCode> {
   const target = await outputTarget(a);
   const { writeExport, defaultExportPath, readMetadataCsv, attachMetadata } = await import('../eval/index.js');
   // Read before any run is made: a bad CSV costs nothing.
-  const metadata = a.metadata !== undefined ? await readMetadataCsv(a.metadata) : undefined;
+  const metadata = a.metadata !== undefined ? await readMetadataCsv(a.metadata).catch(fromConfig(a.metadata)) : undefined;
   const progress = progressReporter({ enabled: a.progress ?? true });
   const stop = interruptible();
   let result: EvalResult;

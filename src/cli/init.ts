@@ -1,7 +1,9 @@
 /**
  * `evalkit init`: scaffolds evalkit.config.json, a CSV header for the processor's fields (one
- * example row) and the CI workflow, from a processor on the service or a saved config file.
- * Writes nothing when a target exists, unless --force.
+ * example row) and the CI workflow, from a processor on the service or a saved config file; and
+ * that config as configs/<dataset>.json when it is not a file in the repository already (the
+ * workflow evaluates the config file of each pull request). Writes nothing when a target exists,
+ * unless --force.
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
@@ -38,7 +40,7 @@ const DATASET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export default defineCommand<InitArgs>({
   command: 'init',
-  describe: 'scaffold evalkit.config.json, a CSV header for the processor\'s fields and the CI workflow, from a processor id or a saved config file',
+  describe: 'scaffold evalkit.config.json, a CSV header for the processor\'s fields and the CI workflow (which evaluates each pull request\'s processor config file), from a processor id or a saved config file',
   builder: (y) =>
     y
       .option('processor', { alias: 'p', type: 'string', describe: 'the processor (dp_...), read through the service (EVALKIT_BASE_URL, EVALKIT_API_TOKEN): its draft config, as `dataset upload` checks rows against it' })
@@ -53,7 +55,7 @@ export default defineCommand<InitArgs>({
       .example('$0 init --processor dp_123 --evaluation-set ev_456', 'from the processor on the service: evalkit.config.json, data.csv, .github/workflows/evalkit.yml')
       .example('$0 init --config invoice.config.json --dataset invoices', 'offline, from a saved config in either layout; the dataset section is named invoices')
       .example('$0 init -p dp_123 --force', 'replace the files init wrote before')
-      .epilogue('The token is never written: the workflow reads the secret EVALKIT_API_TOKEN. The base URL (--base-url or EVALKIT_BASE_URL) goes into the config file when set. --dataset names the section (default: from the processor or file name).') as unknown as Argv<InitArgs>,
+      .epilogue('The token is never written: the workflow reads the secret EVALKIT_API_TOKEN. The base URL (--base-url or EVALKIT_BASE_URL) goes into the config file when set, unless it is a loopback or sandbox address (then the workflow reads the repository variable EVALKIT_BASE_URL). The workflow evaluates the processor config file of each pull request: --config FILE when it is inside --dir, else configs/<dataset>.json, written from the config read. --dataset names the section (default: from the processor or file name).') as unknown as Argv<InitArgs>,
   run: async (argv) => {
     if ((argv.processor === undefined) === (argv.config === undefined)) {
       throw new UsageError('say what to scaffold from: --processor ID or --config FILE', { hint: 'for example: evalkit init --processor dp_123, or evalkit init --config invoice.config.json' });
@@ -85,14 +87,18 @@ export default defineCommand<InitArgs>({
       name = path.basename(argv.config!).replace(/(\.config)?\.jsonc?$/i, '');
       origin = argv.config!;
     }
-    const { datasetNameFrom, scaffold } = await import('../settings/scaffold.js');
+    const { baseUrlToCommit, datasetNameFrom, scaffold } = await import('../settings/scaffold.js');
     const dataset = argv.dataset ?? datasetNameFrom(name);
     if (!DATASET_NAME.test(dataset)) throw new UsageError(`--dataset "${dataset}": a dataset name starts with a letter or digit and holds only letters, digits, ".", "_" and "-"`);
     const dir = path.resolve(argv.dir);
-    const baseUrl = argv.baseUrl ?? (process.env.EVALKIT_BASE_URL?.trim() || undefined);
+    const given = argv.baseUrl ?? (process.env.EVALKIT_BASE_URL?.trim() || undefined);
+    const { baseUrl, omitted } = baseUrlToCommit(given, process.env.EVALKIT_API_TOKEN?.trim());
+    // A config file inside the repository is what the workflow evaluates; one outside it is copied in.
+    const inRepo = argv.config !== undefined ? path.relative(dir, path.resolve(argv.config)) : undefined;
+    const configFile = inRepo !== undefined && inRepo !== '' && !inRepo.startsWith('..') && !path.isAbsolute(inRepo) ? inRepo.split(path.sep).join('/') : undefined;
     let files;
     try {
-      files = scaffold({ dataset, type, config, processorId: argv.processor, evaluationSet: argv.evaluationSet, baseUrl, schemaRef: schemaRef(dir), csv: argv.csv.split(path.sep).join('/') });
+      files = scaffold({ dataset, type, config, processorId: argv.processor, evaluationSet: argv.evaluationSet, baseUrl, schemaRef: schemaRef(dir), csv: argv.csv.split(path.sep).join('/'), configFile });
     } catch (e) {
       if (e instanceof InputError && e.location.file === undefined) throw new InputError(e.message, { location: { ...e.location, file: origin }, hint: e.hint });
       throw e;
@@ -113,12 +119,16 @@ export default defineCommand<InitArgs>({
     for (const t of targets) await writeFileAtomic(t.path, t.text);
 
     const written = targets.map((t) => ({ kind: t.kind, file: path.relative(process.cwd(), t.path) || t.path, replaced: existing.includes(t.path) }));
+    const evaluated = configFile ?? written.find((w) => w.kind === 'processor-config')?.file;
+    const baseUrlNote = omitted ? `baseUrl not written: ${omitted}, which CI cannot reach; set the repository variable EVALKIT_BASE_URL (the workflow reads it), or add "baseUrl" to evalkit.config.json` : undefined;
     if (argv.format === 'json') {
-      outJson({ dataset, type, processor: argv.processor ?? null, source: origin, files: written });
+      outJson({ dataset, type, processor: argv.processor ?? null, source: origin, files: written, evaluatedConfig: evaluated ?? null, baseUrl: baseUrl ?? null, notes: baseUrlNote ? [baseUrlNote] : [] });
       return 0;
     }
     const lines = written.map((w) => `${w.replaced ? 'replaced' : 'wrote'} ${w.file}`);
     lines.push(`dataset "${dataset}" (${type}, from ${origin})`);
+    if (baseUrlNote) lines.push(baseUrlNote);
+    lines.push(`the workflow evaluates ${evaluated} as each pull request has it (eval run --config): change the processor config there, not in the draft on the service`);
     lines.push('next:');
     lines.push(`  fill ${written[1].file} with your documents (the example row names a file that does not exist)`);
     if (!argv.processor) lines.push(`  create the processor (evalkit processors create --name ${dataset} --type ${type} --config ${origin}) and add its id as "processor"`);

@@ -7,6 +7,7 @@ import { toYargs } from './command.js';
 import { err, errLabel, out } from './io.js';
 import { loadAllCommands, loadCommands, type AnyCommand } from './commands.js';
 import { setMachineOutput, setQuiet } from './style.js';
+import { flagSuggestions, tokenVariableHint } from './suggest.js';
 
 const require = createRequire(import.meta.url);
 // yargs' ESM build wraps help text at a fixed character count, cutting words in half; its
@@ -37,7 +38,10 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, e) => {
       if (e) throw e;
-      throw new UsageError(msg ?? 'invalid usage');
+      // The options of the command being parsed (yargs resets them per command): `--fromm` -> --from.
+      const known = msg ? Object.keys((parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key) : [];
+      const hints = msg ? flagSuggestions(known, args) : [];
+      throw new UsageError(msg ?? 'invalid usage', hints.length ? { hint: hints.join('; ') } : undefined);
     })
     .option('base-url', {
       type: 'string',
@@ -66,6 +70,8 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
     .middleware((argv) => {
       setQuiet(argv.quiet === true);
       setMachineOutput(argv.format === 'json');
+      const tokenHint = tokenVariableHint(process.env);
+      if (tokenHint) err(`evalkit: warning: ${tokenHint}`);
       for (const [old, now] of Object.entries(RENAMED_FLAGS)) {
         if (old in argv) throw new UsageError(`--${old} was renamed to --${now}`);
       }

@@ -17,14 +17,16 @@ export interface OptionMapping {
   command: string;
   /** The yargs option it fills: its camelCase key. */
   option: string;
-  /** Only when the rest of the command line allows it (the option's partners and conflicts). */
-  when?: (argv: Argvish) => boolean;
+  /** Only when the rest of the command line (the option's partners and conflicts) or the section allows it. */
+  when?: (argv: Argvish, section?: DatasetSettings) => boolean;
   /** A path, relative to the config file's folder. */
   path?: true;
 }
 
 const noConfigFile = (a: Argvish): boolean => a.config === undefined;
 const noCreateSet = (a: Argvish): boolean => a.createSet === undefined;
+/** Slices by item metadata (not fileType or pageCount, which the export has): their values are the CSV's metadata.KEY columns. */
+const slicesByMetadata = (_a: Argvish, s?: DatasetSettings): boolean => (s?.slices ?? []).some((k) => k.split(',').some((x) => x.trim() !== '' && x.trim() !== 'fileType' && !/^pageCount(:|$)/.test(x.trim())));
 
 /**
  * Config key -> option, per command. A member fills an option only when the command declares it,
@@ -40,6 +42,7 @@ export const OPTION_MAP: readonly OptionMapping[] = [
   { key: 'evaluationSet', command: 'dataset upload', option: 'evaluationSet', when: noCreateSet },
   { key: 'evaluationSet', command: 'dataset harvest', option: 'evaluationSet', when: noCreateSet },
   { key: 'csv', command: 'dataset upload', option: 'csv', path: true },
+  { key: 'csv', command: 'eval run', option: 'metadata', path: true, when: slicesByMetadata },
   { key: 'export', command: 'eval run', option: 'out', path: true },
   { key: 'export', command: 'report', option: 'from', path: true },
   { key: 'baseline', command: 'report', option: 'baseline', path: true },
@@ -124,6 +127,8 @@ export interface SettingsSources {
   gatesFile?: string;
   /** The picked dataset's CSV. */
   csv?: string;
+  /** The options of this command the file filled (camelCase). */
+  filled?: string[];
 }
 
 let sources: SettingsSources = {};
@@ -147,7 +152,7 @@ export async function applySettings(argv: Argvish, y: Argv): Promise<void> {
   const options = (y as unknown as { getOptions(): { key: Record<string, unknown>; array: string[] } }).getOptions();
   const declared = options.key;
   const arrays = new Set(options.array);
-  const applicable = OPTION_MAP.filter((m) => m.command === cmd && (m.option in declared || kebab(m.option) in declared) && !passed(argv, m.option, parsed) && (m.when?.(argv) ?? true));
+  const applicable = OPTION_MAP.filter((m) => m.command === cmd && (m.option in declared || kebab(m.option) in declared) && !passed(argv, m.option, parsed) && (m.when?.(argv, picked?.settings) ?? true));
   if (!picked) {
     const names = Object.keys(loaded.config.datasets ?? {});
     const wanted = applicable.filter((m) => names.some((n) => loaded.config.datasets![n][m.key] !== undefined));
@@ -157,6 +162,7 @@ export async function applySettings(argv: Argvish, y: Argv): Promise<void> {
     return;
   }
   const filled = new Set<string>();
+  const filledOptions: string[] = [];
   for (const m of applicable) {
     const value = picked.settings[m.key];
     if (value === undefined) continue;
@@ -165,10 +171,12 @@ export async function applySettings(argv: Argvish, y: Argv): Promise<void> {
     if ((arrays.has(m.option) || arrays.has(kebab(m.option))) && !Array.isArray(v)) v = [v];
     for (const n of namesOf(m.option, parsed)) argv[n] = v;
     filled.add(m.key);
+    filledOptions.push(m.option);
   }
   const csv = picked.settings.csv;
   sources = {
     gatesFile: filled.has('gates') ? path.relative(process.cwd(), loaded.file) || loaded.file : undefined,
     csv: typeof csv === 'string' ? path.relative(process.cwd(), path.resolve(loaded.dir, csv)) : undefined,
+    filled: filledOptions,
   };
 }

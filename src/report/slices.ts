@@ -222,6 +222,11 @@ export class SliceAccumulator {
     const warnings: string[] = [];
     this.keys.forEach((key, i) => {
       const cells = mergeSmall(this.cells[i], this.names.length);
+      // Every document without the value: the export's items carry no such metadata (it is joined
+      // from the dataset CSV when the export is made), and one (none) slice would compare nothing.
+      if (key.kind === 'metadata' && this.all.documents > 0 && this.cells[i].size === 1 && this.cells[i].has(MISSING)) {
+        warnings.push(`--slice-by ${key.spec}: no document has this metadata, so all ${this.all.documents} are in one ${MISSING} slice; item metadata comes from the dataset CSV's metadata.${key.path.join('.')} column when the export is made (eval run --metadata CSV; with a config file that names slices, eval run reads its dataset's csv)`);
+      }
       if (cells.size < this.cells[i].size) warnings.push(`--slice-by ${key.spec}: ${this.cells[i].size} values; the smallest ${this.cells[i].size - cells.size + 1} are merged into ${OTHER}`);
       const slices: Slice[] = [];
       for (const [label, c] of cells) {

@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { HttpError } from './http.js';
 import type { ApiVersion } from './versioning.js';
 
+/** Every token the sandbox makes starts so: how `init` tells a sandbox's address from a service's. */
+export const DEV_TOKEN_PREFIX = 'sk_sandbox_';
+
 /**
  * A token the sandbox accepts. `processors`/`workflows` list the ids the token may use; absent
  * or "*" means all (a workspace-wide key). Scoping by id is the sandbox's model of spec part 5
@@ -42,7 +45,7 @@ export function toRecords(specs: TokenSpec[]): TokenRecord[] {
 /** A fresh development token: workspace-wide, created today (so it must send the header). */
 export function devToken(value?: string): TokenRecord {
   return {
-    token: value ?? `sk_sandbox_${randomBytes(18).toString('base64url')}`,
+    token: value ?? `${DEV_TOKEN_PREFIX}${randomBytes(18).toString('base64url')}`,
     name: 'default dev token',
     createdAt: new Date().toISOString().slice(0, 10),
     processors: '*',

@@ -19,6 +19,7 @@ import { UsageError } from '../util/errors.js';
 import { isPlainObject } from '../util/json.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { parseUpload } from './files.js';
+import { DEV_TOKEN_PREFIX } from './auth.js';
 
 export interface RecorderOptions {
   /** Replay file to write. */
@@ -62,7 +63,7 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new UsageError('the upstream base URL must use http or https');
   if (!o.upstreamToken) throw new UsageError('record mode needs the service\'s API token');
   const base = upstream.href.replace(/\/+$/, '');
-  const token = o.token ?? `sk_sandbox_${randomBytes(18).toString('base64url')}`;
+  const token = o.token ?? `${DEV_TOKEN_PREFIX}${randomBytes(18).toString('base64url')}`;
   const maxBody = o.maxBodyBytes ?? 32 * 1024 * 1024;
   const hashes = { files: new Map<string, string>(), runs: new Map<string, string>() };
   const seen = new Set<string>();

@@ -1,12 +1,16 @@
 /**
  * What `evalkit init` writes, as text: the config file with one dataset section, a CSV whose
- * header `dataset upload` accepts for the processor's config (one example row), and the CI
- * workflow. Pure: the CLI checks the targets and writes the files.
+ * header `dataset upload` accepts for the processor's config (one example row), the CI workflow,
+ * and the processor config the workflow evaluates when the repository does not hold one yet.
+ * Pure: the CLI checks the targets and writes the files. Nothing it writes names this machine:
+ * the files are committed, and a loopback or sandbox address in them is a dead link in CI.
  */
 import { quoteCell } from '../dataset/rejects.js';
 import { formatPath, parsePath, type Segment } from '../dataset/paths.js';
 import { buildModel, type ExpectedModel, type Node } from '../expected/model.js';
 import type { ProcessorType } from '../config/index.js';
+import { DEV_TOKEN_PREFIX } from '../sandbox/auth.js';
+import { isLoopbackAddress } from '../sandbox/loopback.js';
 import { CONFIG_FILE_NAME, renderSettings, type DatasetSettings, type EvalkitConfig } from './load.js';
 import { renderWorkflow, WORKFLOW_FILE } from './workflow.js';
 
@@ -23,10 +27,16 @@ export interface ScaffoldInput {
   schemaRef: string;
   /** The CSV's file name, relative to the config file. */
   csv: string;
+  /**
+   * The processor config file the workflow evaluates (`eval run --config`), relative to the
+   * repository root, when the repository holds it already; else init writes `config` to
+   * `configs/<dataset>.json` and the workflow evaluates that.
+   */
+  configFile?: string;
 }
 
 export interface ScaffoldFile {
-  kind: 'config' | 'csv' | 'workflow';
+  kind: 'config' | 'csv' | 'workflow' | 'processor-config';
   /** Relative to the folder init writes in (the repository root). */
   file: string;
   text: string;
@@ -121,6 +131,29 @@ export function csvTemplate(model: ExpectedModel): string {
   return `${line(cols.map((c) => c.header))}\n${line(cols.map((c) => c.value))}\n`;
 }
 
+/**
+ * The base URL to commit, or why not: a loopback address (127.0.0.0/8, ::1, localhost and
+ * *.localhost, the unspecified 0.0.0.0 and ::) exists only on the machine init ran on, and a
+ * sandbox's address (its tokens start with sk_sandbox_) is a local stand-in wherever it listens.
+ */
+export function baseUrlToCommit(baseUrl: string | undefined, token?: string): { baseUrl?: string; omitted?: string } {
+  if (baseUrl === undefined) return {};
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.toLowerCase();
+  } catch {
+    return { baseUrl };
+  }
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost') || isLoopbackAddress(bare)) return { omitted: `${baseUrl} is a loopback address` };
+  if (bare === '0.0.0.0' || bare === '::') return { omitted: `${baseUrl} is this machine's unspecified address` };
+  if (token?.startsWith(DEV_TOKEN_PREFIX)) return { omitted: `${baseUrl} is a sandbox's address (the token is a sandbox token)` };
+  return { baseUrl };
+}
+
+/** Where init puts the processor config the workflow evaluates, when the repository has none. */
+export const processorConfigPath = (dataset: string): string => `configs/${dataset}.json`;
+
 export function configDocument(input: ScaffoldInput): EvalkitConfig {
   const section: DatasetSettings = {
     ...(input.processorId ? { processor: input.processorId } : {}),
@@ -134,18 +167,22 @@ export function configDocument(input: ScaffoldInput): EvalkitConfig {
   };
   return {
     $schema: input.schemaRef,
-    ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}),
+    // Never this machine's address, whoever calls (the CLI also says why it left one out).
+    ...(baseUrlToCommit(input.baseUrl).baseUrl ? { baseUrl: input.baseUrl } : {}),
     datasets: { [input.dataset]: section },
   };
 }
 
-/** The three files, config first. */
+/** The files, config first; the processor config last, when the repository does not hold it. */
 export function scaffold(input: ScaffoldInput): ScaffoldFile[] {
   const model = buildModel(input.config, input.type);
   const doc = configDocument(input);
-  return [
+  const processorConfig = input.configFile ?? processorConfigPath(input.dataset);
+  const files: ScaffoldFile[] = [
     { kind: 'config', file: CONFIG_FILE_NAME, text: renderSettings(doc) },
     { kind: 'csv', file: input.csv, text: csvTemplate(model) },
-    { kind: 'workflow', file: WORKFLOW_FILE, text: renderWorkflow({ configFile: CONFIG_FILE_NAME, dataset: input.dataset, reportsDir: doc.datasets![input.dataset].outDir! }) },
+    { kind: 'workflow', file: WORKFLOW_FILE, text: renderWorkflow({ configFile: CONFIG_FILE_NAME, dataset: input.dataset, reportsDir: doc.datasets![input.dataset].outDir!, processorConfig }) },
   ];
+  if (input.configFile === undefined) files.push({ kind: 'processor-config', file: processorConfig, text: `${JSON.stringify(input.config, null, 2)}\n` });
+  return files;
 }

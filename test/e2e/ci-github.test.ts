@@ -4,7 +4,7 @@
  * comment is created once and updated after, a fork's 403 is a warning, annotations and outputs
  * come out right, and the token appears nowhere in what the step prints or writes.
  */
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION, runAction, type ActionRun } from '../helpers/action.js';
@@ -167,6 +167,25 @@ describe('action.yml on a pull request', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('missing.json');
     expect(gh.requests).toEqual([]);
+  });
+});
+
+describe('action.yml: where the reports go', () => {
+  it("without an out-dir input, the config file's outDir (relative to the file, as init writes it); an out-dir input still wins", async () => {
+    const w = workspace('push');
+    mkdirSync(path.join(w.dir, 'ci'));
+    writeFileSync(path.join(w.dir, 'ci/evalkit.config.json'), JSON.stringify({ datasets: { invoices: { export: '../export.json', outDir: 'reports/invoices' } } }));
+    const inputs = { 'config-file': 'ci/evalkit.config.json', dataset: 'invoices', args: '--bootstrap 0' };
+    const fromConfig = await runAction(inputs, { cwd: w.dir, env: w.env, outputFile: w.outputFile });
+    expect(fromConfig.code, fromConfig.stdout + fromConfig.stderr).toBe(0);
+    expect(fromConfig.outputs['report-json']).toBe('ci/reports/invoices/report.json');
+    expect(readdirSync(path.join(w.dir, 'ci/reports/invoices')).sort()).toEqual(['documents.jsonl', 'report.html', 'report.json', 'report.junit.xml', 'report.md']);
+    expect(existsSync(path.join(w.dir, 'evalkit-report'))).toBe(false);
+
+    const given = await runAction({ ...inputs, 'out-dir': 'mine' }, { cwd: w.dir, env: w.env, outputFile: w.outputFile });
+    expect(given.code, given.stdout + given.stderr).toBe(0);
+    expect(given.outputs['report-json']).toBe('mine/report.json');
+    expect(existsSync(path.join(w.dir, 'mine/report.json'))).toBe(true);
   });
 });
 

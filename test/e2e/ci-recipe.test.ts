@@ -3,6 +3,8 @@
  * scratch repository against a real sandbox, once as on main (sync the set, keep the report)
  * and once as on a pull request (the main report as baseline). The step that uses evalkit's
  * action runs action.yml's script with the step's `with:`, against a stand-in GitHub API.
+ * What must hold is what the recipe is for: the pull request's own config file is what is
+ * evaluated, not the processor's draft on the service (which is left as it was).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createClient } from '../../src/api/index.js';
+import { createClient, type Client } from '../../src/api/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runAction } from '../helpers/action.js';
 import { BIN, ROOT } from '../helpers/cli.js';
@@ -28,8 +30,10 @@ interface Step {
 const ACTION_USE = './node_modules/evalkit';
 const GITHUB_TOKEN = 'ghs_recipeToken0123456789';
 
-const workflow = parse(readFileSync(path.join(ROOT, 'examples/github-actions/evalkit.yml'), 'utf8')) as { jobs: { evaluate: { steps: Step[] } } };
+const workflow = parse(readFileSync(path.join(ROOT, 'examples/github-actions/evalkit.yml'), 'utf8')) as { env: Record<string, string>; jobs: { evaluate: { steps: Step[] } } };
 const steps = workflow.jobs.evaluate.steps;
+/** The workflow's own values (CONFIG); the `${{ secrets/vars }}` ones are the sandbox's, set below. */
+const literalEnv = Object.fromEntries(Object.entries(workflow.env).filter(([, v]) => !String(v).includes('${{')));
 
 /** The three conditions the recipe uses. */
 function applies(step: Step, event: 'push' | 'pull_request'): boolean {
@@ -45,6 +49,8 @@ describe('examples/github-actions/evalkit.yml', () => {
   let repo: string;
   let env: NodeJS.ProcessEnv;
   let gh: StandInGitHub;
+  let client: Client;
+  let processorId: string;
 
   beforeAll(async () => {
     gh = await startGitHub({ repository: 'acme/configs', token: GITHUB_TOKEN });
@@ -54,9 +60,10 @@ describe('examples/github-actions/evalkit.yml', () => {
     cpSync(path.join(ROOT, 'datasets/configs/invoice-extract.json'), path.join(repo, 'configs/invoice.json'), { recursive: true });
     cpSync(path.join(ROOT, 'datasets/invoice-extract'), path.join(repo, 'eval'), { recursive: true });
     expect(spawnSync(process.execPath, [BIN, 'migrate', 'configs', '--write'], { cwd: repo }).status).toBe(0);
-    const client = createClient({ baseUrl: sandbox.url, token: sandbox.token });
+    client = createClient({ baseUrl: sandbox.url, token: sandbox.token });
     const config = JSON.parse(readFileSync(path.join(repo, 'configs/invoice.json'), 'utf8')) as Record<string, unknown>;
     const processor = await client.processors.create({ name: 'invoices', type: 'EXTRACT', config });
+    processorId = processor.id;
     const set = await client.evaluationSets.create({ name: 'invoices', processorId: processor.id });
     // `npx evalkit` is this checkout's built binary.
     const bin = path.join(repo, '.bin');
@@ -65,6 +72,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     chmodSync(path.join(bin, 'npx'), 0o755);
     env = {
       ...process.env,
+      ...literalEnv,
       PATH: `${bin}:${process.env.PATH}`,
       EVALKIT_BASE_URL: sandbox.url,
       EVALKIT_API_TOKEN: sandbox.token,
@@ -113,10 +121,28 @@ describe('examples/github-actions/evalkit.yml', () => {
     return results;
   }
 
+  const readJson = <T>(file: string): T => JSON.parse(readFileSync(path.join(repo, file), 'utf8')) as T;
+  type Config = { type: string; extractionRules: string; [key: string]: unknown };
+
+  /** The config the processor's draft on the service has now. */
+  async function draftOnService(): Promise<Config> {
+    const { items } = await client.processors.listVersions(processorId);
+    const draft = items.find((v) => v.version === 'draft');
+    if (!draft) throw new Error('the processor has no draft');
+    return draft.config as Config;
+  }
+
+  /** The export's config, and the config the service ran for each item (the runs, fetched back). */
+  async function evaluatedConfigs(): Promise<{ exported: Config; ran: Config[] }> {
+    const exp = readJson<{ processor: { config: Config }; items: Array<{ runId?: string }> }>('evalkit/export.json');
+    const ran = await Promise.all(exp.items.map(async (i) => (await client.processorRuns.get(i.runId!)).config as Config));
+    return { exported: exp.processor.config, ran };
+  }
+
   // Up to six CLI runs per test, on shared cores: more than the default 30 s.
   it('on main: every step passes, the set follows the CSV and the report is kept for the next run', async () => {
     const results = await runRecipe('push');
-    expect(results.map((r) => r.name)).toEqual(['Configs are migrated', 'Dataset is valid', 'Sync the evaluation set', 'Evaluate the draft', 'Report']);
+    expect(results.map((r) => r.name)).toEqual(['Configs are migrated', 'Dataset is valid', 'Sync the evaluation set', 'Evaluate the checked-out config', 'Report']);
     const report = JSON.parse(readFileSync(path.join(repo, 'evalkit/report/report.json'), 'utf8')) as { gates: { passed: boolean }; summary: { documents: number } };
     for (const r of results.slice(0, -1)) expect(r.code, `${r.name}\n${r.output}`).toBe(0);
     expect(results.at(-1)?.code).toBe(report.gates.passed ? 0 : 1);
@@ -131,13 +157,41 @@ describe('examples/github-actions/evalkit.yml', () => {
     // The history the cache steps keep: one entry per report.
     expect(readdirSync(path.join(repo, '.evalkit-history'))).toHaveLength(1);
     for (const r of results) expect(r.output).not.toContain(GITHUB_TOKEN);
+    // On main, main's config file is what was evaluated (and so is the next baseline).
+    const { exported, ran } = await evaluatedConfigs();
+    expect(exported).toEqual(readJson<Config>('configs/invoice.json'));
+    expect(ran).toHaveLength(12);
+    for (const c of ran) expect(c).toEqual(exported);
     // What the upload-artifact step keeps, the next pull request downloads.
     cpSync(path.join(repo, 'evalkit/report'), path.join(repo, 'baseline'), { recursive: true });
   }, 120_000);
 
-  it('on a pull request: the draft is reported against the report of main, failing only on gates and real regressions', async () => {
+  it("on a pull request: the pull request's config is evaluated, not the draft on the service, and reported against the report of main", async () => {
+    // The pull request changes a rule in its config file; meanwhile someone else (another pull
+    // request, the dashboard) has edited the processor's shared draft on the service.
+    const PR_RULE = ' Discounts are line items with negative amounts (pull request 1).';
+    const OTHER_RULE = ' Round every amount to whole units (an edit of the draft elsewhere).';
+    const prConfig = readJson<Config>('configs/invoice.json');
+    prConfig.extractionRules += PR_RULE;
+    writeFileSync(path.join(repo, 'configs/invoice.json'), JSON.stringify(prConfig, null, 2));
+    const draft = await draftOnService();
+    await client.processors.update(processorId, { config: { ...draft, extractionRules: draft.extractionRules + OTHER_RULE } });
+
     const results = await runRecipe('pull_request');
-    expect(results.map((r) => r.name)).toEqual(['Configs are migrated', 'Dataset is valid', 'Evaluate the draft', 'Report']);
+    expect(results.map((r) => r.name)).toEqual(['Configs are migrated', 'Dataset is valid', 'Evaluate the checked-out config', 'Report']);
+    for (const r of results.slice(0, -1)) expect(r.code, `${r.name}\n${r.output}`).toBe(0);
+    const { exported, ran } = await evaluatedConfigs();
+    expect(exported).toEqual(prConfig);
+    expect(ran).toHaveLength(12);
+    for (const c of ran) {
+      expect(c.extractionRules).toContain(PR_RULE);
+      expect(c.extractionRules).not.toContain(OTHER_RULE);
+    }
+    // The draft on the service is left as it was.
+    const after = await draftOnService();
+    expect(after.extractionRules).toContain(OTHER_RULE);
+    expect(after.extractionRules).not.toContain(PR_RULE);
+
     const report = JSON.parse(readFileSync(path.join(repo, 'evalkit/report/report.json'), 'utf8')) as { gates: { passed: boolean }; baseline?: { file: string; paired: number } };
     expect(report.baseline).toMatchObject({ file: 'report.json', paired: 12 });
     expect(results.at(-1)?.code).toBe(report.gates.passed ? 0 : 1);

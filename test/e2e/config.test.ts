@@ -172,11 +172,15 @@ describe('evalkit init', () => {
     }
     const r = await runCli(['init', '--config', source, '--dataset', 'main', '--format', 'json'], { cwd: dir, env: CLEAN });
     const out = json<{ dataset: string; files: Array<{ kind: string; file: string; replaced: boolean }> }>(r);
+    // A config inside the repository (the migrated copy) is evaluated in place; one outside it is copied to configs/.
     expect(out.files).toEqual([
       { kind: 'config', file: 'evalkit.config.json', replaced: false },
       { kind: 'csv', file: 'data.csv', replaced: false },
       { kind: 'workflow', file: '.github/workflows/evalkit.yml', replaced: false },
+      ...(migrate ? [] : [{ kind: 'processor-config', file: 'configs/main.json', replaced: false }]),
     ]);
+    const evaluated = migrate ? `new-${file}` : 'configs/main.json';
+    expect(out).toMatchObject({ evaluatedConfig: evaluated, notes: [] });
     const config = JSON.parse(readFileSync(path.join(dir, 'evalkit.config.json'), 'utf8')) as { $schema: string; datasets: Record<string, Record<string, unknown>> };
     expect(config.$schema).toMatch(/evalkit-config\.schema\.json$/);
     expect(config.datasets.main).toMatchObject({ csv: 'data.csv', export: 'reports/main.json', outDir: 'reports/main' });
@@ -184,6 +188,8 @@ describe('evalkit init', () => {
     expect(workflow).toContain('config-file: "evalkit.config.json"');
     expect(workflow).toContain('dataset: "main"');
     expect(workflow).toContain('path: "reports/main"');
+    expect(workflow).toContain(`PROCESSOR_CONFIG: "${evaluated}"`);
+    if (!migrate) expect(JSON.parse(readFileSync(path.join(dir, 'configs/main.json'), 'utf8'))).toMatchObject({ type: expect.any(String) });
     // The example row names files/example.pdf: with that file there, the CSV uploads (a dry run, offline).
     mkdirSync(path.join(dir, 'files'));
     writeFileSync(path.join(dir, 'files/example.pdf'), '%PDF-1.4\n');
@@ -213,7 +219,7 @@ describe('evalkit init', () => {
 
     const again = await runCli(['init', '--config', source], { cwd: dir, env: CLEAN });
     expect(again.code).toBe(2);
-    expect(again.stderr).toContain('evalkit.config.json: exists (so do data.csv, .github/workflows/evalkit.yml); nothing was written');
+    expect(again.stderr).toContain('evalkit.config.json: exists (so do data.csv, .github/workflows/evalkit.yml, configs/document-classify.json); nothing was written');
   });
 
   it.each([
@@ -239,8 +245,18 @@ describe('evalkit init', () => {
       const init = await runCli(['init', '--processor', id], { cwd: dir, env });
       expect(init.code, init.stderr).toBe(0);
       expect(init.stdout).toContain('dataset "invoice-extraction" (EXTRACT, from');
-      const config = JSON.parse(readFileSync(path.join(dir, 'evalkit.config.json'), 'utf8')) as { baseUrl: string; datasets: Record<string, Record<string, unknown>> };
-      expect(config.baseUrl).toBe(t.url);
+      // The sandbox's loopback address is not committed: the note says so and what to do.
+      expect(init.stdout).toContain(`baseUrl not written: ${t.url} is a loopback address, which CI cannot reach; set the repository variable EVALKIT_BASE_URL`);
+      expect(init.stdout).toContain('the workflow evaluates configs/invoice-extraction.json as each pull request has it');
+      for (const f of ['evalkit.config.json', '.github/workflows/evalkit.yml', 'configs/invoice-extraction.json', 'data.csv']) {
+        const text = readFileSync(path.join(dir, f), 'utf8');
+        expect(text, f).not.toContain(new URL(t.url).host);
+        expect(text, f).not.toMatch(/127\.0\.0\.1|localhost|\[::1\]/);
+        expect(text, f).not.toContain(t.token);
+      }
+      const config = JSON.parse(readFileSync(path.join(dir, 'evalkit.config.json'), 'utf8')) as { baseUrl?: string; datasets: Record<string, Record<string, unknown>> };
+      expect(config.baseUrl).toBeUndefined();
+      config.baseUrl = t.url;
       expect(config.datasets['invoice-extraction']).toMatchObject({ processor: id, csv: 'data.csv' });
       expect(readFileSync(path.join(dir, 'evalkit.config.json'), 'utf8')).not.toContain(t.token);
       expect(readFileSync(path.join(dir, 'data.csv'), 'utf8').split('\n')[0]).toBe(

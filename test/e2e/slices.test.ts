@@ -1,7 +1,7 @@
 // Slices end to end through the built CLI: a CSV with metadata.* columns is uploaded, evaluated
 // with `eval run --metadata`, and reported with `--slice-by`; and a constructed export where
 // one vendor is far worse gets that slice flagged in the CLI summary, report.json and report.md.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -83,6 +83,39 @@ describe('slices (built CLI, real sandbox)', () => {
       ['PDF', 2],
     ]);
     expect(readFileSync(path.join(out, 'report.md'), 'utf8')).toContain('### Slices');
+
+    // The same slices named in evalkit.config.json: eval run reads the dataset's csv for their
+    // metadata by itself, so the report slices by region with no --metadata anywhere.
+    const proj = path.join(dir, 'project');
+    mkdirSync(proj);
+    writeFileSync(path.join(proj, 'evalkit.config.json'), JSON.stringify({ datasets: { inv: { evaluationSet: setId, csv: path.relative(proj, csv), export: 'run.json', outDir: 'report', slices: ['region'] } } }));
+    const cfgRun = await runCli(['eval', 'run', '--version', 'draft', '--no-progress'], { cwd: proj, env: env() });
+    expect(cfgRun.code, cfgRun.stderr).toBe(0);
+    expect(cfgRun.stderr).toContain('12 of 12 item(s) described by');
+    const cfgRep = await runCli(['report', '--bootstrap', '0'], { cwd: proj, env: {} });
+    expect(cfgRep.code, cfgRep.stderr).toBe(0);
+    expect(cfgRep.stderr).not.toContain('warning');
+    const cfgReport = JSON.parse(readFileSync(path.join(proj, 'report/report.json'), 'utf8')) as Report;
+    expect(cfgReport.slices!.groups[0].slices.map((s) => [s.label, s.documents])).toEqual([
+      ['eu', 8],
+      ['uk', 4],
+    ]);
+
+    // An export made without the metadata: one (none) slice, and a warning that says where metadata comes from.
+    const bare = path.join(dir, 'bare.json');
+    const noMeta = JSON.parse(readFileSync(file, 'utf8')) as EvaluationExport;
+    for (const i of noMeta.items) delete i.metadata;
+    writeFileSync(bare, JSON.stringify(noMeta));
+    const warned = await runCli(['report', '--from', bare, '--out-dir', path.join(dir, 'bare'), '--bootstrap', '0', '--slice-by', 'region'], { env: {} });
+    expect(warned.code, warned.stderr).toBe(0);
+    expect(warned.stderr).toContain("evalkit: warning: --slice-by metadata.region: no document has this metadata, so all 12 are in one (none) slice; item metadata comes from the dataset CSV's metadata.region column when the export is made (eval run --metadata CSV");
+
+    // A config that slices by metadata its CSV does not have: exit 2 before any run, saying why the CSV was read.
+    writeFileSync(path.join(proj, 'evalkit.config.json'), JSON.stringify({ datasets: { inv: { evaluationSet: setId, csv: path.relative(proj, path.join(ROOT, 'datasets/invoice-extract/data.csv')), export: 'run2.json', slices: ['region'] } } }));
+    const refused = await runCli(['eval', 'run', '--version', 'draft', '--no-progress'], { cwd: proj, env: env() });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("the CSV has no metadata columns (read for the metadata of the config file's slices");
+    expect(existsSync(path.join(proj, 'run2.json'))).toBe(false);
   });
 
   test('a far worse vendor is flagged; bad keys are usage errors', async () => {

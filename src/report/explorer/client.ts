@@ -206,7 +206,8 @@ export function explorerMain(): void {
     ['delta', 'Δ F1'],
     ['verdict', 'verdict'],
   ];
-  let fsort = 'name';
+  // Worst first: the lowest F1 at the top (fields with no F1 last), as the document list does.
+  let fsort = 'f1';
   let fdir = 1;
   function renderFields(): void {
     const head = byId('ek-fhead');
@@ -385,7 +386,27 @@ export function explorerMain(): void {
     }
   }
 
+  /** The column headers above the list, in the rows' grid (the change column only with a baseline). */
+  function renderListHead(): void {
+    const head = byId('ek-listhead');
+    head.textContent = '';
+    const cols: Array<[string, string, string]> = [
+      ['c-name', 'file', 'the file name'],
+      ['c-id', 'item id', 'the evaluation set item'],
+      ['c-err num', 'wrong', st.field ? `wrong outcomes of ${st.field}` : 'wrong outcomes (FA, FN, FD) of the document'],
+      ['c-out', st.field ? st.field : 'outcomes', st.field ? `the outcome of ${st.field}` : 'outcomes by kind'],
+      ['c-conf num', 'conf.', "the document's lowest confidence"],
+      ...(ix.baseline ? [['c-chg', 'vs baseline', 'fixed, broke, wrong in both, right in both, unpaired'] as [string, string, string]] : []),
+    ];
+    for (const [cls, label, title] of cols) {
+      const h = el('span', cls, label);
+      h.title = title;
+      head.appendChild(h);
+    }
+  }
+
   function renderList(): void {
+    renderListHead();
     applyFilter();
     byId('ek-spacer').style.height = `${shown.length * ROW_H}px`;
     byId('ek-count').textContent = `${shown.length.toLocaleString('en')} of ${N().toLocaleString('en')} documents`;

@@ -6,6 +6,7 @@
  */
 import type { EvaluationExport } from '../../metrics/generated/export.js';
 import type { DocumentRecord, Report } from '../../metrics/generated/report.js';
+import { nameWithoutUploadTag } from '../../dataset/files.js';
 import { DEFAULT_COMPARE } from '../../metrics/comparators.js';
 import { ExtractRecord, tupleOf } from '../../metrics/records.js';
 import type { BaselineInput } from '../build.js';
@@ -293,7 +294,8 @@ export function buildExplorerData(input: ExplorerInput): ExplorerData {
   records.forEach((d, i) => {
     if (i % 1000 === 0) input.onProgress?.(i, records.length);
     docs.id.push(d.id);
-    docs.name.push(d.fileName ?? d.fileId);
+    // The user's file name, without the content tag `dataset upload` puts in uploaded names (.ek<hex>).
+    docs.name.push(d.fileName ? nameWithoutUploadTag(d.fileName) : d.fileId);
     docs.errors.push(d.errors);
     flags.push(String((d.failed ? 1 : 0) | (d.correct ? 2 : 0) | (d.straightThrough ? 4 : 0)));
     const mask = maskOf(type, d, units);

@@ -45,6 +45,8 @@ th{background:var(--head)}code{font-size:12px}pre{margin:0;white-space:pre-wrap;
 #ek-docs-split.with-doc{grid-template-columns:minmax(22em,2fr) 3fr}
 #ek-list{position:relative;height:calc(100vh - 13em);min-height:18em;overflow-y:auto;border:1px solid var(--line);border-radius:4px;outline:none}
 #ek-list:focus{border-color:var(--acc)}
+#ek-list,#ek-listhead{scrollbar-gutter:stable}#ek-list{border-top-left-radius:0;border-top-right-radius:0}
+.row.head{position:static;overflow:hidden;cursor:default;background:var(--head);color:var(--mute);border:1px solid var(--line);border-bottom:none;border-radius:4px 4px 0 0}.row.head:hover{background:var(--head)}.row.head>*{font-size:12px}
 #ek-spacer{position:relative}
 .row{position:absolute;left:0;right:0;height:30px;display:grid;grid-template-columns:minmax(6em,2fr) minmax(5em,1.3fr) 3.5em minmax(6em,1.5fr) 3.5em 7em;gap:.5em;align-items:center;padding:0 .6em;border-bottom:1px solid var(--line);cursor:pointer;white-space:nowrap}
 .row>*{overflow:hidden;text-overflow:ellipsis}
@@ -163,7 +165,8 @@ ${input.omitted ? `<p class="note">${esc(input.omitted)}</p>` : ""}<div${input.o
 </div>
 <p class="keys">${esc(docsHelp)}</p>
 <div id="ek-docs-split">
-<div id="ek-list" tabindex="0" role="listbox" aria-label="documents"><div id="ek-spacer"><div id="ek-rows"></div></div></div>
+<div><div id="ek-listhead" class="row head" aria-hidden="true"></div>
+<div id="ek-list" tabindex="0" role="listbox" aria-label="documents"><div id="ek-spacer"><div id="ek-rows"></div></div></div></div>
 <aside id="ek-doc" hidden><div class="bar2"><h2 id="ek-doctitle"></h2><span><button id="ek-prev" title="previous (k)">‹</button> <button id="ek-next" title="next (j)">›</button> <button id="ek-close" title="close (Esc)">✕</button></span></div><div id="ek-docbody"></div></aside>
 </div>
 </div>

@@ -1,0 +1,44 @@
+/**
+ * Hints for what the user probably meant: a flag one typo away from a declared one (yargs'
+ * strict mode names the unknown flag, and its recommendCommands covers only commands), and a
+ * token in a variable evalkit does not read.
+ */
+import { distance } from 'fastest-levenshtein';
+
+const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/**
+ * When parsing failed (an unknown argument, or a required one missing because it was misspelt):
+ * `--fromm: did you mean --from?` for each flag typed in `args` that the command does not declare
+ * and that is within a third of its length of one it does.
+ */
+export function flagSuggestions(known: readonly string[], args: readonly string[]): string[] {
+  const flags = new Set(known.filter((k) => k.length > 1 && k !== '$0').map(kebab));
+  const typed = new Set(args.filter((a) => /^--?[^-\d]/.test(a)).map((a) => a.replace(/^-+/, '').replace(/=.*$/s, '')));
+  const out: string[] = [];
+  for (const name of typed) {
+    // --no-x is yargs' negation of --x: suggest --no- with the flag it negates.
+    const neg = name.startsWith('no-') && !flags.has(name) ? 'no-' : '';
+    const bare = name.slice(neg.length);
+    if (bare.length < 2 || flags.has(bare) || flags.has(kebab(bare))) continue;
+    let best: string | undefined;
+    let bestD = Infinity;
+    for (const f of flags) {
+      const d = distance(kebab(bare), f);
+      if (d < bestD) [best, bestD] = [f, d];
+    }
+    if (best !== undefined && bestD <= Math.max(1, Math.floor(bare.length / 3))) out.push(`--${name}: did you mean --${neg}${best}?`);
+  }
+  return out;
+}
+
+/** Variables that look like the token's but that evalkit does not read. */
+const TOKEN_LOOKALIKES = ['EVALKIT_API_KEY', 'EVALKIT_APIKEY', 'EVALKIT_KEY', 'EVALKIT_TOKEN', 'EVALKIT_API_SECRET', 'EVALKIT_SECRET', 'EVALKIT_ACCESS_TOKEN', 'EVALKIT_AUTH_TOKEN', 'EVALKIT_API_TOKENS'];
+
+/** When EVALKIT_API_TOKEN is unset but a look-alike is set: a warning naming it (never its value). */
+export function tokenVariableHint(env: NodeJS.ProcessEnv): string | undefined {
+  if ((env.EVALKIT_API_TOKEN ?? '').trim() !== '') return undefined;
+  const set = TOKEN_LOOKALIKES.filter((n) => (env[n] ?? '').trim() !== '');
+  if (set.length === 0) return undefined;
+  return `${set.join(' and ')} ${set.length > 1 ? 'are' : 'is'} set, but evalkit reads the API token from EVALKIT_API_TOKEN only: rename it (export EVALKIT_API_TOKEN="$${set[0]}")`;
+}
