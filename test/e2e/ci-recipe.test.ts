@@ -7,7 +7,7 @@
  * evaluated, not the processor's draft on the service (which is left as it was).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,15 +102,42 @@ describe('examples/github-actions/evalkit.yml', () => {
     });
   }
 
-  /** Runs the evalkit steps that apply to the event; the exit code and output of each. */
+  /**
+   * actions/cache as GitHub keeps it: entries by key, never overwritten; a restore takes the exact
+   * key or else the newest entry whose key starts with a restore key. Each job starts from a fresh
+   * checkout, so what a cache step names is gone at the start of every run unless restored.
+   */
+  const caches: Array<{ key: string; dir: string }> = [];
+  let runId = 0;
+  const cachedPaths = steps.filter((s) => s.uses?.startsWith('actions/cache/')).map((s) => String(s.with?.path));
+  function cacheStep(step: Step): void {
+    const target = path.join(repo, String(step.with?.path));
+    const key = String(step.with?.key).replace('${{ github.run_id }}', String(runId));
+    if (step.uses?.startsWith('actions/cache/save')) {
+      if (!existsSync(target) || caches.some((c) => c.key === key)) return;
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-cache-'));
+      cpSync(target, path.join(dir, 'entry'), { recursive: true });
+      caches.push({ key, dir });
+      return;
+    }
+    const prefix = String(step.with?.['restore-keys'] ?? '\0');
+    const hit = caches.find((c) => c.key === key) ?? [...caches].reverse().find((c) => c.key.startsWith(prefix));
+    if (hit) cpSync(path.join(hit.dir, 'entry'), target, { recursive: true });
+  }
+
+  /** Runs the evalkit steps that apply to the event (and its cache steps); the exit code and output of each. */
   async function runRecipe(event: 'push' | 'pull_request'): Promise<Array<{ name: string; code: number | null; output: string; outputs: Record<string, string> }>> {
+    runId += 1;
+    for (const p of cachedPaths) rmSync(path.join(repo, p), { recursive: true, force: true });
     const summary = path.join(repo, `summary-${event}.md`);
     const eventFile = path.join(repo, `event-${event}.json`);
     writeFileSync(eventFile, JSON.stringify(event === 'pull_request' ? { pull_request: { number: 1 } } : { ref: 'refs/heads/main' }));
     const results = [];
     for (const step of steps) {
       if (!applies(step, event)) continue;
-      if (step.uses === ACTION_USE) {
+      if (step.uses?.startsWith('actions/cache/')) {
+        cacheStep(step);
+      } else if (step.uses === ACTION_USE) {
         const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, String(v)]));
         const r = await runAction(inputs, { cwd: repo, env: { ...env, GITHUB_STEP_SUMMARY: summary, GITHUB_EVENT_NAME: event, GITHUB_EVENT_PATH: eventFile }, outputFile: path.join(repo, `output-${event}.txt`) });
         results.push({ name: step.name ?? step.uses, code: r.code, output: r.stdout + r.stderr, outputs: r.outputs });
@@ -202,5 +229,34 @@ describe('examples/github-actions/evalkit.yml', () => {
     expect(gh.comments.get(1)?.[0].body).toMatch(/^<!-- evalkit-report -->\n\*\*evalkit (✅ passed|❌ failed)\*\*/);
     expect(results.at(-1)?.outputs['comment-url']).toBe(gh.comments.get(1)?.[0].html_url);
     for (const r of results) expect(r.output).not.toContain(GITHUB_TOKEN);
+  }, 120_000);
+
+  it('on main after a merge: a label edited in the CSV is synced and one corrected on the service since is kept (the journal is kept in the cache)', async () => {
+    type Labels = { invoice_number?: string; vendor_name?: string };
+    const labelsBy = async (): Promise<Map<string, { id: string; value: Labels }>> => {
+      const out = new Map<string, { id: string; value: Labels }>();
+      for await (const item of client.evaluationSets.listAllItems(env.SET!)) {
+        const value = (item.expectedOutput as { value: Labels }).value;
+        out.set(String(value.invoice_number), { id: item.id, value });
+      }
+      return out;
+    };
+    // A reviewer corrects INV-001's vendor in the dashboard; the merged pull request edits INV-002's number.
+    const before = await labelsBy();
+    const inv1 = before.get('INV-001')!;
+    await client.evaluationSetItems.update(inv1.id, { expectedOutput: { value: { ...inv1.value, vendor_name: 'Acme Office Supplies Limited' } } as never });
+    const csv = path.join(repo, 'eval/data.csv');
+    writeFileSync(csv, readFileSync(csv, 'utf8').replace('files/inv-002.pdf,INV-002,', 'files/inv-002.pdf,INV-002-A,'));
+
+    const results = await runRecipe('push');
+    for (const r of results.slice(0, -1)) expect(r.code, `${r.name}\n${r.output}`).toBe(0);
+    const sync = results.find((r) => r.name === 'Sync the evaluation set')!;
+    expect(sync.output).toContain('1 updated');
+    expect(sync.output).toContain('1 kept (changed on the service)');
+    const after = await labelsBy();
+    expect(after.get('INV-001')?.value.vendor_name).toBe('Acme Office Supplies Limited');
+    expect(after.has('INV-002-A')).toBe(true);
+    expect(after.has('INV-002')).toBe(false);
+    expect(after.size).toBe(12);
   }, 120_000);
 });
