@@ -36,6 +36,8 @@ interface UploadArgs {
   prune: boolean;
   yes: boolean;
   journal?: string;
+  source?: string;
+  writeBack: boolean;
   concurrency: number;
   chunkSize: number;
   maxRps?: number;
@@ -90,6 +92,8 @@ const upload = defineCommand<UploadArgs>({
       .option('prune', { type: 'boolean', default: false, describe: 'delete the set\'s items that are not in the CSV (asks on a terminal)' })
       .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'with --prune: delete without asking' })
       .option('journal', { type: 'string', describe: 'journal file (default <csv>.journal.ndjson next to the CSV)' })
+      .option('source', { type: 'string', describe: 'with an errors file (report --export-errors): the dataset CSV the corrections are also written into (default: the config file\'s "csv")' })
+      .option('write-back', { type: 'boolean', default: true, describe: 'with an errors file: write the corrections into the dataset CSV too (--no-write-back: the set only)' })
       .option('concurrency', { type: 'number', default: 8, describe: 'requests in flight at once' })
       .option('chunk-size', { type: 'number', default: 100, describe: 'items per bulk create (1 to 1000)' })
       .option('max-rps', { type: 'number', describe: 'send at most this many requests per second (meet a known rate limit without 429 pauses)' })
@@ -101,7 +105,8 @@ const upload = defineCommand<UploadArgs>({
       .example('$0 dataset upload data.csv -e ev_123 --dry-run', 'validate and show the plan, write nothing')
       .example('$0 dataset upload data.csv --config invoice.json --create-set x --processor dp_1 --dry-run', 'offline check against a config file')
       .example('$0 dataset upload data.csv -e ev_123 --prune --yes --format json', 'also delete items no longer in the CSV; machine-readable tally')
-      .example('$0 dataset upload data.csv -e ev_123 --currency EUR --decimal-comma --date-order dmy', 'European spreadsheets') as unknown as Argv<UploadArgs>,
+      .example('$0 dataset upload data.csv -e ev_123 --currency EUR --decimal-comma --date-order dmy', 'European spreadsheets')
+      .example('$0 dataset upload errors.csv -e ev_123 --source data.csv', 'corrections from report --export-errors: into the set and into data.csv') as unknown as Argv<UploadArgs>,
   run: async (argv) => {
     const code = await runUpload(argv);
     return code;
@@ -174,6 +179,7 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
     }
     for (const id of (p.deletes ?? []).slice(0, 20)) out(`  delete ${id}`);
     if ((p.deletes?.length ?? 0) > 20) out(`  ... and ${p.deletes!.length - 20} more to delete`);
+    if (r.writeBack) out(`  write back: ${writeBackText(r.writeBack)}`);
     out('dry run: nothing was written');
     return;
   }
@@ -184,6 +190,12 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
     const files = t.filesUploaded || t.filesReused ? `; ${t.filesUploaded} files uploaded${t.filesReused ? `, ${t.filesReused} found already uploaded` : ''}` : '';
     out(`${target}${r.set?.created ? ' (created)' : ''}: ${tallyLine(t)}${files}`);
   }
+  if (r.writeBack) out(`write back: ${writeBackText(r.writeBack)}`);
+}
+
+function writeBackText(w: NonNullable<UploadResult['writeBack']>): string {
+  if (w.rows === 0) return `${w.csv} already holds the corrections`;
+  return `${w.cells} cell${w.cells === 1 ? '' : 's'} in ${w.rows} row${w.rows === 1 ? '' : 's'} of ${w.csv}${w.written ? ' written' : ''}`;
 }
 
 async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode> {
@@ -251,6 +263,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
         return confirmPrune(orphans, argv.evaluationSet);
       },
       journal: argv.journal,
+      source: argv.writeBack ? argv.source : false,
       concurrency: argv.concurrency,
       chunkSize: argv.chunkSize,
       onProgress: (p) => progress.update(progressOf(p)),

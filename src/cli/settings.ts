@@ -40,6 +40,7 @@ export const OPTION_MAP: readonly OptionMapping[] = [
   { key: 'evaluationSet', command: 'dataset upload', option: 'evaluationSet', when: noCreateSet },
   { key: 'evaluationSet', command: 'dataset harvest', option: 'evaluationSet', when: noCreateSet },
   { key: 'csv', command: 'dataset upload', option: 'csv', path: true },
+  { key: 'csv', command: 'dataset upload', option: 'source', path: true },
   { key: 'export', command: 'eval run', option: 'out', path: true },
   { key: 'export', command: 'report', option: 'from', path: true },
   { key: 'baseline', command: 'report', option: 'baseline', path: true },

@@ -24,6 +24,7 @@ export type JournalRecord =
   | { k: 'update'; op: 'fail'; set: string; item: string; line: number; error: string }
   | { k: 'delete'; op: 'start' | 'done'; set: string; item: string }
   | { k: 'delete'; op: 'fail'; set: string; item: string; error: string }
+  | { k: 'writeback'; op: 'start' | 'done'; csv: string; rows: number; cells: number }
   | { k: 'end'; at: string; tally: Record<string, number> };
 
 export interface JournalState {

@@ -1,0 +1,155 @@
+// Write-back through the built CLI against the sandbox: `dataset upload errors.csv` corrects the
+// set and the dataset CSV (only the corrected cells change; every other byte stays), so the next
+// sync of the CSV plans nothing; an untouched errors file changes nothing anywhere; a correction
+// the CSV cannot hold is refused before anything is written.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
+import { csvLine, quoteCell, unneutralise } from '../../src/dataset/rejects.js';
+import { renderErrors, type ErrorRow } from '../../src/report/errors.js';
+import { docs, folder, json, service, SIMPLE, type Service } from './dataset-helpers.js';
+
+let s: Service | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+/**
+ * A CSV as people keep them: a BOM, CRLF line breaks, a notes column, quoting where none is
+ * needed, a blank line, cells a spreadsheet would run as formulas (guarded with ').
+ */
+export const DATA =
+  '\ufefffile,invoice_number,total,# notes\r\n' +
+  'files/doc-0.txt,"N-0",EUR 10.50,"first, with a comma"\r\n' +
+  'files/doc-1.txt,N-1,  EUR 11.50  ,\r\n' +
+  '\r\n' +
+  'files/doc-2.txt,\'=N-2,"EUR 12.50","multi\r\nline"\r\n';
+
+interface Setup {
+  dir: string;
+  setId: string;
+  /** item id by file name (doc-0.txt ...). */
+  ids: Map<string, string>;
+  outputs: Map<string, { value: Record<string, unknown> }>;
+}
+
+export async function setup(svc: Service, data = DATA): Promise<Setup> {
+  const dir = folder({ 'data.csv': data, ...docs(3) });
+  const p = await svc.processor('EXTRACT', SIMPLE);
+  const up = await svc.upload(['data.csv', '--create-set', 'wb', '--processor', p, '--format', 'json'], dir);
+  expect(up.code, up.stderr).toBe(0);
+  const setId = json(up).set.id;
+  const ids = new Map<string, string>();
+  const outputs = new Map<string, { value: Record<string, unknown> }>();
+  for (const it of await svc.items(setId)) {
+    ids.set(path.basename(it.file), it.id);
+    outputs.set(it.id, it.expectedOutput as { value: Record<string, unknown> });
+  }
+  return { dir, setId, ids, outputs };
+}
+
+/** The errors file of `report --export-errors` for these (item, field) pairs, as the set holds them. */
+export function errorsFile(st: Setup, cells: Array<[string, string]>): string {
+  const rows: ErrorRow[] = cells.map(([file, field]) => {
+    const id = st.ids.get(file)!;
+    return { item: id, file, fileId: 'f', field, outcome: 'FD', expected: st.outputs.get(id)!.value[field], predicted: 'x', confidence: 0.4, document_errors: 1 };
+  });
+  return renderErrors(rows, 'csv');
+}
+
+/** Sets the expected cell of the errors row of (file, field). */
+export function correct(text: string, st: Setup, file: string, field: string, value: string): string {
+  const id = st.ids.get(file)!;
+  const rows = parse(text) as string[][];
+  const row = rows.find((r) => r[0] === id && r[3] === field)!;
+  // As a spreadsheet saves what the user typed (csvLine guards a formula start once more).
+  row[5] = value;
+  return rows.map((r, i) => (r === row ? r.map((c) => quoteCell(c, ',')).join(',') + '\r\n' : i === 0 ? r.join(',') + '\r\n' : csvLine(r.map(unneutralise), ','))).join('');
+}
+
+describe('dataset upload errors.csv --source data.csv', () => {
+  it('corrects the set and exactly the corrected cells of data.csv; the next sync plans nothing', async () => {
+    s = await service();
+    const st = await setup(s);
+    let errors = errorsFile(st, [['doc-0.txt', 'total'], ['doc-1.txt', 'invoice_number'], ['doc-2.txt', 'invoice_number'], ['doc-1.txt', 'total']]);
+    // Typed as data.csv types amounts; and a formula-looking label.
+    errors = correct(errors, st, 'doc-0.txt', 'total', '58.76 USD');
+    errors = correct(errors, st, 'doc-1.txt', 'invoice_number', "'=N-1b");
+    writeFileSync(path.join(st.dir, 'errors.csv'), errors);
+
+    const r = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv', '--format', 'json'], st.dir);
+    expect(r.code, r.stderr).toBe(0);
+    const out = json(r);
+    expect(out.tally).toMatchObject({ updated: 2, unchanged: 1, failed: 0 });
+    expect(out.writeBack).toEqual({ csv: 'data.csv', rows: 2, cells: 2, written: true });
+    // Byte for byte: the two corrected cells, nothing else (BOM, CRLF, quoting, notes, the blank line).
+    expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(
+      '\ufefffile,invoice_number,total,# notes\r\n' +
+        'files/doc-0.txt,"N-0",58.76 USD,"first, with a comma"\r\n' +
+        "files/doc-1.txt,'=N-1b,  EUR 11.50  ,\r\n" +
+        '\r\n' +
+        'files/doc-2.txt,\'=N-2,"EUR 12.50","multi\r\nline"\r\n',
+    );
+    const held = new Map((await s.items(st.setId)).map((i) => [path.basename(i.file), (i.expectedOutput as { value: Record<string, unknown> }).value]));
+    expect(held.get('doc-0.txt')!.total).toEqual({ amount: 58.76, iso_4217_currency_code: 'USD' });
+    expect(held.get('doc-1.txt')!.invoice_number).toBe('=N-1b');
+    expect(held.get('doc-2.txt')!.invoice_number).toBe('=N-2');
+
+    const sync = await s.upload(['data.csv', '-e', st.setId, '--dry-run', '--format', 'json'], st.dir);
+    expect(sync.code, sync.stderr).toBe(0);
+    expect(json(sync).plan).toMatchObject({ create: 0, update: 0, unchanged: 3 });
+
+    // Sent again: nothing left to do, in the set or the CSV.
+    const again = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv', '--format', 'json'], st.dir);
+    expect(again.code, again.stderr).toBe(0);
+    expect(json(again).tally).toMatchObject({ updated: 0, unchanged: 3 });
+    expect(json(again).writeBack).toMatchObject({ rows: 0, written: false });
+  }, 60_000);
+
+  it('an untouched errors file changes nothing: no update, data.csv byte-identical', async () => {
+    s = await service();
+    const st = await setup(s);
+    writeFileSync(path.join(st.dir, 'errors.csv'), errorsFile(st, [['doc-0.txt', 'total'], ['doc-1.txt', 'invoice_number'], ['doc-2.txt', 'invoice_number'], ['doc-2.txt', 'total']]));
+    const r = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv', '--format', 'json'], st.dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(json(r).tally).toMatchObject({ updated: 0, unchanged: 3 });
+    expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(DATA);
+  }, 60_000);
+
+  it('the config file\'s "csv" is the default --source; text output says what was written', async () => {
+    s = await service();
+    const st = await setup(s);
+    writeFileSync(path.join(st.dir, 'evalkit.config.json'), JSON.stringify({ datasets: { inv: { csv: 'data.csv', evaluationSet: st.setId } } }));
+    writeFileSync(path.join(st.dir, 'errors.csv'), correct(errorsFile(st, [['doc-1.txt', 'invoice_number']]), st, 'doc-1.txt', 'invoice_number', 'N-1 fixed'));
+    const r = await s.upload(['errors.csv'], st.dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^write back: 1 cell in 1 row of data\.csv written$/m);
+    expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(DATA.replace('files/doc-1.txt,N-1,', 'files/doc-1.txt,N-1 fixed,'));
+  }, 60_000);
+
+  it('a correction data.csv has no column for is refused (exit 2) before anything is written; --no-write-back corrects the set only', async () => {
+    s = await service();
+    const narrow = 'file,invoice_number\nfiles/doc-0.txt,N-0\nfiles/doc-1.txt,N-1\nfiles/doc-2.txt,N-2\n';
+    const st = await setup(s, narrow);
+    // The set holds a total the CSV does not set (uploaded from elsewhere).
+    const id = st.ids.get('doc-0.txt')!;
+    await s.client.evaluationSetItems.update(id, { expectedOutput: { value: { invoice_number: 'N-0', total: { amount: 1, iso_4217_currency_code: 'EUR' } } } as never });
+    st.outputs.set(id, { value: { invoice_number: 'N-0', total: { amount: 1, iso_4217_currency_code: 'EUR' } } });
+    writeFileSync(path.join(st.dir, 'errors.csv'), correct(errorsFile(st, [['doc-0.txt', 'total']]), st, 'doc-0.txt', 'total', 'EUR 2'));
+    const before = JSON.stringify(await s.items(st.setId));
+    const r = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv'], st.dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/data\.csv:2: cannot write a label into the dataset CSV: line 2 \(item evi_\w+\): the row holds other values than the set at total\.amount, where the correction goes; nothing was written/);
+    expect(r.stderr).toMatch(/--no-write-back/);
+    expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(narrow);
+    expect(JSON.stringify(await s.items(st.setId))).toBe(before);
+
+    const only = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv', '--no-write-back', '--format', 'json'], st.dir);
+    expect(only.code, only.stderr).toBe(0);
+    expect(json(only).tally.updated).toBe(1);
+    expect(json(only).writeBack).toBeUndefined();
+    expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(narrow);
+  }, 60_000);
+});
