@@ -4,8 +4,8 @@
 export { uploadDataset, DEFAULT_CHUNK_SIZE, DEFAULT_CONCURRENCY } from './upload.js';
 export type { UploadOptions, UploadResult, UploadProgress, Tally, PlanSummary, Failure } from './upload.js';
 export { readDatasetConfig } from './config.js';
-export { downloadDataset, localName } from './download.js';
-export type { DownloadOptions, DownloadResult } from './download.js';
+export { downloadDataset, downloadInto, localName } from './download.js';
+export type { DownloadOptions, DownloadResult, DownloadIntoOptions, DownloadIntoResult } from './download.js';
 export { harvestReviewed, expectedFromReviewed, parseSince } from './harvest.js';
 export type { HarvestOptions, HarvestResult, HarvestRow } from './harvest.js';
 export { openCsv, detectDelimiter, parseDelimiterOption } from './csv.js';

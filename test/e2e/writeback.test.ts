@@ -5,6 +5,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { uploadText } from '../sandbox/helpers.js';
 import { json, service, type Service } from './dataset-helpers.js';
 import { correct, DATA, errorsFile, setup } from './writeback-helpers.js';
 
@@ -96,5 +98,50 @@ describe('dataset upload errors.csv --source data.csv', () => {
     expect(json(only).tally.updated).toBe(1);
     expect(json(only).writeBack).toBeUndefined();
     expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(narrow);
+  }, 60_000);
+});
+
+describe('dataset download --into data.csv', () => {
+  it('brings labels corrected on the service into the rows of their items, only the cells that differ; the next sync plans nothing', async () => {
+    s = await service();
+    const st = await setup(s);
+    const id = st.ids.get('doc-1.txt')!;
+    await s.client.evaluationSetItems.update(id, { expectedOutput: { value: { invoice_number: 'N-1 svc', total: { amount: 99, iso_4217_currency_code: 'EUR' } } } as never });
+    // An item whose file no row names (a path column cannot name it): said, not added.
+    const extra = await uploadText(s.t, 'extra.txt', 'INVOICE X');
+    await s.client.evaluationSetItems.create({ evaluationSetId: st.setId, fileId: extra, expectedOutput: { value: { invoice_number: 'X', total: null } } as never });
+
+    const dry = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'data.csv', '--dry-run', '--format', 'json'], { cwd: st.dir, env: s.env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ rows: 1, cells: 2, unchanged: 2, appended: 0, written: false });
+    expect(dry.stderr).toMatch(/1 item of the set has no row in data\.csv, which has no fileId column/);
+    expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(DATA);
+
+    const r = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'data.csv'], { cwd: st.dir, env: s.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/-> data\.csv: 2 cells in 1 row \(written\); 2 rows already agree/);
+    expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(DATA.replace('files/doc-1.txt,N-1,  EUR 11.50  ,', 'files/doc-1.txt,N-1 svc,99 EUR,'));
+    const sync = await s.upload(['data.csv', '-e', st.setId, '--dry-run', '--format', 'json'], st.dir);
+    expect(json(sync).plan).toMatchObject({ create: 0, update: 0, unchanged: 3, keep: 1 });
+  }, 60_000);
+
+  it('a CSV with a fileId column gets a row for each new item; --out and --into together are a usage error', async () => {
+    s = await service();
+    const st = await setup(s);
+    const got = await runCli(['dataset', 'download', '-e', st.setId, '--out', 'set.csv'], { cwd: st.dir, env: s.env });
+    expect(got.code, got.stderr).toBe(0);
+    const before = readFileSync(path.join(st.dir, 'set.csv'), 'utf8');
+    const extra = await uploadText(s.t, 'extra.txt', 'INVOICE X');
+    await s.client.evaluationSetItems.create({ evaluationSetId: st.setId, fileId: extra, expectedOutput: { value: { invoice_number: '=X', total: null } } as never });
+    const r = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'set.csv', '--format', 'json'], { cwd: st.dir, env: s.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 0, appended: 1, unchanged: 3, written: true });
+    expect(readFileSync(path.join(st.dir, 'set.csv'), 'utf8')).toBe(`${before}${extra},"{""value"":{""invoice_number"":""=X"",""total"":null}}",\r\n`);
+    const sync = await s.upload(['set.csv', '-e', st.setId, '--dry-run', '--format', 'json'], st.dir);
+    expect(json(sync).plan).toMatchObject({ create: 0, update: 0, unchanged: 4 });
+
+    const both = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'set.csv', '--out', 'x.csv'], { cwd: st.dir, env: s.env });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/pass one of them/);
   }, 60_000);
 });
