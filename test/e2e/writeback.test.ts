@@ -76,6 +76,26 @@ describe('dataset upload errors.csv --source data.csv', () => {
     expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(DATA.replace('files/doc-1.txt,N-1,', 'files/doc-1.txt,N-1 fixed,'));
   }, 60_000);
 
+  it('a correction that does not read is an invalid row: exit 2 naming errors.csv and its line, nothing written; a dry run says what it would write', async () => {
+    s = await service();
+    const st = await setup(s);
+    writeFileSync(path.join(st.dir, 'errors.csv'), correct(errorsFile(st, [['doc-0.txt', 'total'], ['doc-1.txt', 'total']]), st, 'doc-1.txt', 'total', 'abc'));
+    const before = JSON.stringify(await s.items(st.setId));
+    const r = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv'], st.dir);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^errors\.csv:3 total: coerce-currency: /m);
+    expect(r.stderr).toMatch(/1 of 2 rows are invalid .*nothing was written/);
+    expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(DATA);
+    expect(JSON.stringify(await s.items(st.setId))).toBe(before);
+
+    writeFileSync(path.join(st.dir, 'errors.csv'), correct(errorsFile(st, [['doc-1.txt', 'total']]), st, 'doc-1.txt', 'total', '$3'));
+    const dry = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv', '--dry-run'], st.dir);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^  write back: 1 cell in 1 row of data\.csv$/m);
+    expect(dry.stdout).toMatch(/dry run: nothing was written/);
+    expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(DATA);
+  }, 60_000);
+
   it('a correction data.csv has no column for is refused (exit 2) before anything is written; --no-write-back corrects the set only', async () => {
     s = await service();
     const narrow = 'file,invoice_number\nfiles/doc-0.txt,N-0\nfiles/doc-1.txt,N-1\nfiles/doc-2.txt,N-2\n';
