@@ -254,7 +254,7 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
       }
       plan.problems.push({ item, message: `a new row cannot hold its value${firstDifference(built.output, want)}` });
     } else if (opts.appendMissing) plan.missing.push(item);
-    else plan.problems.push({ item, message: 'no row of the CSV names its file' });
+    else plan.problems.push({ item, message: 'no valid row of the CSV names its file' });
   }
   return plan;
 }
