@@ -94,6 +94,15 @@ describe('dataset upload errors.csv --source data.csv', () => {
     expect(dry.stdout).toMatch(/^  write back: 1 cell in 1 row of data\.csv$/m);
     expect(dry.stdout).toMatch(/dry run: nothing was written/);
     expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(DATA);
+
+    // A --source without the corrected item's row: refused, naming the item; nothing written.
+    const part = 'file,invoice_number,total\nfiles/doc-0.txt,N-0,EUR 10.50\n';
+    writeFileSync(path.join(st.dir, 'part.csv'), part);
+    const none = await s.upload(['errors.csv', '-e', st.setId, '--source', 'part.csv'], st.dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(new RegExp(`part\\.csv: cannot write a label into the dataset CSV: \\(item ${st.ids.get('doc-1.txt')!}\\): no valid row of the CSV names its file; nothing was written`));
+    expect(readFileSync(path.join(st.dir, 'part.csv'), 'utf8')).toBe(part);
+    expect(JSON.stringify(await s.items(st.setId))).toBe(before);
   }, 60_000);
 
   it('a correction data.csv has no column for is refused (exit 2) before anything is written; --no-write-back corrects the set only', async () => {
