@@ -91,7 +91,7 @@ describe('dataset upload errors.csv --source data.csv', () => {
     writeFileSync(path.join(st.dir, 'errors.csv'), correct(errorsFile(st, [['doc-1.txt', 'total']]), st, 'doc-1.txt', 'total', '$3'));
     const dry = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv', '--dry-run'], st.dir);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toMatch(/^  write back: 1 cell in 1 row of data\.csv$/m);
+    expect(dry.stdout).toMatch(/^ {2}write back: 1 cell in 1 row of data\.csv$/m);
     expect(dry.stdout).toMatch(/dry run: nothing was written/);
     expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(DATA);
 
@@ -105,7 +105,7 @@ describe('dataset upload errors.csv --source data.csv', () => {
     expect(JSON.stringify(await s.items(st.setId))).toBe(before);
   }, 60_000);
 
-  it('a correction data.csv has no column for is refused (exit 2) before anything is written; --no-write-back corrects the set only', async () => {
+  it('a correction data.csv has no column for is refused (exit 2) before anything is written; --no-write-back plans the set only; with no dataset CSV named, a note says what a sync would undo', async () => {
     s = await service();
     const narrow = 'file,invoice_number\nfiles/doc-0.txt,N-0\nfiles/doc-1.txt,N-1\nfiles/doc-2.txt,N-2\n';
     const st = await setup(s, narrow);
@@ -122,10 +122,16 @@ describe('dataset upload errors.csv --source data.csv', () => {
     expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(narrow);
     expect(JSON.stringify(await s.items(st.setId))).toBe(before);
 
-    const only = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv', '--no-write-back', '--format', 'json'], st.dir);
+    const only = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv', '--no-write-back', '--dry-run', '--format', 'json'], st.dir);
     expect(only.code, only.stderr).toBe(0);
-    expect(json(only).tally.updated).toBe(1);
+    expect(json(only).plan.update).toBe(1);
     expect(json(only).writeBack).toBeUndefined();
+    expect(only.stderr).toBe('');
+    // With no dataset CSV named at all, the set is corrected and a note says what a sync of the old CSV would do.
+    const bare = await s.upload(['errors.csv', '-e', st.setId, '--format', 'json'], st.dir);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(json(bare).tally.updated).toBe(1);
+    expect(bare.stderr).toMatch(/no dataset CSV to write the corrections into .*a sync of the old CSV would put the old labels back/);
     expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(narrow);
   }, 60_000);
 });
