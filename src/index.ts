@@ -24,6 +24,8 @@ export { deriveExpectedSchema, validateExpected, createExpectedValidator, fixExp
 export type { Finding as ExpectedFinding, RuleId as ExpectedRuleId, Severity as ExpectedSeverity, ValidationResult as ExpectedValidationResult, ValidateOptions as ValidateExpectedOptions, DeriveOptions as DeriveExpectedSchemaOptions, FixResult as FixExpectedResult, Coerced, Currency, DateOrder } from './expected/index.js';
 export { uploadDataset, readDatasetConfig, formatFinding as formatDatasetFinding, downloadDataset, harvestReviewed } from './dataset/index.js';
 export type { DownloadOptions as DownloadDatasetOptions, DownloadResult as DownloadDatasetResult, HarvestOptions, HarvestResult, HarvestRow } from './dataset/index.js';
+export { downloadInto } from './dataset/index.js';
+export type { DownloadIntoOptions, DownloadIntoResult } from './dataset/index.js';
 export { listProcessors, getProcessor, createProcessor, updateProcessor, publishProcessor, listVersions as listProcessorVersions, diffVersions as diffProcessorVersions, readProcessorConfig, diffConfigs } from './processors/index.js';
 export type { ProcessorDetails, ConfigChange, VersionDiff, ProcessorConfigFile, ConfigDiff } from './processors/index.js';
 export type { ConfigSource } from './expected/index.js';

@@ -39,6 +39,8 @@ interface UploadArgs {
   pruneFields: boolean;
   allowClear: boolean;
   journal?: string;
+  source?: string;
+  writeBack: boolean;
   concurrency: number;
   chunkSize: number;
   maxRps?: number;
@@ -96,6 +98,8 @@ const upload = defineCommand<UploadArgs>({
       .option('prune-fields', { type: 'boolean', default: false, describe: 'remove fields that no column of the CSV names (default: the service\'s values stay)' })
       .option('allow-clear', { type: 'boolean', default: false, describe: 'let the sync clear more than 3 labels (a value becoming empty)' })
       .option('journal', { type: 'string', describe: 'journal file (default <csv>.journal.ndjson next to the CSV)' })
+      .option('source', { type: 'string', describe: 'with an errors file (report --export-errors): the dataset CSV the corrections are also written into (default: the config file\'s "csv")' })
+      .option('write-back', { type: 'boolean', default: true, describe: 'with an errors file: write the corrections into the dataset CSV too (--no-write-back: the set only)' })
       .option('concurrency', { type: 'number', default: 8, describe: 'requests in flight at once' })
       .option('chunk-size', { type: 'number', default: 100, describe: 'items per bulk create (1 to 1000)' })
       .option('max-rps', { type: 'number', describe: 'send at most this many requests per second (meet a known rate limit without 429 pauses)' })
@@ -107,7 +111,8 @@ const upload = defineCommand<UploadArgs>({
       .example('$0 dataset upload data.csv -e ev_123 --dry-run', 'validate and show the plan, write nothing')
       .example('$0 dataset upload data.csv --config invoice.json --create-set x --processor dp_1 --dry-run', 'offline check against a config file')
       .example('$0 dataset upload data.csv -e ev_123 --prune --yes --format json', 'also delete items no longer in the CSV; machine-readable tally')
-      .example('$0 dataset upload data.csv -e ev_123 --currency EUR --decimal-comma --date-order dmy', 'European spreadsheets') as unknown as Argv<UploadArgs>,
+      .example('$0 dataset upload data.csv -e ev_123 --currency EUR --decimal-comma --date-order dmy', 'European spreadsheets')
+      .example('$0 dataset upload errors.csv -e ev_123 --source data.csv', 'corrections from report --export-errors: into the set and into data.csv') as unknown as Argv<UploadArgs>,
   run: async (argv) => {
     const code = await runUpload(argv);
     return code;
@@ -233,6 +238,7 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
     if (rows.length > 20) out(`  ... and ${rows.length - 20} more to leave unchanged (--format json lists every row)`);
     for (const id of (p.deletes ?? []).slice(0, 20)) out(`  delete ${id}`);
     if ((p.deletes?.length ?? 0) > 20) out(`  ... and ${p.deletes!.length - 20} more to delete`);
+    if (r.writeBack) out(`  write back: ${writeBackText(r.writeBack)}`);
     out('dry run: nothing was written');
     return;
   }
@@ -249,6 +255,12 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
     const files = t.filesUploaded || t.filesReused ? `; ${t.filesUploaded} files uploaded${t.filesReused ? `, ${t.filesReused} found already uploaded` : ''}` : '';
     out(`${target}${r.set?.created ? ' (created)' : ''}: ${tallyLine(t)}${files}`);
   }
+  if (r.writeBack) out(`write back: ${writeBackText(r.writeBack)}`);
+}
+
+function writeBackText(w: NonNullable<UploadResult['writeBack']>): string {
+  if (w.rows === 0) return `${w.csv} already holds the corrections`;
+  return `${w.cells} cell${w.cells === 1 ? '' : 's'} in ${w.rows} row${w.rows === 1 ? '' : 's'} of ${w.csv}${w.written ? ' written' : ''}`;
 }
 
 async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode> {
@@ -319,6 +331,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
         return confirmPrune(orphans, argv.evaluationSet);
       },
       journal: argv.journal,
+      source: argv.writeBack ? argv.source : false,
       concurrency: argv.concurrency,
       chunkSize: argv.chunkSize,
       onProgress: (p) => progress.update(progressOf(p)),
@@ -379,8 +392,13 @@ function exitOf(result: UploadResult): ExitCode {
 
 interface DownloadArgs {
   evaluationSet: string;
-  out: string;
+  out?: string;
+  into?: string;
   files?: string;
+  dryRun: boolean;
+  currency?: string;
+  decimalComma?: boolean;
+  dateOrder?: 'dmy' | 'mdy';
   concurrency: number;
   format: 'text' | 'json';
 }
@@ -391,14 +409,24 @@ const download = defineCommand<DownloadArgs>({
   builder: (y) =>
     y
       .option('evaluation-set', { alias: 'e', type: 'string', demandOption: true, describe: 'the set to download' })
-      .option('out', { alias: 'o', type: 'string', demandOption: true, describe: 'the CSV to write: fileId (or file), expectedOutput (JSON), # item' })
+      .option('out', { alias: 'o', type: 'string', describe: 'the CSV to write: fileId (or file), expectedOutput (JSON), # item' })
+      .option('into', { type: 'string', describe: 'instead of --out: an existing dataset CSV to bring the set\'s labels into (only the cells that differ change)' })
       .option('files', { type: 'string', describe: 'also download every file into this folder; the CSV then names them by path (file column)' })
+      .option('dry-run', { type: 'boolean', default: false, describe: 'with --into: say what would change, write nothing' })
+      .option('currency', { type: 'string', describe: 'with --into: as dataset upload reads the CSV' })
+      .option('decimal-comma', { type: 'boolean', describe: 'with --into: as dataset upload reads the CSV' })
+      .option('date-order', { choices: ['dmy', 'mdy'] as const, describe: 'with --into: as dataset upload reads the CSV' })
       .option('concurrency', { type: 'number', default: 8, describe: 'downloads in flight at once' })
       .option('format', formatOption)
       .example('$0 dataset download -e ev_123 --out data.csv', 'rows name the files by fileId')
-      .example('$0 dataset download -e ev_123 --out data/data.csv --files data/files', 'with the files, to upload anywhere: evalkit dataset upload data/data.csv --create-set copy --processor dp_456') as unknown as Argv<DownloadArgs>,
+      .example('$0 dataset download -e ev_123 --out data/data.csv --files data/files', 'with the files, to upload anywhere: evalkit dataset upload data/data.csv --create-set copy --processor dp_456')
+      .example('$0 dataset download -e ev_123 --into data.csv', "labels corrected on the service brought into your own CSV") as unknown as Argv<DownloadArgs>,
   run: async (a) => {
     if (!Number.isInteger(a.concurrency) || a.concurrency < 1 || a.concurrency > 256) throw new UsageError('--concurrency must be an integer from 1 to 256');
+    if (a.out !== undefined && a.into !== undefined) throw new UsageError('--out writes a new CSV, --into updates an existing one: pass one of them');
+    if (a.into !== undefined) return runDownloadInto(a, a.into);
+    if (a.out === undefined) throw new UsageError('name the CSV: --out FILE (a new CSV of the set) or --into FILE (bring the set\'s labels into your dataset CSV)');
+    if (a.dryRun) throw new UsageError('--dry-run goes with --into', { hint: '--out writes a new file and changes nothing else' });
     if (a.out.trim() === '') throw new UsageError('--out must not be empty');
     const { downloadDataset } = await import('../dataset/index.js');
     const { clientFromEnv } = await import('../api/index.js');
@@ -409,6 +437,29 @@ const download = defineCommand<DownloadArgs>({
     return 0;
   },
 });
+
+async function runDownloadInto(a: ArgumentsCamelCase<DownloadArgs>, into: string): Promise<ExitCode> {
+  if (into.trim() === '') throw new UsageError('--into must not be empty');
+  if (a.files !== undefined) throw new UsageError('--files goes with --out', { hint: 'with --into the CSV keeps naming its files as it does' });
+  const expected = await import('../expected/index.js');
+  let currency: string | undefined;
+  if (a.currency !== undefined) {
+    currency = a.currency.trim().toUpperCase();
+    if (!expected.isCurrencyCode(currency)) throw new UsageError(`--currency "${a.currency}" is not an ISO 4217 code`, { hint: 'use a code such as USD, EUR or GBP' });
+  }
+  const { downloadInto } = await import('../dataset/index.js');
+  const { clientFromEnv } = await import('../api/index.js');
+  const r = await downloadInto(clientFromEnv(), { evaluationSetId: a.evaluationSet, into, dryRun: a.dryRun, coerce: { currency, decimalComma: a.decimalComma, dateOrder: a.dateOrder } });
+  if (r.missing.length) err(`evalkit: ${r.missing.length} item${r.missing.length === 1 ? '' : 's'} of the set ha${r.missing.length === 1 ? 's' : 've'} no row in ${into}, which has no fileId column to add ${r.missing.length === 1 ? 'it' : 'them'} (${r.missing.slice(0, 5).join(', ')}${r.missing.length > 5 ? ', ...' : ''}): download them with --out`);
+  if (a.format === 'json') outJson(r);
+  else {
+    const verb = r.written ? 'written' : a.dryRun ? 'would change' : 'unchanged';
+    const changes = r.rows === 0 && r.appended === 0 ? `${into} already holds the set's labels` : `${r.cells} cell${r.cells === 1 ? '' : 's'} in ${r.rows} row${r.rows === 1 ? '' : 's'}${r.appended ? `, ${r.appended} row${r.appended === 1 ? '' : 's'} appended` : ''} (${verb})`;
+    out(`set ${r.set.id} "${r.set.name}" -> ${into}: ${changes}; ${r.unchanged} row${r.unchanged === 1 ? '' : 's'} already agree${r.unchanged === 1 ? 's' : ''}`);
+    if (a.dryRun) out('dry run: nothing was written');
+  }
+  return 0;
+}
 
 interface HarvestArgs {
   processor: string;

@@ -43,6 +43,7 @@ export const OPTION_MAP: readonly OptionMapping[] = [
   { key: 'evaluationSet', command: 'dataset harvest', option: 'evaluationSet', when: noCreateSet },
   { key: 'csv', command: 'dataset upload', option: 'csv', path: true },
   { key: 'csv', command: 'eval run', option: 'metadata', path: true, when: slicesByMetadata },
+  { key: 'csv', command: 'dataset upload', option: 'source', path: true },
   { key: 'export', command: 'eval run', option: 'out', path: true },
   { key: 'export', command: 'report', option: 'from', path: true },
   { key: 'baseline', command: 'report', option: 'baseline', path: true },

@@ -7,10 +7,15 @@
  * unchanged items are left alone, and each update is journaled.
  */
 import { createExpectedValidator, type ConfigSource } from '../expected/index.js';
+import type { ExpectedModel, Node } from '../expected/model.js';
 import { isPlainObject } from '../util/json.js';
+import { coerceCell, type CellResult, type CoerceOptions } from './cells.js';
+import { classCell } from './classes.js';
+import { nodeAt } from './columns.js';
 import type { CsvSource } from './csv.js';
 import type { RowFinding } from './findings.js';
 import { digestOf } from './plan.js';
+import { modelOf } from './prepare.js';
 import { unneutralise } from './rejects.js';
 
 /** The first columns of an errors file (src/report/errors.ts ERROR_COLUMNS). */
@@ -52,7 +57,16 @@ export function fieldPath(field: string): Seg[] | undefined {
   return at === field.length && segs.length > 0 && typeof segs[0] === 'string' ? segs : undefined;
 }
 
-/** A corrected cell as a value of the kind the old value has (empty: none). */
+/**
+ * A value as a spreadsheet cell of an errors file: text as it is, empty for none, anything else
+ * as JSON. correctedValue reads it back: a cell left as written gives the value it was written from.
+ */
+export function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** A corrected cell as a value of the kind the old value has (empty: none), for fields the config does not declare. */
 export function cellValue(cell: string, old: unknown): unknown {
   if (cell.trim() === '') return null;
   if (typeof old === 'string') return cell;
@@ -71,23 +85,96 @@ export function cellValue(cell: string, old: unknown): unknown {
   return cell;
 }
 
+/**
+ * The value a corrected cell means. A cell still as the report wrote it (the old value's
+ * cellText) is the old value: an untouched errors file changes nothing, also for "", "  " and
+ * text that starts like a formula. Else the dataset CSV's coercion for the field's type (one
+ * parser per concept: `58.76 USD`, `11th Jan 2025` mean what they mean in data.csv), or, for a
+ * field the config does not declare, a value of the kind the old value has.
+ */
+export function correctedValue(cell: string, old: unknown, node: Node | undefined, coerce: CoerceOptions = {}): CellResult {
+  if (cell === cellText(old)) return { ok: true, value: old, problems: [] };
+  if (node) return coerceCell(node, cell, coerce);
+  return { ok: true, value: cellValue(cell, old), problems: [] };
+}
+
+/** How corrections are read: the config's model (field types, classifications) and the dataset's coercion options. */
+export interface CorrectionContext {
+  model?: ExpectedModel;
+  coerce?: CoerceOptions;
+}
+
+/**
+ * A field path as the report wrote it (`vendor.name`, `line_items[2].amount`) against the item's
+ * expected output and the config. A field id may hold dots itself (`vendor.name` as one id): at
+ * each level the longest key there (in the expected output or the config) that the rest of the
+ * path starts with is one key; a path no key explains is read as fieldPath reads it.
+ */
+export function resolveField(field: string, root: unknown, fields: Record<string, Node> | undefined): Seg[] | undefined {
+  const out: Seg[] = [];
+  let cur: unknown = root;
+  let node: Node | undefined = fields ? { kind: 'object', properties: fields } : undefined;
+  let rest = field;
+  while (rest.length > 0) {
+    const row = out.length > 0 ? /^\[(\+?)(\d+)\]/.exec(rest) : null;
+    if (row) {
+      const seg = { row: Number(row[2]), added: row[1] === '+' };
+      out.push(seg);
+      cur = Array.isArray(cur) && !seg.added ? cur[seg.row] : undefined;
+      node = node?.kind === 'array' ? node.items : node?.kind === 'any' ? node : undefined;
+      rest = rest.slice(row[0].length);
+    } else {
+      const props: Record<string, Node> | undefined = node?.kind === 'object' ? node.properties : undefined;
+      let key: string | undefined;
+      const consider = (k: string): void => {
+        if (k !== '' && (key === undefined || k.length > key.length) && rest.startsWith(k) && (rest.length === k.length || rest[k.length] === '.' || rest[k.length] === '[')) key = k;
+      };
+      if (isPlainObject(cur)) for (const k of Object.keys(cur)) consider(k);
+      if (props) for (const k of Object.keys(props)) consider(k);
+      key ??= /^[^.[\]]+/.exec(rest)?.[0];
+      if (key === undefined) return undefined;
+      out.push(key);
+      cur = isPlainObject(cur) && Object.hasOwn(cur, key) ? cur[key] : undefined;
+      node = props && Object.hasOwn(props, key) ? props[key] : node?.kind === 'currency' ? (key === 'amount' ? { kind: 'number' } : key === 'iso_4217_currency_code' ? { kind: 'string' } : undefined) : node?.kind === 'any' ? node : undefined;
+      rest = rest.slice(key.length);
+    }
+    if (rest.startsWith('.')) {
+      rest = rest.replace(/^\.+/, '');
+      if (rest === '') return undefined;
+    }
+  }
+  return out.length > 0 && typeof out[0] === 'string' ? out : undefined;
+}
+
+/** The config's node for a resolved path (rows as array items). */
+function nodeOf(fields: Record<string, Node> | undefined, segs: readonly Seg[]): Node | undefined {
+  return fields ? nodeAt(fields, segs.map((s) => (typeof s === 'string' ? s : 0))) : undefined;
+}
+
 /** Sets the corrections of one item in a copy of its expectedOutput. */
-export function applyCorrections(expectedOutput: unknown, corrections: readonly Correction[], type: string): { output: Record<string, unknown>; findings: RowFinding[] } {
+export function applyCorrections(expectedOutput: unknown, corrections: readonly Correction[], type: string, ctx: CorrectionContext = {}): { output: Record<string, unknown>; findings: RowFinding[] } {
   const output = structuredClone(isPlainObject(expectedOutput) ? expectedOutput : {}) as Record<string, unknown>;
   const findings: RowFinding[] = [];
-  const fail = (c: Correction, message: string, hint?: string): void => {
-    findings.push({ line: c.line, field: c.field, rule: 'correction', severity: 'error', message, hint });
+  const fail = (c: Correction, message: string, hint?: string, rule = 'correction'): void => {
+    findings.push({ line: c.line, field: c.field, rule, severity: 'error', message, hint });
   };
+  const fields = ctx.model?.type === 'EXTRACT' ? ctx.model.fields : undefined;
   // Rows added for unpaired predicted rows: one new expected row per `[+n]`, added only when one
   // of its cells was filled in (an errors file uploaded as the report wrote it changes nothing).
   const added = new Map<string, { rows: unknown[]; row: Record<string, unknown> }>();
   for (const c of corrections) {
     if (type === 'CLASSIFY') {
+      const text = c.expected.trim();
       if (c.field !== 'class') fail(c, `a CLASSIFY item has no field ${c.field}`, 'the field of a CLASSIFY errors row is class');
-      else if (c.expected.trim() === '') fail(c, 'an empty class', 'name the expected class');
-      else {
+      else if (text === '') fail(c, 'an empty class', 'name the expected class');
+      else if (c.expected === cellText(output.type) || c.expected === cellText(output.id)) continue;
+      else if (ctx.model && ctx.model.type !== 'EXTRACT') {
+        const r = classCell(c.expected, ctx.model.classifications);
+        if (!r.ok) for (const p of r.problems) fail(c, p.message, p.hint, p.rule);
+        else Object.assign(output, r.value);
+      } else {
         delete output.id;
-        output.type = c.expected.trim();
+        output.type = text;
       }
       continue;
     }
@@ -95,12 +182,13 @@ export function applyCorrections(expectedOutput: unknown, corrections: readonly 
       fail(c, `corrections of ${type} items are not supported`, 'edit the splits in the dataset CSV and upload it');
       continue;
     }
-    const segs = fieldPath(c.field);
+    const value = isPlainObject(output.value) ? output.value : output;
+    const segs = resolveField(c.field, value, fields);
     if (!segs) {
       fail(c, `the field path "${c.field}" cannot be read`, 'keep the field column as the report wrote it');
       continue;
     }
-    let node: Record<string, unknown> = isPlainObject(output.value) ? output.value : output;
+    let node: Record<string, unknown> = value;
     let ok = true;
     for (let i = 0; i < segs.length - 1 && ok; i++) {
       const s = segs[i];
@@ -130,7 +218,14 @@ export function applyCorrections(expectedOutput: unknown, corrections: readonly 
       fail(c, `"${c.field}" ends in a row, not a field`, 'corrections set one field of a row');
       continue;
     }
-    node[last] = cellValue(c.expected, node[last]);
+    const old = Object.hasOwn(node, last) ? node[last] : undefined;
+    const r = correctedValue(c.expected, old, nodeOf(fields, segs), ctx.coerce);
+    if (!r.ok) {
+      for (const p of r.problems) fail(c, p.message, p.hint, p.rule);
+      continue;
+    }
+    // A field the expected output leaves out stays out while its cell is empty.
+    if (r.value !== undefined) node[last] = r.value;
   }
   for (const { rows, row } of added.values()) if (Object.values(row).some((v) => v !== null)) rows.push(row);
   return { output, findings };
@@ -144,7 +239,7 @@ export interface CorrectionPlan {
 }
 
 /** Plans the updates: the corrected expectedOutput of each named item, validated with the config. */
-export function planCorrections(corrections: readonly Correction[], items: ReadonlyMap<string, unknown>, config: ConfigSource): CorrectionPlan {
+export function planCorrections(corrections: readonly Correction[], items: ReadonlyMap<string, unknown>, config: ConfigSource, coerce: CoerceOptions = {}): CorrectionPlan {
   const findings: RowFinding[] = [];
   const byItem = new Map<string, Correction[]>();
   for (const c of corrections) {
@@ -159,11 +254,12 @@ export function planCorrections(corrections: readonly Correction[], items: Reado
     byItem.set(c.item, [...(byItem.get(c.item) ?? []), c]);
   }
   const validate = createExpectedValidator(config.config, { type: config.type });
+  const ctx: CorrectionContext = { model: modelOf(config), coerce };
   const updates: CorrectionPlan['updates'] = [];
   let unchanged = 0;
   for (const [item, list] of byItem) {
     const old = items.get(item);
-    const { output, findings: f } = applyCorrections(old, list, config.type);
+    const { output, findings: f } = applyCorrections(old, list, config.type, ctx);
     findings.push(...f);
     if (f.length) continue;
     const v = validate(output);

@@ -13,6 +13,13 @@ export interface CsvRecord {
   /** 1-based line the record starts on. */
   line: number;
   cells: string[];
+  /**
+   * Byte offsets in the file: from the end of the previous record (blank lines skipped before
+   * this one included) to the end of this one's line break. What a format-preserving rewrite
+   * (writeback.ts) replaces.
+   */
+  start: number;
+  end: number;
 }
 
 export interface CsvSource {
@@ -145,7 +152,10 @@ export async function openCsv(file: string, opts: { delimiter?: string } = {}): 
     let overcount = 0;
     let lastEnd = 0;
     try {
-      for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      let prevEnd = 0;
+      for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number; bytes: number } }>) {
+        const start = prevEnd;
+        prevEnd = info.bytes;
         let breaks = 0;
         for (const cell of record) {
           breaks += lineBreaks(cell);
@@ -155,7 +165,7 @@ export async function openCsv(file: string, opts: { delimiter?: string } = {}): 
         const line = lastEnd - breaks;
         // A spreadsheet's trailing ",,," rows are not data.
         if (record.every((c) => c.trim() === '')) continue;
-        yield { line, cells: record, header: first };
+        yield { line, cells: record, header: first, start, end: info.bytes };
         first = false;
       }
     } catch (e) {
@@ -183,7 +193,7 @@ export async function openCsv(file: string, opts: { delimiter?: string } = {}): 
     async *records() {
       for await (const r of stream()) {
         if (r.header) continue;
-        yield { line: r.line, cells: r.cells };
+        yield { line: r.line, cells: r.cells, start: r.start, end: r.end };
       }
     },
   };

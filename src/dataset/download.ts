@@ -13,8 +13,12 @@ import pLimit from 'p-limit';
 import { isApiError, type Client, type EvaluationSetItem, type FetchLike } from '../api/index.js';
 import { InputError } from '../util/errors.js';
 import { AtomicWriter, writeFileAtomic } from '../util/fs.js';
+import { fetchProcessorConfig } from '../expected/index.js';
+import type { CoerceOptions } from './cells.js';
+import { inCurrentLayout } from './config.js';
 import { csvLine } from './rejects.js';
 import { patiently } from './remote.js';
+import { applyWriteBack, planWriteBack, writeBackError, type WriteBackTarget } from './writeback.js';
 
 export interface DownloadOptions {
   evaluationSetId: string;
@@ -114,5 +118,68 @@ export async function downloadDataset(client: Client, opts: DownloadOptions): Pr
     columns,
     ...(pathOf ? { files: { dir: opts.filesDir!, written } } : {}),
     outside,
+  };
+}
+
+export interface DownloadIntoOptions {
+  evaluationSetId: string;
+  /** The dataset CSV to bring the set's labels into. */
+  into: string;
+  /** Version whose config reads the CSV's cells (default draft, as upload). */
+  processorVersion?: string;
+  coerce?: CoerceOptions;
+  delimiter?: string;
+  allowOutside?: boolean;
+  dryRun?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface DownloadIntoResult {
+  set: { id: string; name: string; processorId: string };
+  csv: string;
+  /** Rows whose cells changed, and how many cells. */
+  rows: number;
+  cells: number;
+  /** Items the CSV already agrees with. */
+  unchanged: number;
+  /** Items the CSV had no row for, appended as rows (fileId column). */
+  appended: number;
+  /** Items the CSV has no row for and cannot get one (no fileId column): left out. */
+  missing: string[];
+  written: boolean;
+}
+
+/**
+ * `dataset download --into data.csv`: the set's labels brought into an existing dataset CSV, the
+ * way a corrections upload writes back (writeback.ts): each item's row (matched as a sync matches
+ * it) gets the item's expected output, only in the cells that differ; an item without a row is
+ * appended when the CSV has a fileId column. Rows without an item stay as they are.
+ */
+export async function downloadInto(client: Client, opts: DownloadIntoOptions): Promise<DownloadIntoResult> {
+  const { signal } = opts;
+  const set = await patiently(() => client.evaluationSets.get(opts.evaluationSetId, { signal })).catch((e: unknown) => {
+    if (isApiError(e) && e.status === 404) throw new InputError(`evaluation set "${opts.evaluationSetId}" not found`, { hint: 'check --evaluation-set: the id must exist and be visible to this token', cause: e });
+    throw e;
+  });
+  const config = inCurrentLayout(await patiently(() => fetchProcessorConfig(client, set.processorId, opts.processorVersion ?? 'draft')));
+  const targets = new Map<string, WriteBackTarget>();
+  const fileIdOf = new Map<string, string>();
+  for await (const item of client.evaluationSets.listAllItems(set.id, { maxPageSize: 1000 }, { signal })) {
+    targets.set(item.id, { after: item.expectedOutput as Record<string, unknown> });
+    fileIdOf.set(item.id, item.fileId);
+  }
+  const plan = await planWriteBack({ csv: opts.into, config, client, setId: set.id, targets, coerce: opts.coerce, delimiter: opts.delimiter, allowOutside: opts.allowOutside, appendMissing: true, fileIdOf, signal });
+  if (plan.problems.length > 0) throw writeBackError(plan, `add the columns the set's labels need to ${opts.into} (or an expectedOutput column), or download the set as a new CSV with --out`);
+  const written = !opts.dryRun && (plan.edits.length > 0 || plan.appended.length > 0);
+  if (written) await applyWriteBack(plan);
+  return {
+    set: { id: set.id, name: set.name, processorId: set.processorId },
+    csv: opts.into,
+    rows: plan.edits.length,
+    cells: plan.cellsChanged,
+    unchanged: plan.unchanged,
+    appended: plan.appended.length,
+    missing: plan.missing,
+    written,
   };
 }

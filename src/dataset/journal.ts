@@ -25,6 +25,7 @@ export type JournalRecord =
   | { k: 'create'; op: 'start'; set: string; batch: number; lines: number[]; ids: string[] }
   | { k: 'create'; op: 'done'; set: string; batch: number; items: string[] }
   | { k: 'create'; op: 'fail'; set: string; batch: number; error: string; uncertain?: boolean }
+  | { k: 'writeback'; op: 'start' | 'done'; csv: string; rows: number; cells: number }
   | { k: 'update'; op: 'start' | 'done'; set: string; item: string; line: number }
   | { k: 'update'; op: 'fail'; set: string; item: string; line: number; error: string }
   | { k: 'delete'; op: 'start' | 'done'; set: string; item: string }

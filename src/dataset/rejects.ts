@@ -6,11 +6,15 @@
  */
 import { openAtomic, type AtomicFile } from '../util/fs.js';
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * A formula start, after any leading quotes: a cell that is already quoted this way (`'=x`) is
+ * quoted once more (`''=x`), so that reading back removes exactly the quote writing added.
+ */
+const GUARDED = /^'*[=+\-@\t\r]/;
 
 /** A cell that a spreadsheet would run as a formula, made inert. */
 export function neutralise(cell: string): string {
-  return FORMULA_START.test(cell) ? `'${cell}` : cell;
+  return GUARDED.test(cell) ? `'${cell}` : cell;
 }
 
 export function quoteCell(cell: string, delimiter: string): string {
@@ -24,7 +28,7 @@ export function csvLine(cells: readonly string[], delimiter: string): string {
 
 /** Undoes neutralise() when reading a cell back (a fixed rejects file is uploaded as is). */
 export function unneutralise(cell: string): string {
-  return cell.length > 1 && cell[0] === "'" && FORMULA_START.test(cell.slice(1)) ? cell.slice(1) : cell;
+  return cell.length > 1 && cell[0] === "'" && GUARDED.test(cell.slice(1)) ? cell.slice(1) : cell;
 }
 
 export function rejectsPathFor(csvFile: string): string {

@@ -34,6 +34,7 @@ import { contentIdentity } from './files.js';
 import { inCurrentLayout } from './config.js';
 import { isErrorsHeader, planCorrections, readCorrections } from './corrections.js';
 import { openCsv, type CsvSource } from './csv.js';
+import { applyWriteBack, planCorrectionsWriteBack } from './writeback.js';
 import { isError } from './findings.js';
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -84,6 +85,8 @@ export interface UploadOptions {
    * its output, so that runs of the same CSV against different services do not wait on each other.
    */
   lockFile?: string;
+  /** With an errors file: the dataset CSV the corrections are also written into (writeback.ts); false: the set only, said by choice; absent: the set only, with a note. */
+  source?: string | false;
   /** Rejects file path; default `<csv>.rejects.csv` (none in a dry run). */
   rejectsFile?: string;
   concurrency?: number;
@@ -210,6 +213,8 @@ export interface UploadResult {
   /** Where the time went: reading and validating, listing and planning, writing (with its request count). */
   timings?: { validateMs: number; planMs: number; writeMs: number; writeRequests: number };
   failures: Failure[];
+  /** An errors file's corrections written into the dataset CSV: rows and cells changed, and whether the file was written. */
+  writeBack?: { csv: string; rows: number; cells: number; written: boolean };
 }
 
 /** What pass 2 needs to write one row. */
@@ -886,7 +891,7 @@ async function uploadCorrections(
   const corrections = await readCorrections(ctx.source);
   const items = new Map<string, unknown>();
   for await (const it of client.evaluationSets.listAllItems(set.id, {}, { signal: opts.signal })) items.set(it.id, it.expectedOutput);
-  const plan = planCorrections(corrections, items, config);
+  const plan = planCorrections(corrections, items, config, opts.coerce);
   const badLines = new Set(plan.findings.filter(isError).map((f) => f.line));
   const result: UploadResult = {
     csv: opts.csv,
@@ -903,6 +908,10 @@ async function uploadCorrections(
     result.status = 'invalid';
     return result;
   }
+  const source = opts.source;
+  const wb = typeof source === 'string' ? await planCorrectionsWriteBack(opts, source, config, client, set.id, plan.updates, items) : undefined;
+  if (wb && typeof source === 'string') result.writeBack = { csv: source, rows: wb.edits.length, cells: wb.cellsChanged, written: false };
+  if (source === undefined && plan.updates.length > 0) opts.onNotice?.('no dataset CSV to write the corrections into (--source FILE, or "csv" in evalkit.config.json): a sync of the old CSV would put the old labels back');
   if (opts.dryRun) {
     result.status = 'planned';
     result.tally = tallyOf(ctx.started, ctx.stats, { unchanged: plan.unchanged });
@@ -914,6 +923,14 @@ async function uploadCorrections(
   journal.write({ k: 'run', at: new Date().toISOString(), service: serviceKey(client.options.baseUrl), csv: path.basename(ctx.csv), set: set.id });
   let updated = 0;
   try {
+    // The dataset CSV first, then the set: a run stopped anywhere leaves every correction in the
+    // CSV, and a re-run (or the next sync of the CSV) brings the set to it.
+    if (wb && wb.edits.length > 0) {
+      journal.write({ k: 'writeback', op: 'start', csv: path.basename(wb.csv), rows: wb.edits.length, cells: wb.cellsChanged });
+      await applyWriteBack(wb);
+      journal.write({ k: 'writeback', op: 'done', csv: path.basename(wb.csv), rows: wb.edits.length, cells: wb.cellsChanged });
+      result.writeBack!.written = true;
+    }
     for (const u of plan.updates) {
       journal.write({ k: 'update', op: 'start', set: set.id, item: u.item, line: u.line });
       try {

@@ -6,6 +6,7 @@
  * column, corrected, can go back through `evalkit dataset upload`.
  */
 import type { DocumentRecord } from '../metrics/generated/report.js';
+import { cellText } from '../dataset/corrections.js';
 import { csvLine } from '../dataset/rejects.js';
 import { UsageError } from '../util/errors.js';
 import { baselineSide, cellKey, currentValues, type ExplorerInput } from './explorer/data.js';
@@ -146,11 +147,8 @@ export function errorsText(input: ExplorerInput, format: ErrorsFormat, baselineK
   return { text: (format === 'csv' ? csvLine([...ERROR_COLUMNS], ',') : '') + parts.join(''), count };
 }
 
-/** A value as a spreadsheet cell: text as it is, empty for none, anything else as JSON. */
-export function cellText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  return typeof v === 'string' ? v : JSON.stringify(v);
-}
+// One encoding of a value as a cell, shared with the reading of the corrected file (dataset upload).
+export { cellText };
 
 export function renderErrors(rows: readonly ErrorRow[], format: ErrorsFormat, baselineKind?: 'export' | 'report'): string {
   let text = format === 'csv' ? csvLine([...ERROR_COLUMNS], ',') : '';

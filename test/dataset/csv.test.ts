@@ -27,9 +27,10 @@ describe('openCsv', () => {
     expect(r.bom).toBe(true);
     expect(r.header).toEqual(['a', 'b']);
     expect(r.records).toEqual([
-      { line: 2, cells: ['1', 'x\r\ny'] },
-      { line: 5, cells: ['2', 'p "q"'] },
-      { line: 6, cells: ['3', 'z'] },
+      // Byte offsets: from the previous record's end (the BOM, blank lines before it) to the end of its line break.
+      { line: 2, cells: ['1', 'x\r\ny'], start: 8, end: 18 },
+      { line: 5, cells: ['2', 'p "q"'], start: 18, end: 33 },
+      { line: 6, cells: ['3', 'z'], start: 33, end: 36 },
     ]);
   });
 
@@ -51,7 +52,7 @@ describe('openCsv', () => {
 
   it('skips blank and all-empty rows', async () => {
     const r = await all(writeTmp('e.csv', 'a,b\n\n,,\n1,2\n , \n'));
-    expect(r.records).toEqual([{ line: 4, cells: ['1', '2'] }]);
+    expect(r.records).toEqual([{ line: 4, cells: ['1', '2'], start: 8, end: 12 }]);
   });
 
   it.each([
