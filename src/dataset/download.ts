@@ -17,6 +17,7 @@ import { fetchProcessorConfig } from '../expected/index.js';
 import type { CoerceOptions } from './cells.js';
 import { inCurrentLayout } from './config.js';
 import { csvLine } from './rejects.js';
+import { appliedKey, journalPathFor, readJournal, serviceKey } from './journal.js';
 import { patiently } from './remote.js';
 import { applyWriteBack, planWriteBack, writeBackError, type WriteBackTarget } from './writeback.js';
 
@@ -164,12 +165,16 @@ export async function downloadInto(client: Client, opts: DownloadIntoOptions): P
   const config = inCurrentLayout(await patiently(() => fetchProcessorConfig(client, set.processorId, opts.processorVersion ?? 'draft')));
   const targets = new Map<string, WriteBackTarget>();
   const fileIdOf = new Map<string, string>();
+  // Three-way, as a sync: with a record of the item's last sync, only what changed on the service
+  // since is brought in, so a CSV edit not yet synced stays (and one the service changed too is refused).
+  const { state } = await readJournal(journalPathFor(path.resolve(opts.into)), serviceKey(client.options.baseUrl));
   for await (const item of client.evaluationSets.listAllItems(set.id, { maxPageSize: 1000 }, { signal })) {
-    targets.set(item.id, { after: item.expectedOutput as Record<string, unknown> });
+    const last = state.applied.get(appliedKey(set.id, item.id));
+    targets.set(item.id, last === undefined ? { after: item.expectedOutput as Record<string, unknown> } : { before: last, after: item.expectedOutput as Record<string, unknown> });
     fileIdOf.set(item.id, item.fileId);
   }
   const plan = await planWriteBack({ csv: opts.into, config, client, setId: set.id, targets, coerce: opts.coerce, delimiter: opts.delimiter, allowOutside: opts.allowOutside, appendMissing: true, fileIdOf, signal });
-  if (plan.problems.length > 0) throw writeBackError(plan, `add the columns the set's labels need to ${opts.into} (or an expectedOutput column), or download the set as a new CSV with --out`);
+  if (plan.problems.length > 0) throw writeBackError(plan, `a label changed in both the CSV and the set since the last sync: settle it in ${opts.into} (or sync the CSV with --overwrite); a column the set's labels need: add it (or an expectedOutput column), or download the set as a new CSV with --out`);
   const written = !opts.dryRun && (plan.edits.length > 0 || plan.appended.length > 0);
   if (written) await applyWriteBack(plan);
   return {

@@ -40,8 +40,9 @@ function same(a: unknown, b: unknown): boolean {
 /** What the write-back should bring into the CSV for one item. */
 export interface WriteBackTarget {
   /**
-   * The item's output before the change (a corrections upload: what the set held), or
-   * undefined: make the row equal `after` (download --into).
+   * The item's output before the change (a corrections upload: what the set held; download
+   * --into: the journal's record of the item's last sync), or undefined: make the row equal
+   * `after` (download --into of an item the journal has no record of).
    */
   before?: unknown;
   after: Record<string, unknown>;
@@ -163,16 +164,22 @@ function patchRow(row: Record<string, unknown>, before: unknown, after: Record<s
     const at = op.path.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
     const want = op.op === 'remove' ? undefined : (op as Operation & { value: unknown }).value;
     if (same(valueAt(doc, at), want)) continue;
+    // The row changed this label too (since `before`): both sides changed it, so neither wins.
+    if (!same(valueAt(doc, at), valueAt(before, at))) return conflictPath(at);
     // A key the row leaves out is set (replace needs it there); a row of an array is replaced or inserted as the set's was.
     const setKey = op.op === 'replace' && !Array.isArray(valueAt(doc, at.slice(0, -1)));
     try {
       jsonpatch.applyOperation(doc, setKey ? { op: 'add', path: op.path, value: want } : op, true, true, false);
     } catch {
-      const segs = at.map((t) => (/^\d+$/.test(t) ? Number(t) : t));
-      return formatPath(segs[0] === 'value' ? segs.slice(1) : segs);
+      return conflictPath(at);
     }
   }
   return doc;
+}
+
+function conflictPath(at: readonly string[]): string {
+  const segs = at.map((t) => (/^\d+$/.test(t) ? Number(t) : t));
+  return formatPath(segs[0] === 'value' ? segs.slice(1) : segs);
 }
 
 /** Plans the write-back: which cells of which rows change. Reads the CSV and the set; writes nothing. */
@@ -217,7 +224,7 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
     else {
       const patched = patchRow(row, t.before, t.after);
       if (typeof patched === 'string') {
-        plan.problems.push({ line: rec.line, item, message: `the row holds other values than the set at ${patched}, where the correction goes` });
+        plan.problems.push({ line: rec.line, item, message: `${patched} was changed in the row too (it holds another value than the set had there), where the set's change goes` });
         continue;
       }
       want = patched;

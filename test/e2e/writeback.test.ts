@@ -117,7 +117,7 @@ describe('dataset upload errors.csv --source data.csv', () => {
     const before = JSON.stringify(await s.items(st.setId));
     const r = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv'], st.dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/data\.csv:2: cannot write a label into the dataset CSV: line 2 \(item evi_\w+\): the row holds other values than the set at total\.amount, where the correction goes; nothing was written/);
+    expect(r.stderr).toMatch(/data\.csv:2: cannot write a label into the dataset CSV: line 2 \(item evi_\w+\): total\.amount was changed in the row too \(it holds another value than the set had there\), where the set's change goes; nothing was written/);
     expect(r.stderr).toMatch(/--no-write-back/);
     expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(narrow);
     expect(JSON.stringify(await s.items(st.setId))).toBe(before);
@@ -158,6 +158,33 @@ describe('dataset download --into data.csv', () => {
     expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(DATA.replace('files/doc-1.txt,N-1,  EUR 11.50  ,', 'files/doc-1.txt,N-1 svc,99 EUR,'));
     const sync = await s.upload(['data.csv', '-e', st.setId, '--dry-run', '--format', 'json'], st.dir);
     expect(json(sync).plan).toMatchObject({ create: 0, update: 0, unchanged: 3, keep: 1 });
+  }, 60_000);
+
+  it('is three-way: a CSV edit not yet uploaded stays, a label changed on the service comes in, one changed in both is refused with nothing written', async () => {
+    s = await service();
+    const st = await setup(s);
+    // The service corrects doc-1's number; the CSV (not uploaded yet) edits doc-0's.
+    const one = st.ids.get('doc-1.txt')!;
+    await s.client.evaluationSetItems.update(one, { expectedOutput: { value: { ...st.outputs.get(one)!.value, invoice_number: 'N-1 svc' } } } as never);
+    const edited = DATA.replace('files/doc-0.txt,"N-0",', 'files/doc-0.txt,"N-0 csv",');
+    writeFileSync(path.join(st.dir, 'data.csv'), edited);
+    const r = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'data.csv'], { cwd: st.dir, env: s.env });
+    expect(r.code, r.stderr).toBe(0);
+    const merged = edited.replace('files/doc-1.txt,N-1,', 'files/doc-1.txt,N-1 svc,');
+    expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(merged);
+    // The unsynced edit is then what a sync sends.
+    const sync = await s.upload(['data.csv', '-e', st.setId, '--dry-run', '--format', 'json'], st.dir);
+    expect(json(sync).plan).toMatchObject({ create: 0, update: 1 });
+
+    // doc-2's number changed in both since the last sync: neither wins, nothing is written.
+    const two = st.ids.get('doc-2.txt')!;
+    await s.client.evaluationSetItems.update(two, { expectedOutput: { value: { ...st.outputs.get(two)!.value, invoice_number: 'N-2 svc' } } } as never);
+    const both = merged.replace("files/doc-2.txt,'=N-2,", 'files/doc-2.txt,N-2 csv,');
+    writeFileSync(path.join(st.dir, 'data.csv'), both);
+    const c = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'data.csv'], { cwd: st.dir, env: s.env });
+    expect(c.code).toBe(2);
+    expect(c.stderr).toMatch(/line 5 \(item evi_\w+\): invoice_number was changed in the row too/);
+    expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(both);
   }, 60_000);
 
   it('a CSV with a fileId column gets a row for each new item; --out and --into together are a usage error', async () => {
