@@ -1,12 +1,12 @@
 import type { Operation } from 'fast-json-patch';
 import { EvalkitError, InputError } from '../util/errors.js';
 import { isPlainObject, toPointer, valueAt } from '../util/json.js';
-import { detectLayout, resolveType, type Segment, type Site } from './detect.js';
-import { applyPlan, planConfig, setOwn, type Plan } from './plan.js';
+import { at, detectRange, resolveType, type Segment, type Site } from './detect.js';
+import { planConfig, setOwn, type Plan, type PlanOptions } from './plan.js';
 import { makePatch } from './patch.js';
 import { planOutput, renameKey } from './splitter.js';
-import type { TextChange } from './text.js';
-import { LAYOUTS, PROCESSOR_TYPES, isLayout, isProcessorType } from './types.js';
+import { sameJson, type TextChange } from './text.js';
+import { INFERENCES, LAYOUTS, NEW_LAYOUT, PROCESSOR_TYPES, isLayout, isProcessorType } from './types.js';
 import type { Dropped, Finding, Layout, MigrateOptions, MigrateResult, ProcessorType } from './types.js';
 import { validateConfig } from './validate.js';
 import { findSpots, type Spot } from './walk.js';
@@ -49,6 +49,8 @@ export function checkOptions(opts: MigrateOptions): void {
   if (!isLayout(opts.to)) throw bad('layout', opts.to, LAYOUTS);
   if (opts.from !== undefined && !isLayout(opts.from)) throw bad('layout', opts.from, LAYOUTS);
   if (opts.type !== undefined && !isProcessorType(opts.type)) throw bad('processor type', opts.type, PROCESSOR_TYPES);
+  if (opts.inEffect !== undefined && !isLayout(opts.inEffect)) throw bad('layout', opts.inEffect, LAYOUTS);
+  for (const i of opts.infer ?? []) if (!INFERENCES.includes(i)) throw bad('INFERRED mapping', i, INFERENCES);
 }
 
 interface ConfigOutcome {
@@ -65,23 +67,62 @@ function migrateOneConfig(config: Record<string, unknown>, envelope: Spot['envel
   const warnings: Finding[] = [];
   const type = resolveType(config, site, envelope, opts.type, warnings);
   if (type === null) return { next: config, plan: null, type, from: null, warnings, dropped: [] };
-  let from: Layout | null;
-  if (opts.from) {
-    let detected: Layout | null = null;
-    try {
-      detected = detectLayout(config, type, site);
-    } catch {
-      // Mixed: --from says which keys count.
-    }
-    if (detected && detected !== opts.from) {
-      warnings.push({ pointer: toPointer(site.path), message: `looks like ${detected}; treated as ${opts.from} (--from)` });
-    }
-    from = opts.from;
-  } else from = detectLayout(config, type, site);
+  const planOpts: PlanOptions = { allowLossy: opts.allowLossy === true, infer: new Set(opts.infer ?? []), partial: envelope?.partial };
+  const from = sourceLayout(config, type, envelope, opts, planOpts, site);
   if (from === null) return { next: config, plan: null, type, from, warnings, dropped: [] };
-  const r = planConfig(config, type, from, opts.to, opts.allowLossy === true, site);
+  const r = planConfig(config, type, from, opts.to, planOpts, site);
   warnings.push(...r.warnings);
-  return { next: r.plan ? applyPlan(config, r.plan.members) : config, plan: r.plan, type, from, warnings, dropped: r.dropped };
+  return { next: r.next, plan: r.plan, type, from, warnings, dropped: r.dropped };
+}
+
+/**
+ * The layout a config is read in (docs/migrate.md, "Which layout a config is in"): its keys when
+ * they allow one layout; --from (which must be one the keys allow, or settle a config whose keys
+ * are mixed); the envelope (a 2026-02-09 object or run body); no choice needed when every layout
+ * the keys allow migrates it alike (null when it is then left unchanged); the layout of the API
+ * version in effect; else an InputError asking for --from.
+ */
+function sourceLayout(config: Record<string, unknown>, type: ProcessorType, envelope: Spot['envelope'], opts: MigrateOptions, planOpts: PlanOptions, site: Site): Layout | null {
+  let range;
+  try {
+    range = detectRange(config, type, site);
+  } catch (e) {
+    // Mixed: --from says which keys count.
+    if (opts.from) return opts.from;
+    throw e;
+  }
+  const { lo, hi } = range;
+  const allowed = LAYOUTS.slice(lo, hi + 1);
+  if (opts.from) {
+    if (allowed.includes(opts.from)) return opts.from;
+    throw new InputError(`this ${type} config is not in the ${opts.from} layout (--from): its keys are those of ${allowed.join(' or ')}`, {
+      location: at(site),
+      hint: `drop --from to let each config's keys decide, or pass --from ${allowed[allowed.length - 1]}`,
+    });
+  }
+  if (lo === hi) return LAYOUTS[lo];
+  if (envelope?.layout && allowed.includes(envelope.layout)) return envelope.layout;
+  // Several layouts fit: when they all migrate it alike, which one it is does not matter.
+  let first: unknown;
+  let alike = true;
+  for (let i = lo; i <= hi && alike; i++) {
+    let next: unknown;
+    try {
+      next = planConfig(config, type, LAYOUTS[i], opts.to, planOpts, site).next;
+    } catch {
+      alike = false;
+      break;
+    }
+    if (i === lo) first = next;
+    else alike = sameJson(first, next);
+  }
+  if (alike) return first === config ? null : LAYOUTS[hi];
+  const inEffect = opts.inEffect ?? NEW_LAYOUT;
+  if (allowed.includes(inEffect)) return inEffect;
+  throw new InputError(`this ${type} config reads as ${allowed.join(' or ')}, which migrate it differently to ${opts.to}`, {
+    location: at(site),
+    hint: `pass --from ${allowed.join(' or --from ')} to say which it is`,
+  });
 }
 
 /** Copy-on-write replacement of values at paths; untouched subtrees are shared. */

@@ -1,18 +1,47 @@
 import { isPlainObject } from '../util/json.js';
 import type { Segment } from './detect.js';
 import { ADVANCED, MAPPING, SPLITTER_OUTPUT_KEY, TYPE_EVIDENCE } from './mapping.js';
+import type { Layout, ProcessorType } from './types.js';
+
+/** What the object around a config says of it: its type (and where), its layout, whether it is an override. */
+export interface Envelope {
+  value: unknown;
+  path: Segment[];
+  /** A 2026-02-09 object or request member: its config is in that layout unless its keys say otherwise. */
+  layout?: Layout;
+  /** A run's overrideConfig: only the members it replaces. */
+  partial?: boolean;
+}
 
 /** A place in a document that migration looks at. */
-export type Spot =
-  | { kind: 'config'; path: Segment[]; envelope?: { value: unknown; path: Segment[] } }
-  | { kind: 'output'; path: Segment[]; envelope?: { value: unknown; path: Segment[] } };
+export type Spot = { kind: 'config'; path: Segment[]; envelope?: Envelope } | { kind: 'output'; path: Segment[]; envelope?: Envelope };
+
+/** 2026-02-09 objects (spec section 7): the kind comes from `object`. */
+const OBJECT_TYPES: ReadonlyMap<string, ProcessorType> = new Map([
+  ['extractor', 'EXTRACT'],
+  ['extractor_version', 'EXTRACT'],
+  ['extract_run', 'EXTRACT'],
+  ['classifier', 'CLASSIFY'],
+  ['classifier_version', 'CLASSIFY'],
+  ['classify_run', 'CLASSIFY'],
+  ['splitter', 'SPLITTER'],
+  ['splitter_version', 'SPLITTER'],
+  ['split_run', 'SPLITTER'],
+]);
+
+/** 2026-02-09 run create bodies: `extractor: {id, version?, overrideConfig?}` and its kin. */
+const RUN_TARGETS: ReadonlyMap<string, ProcessorType> = new Map([
+  ['extractor', 'EXTRACT'],
+  ['classifier', 'CLASSIFY'],
+  ['splitter', 'SPLITTER'],
+]);
 
 /** Output objects: run outputs and evaluation set items' expected outputs. */
 const OUTPUT_KEYS = ['output', 'initialOutput', 'reviewedOutput', 'expectedOutput'];
 /** Caller-owned data: never looked into. */
 const OPAQUE_KEYS = new Set(['metadata']);
 
-const CONFIG_KEYS = new Set<string>(['schema', 'fields', 'baseProcessor', 'baseVersion', ADVANCED, ...TYPE_EVIDENCE.keys(), ...MAPPING.map((r) => r.old)]);
+const CONFIG_KEYS = new Set<string>(['schema', 'fields', 'baseProcessor', 'baseVersion', 'parser', 'parseConfig', ADVANCED, ...TYPE_EVIDENCE.keys(), ...MAPPING.map((r) => r.old)]);
 const ENVELOPE_KEYS = new Set<string>(['config', 'draftVersion', 'object', ...OUTPUT_KEYS]);
 
 /**
@@ -59,12 +88,16 @@ export function isBareConfig(obj: Record<string, unknown>): boolean {
   return configish || typeof obj.type === 'string' && /^(EXTRACT|CLASSIFY|SPLITTER)$/.test(obj.type);
 }
 
-function container(obj: Record<string, unknown>, path: Segment[], inherited: Spot['envelope'], spots: Spot[]): void {
+function container(obj: Record<string, unknown>, path: Segment[], inherited: Envelope | undefined, spots: Spot[]): void {
   const own = obj.type !== undefined ? 'type' : obj.processorType !== undefined ? 'processorType' : undefined;
-  const envelope = own ? { value: obj[own], path: [...path, own] } : inherited;
+  const kind = typeof obj.object === 'string' ? OBJECT_TYPES.get(obj.object) : undefined;
+  const envelope: Envelope | undefined = kind ? { value: kind, path: [...path, 'object'], layout: '2026-02-09' } : own ? { value: obj[own], path: [...path, own] } : inherited;
   for (const [key, value] of Object.entries(obj)) {
     if (OPAQUE_KEYS.has(key)) continue;
     if (key === 'config' && isPlainObject(value)) spots.push({ kind: 'config', path: [...path, key], envelope });
+    else if (RUN_TARGETS.has(key) && isPlainObject(value) && isPlainObject(value.overrideConfig)) {
+      spots.push({ kind: 'config', path: [...path, key, 'overrideConfig'], envelope: { value: RUN_TARGETS.get(key), path: [...path, key], layout: '2026-02-09', partial: true } });
+    }
     else if (OUTPUT_KEYS.includes(key) && isPlainObject(value)) {
       if (Array.isArray(value[SPLITTER_OUTPUT_KEY['2024-11-14']]) || Array.isArray(value[SPLITTER_OUTPUT_KEY['2025-04-21']])) {
         spots.push({ kind: 'output', path: [...path, key], envelope });
