@@ -170,6 +170,12 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
     const value = valueAt(doc, spot.path) as Record<string, unknown>;
     try {
       if (spot.kind === 'config') {
+        if (!isPlainObject(value)) {
+          throw new InputError(`a processor config must be a JSON object, not ${Array.isArray(value) ? 'an array' : typeof value}`, {
+            location: at(site),
+            hint: 'give the config as an object of its members ({"schema": ...}), or remove the member',
+          });
+        }
         const r = migrateOneConfig(value, spot.envelope, opts, site);
         warnings.push(...r.warnings.map((w) => withLine(w, where.line)));
         dropped.push(...r.dropped.map((d) => withLine(d, where.line)));

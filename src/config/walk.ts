@@ -1,7 +1,7 @@
 import { isPlainObject } from '../util/json.js';
 import type { Segment } from './detect.js';
 import { ADVANCED, MAPPING, SPLITTER_OUTPUT_KEY, TYPE_EVIDENCE } from './mapping.js';
-import type { Layout, ProcessorType } from './types.js';
+import { PROCESSOR_TYPES, type Layout, type ProcessorType } from './types.js';
 
 /** What the object around a config says of it: its type (and where), its layout, whether it is an override. */
 export interface Envelope {
@@ -94,8 +94,10 @@ function container(obj: Record<string, unknown>, path: Segment[], inherited: Env
   const envelope: Envelope | undefined = kind ? { value: kind, path: [...path, 'object'], layout: '2026-02-09' } : own ? { value: obj[own], path: [...path, own] } : inherited;
   for (const [key, value] of Object.entries(obj)) {
     if (OPAQUE_KEYS.has(key)) continue;
-    if (key === 'config' && isPlainObject(value)) spots.push({ kind: 'config', path: [...path, key], envelope });
-    else if (RUN_TARGETS.has(key) && isPlainObject(value) && isPlainObject(value.overrideConfig)) {
+    if (key === 'config' && (isPlainObject(value) || (value !== null && typeof envelope?.value === 'string' && PROCESSOR_TYPES.includes(envelope.value as ProcessorType)))) {
+      // A `config` that is no object, around which the type of a processor is named: an input error, not something to skip.
+      spots.push({ kind: 'config', path: [...path, key], envelope });
+    } else if (RUN_TARGETS.has(key) && isPlainObject(value) && isPlainObject(value.overrideConfig)) {
       spots.push({ kind: 'config', path: [...path, key, 'overrideConfig'], envelope: { value: RUN_TARGETS.get(key), path: [...path, key], layout: '2026-02-09', partial: true } });
     }
     else if (OUTPUT_KEYS.includes(key) && isPlainObject(value)) {
