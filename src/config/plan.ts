@@ -63,7 +63,7 @@ function relocate(l: Lossy, members: readonly Member[], site: Site): Lossy {
   return src ? { ...l, pointer: toPointer([...site.path, ...src]) } : l;
 }
 
-function lossyError(lossy: readonly Lossy[], to: Layout, site: Site): InputError {
+export function lossyError(lossy: readonly Lossy[], to: Layout, site: Site): InputError {
   const list = lossy.map((d) => d.pointer).join(', ');
   const infer = [...new Set(lossy.flatMap((l) => (l.infer ? [l.infer] : [])))];
   const hint =

@@ -32,6 +32,9 @@ function rowsOf(type: ProcessorType): readonly Row2026[] {
 
 /** Every place in `obj` that `path` names (`[]`: each array item; `x*`: each key starting with x), with its value. */
 export function matches(obj: unknown, path: KeyPath): Array<{ path: Array<string | number>; value: unknown }> {
+  // Asked for every row of every config migrated: most configs lack the row's first key.
+  const first = path[0];
+  if (!isPlainObject(obj) || (first !== '[]' && !first.endsWith('*') && obj[first] === undefined)) return NO_MATCHES;
   const out: Array<{ path: Array<string | number>; value: unknown }> = [];
   const walk = (node: unknown, i: number, prefix: Array<string | number>) => {
     if (i === path.length) {
@@ -52,16 +55,30 @@ export function matches(obj: unknown, path: KeyPath): Array<{ path: Array<string
   return out;
 }
 
+const NO_MATCHES: Array<{ path: Array<string | number>; value: unknown }> = [];
+
+/** The paths (and values) that are evidence of one side, per type and side: built once. */
+const EVIDENCE = new Map<string, ReadonlyArray<{ path: KeyPath; wanted: string | undefined }>>();
+function evidenceRows(type: ProcessorType, side: 'lower' | 'upper'): ReadonlyArray<{ path: KeyPath; wanted: string | undefined }> {
+  const id = type + side;
+  let rows = EVIDENCE.get(id);
+  if (!rows) {
+    rows = rowsOf(type).flatMap((r) => {
+      const path = r[side];
+      const other = side === 'lower' ? r.upper : r.lower;
+      const wanted = side === 'lower' ? r.lowerValue : r.upperValue;
+      // A key both sides have counts only for the value that differs.
+      return path && !(other && sameKeyPath(other, path) && wanted === undefined) ? [{ path, wanted }] : [];
+    });
+    EVIDENCE.set(id, rows);
+  }
+  return rows;
+}
+
 /** Paths of keys (or values) only one side of this step has. */
 function evidence(config: Record<string, unknown>, type: ProcessorType, side: 'lower' | 'upper'): ReadonlyArray<readonly string[]> {
   let out: Array<readonly string[]> | undefined;
-  for (const r of rowsOf(type)) {
-    const path = r[side];
-    if (!path) continue;
-    const other = side === 'lower' ? r.upper : r.lower;
-    const wanted = side === 'lower' ? r.lowerValue : r.upperValue;
-    // A key both sides have counts only for the value that differs.
-    if (other && sameKeyPath(other, path) && wanted === undefined) continue;
+  for (const { path, wanted } of evidenceRows(type, side)) {
     for (const m of matches(config, path)) if (wanted === undefined || m.value === wanted) (out ??= []).push(m.path.map(String));
   }
   return out ?? NONE;
@@ -173,4 +190,74 @@ function down(config: Record<string, unknown>, type: ProcessorType, site: Site, 
   }
   for (const l of lossy) edits.push({ path: l.path, kind: 'drop' });
   return { members: membersOf(config, edits), lossy, warnings };
+}
+
+/**
+ * Split ids going down (2025-04-21 requires one per split, 2026-02-09 has none): `split-<n>`, n the
+ * split's position in the list from 1. Deterministic, so migrating down twice gives the same ids,
+ * and an id equal to it is dropped going up without loss.
+ */
+export function splitId(index: number): string {
+  return `split-${index + 1}`;
+}
+
+/**
+ * An expected output (an evaluation set item's, spec 3.7) from 2025-04-21 to 2026-02-09: CLASSIFY
+ * loses `confidence` (lossless when 1), SPLITTER splits lose `id` (lossless when it is the id going
+ * down would give back), `identifier` and `observation`; a fields-form EXTRACT output has no
+ * 2026-02-09 form. Returns the members of the converted output and what they drop.
+ */
+export function expectedUp(output: Record<string, unknown>, type: ProcessorType, site: Site): { edits: Edit[]; lossy: Lossy[] } {
+  const edits: Edit[] = [];
+  const lossy: Lossy[] = [];
+  const lose = (path: Array<string | number>, value: unknown) => {
+    lossy.push({ pointer: at(site, ...path).pointer, key: path.join('.'), value, path });
+    edits.push({ path, kind: 'drop' });
+  };
+  if (type === 'CLASSIFY' && output.confidence !== undefined) {
+    if (output.confidence === 1) edits.push({ path: ['confidence'], kind: 'drop' });
+    else lose(['confidence'], output.confidence);
+  } else if (type === 'SPLITTER' && Array.isArray(output.splits)) {
+    output.splits.forEach((s, i) => {
+      if (!isPlainObject(s)) return;
+      if (s.id !== undefined) {
+        if (s.id === splitId(i)) edits.push({ path: ['splits', i, 'id'], kind: 'drop' });
+        else lose(['splits', i, 'id'], s.id);
+      }
+      for (const k of ['identifier', 'observation']) if (s[k] !== undefined) lose(['splits', i, k], s[k]);
+    });
+  } else if (type === 'EXTRACT' && isFieldsOutput(output)) {
+    throw new InputError('a fields-form EXTRACT expected output (a record of fields) has no 2026-02-09 form', {
+      location: at(site),
+      hint: 'expected outputs in 2026-02-09 are {"value": {...}} of a schema extractor: rewrite the item as the value of its fields, or keep it on 2025-04-21',
+    });
+  }
+  return { edits, lossy };
+}
+
+/** An expected output from 2026-02-09 to 2025-04-21: each split gets its id (splitId) first. */
+export function expectedDown(output: Record<string, unknown>, type: ProcessorType): Edit[] {
+  const edits: Edit[] = [];
+  if (type === 'SPLITTER' && Array.isArray(output.splits)) {
+    output.splits.forEach((s, i) => {
+      if (isPlainObject(s) && s.id === undefined) edits.push({ path: ['splits', i, 'id'], kind: 'add', value: splitId(i), before: null });
+    });
+  }
+  return edits;
+}
+
+/** The layout an expected output shows: splits with ids or a confidence -> 2025-04-21 (or older), a split without id -> 2026-02-09; null when it reads the same in both. */
+export function expectedLayout(output: Record<string, unknown>, type: ProcessorType): '2025-04-21' | '2026-02-09' | null {
+  if (type === 'CLASSIFY') return output.confidence !== undefined ? '2025-04-21' : null;
+  if (type === 'SPLITTER' && Array.isArray(output.splits) && output.splits.length) {
+    return output.splits.every((s) => isPlainObject(s) && s.id !== undefined) ? '2025-04-21' : '2026-02-09';
+  }
+  if (type === 'EXTRACT' && isFieldsOutput(output)) return '2025-04-21';
+  return null;
+}
+
+/** The fields form of an EXTRACT output: no `value`, every member a field result `{id, ...}`. */
+function isFieldsOutput(output: Record<string, unknown>): boolean {
+  const values = Object.values(output);
+  return output.value === undefined && values.length > 0 && values.every((v) => isPlainObject(v) && v.id !== undefined);
 }

@@ -14,7 +14,10 @@ export interface Envelope {
 }
 
 /** A place in a document that migration looks at. */
-export type Spot = { kind: 'config'; path: Segment[]; envelope?: Envelope } | { kind: 'output'; path: Segment[]; envelope?: Envelope };
+export type Spot =
+  | { kind: 'config'; path: Segment[]; envelope?: Envelope }
+  /** expected: an evaluation set item's expectedOutput, or an output saved on its own (its form changes in 2026-02-09; run outputs' does not). */
+  | { kind: 'output'; path: Segment[]; envelope?: Envelope; expected?: boolean };
 
 /** 2026-02-09 objects (spec section 7): the kind comes from `object`. */
 const OBJECT_TYPES: ReadonlyMap<string, ProcessorType> = new Map([
@@ -59,7 +62,7 @@ export function findSpots(doc: unknown): Spot[] {
 function top(node: unknown, path: Segment[], spots: Spot[]): void {
   if (Array.isArray(node)) node.forEach((v, i) => top(v, [...path, i], spots));
   else if (isPlainObject(node)) {
-    if (isBareOutput(node)) spots.push({ kind: 'output', path });
+    if (isBareOutput(node)) spots.push({ kind: 'output', path, expected: true });
     else if (isBareConfig(node)) spots.push({ kind: 'config', path });
     else container(node, path, undefined, spots);
   }
@@ -76,6 +79,11 @@ export function isBareOutput(obj: Record<string, unknown>): boolean {
   if (!Array.isArray(list)) return false;
   if (keys[0] === SPLITTER_OUTPUT_KEY['2025-04-21']) return true;
   return keys[0] === SPLITTER_OUTPUT_KEY['2024-11-14'] && list.length > 0 && list.every((s) => isPlainObject(s) && ('startPage' in s || 'classificationId' in s));
+}
+
+/** A CLASSIFY output: `{id, type}` (and `confidence` before 2026-02-09). */
+function isClassifyOutput(obj: Record<string, unknown>): boolean {
+  return typeof obj.id === 'string' && typeof obj.type === 'string' && obj.splits === undefined;
 }
 
 /** A bare config: config keys, no envelope keys. Only looked for at the top of a document. */
@@ -101,8 +109,11 @@ function container(obj: Record<string, unknown>, path: Segment[], inherited: Env
       spots.push({ kind: 'config', path: [...path, key, 'overrideConfig'], envelope: { value: RUN_TARGETS.get(key), path: [...path, key], layout: '2026-02-09', partial: true } });
     }
     else if (OUTPUT_KEYS.includes(key) && isPlainObject(value)) {
+      const expected = key === 'expectedOutput';
       if (Array.isArray(value[SPLITTER_OUTPUT_KEY['2024-11-14']]) || Array.isArray(value[SPLITTER_OUTPUT_KEY['2025-04-21']])) {
-        spots.push({ kind: 'output', path: [...path, key], envelope });
+        spots.push({ kind: 'output', path: [...path, key], envelope, expected });
+      } else if (expected && (isClassifyOutput(value) || (envelope?.value === 'EXTRACT' && value.value === undefined))) {
+        spots.push({ kind: 'output', path: [...path, key], envelope, expected });
       }
     } else if (Array.isArray(value)) {
       value.forEach((v, i) => {

@@ -242,3 +242,60 @@ describe('2026-02-09 envelopes', () => {
     expect((out[2].extractor as Record<string, unknown>).overrideConfig).toEqual({ advancedOptions: {} });
   });
 });
+
+describe('expected outputs between 2025-04-21 and 2026-02-09 (spec 3.7)', () => {
+  const split = (id: string | undefined, first: number, more: Record<string, unknown> = {}) => ({ ...(id ? { id } : {}), classificationId: 'inv', type: 'invoice', startPage: first, endPage: first, ...more });
+
+  it('CLASSIFY: confidence is dropped going up, without loss when it is 1', () => {
+    const items = [{ fileId: 'file_1', expectedOutput: { id: 'inv', type: 'invoice', confidence: 0.8 } }, { fileId: 'file_2', expectedOutput: { id: 'inv', type: 'invoice', confidence: 1 } }];
+    const e = thrown(() => migrateDocument(items, UP));
+    expect(e.message).toContain('no counterpart in 2026-02-09: /0/expectedOutput/confidence');
+    const r = migrateDocument(items, { ...UP, allowLossy: true });
+    expect(r.doc).toEqual([{ fileId: 'file_1', expectedOutput: { id: 'inv', type: 'invoice' } }, { fileId: 'file_2', expectedOutput: { id: 'inv', type: 'invoice' } }]);
+    expect(r.dropped).toEqual([{ pointer: '/0/expectedOutput/confidence', key: 'confidence', value: 0.8 }]);
+    expect(r.items.map((i) => [i.pointer, i.kind, i.type, i.from])).toEqual([
+      ['/0/expectedOutput', 'output', 'CLASSIFY', '2025-04-21'],
+      ['/1/expectedOutput', 'output', 'CLASSIFY', '2025-04-21'],
+    ]);
+    // Nothing to change going down.
+    expect(migrateDocument(r.doc, DOWN).changed).toBe(false);
+  });
+
+  it('SPLITTER: id, identifier and observation are dropped going up (an id equal to the generated one without loss); ids come back as split-<n>', () => {
+    const item = { object: 'evaluation_set_item', expectedOutput: { splits: [split('split-1', 1), split('INV-7', 2, { identifier: 'INV-7', observation: 'o' })] } };
+    const e = thrown(() => migrateDocument(item, UP));
+    expect(e.message).toContain('3 keys have no counterpart in 2026-02-09: /expectedOutput/splits/1/id, /expectedOutput/splits/1/identifier, /expectedOutput/splits/1/observation');
+    const up = migrateDocument(item, { ...UP, allowLossy: true });
+    expect(up.doc).toEqual({ object: 'evaluation_set_item', expectedOutput: { splits: [split(undefined, 1), split(undefined, 2)] } });
+    expect(up.dropped.map((d) => d.value)).toEqual(['INV-7', 'INV-7', 'o']);
+    const down = migrateDocument(up.doc, DOWN);
+    expect(down.doc).toEqual({ object: 'evaluation_set_item', expectedOutput: { splits: [split('split-1', 1), split('split-2', 2)] } });
+    expect(Object.keys((down.doc as { expectedOutput: { splits: object[] } }).expectedOutput.splits[0])[0]).toBe('id');
+    expect(down.items[0]).toMatchObject({ from: '2026-02-09', changed: true });
+    // Deterministic: down twice gives the same ids; up again drops them without loss.
+    expect(migrateDocument(down.doc, DOWN).changed).toBe(false);
+    expect(migrateDocument(down.doc, UP)).toMatchObject({ doc: up.doc, dropped: [] });
+  });
+
+  it('2024-11-14 -> 2026-02-09 and back in one call: the list key and the ids', () => {
+    const old = { subDocumentClassifications: [split('split-1', 1), split('split-2', 3)] };
+    const up = migrateText(JSON.stringify(old, null, 2), 'out.json', UP);
+    expect(up.errors).toEqual([]);
+    expect(JSON.parse(up.text!)).toEqual({ splits: [split(undefined, 1), split(undefined, 3)] });
+    const down = migrateText(up.text!, 'out.json', { to: '2024-11-14' });
+    expect(JSON.parse(down.text!)).toEqual(old);
+    expect(down.items[0]).toMatchObject({ kind: 'output', from: '2026-02-09' });
+  });
+
+  it('run outputs keep their form (spec 3.8): only expected outputs change', () => {
+    const run = { object: 'document_processor_run', type: 'SPLITTER', output: { splits: [split('s1', 1, { identifier: 'x' })] } };
+    expect(migrateDocument(run, UP)).toMatchObject({ changed: false, dropped: [] });
+  });
+
+  it('a fields-form EXTRACT expected output is refused going up', () => {
+    const item = { type: 'EXTRACT', expectedOutput: { total: { id: 'total', value: 3 } } };
+    const e = thrown(() => migrateDocument(item, UP));
+    expect(e.message).toContain('fields-form EXTRACT expected output');
+    expect(e.location.pointer).toBe('/expectedOutput');
+  });
+});
