@@ -8,7 +8,10 @@
 //   file: less work than the 10,000 files the other two write.
 // Wall and CPU (user + system) of each process come from /usr/bin/time; the figures are medians
 // over the rounds, the ratios medians of each round's ratio. Last lines: the ratios.
-//   npm run bench -- migrate [--files N] [--rounds N] [--dir DIR] [--keep] [--instructions]
+//   npm run bench -- migrate [--files N] [--rounds N] [--dir DIR] [--keep] [--instructions] [--to LAYOUT]
+// --to 2026-02-09 migrates the same 2024-11-14 files two steps (2024-11-14 -> 2025-04-21 ->
+// 2026-02-09; the jq peer then also does the second step, bench/migrate-2026-02-09.jq); the
+// default, 2025-04-21, is the one step the bench has always measured.
 // --instructions also counts, once each, the instructions the floor and evalkit execute (all
 // threads, under valgrind's callgrind; about a minute): unlike CPU time, which swings by 0.3x on a
 // shared machine, the count hardly moves with the load, so it shows small changes. Needs
@@ -30,6 +33,10 @@ const BIN = path.join(here, '../dist/cli/index.js');
 const N = numFlag('files', 10_000);
 const ROUNDS = numFlag('rounds', 5);
 const DIR = strFlag('dir', existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir());
+const TO = strFlag('to', '2025-04-21');
+const JQ = path.join(here, TO === '2026-02-09' ? 'migrate-2026-02-09.jq' : 'migrate.jq');
+// To 2026-02-09 the splitter expected outputs lose their split ids and identifiers (lossy, spec 3.7).
+const EVALKIT_TO = TO === '2025-04-21' ? [] : ['--to', TO, ...(TO === '2026-02-09' ? ['--allow-lossy'] : [])];
 
 // Deterministic pseudo-random numbers, so every run migrates the same files.
 let seed = 42;
@@ -103,8 +110,8 @@ function timed(label, argv, check, opts = {}) {
 const runs = {
   floor: (out) => timed('floor', [process.execPath, path.join(here, 'migrate-floor.mjs'), src, out], (r) => r.stdout.startsWith(`${N} copied`)),
   jq: (out) =>
-    timed('jq', ['sh', '-c', 'cd "$1" && find . -name "*.json" -print0 | sort -z | xargs -0 jq -f "$2" > "$3"', 'jq', src, path.join(here, 'migrate.jq'), out], (r) => r.stderr.trim() === ''),
-  evalkit: (out) => timed('evalkit migrate', [process.execPath, BIN, 'migrate', src, '--out-dir', out], (r) => r.stdout.trim().split('\n').pop().startsWith(`${N} migrated`)),
+    timed('jq', ['sh', '-c', 'cd "$1" && find . -name "*.json" -print0 | sort -z | xargs -0 jq -f "$2" > "$3"', 'jq', src, JQ, out], (r) => r.stderr.trim() === ''),
+  evalkit: (out) => timed('evalkit migrate', [process.execPath, BIN, 'migrate', src, '--out-dir', out, ...EVALKIT_TO], (r) => r.stdout.trim().split('\n').pop().startsWith(`${N} migrated`)),
 };
 const names = Object.keys(runs);
 const median = (xs) => {
@@ -136,16 +143,17 @@ for (const n of names) {
 }
 if (hasFlag('instructions')) {
   const floorIr = instructions('floor', [process.execPath, path.join(here, 'migrate-floor.mjs'), src, path.join(work, 'floor-ir')]);
-  const evalkitIr = instructions('evalkit', [process.execPath, BIN, 'migrate', src, '--out-dir', path.join(work, 'evalkit-ir')]);
+  const evalkitIr = instructions('evalkit', [process.execPath, BIN, 'migrate', src, '--out-dir', path.join(work, 'evalkit-ir'), ...EVALKIT_TO]);
   console.log(`instructions (callgrind, all threads): floor ${(floorIr / 1e9).toFixed(2)} G, evalkit ${(evalkitIr / 1e9).toFixed(2)} G, ${(evalkitIr / floorIr).toFixed(2)}x`);
 }
 rmSync(work, { recursive: true, force: true });
-console.log(`migrate: ${median(ratios.cpu).toFixed(2)}x of sync floor CPU (target <= 1.5x); ${median(ratios.wall).toFixed(2)}x of jq wall (target < 1x)`);
+console.log(`migrate${TO === '2025-04-21' ? '' : ` (to ${TO})`}: ${median(ratios.cpu).toFixed(2)}x of sync floor CPU (target <= 1.5x); ${median(ratios.wall).toFixed(2)}x of jq wall (target < 1x)`);
 
 /** The copies are migrated, not just copied, and every file has its copy. */
 function spotCheck(out) {
   const sample = JSON.parse(readFileSync(path.join(out, files[3]), 'utf8'));
   if (!sample.config || 'customExtractionRules' in sample.config || ('fields' in sample.config && sample.type === 'CLASSIFY')) throw new Error('copy not migrated');
+  if (TO === '2026-02-09' && 'type' in sample.config) throw new Error('copy not migrated to 2026-02-09');
   const copies = readdirSync(out, { recursive: true }).filter((f) => f.endsWith('.json')).length;
   if (copies !== N) throw new Error(`${copies} copies of ${N} files`);
 }

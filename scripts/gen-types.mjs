@@ -14,6 +14,7 @@ export const TARGETS = [
   { schema: 'schemas/report.schema.json', out: 'src/metrics/generated/report.ts' },
   { schema: 'schemas/config-2024-11-14.schema.json', out: 'src/config/generated/config-2024-11-14.ts' },
   { schema: 'schemas/config-2025-04-21.schema.json', out: 'src/config/generated/config-2025-04-21.ts' },
+  { schema: 'schemas/config-2026-02-09.schema.json', out: 'src/config/generated/config-2026-02-09.ts' },
   { schema: 'schemas/history-entry.schema.json', out: 'src/history/generated/history-entry.ts' },
   { schema: 'schemas/evalkit-config.schema.json', out: 'src/settings/generated/evalkit-config.ts' },
 ];

@@ -10,7 +10,7 @@ import { writeGenerated } from './generated-file.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = 'src/config/generated/validators.ts';
-const LAYOUTS = ['2024-11-14', '2025-04-21'];
+const LAYOUTS = ['2024-11-14', '2025-04-21', '2026-02-09'];
 const TYPES = ['extract', 'classify', 'splitter'];
 
 export async function generate() {

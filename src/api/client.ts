@@ -36,7 +36,9 @@ import {
 import { paginate, type PaginateOptions } from './paging.js';
 import { pollUntil, type WaitOptions } from './poll.js';
 
-export const DEFAULT_API_VERSION = '2025-04-21';
+import { DEFAULT_API_VERSION } from './version.js';
+
+export { DEFAULT_API_VERSION };
 export const DEFAULT_VERSION_HEADER = 'x-service-api-version';
 
 export interface ClientOptions {

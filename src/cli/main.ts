@@ -49,6 +49,12 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
       group: 'Service:',
       describe: 'base address of the service or of `evalkit sandbox` (default: $EVALKIT_BASE_URL); the token is read from $EVALKIT_API_TOKEN only',
     })
+    .option('api-version', {
+      type: 'string',
+      global: true,
+      group: 'Service:',
+      describe: 'API version in effect: sent to the service and the layout `migrate` targets by default (default: $EVALKIT_API_VERSION, else the config file, else 2025-04-21)',
+    })
     .option('config-file', {
       type: 'string',
       global: true,
@@ -79,6 +85,10 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
       if (typeof argv.baseUrl === 'string') {
         if (!/^https?:\/\/[^/]/.test(argv.baseUrl)) throw new UsageError(`--base-url "${argv.baseUrl}" is not an http(s) address`, { hint: 'for example --base-url http://127.0.0.1:8787' });
         process.env.EVALKIT_BASE_URL = argv.baseUrl;
+      }
+      if (typeof argv.apiVersion === 'string') {
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(argv.apiVersion)) throw new UsageError(`--api-version "${argv.apiVersion}" is not a release date (YYYY-MM-DD)`, { hint: 'for example --api-version 2025-04-21' });
+        process.env.EVALKIT_API_VERSION = argv.apiVersion;
       }
     }, true)
     // After the flags above: a flag that set EVALKIT_BASE_URL wins over the file.

@@ -3,7 +3,9 @@ import type { Argv } from 'yargs';
 import { formatLocation, UsageError, type ExitCode } from '../util/errors.js';
 import type { FileResult } from '../config/files.js';
 import { MAPPING } from '../config/mapping.js';
-import { LAYOUTS, NEW_LAYOUT, PROCESSOR_TYPES, type Layout, type ProcessorType } from '../config/types.js';
+import { MAPPING_2026 } from '../config/mapping-2026-02-09.js';
+import { INFERENCES, LAYOUTS, PROCESSOR_TYPES, layoutOfApiVersion, type Inference, type Layout, type ProcessorType } from '../config/types.js';
+import { DEFAULT_API_VERSION } from '../api/version.js';
 import { checkOutputTargets } from '../util/fs.js';
 import { isQuiet } from './style.js';
 import { defineCommand } from './command.js';
@@ -11,7 +13,8 @@ import { err, formatOption, out, outGathered, outJson } from './io.js';
 
 interface MigrateArgs {
   paths: string[];
-  to: Layout;
+  to?: Layout;
+  infer?: Inference[];
   from?: Layout;
   type?: ProcessorType;
   write: boolean;
@@ -22,21 +25,33 @@ interface MigrateArgs {
   format: 'text' | 'json';
 }
 
+const shown = (path: readonly string[] | null, value?: string) => (path ? path.join('.') + (value ? `=${value}` : '') : '');
 const mappingHelp =
   'Key changes (2024-11-14 -> 2025-04-21):\n' +
   MAPPING.map((r) => `  ${r.type.padEnd(9)}${r.old.padEnd(29)}-> ${r.new ? r.new.join('.') : '(no replacement: lossy)'}`).join('\n') +
   '\n  SPLITTER outputs: subDocumentClassifications -> splits\n' +
-  'advancedOptions members without an old name are lossy going down. Exit codes: 0 ok, 1 --check found files to migrate, 2 input errors (nothing is written for a file that fails).';
+  'advancedOptions members without an old name are lossy going down.\n' +
+  'Key changes (2025-04-21 -> 2026-02-09), for every type unless named:\n' +
+  MAPPING_2026.filter((r) => !r.upper || !r.upper[0].startsWith('parseConfig') || r.lower)
+    .map((r) => `  ${(r.types.length === 3 ? '' : r.types.join(',')).padEnd(9)}${(shown(r.lower, r.lowerValue) || '(none)').padEnd(29)}-> ${r.route ? '(the route carries the type)' : r.lower && r.upper ? shown(r.upper, r.upperValue) + (r.inferred ? ` (INFERRED: --infer ${r.inferred})` : '') : r.lower ? `(no counterpart: lossy${r.inferred ? `, or --infer ${r.inferred}` : ''})` : `${shown(r.upper, r.upperValue)} (lossy going down${r.defaultValue !== undefined ? ` unless ${JSON.stringify(r.defaultValue)}` : ''})`}`)
+    .join('\n') +
+  '\n  parseConfig members new in 2026-02-09 (engine, blockOptions.keyValue, ...) are lossy going down; docs/migrate.md lists them.\n' +
+  'Exit codes: 0 ok, 1 --check found files to migrate, 2 input errors (nothing is written for a file that fails).';
 
 export default defineCommand<MigrateArgs>({
   command: 'migrate [paths..]',
-  describe: 'convert saved processor configs (and splitter outputs) between the 2024-11-14 and 2025-04-21 layouts',
+  describe: 'convert saved processor configs (and splitter outputs) between the 2024-11-14, 2025-04-21 and 2026-02-09 layouts',
   builder: (y) =>
     (y as Argv<object>)
       // The default is also how `-` arrives: yargs turns a lone `-` in a variadic positional into the default.
       .positional('paths', { type: 'string', array: true, default: ['-'], describe: '.json/.jsonl files or folders (searched recursively); - (the default) reads stdin and writes the result to stdout' })
-      .option('to', { choices: LAYOUTS, default: NEW_LAYOUT, describe: 'target layout' })
-      .option('from', { choices: LAYOUTS, describe: 'source layout; overrides detection (configs are treated as being in it)' })
+      .option('to', { choices: LAYOUTS, describe: `target layout (default: that of the API version in effect: --api-version, EVALKIT_API_VERSION, the config file's apiVersion, else ${DEFAULT_API_VERSION})` })
+      .option('from', { choices: LAYOUTS, describe: 'source layout, for configs whose keys fit several layouts or mix them (a config whose keys rule it out is an error)' })
+      .option('infer', {
+        choices: INFERENCES,
+        array: true,
+        describe: 'apply an INFERRED mapping (docs/migrate.md): fixedPageLimit N -> pageRanges [{start: 1, end: N}]; splitMethod low_latency <-> basic_precision',
+      })
       .option('type', {
         choices: PROCESSOR_TYPES,
         coerce: (s: string) => (typeof s === 'string' ? s.toUpperCase() : s) as ProcessorType,
@@ -53,6 +68,7 @@ export default defineCommand<MigrateArgs>({
       .example('$0 migrate configs/ --out-dir migrated/', 'write migrated copies under migrated/')
       .example('$0 migrate configs/ --check', 'CI: exit 1 while any file still needs migration')
       .example('$0 migrate processor.json --to 2024-11-14 --allow-lossy', 'migrate down, dropping options that have no old name')
+      .example('$0 migrate configs/ --to 2026-02-09 --write', 'to the extractor/classifier/splitter layout of API 2026-02-09, from either older layout')
       .example('cat config.json | $0 migrate - --type CLASSIFY > new.json', 'stdin to stdout')
       .epilogue(mappingHelp) as unknown as Argv<MigrateArgs>,
   async run(argv) {
@@ -73,7 +89,11 @@ export default defineCommand<MigrateArgs>({
     }
     const mode = argv.check ? 'check' : argv.write ? 'write' : argv.outDir !== undefined ? 'out-dir' : 'dry-run';
     const core = await import('../config/index.js');
-    const common = { to: argv.to, from: argv.from, type: argv.type, allowLossy: argv.allowLossy, validate: true };
+    // The API version in effect: --api-version (which sets the variable), EVALKIT_API_VERSION, the config file (which fills the variable when unset).
+    const inEffect = layoutOfApiVersion(process.env.EVALKIT_API_VERSION?.trim() || DEFAULT_API_VERSION);
+    const to = argv.to ?? inEffect;
+    argv.to = to;
+    const common = { to, from: argv.from, type: argv.type, allowLossy: argv.allowLossy, infer: argv.infer, inEffect, validate: true };
     const results: FileResult[] = [];
 
     if (stdin) {
@@ -93,7 +113,7 @@ export default defineCommand<MigrateArgs>({
     }
 
     const { jobs, missing } = await core.collectFiles(paths, { outDir: argv.outDir, ignore: argv.ignore });
-    for (const m of missing) m.to = argv.to;
+    for (const m of missing) m.to = to;
     const text = argv.format === 'text';
     // In text mode a file's result is printed and then only counted: over thousands of files,
     // keeping every result would only make work for the garbage collector.

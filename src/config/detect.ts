@@ -1,8 +1,9 @@
 import { InputError } from '../util/errors.js';
 import { isPlainObject, toPointer } from '../util/json.js';
 import { ADVANCED, BASE_PROCESSOR_PREFIX, OPTION_EVIDENCE, TYPE_EVIDENCE, newOnlyKeys, oldOnlyKeys } from './mapping.js';
-import { NEW_LAYOUT, OLD_LAYOUT, PROCESSOR_TYPES, isProcessorType } from './types.js';
-import type { Finding, Layout, ProcessorType } from './types.js';
+import { STEPS } from './steps.js';
+import { LAYOUTS, PROCESSOR_TYPES, isProcessorType } from './types.js';
+import type { Finding, ProcessorType } from './types.js';
 
 export type Segment = string | number;
 
@@ -88,32 +89,50 @@ function inferType(config: Record<string, unknown>, site: Site): ProcessorType |
   );
 }
 
-/**
- * Layout of one config of a known type: old-only keys -> 2024-11-14, new-only keys ->
- * 2025-04-21, neither -> null (the config reads the same in both), both -> InputError.
- */
-export function detectLayout(config: Record<string, unknown>, type: ProcessorType, site: Site): Layout | null {
-  const olds = present(config, oldOnlyKeys(type));
-  const news = present(config, newOnlyKeys(type));
-  if (olds.length && news.length) {
-    const name = (keys: readonly string[]) => keys.map((k) => at(site, k).pointer).join(', ');
-    throw new InputError(`mixed layouts in one ${type} config: ${name(olds)} (${OLD_LAYOUT}) and ${name(news)} (${NEW_LAYOUT})`, {
-      location: at(site, olds[0]),
-      hint: 'keep one layout per config: rename the old keys as in the mapping table (evalkit migrate --help), or remove the duplicates',
-    });
-  }
-  if (olds.length) return OLD_LAYOUT;
-  if (news.length) return NEW_LAYOUT;
-  return null;
+/** The layouts a config of a known type can be in: LAYOUTS[lo..hi], from the keys only one side of a step has. */
+export interface LayoutRange {
+  lo: number;
+  hi: number;
 }
 
-/** The keys of `keys` that `config` has (with a value), without allocating when it has none. */
-function present(config: Record<string, unknown>, keys: readonly string[]): readonly string[] {
-  let out: string[] | undefined;
-  for (const k of keys) if (config[k] !== undefined) (out ??= []).push(k);
-  return out ?? NONE;
+/**
+ * The layouts one config of a known type reads as: each step's lower-only keys cap the range,
+ * its upper-only keys raise it. An empty range (keys of layouts no config has together) is an
+ * InputError naming the keys on both sides.
+ */
+export function detectRange(config: Record<string, unknown>, type: ProcessorType, site: Site): LayoutRange {
+  let lo = 0;
+  let hi = LAYOUTS.length - 1;
+  let loWhy: ReadonlyArray<readonly string[]> = NONE;
+  let hiWhy: ReadonlyArray<readonly string[]> = NONE;
+  for (let i = 0; i < STEPS.length; i++) {
+    const step = STEPS[i];
+    if (i < hi) {
+      const lower = step.lowerEvidence(config, type);
+      if (lower.length) {
+        hi = i;
+        hiWhy = lower;
+      }
+    }
+    const upper = step.upperEvidence(config, type);
+    if (upper.length && i + 1 > lo) {
+      lo = i + 1;
+      loWhy = upper;
+    }
+  }
+  if (lo > hi) {
+    const name = (paths: ReadonlyArray<readonly string[]>) => paths.map((p) => at(site, ...p).pointer).join(', ');
+    const older = `${LAYOUTS[hi]}${hi > 0 ? ' or older' : ''}`;
+    const newer = `${LAYOUTS[lo]}${lo < LAYOUTS.length - 1 ? ' or newer' : ''}`;
+    throw new InputError(`mixed layouts in one ${type} config: ${name(hiWhy)} (${older}) and ${name(loWhy)} (${newer})`, {
+      location: at(site, ...hiWhy[0]),
+      hint: 'keep one layout per config: rename the keys of the other as in the mapping table (evalkit migrate --help, docs/migrate.md), or remove the duplicates; --from LAYOUT says which keys count',
+    });
+  }
+  return { lo, hi };
 }
-const NONE: readonly string[] = [];
+
+const NONE: ReadonlyArray<readonly string[]> = [];
 
 /** inferType without throwing: null when the keys do not settle the type. */
 export function inferTypeOrNull(config: Record<string, unknown>): ProcessorType | null {

@@ -1,13 +1,17 @@
 import type { Operation } from 'fast-json-patch';
 import { EvalkitError, InputError } from '../util/errors.js';
 import { isPlainObject, toPointer, valueAt } from '../util/json.js';
-import { detectLayout, resolveType, type Segment, type Site } from './detect.js';
-import { applyPlan, planConfig, setOwn, type Plan } from './plan.js';
+import { at, detectRange, resolveType, type Segment, type Site } from './detect.js';
+import { lossyError, planConfig, setOwn, type Plan, type PlanOptions } from './plan.js';
+import { applyPlan, compose, membersOf, type Member } from './members.js';
+import { expectedDown, expectedLayout, expectedUp } from './step-2026-02-09.js';
+import type { Lossy } from './steps.js';
 import { makePatch } from './patch.js';
 import { planOutput, renameKey } from './splitter.js';
-import type { TextChange } from './text.js';
-import { LAYOUTS, PROCESSOR_TYPES, isLayout, isProcessorType } from './types.js';
-import type { Dropped, Finding, Layout, MigrateOptions, MigrateResult, ProcessorType } from './types.js';
+import { SPLITTER_OUTPUT_KEY } from './mapping.js';
+import { sameJson, type TextChange } from './text.js';
+import { INFERENCES, LATEST_LAYOUT, LAYOUTS, NEW_LAYOUT, OLD_LAYOUT, PROCESSOR_TYPES, isLayout, isProcessorType } from './types.js';
+import type { Dropped, Finding, Inference, Layout, MigrateOptions, MigrateResult, ProcessorType } from './types.js';
 import { validateConfig } from './validate.js';
 import { findSpots, type Spot } from './walk.js';
 
@@ -49,6 +53,8 @@ export function checkOptions(opts: MigrateOptions): void {
   if (!isLayout(opts.to)) throw bad('layout', opts.to, LAYOUTS);
   if (opts.from !== undefined && !isLayout(opts.from)) throw bad('layout', opts.from, LAYOUTS);
   if (opts.type !== undefined && !isProcessorType(opts.type)) throw bad('processor type', opts.type, PROCESSOR_TYPES);
+  if (opts.inEffect !== undefined && !isLayout(opts.inEffect)) throw bad('layout', opts.inEffect, LAYOUTS);
+  for (const i of opts.infer ?? []) if (!INFERENCES.includes(i)) throw bad('INFERRED mapping', i, INFERENCES);
 }
 
 interface ConfigOutcome {
@@ -65,23 +71,127 @@ function migrateOneConfig(config: Record<string, unknown>, envelope: Spot['envel
   const warnings: Finding[] = [];
   const type = resolveType(config, site, envelope, opts.type, warnings);
   if (type === null) return { next: config, plan: null, type, from: null, warnings, dropped: [] };
-  let from: Layout | null;
-  if (opts.from) {
-    let detected: Layout | null = null;
-    try {
-      detected = detectLayout(config, type, site);
-    } catch {
-      // Mixed: --from says which keys count.
-    }
-    if (detected && detected !== opts.from) {
-      warnings.push({ pointer: toPointer(site.path), message: `looks like ${detected}; treated as ${opts.from} (--from)` });
-    }
-    from = opts.from;
-  } else from = detectLayout(config, type, site);
+  const planOpts: PlanOptions = { allowLossy: opts.allowLossy === true, infer: inferSet(opts), partial: envelope?.partial };
+  const from = sourceLayout(config, type, envelope, opts, planOpts, site);
   if (from === null) return { next: config, plan: null, type, from, warnings, dropped: [] };
-  const r = planConfig(config, type, from, opts.to, opts.allowLossy === true, site);
+  const r = planConfig(config, type, from, opts.to, planOpts, site);
   warnings.push(...r.warnings);
-  return { next: r.plan ? applyPlan(config, r.plan.members) : config, plan: r.plan, type, from, warnings, dropped: r.dropped };
+  return { next: r.next, plan: r.plan, type, from, warnings, dropped: r.dropped };
+}
+
+// One set per options object, not per config.
+const INFER_SETS = new WeakMap<MigrateOptions, ReadonlySet<Inference>>();
+const NO_INFER: ReadonlySet<Inference> = new Set();
+function inferSet(opts: MigrateOptions): ReadonlySet<Inference> {
+  if (!opts.infer?.length) return NO_INFER;
+  let set = INFER_SETS.get(opts);
+  if (!set) INFER_SETS.set(opts, (set = new Set(opts.infer)));
+  return set;
+}
+
+/**
+ * The layout a config is read in (docs/migrate.md, "Which layout a config is in"): its keys when
+ * they allow one layout; --from (which must be one the keys allow, or settle a config whose keys
+ * are mixed); the envelope (a 2026-02-09 object or run body); no choice needed when every layout
+ * the keys allow migrates it alike (null when it is then left unchanged); the layout of the API
+ * version in effect; else an InputError asking for --from.
+ */
+function sourceLayout(config: Record<string, unknown>, type: ProcessorType, envelope: Spot['envelope'], opts: MigrateOptions, planOpts: PlanOptions, site: Site): Layout | null {
+  let range;
+  try {
+    range = detectRange(config, type, site);
+  } catch (e) {
+    // Mixed: --from says which keys count.
+    if (opts.from) return opts.from;
+    throw e;
+  }
+  const { lo, hi } = range;
+  const allowed = LAYOUTS.slice(lo, hi + 1);
+  if (opts.from) {
+    if (allowed.includes(opts.from)) return opts.from;
+    throw new InputError(`this ${type} config is not in the ${opts.from} layout (--from): its keys are those of ${allowed.join(' or ')}`, {
+      location: at(site),
+      hint: `drop --from to let each config's keys decide, or pass --from ${allowed[allowed.length - 1]}`,
+    });
+  }
+  if (lo === hi) return LAYOUTS[lo];
+  if (envelope?.layout && allowed.includes(envelope.layout)) return envelope.layout;
+  // Several layouts fit: when they all migrate it alike, which one it is does not matter.
+  let first: unknown;
+  let alike = true;
+  for (let i = lo; i <= hi && alike; i++) {
+    let next: unknown;
+    try {
+      next = planConfig(config, type, LAYOUTS[i], opts.to, planOpts, site).next;
+    } catch {
+      alike = false;
+      break;
+    }
+    if (i === lo) first = next;
+    else alike = sameJson(first, next);
+  }
+  if (alike) return first === config ? null : LAYOUTS[hi];
+  const inEffect = opts.inEffect ?? NEW_LAYOUT;
+  if (allowed.includes(inEffect)) return inEffect;
+  throw new InputError(`this ${type} config reads as ${allowed.join(' or ')}, which migrate it differently to ${opts.to}`, {
+    location: at(site),
+    hint: `pass --from ${allowed.join(' or --from ')} to say which it is`,
+  });
+}
+
+interface OutputOutcome {
+  next: Record<string, unknown>;
+  /** null when nothing changes; empty with `rename` when only the list's key is renamed. */
+  members: Member[] | null;
+  rename: [string, string] | null;
+  from: Layout | null;
+  dropped: Dropped[];
+}
+
+/**
+ * One output: the splitter list's key (2024-11-14 <-> 2025-04-21, run and expected outputs alike)
+ * and, for expected outputs, their 2026-02-09 form (spec 3.7; run outputs keep theirs). Going up
+ * the key is renamed first, going down last, so each stage sees the layout it knows.
+ */
+function migrateOutput(output: Record<string, unknown>, type: ProcessorType, expected: boolean, opts: MigrateOptions, site: Site): OutputOutcome {
+  const plan = type === 'SPLITTER' ? planOutput(output, opts.to, opts.from, site) : { from: null, rename: null };
+  const renamed = (o: Record<string, unknown>): Member[] => Object.keys(o).map((k) => ({ key: plan.rename && k === plan.rename[0] ? plan.rename[1] : k, from: [k] }));
+  const upTo2026 = opts.to === LATEST_LAYOUT;
+  let from: Layout | null = plan.from;
+  // A 2024-11-14 list (subDocumentClassifications) is no 2026-02-09 output, whatever its items hold.
+  const oldList = type === 'SPLITTER' && output[SPLITTER_OUTPUT_KEY[OLD_LAYOUT]] !== undefined;
+  const shown = expected && !oldList ? expectedLayout(output, type) : null;
+  if (shown === LATEST_LAYOUT || (shown && from === null)) from = shown;
+  if (!expected) {
+    if (!plan.rename) return { next: output, members: null, rename: null, from, dropped: [] };
+    return { next: renameKey(output, ...plan.rename), members: [], rename: plan.rename, from, dropped: [] };
+  }
+  let members: Member[] | null = null;
+  let cur = output;
+  const stage = (ms: Member[]) => {
+    members = members ? compose(members, ms) : ms;
+    cur = applyPlan(cur, ms);
+  };
+  let lossy: Lossy[] = [];
+  const renameOnly = (): OutputOutcome =>
+    plan.rename ? { next: renameKey(output, ...plan.rename), members: [], rename: plan.rename, from, dropped: [] } : { next: output, members: null, rename: null, from, dropped: [] };
+  if (upTo2026) {
+    // Read after the rename: its edits and pointers name the list by its 2025-04-21 key.
+    const r = expectedUp(plan.rename ? renameKey(output, ...plan.rename) : output, type, site);
+    if (r.edits.length === 0) return renameOnly();
+    if (plan.rename) stage(renamed(cur));
+    lossy = r.lossy.map((l) => ({ ...l, pointer: at(site, ...(plan.rename && l.path[0] === plan.rename[1] ? [plan.rename[0], ...l.path.slice(1)] : l.path)).pointer }));
+    stage(membersOf(cur, r.edits));
+  } else {
+    const edits = oldList ? [] : expectedDown(cur, type);
+    if (edits.length === 0) return renameOnly();
+    stage(membersOf(cur, edits));
+    if (plan.rename) stage(renamed(cur));
+  }
+  if (lossy.length && !opts.allowLossy) throw lossyError(lossy, opts.to, site);
+  const dropped = lossy.map(({ pointer, key, value }) => ({ pointer, key, value }));
+  if (members === null) return { next: output, members: null, rename: null, from, dropped };
+  return { next: cur, members, rename: null, from, dropped };
 }
 
 /** Copy-on-write replacement of values at paths; untouched subtrees are shared. */
@@ -129,6 +239,12 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
     const value = valueAt(doc, spot.path) as Record<string, unknown>;
     try {
       if (spot.kind === 'config') {
+        if (!isPlainObject(value)) {
+          throw new InputError(`a processor config must be a JSON object, not ${Array.isArray(value) ? 'an array' : typeof value}`, {
+            location: at(site),
+            hint: 'give the config as an object of its members ({"schema": ...}), or remove the member',
+          });
+        }
         const r = migrateOneConfig(value, spot.envelope, opts, site);
         warnings.push(...r.warnings.map((w) => withLine(w, where.line)));
         dropped.push(...r.dropped.map((d) => withLine(d, where.line)));
@@ -143,14 +259,17 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
         }
         spots.push({ pointer, kind: 'config', type: r.type, from: r.from, changed: r.plan !== null });
       } else {
-        const type = isProcessorType(spot.envelope?.value) ? spot.envelope.value : (opts.type ?? null);
-        if (type !== null && type !== 'SPLITTER') continue;
-        const plan = planOutput(value, opts.to, opts.from, site);
-        if (plan.rename) {
-          reps.push({ path: spot.path, value: renameKey(value, ...plan.rename) });
-          textChanges.push({ path: spot.path, rename: plan.rename });
+        const given = isProcessorType(spot.envelope?.value) ? spot.envelope.value : (opts.type ?? null);
+        const splitterShape = Array.isArray(value.splits) || Array.isArray(value.subDocumentClassifications);
+        const type = given ?? (splitterShape ? 'SPLITTER' : 'CLASSIFY');
+        if (type === 'SPLITTER' ? !splitterShape : !spot.expected) continue;
+        const r = migrateOutput(value, type, spot.expected === true, opts, site);
+        for (const d of r.dropped) dropped.push(withLine(d, where.line));
+        if (r.members) {
+          reps.push({ path: spot.path, value: r.next });
+          textChanges.push(r.rename && r.members.length === 0 ? { path: spot.path, rename: r.rename } : { path: spot.path, members: r.members, renameOnly: false });
         }
-        spots.push({ pointer, kind: 'output', type: 'SPLITTER', from: plan.from, changed: plan.rename !== null });
+        spots.push({ pointer, kind: 'output', type, from: r.from, changed: r.members !== null });
       }
     } catch (e) {
       if (!(e instanceof EvalkitError)) throw e;

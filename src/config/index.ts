@@ -1,6 +1,7 @@
 /**
- * Processor config layouts (2024-11-14 and 2025-04-21): detection, migration in both
- * directions, splitter output conversion and schema validation.
+ * Processor config layouts (2024-11-14, 2025-04-21, 2026-02-09, a chain of steps): detection,
+ * migration in both directions across any number of steps, splitter output conversion and
+ * schema validation.
  */
 export { migrateConfig, migrateDocument, migrateTree, summarizeFrom } from './document.js';
 export { makePatch } from './patch.js';
@@ -9,10 +10,14 @@ export { convertSplitterOutput } from './splitter.js';
 export { validateConfig } from './validate.js';
 export { MAPPING, SPLITTER_OUTPUT_KEY } from './mapping.js';
 export type { MappingRow } from './mapping.js';
+export { MAPPING_2026 } from './mapping-2026-02-09.js';
+export type { Row2026 } from './mapping-2026-02-09.js';
+export { STEPS } from './steps.js';
+export type { Step } from './steps.js';
 export { collectFiles, migrateFiles, migrateText, isJsonlName } from './files.js';
 export type { FileJob, FileResult, FileStatus, FileError, MigrateFilesOptions, TextOptions, TextResult } from './files.js';
-export { LAYOUTS, NEW_LAYOUT, OLD_LAYOUT, PROCESSOR_TYPES, isLayout, isProcessorType } from './types.js';
-export type { Dropped, Finding, Layout, MigrateOptions, MigrateResult, ProcessorType } from './types.js';
+export { INFERENCES, LATEST_LAYOUT, LAYOUTS, NEW_LAYOUT, OLD_LAYOUT, PROCESSOR_TYPES, isLayout, isProcessorType, layoutOfApiVersion } from './types.js';
+export type { Dropped, Finding, Inference, Layout, MigrateOptions, MigrateResult, ProcessorType } from './types.js';
 export type { ProcessorConfig20241114, ExtractConfig20241114, ClassifyConfig20241114, SplitterConfig20241114 } from './generated/config-2024-11-14.js';
 export type {
   ProcessorConfig20250421,
@@ -29,3 +34,4 @@ export type {
   ExtractionSchema,
   Classification,
 } from './generated/config-2025-04-21.js';
+export type { ProcessorConfig20260209, ExtractConfig20260209, ClassifyConfig20260209, SplitterConfig20260209 } from './generated/config-2026-02-09.js';

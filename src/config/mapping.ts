@@ -1,3 +1,4 @@
+import { OPTION_EVIDENCE_2026 } from './mapping-2026-02-09.js';
 import type { Layout, ProcessorType } from './types.js';
 
 /**
@@ -41,6 +42,7 @@ export const NEW_ONLY_OPTIONS: Record<ProcessorType, readonly string[]> = {
 export const SPLITTER_OUTPUT_KEY: Record<Layout, string> = {
   '2024-11-14': 'subDocumentClassifications',
   '2025-04-21': 'splits',
+  '2026-02-09': 'splits',
 };
 
 /** baseProcessor values name their type. */
@@ -108,5 +110,6 @@ export const OPTION_EVIDENCE: ReadonlyMap<string, ProcessorType> = (() => {
   const m = new Map<string, ProcessorType>();
   for (const r of MAPPING) if (r.new && r.new.length === 2) m.set(r.new[1], r.type);
   for (const [t, keys] of Object.entries(NEW_ONLY_OPTIONS)) for (const k of keys) m.set(k, t as ProcessorType);
+  for (const [k, t] of OPTION_EVIDENCE_2026) m.set(k, t);
   return m;
 })();

@@ -28,7 +28,7 @@ export function planOutput(output: Record<string, unknown>, to: Layout, forced: 
   const from = forced ?? detected;
   if (from === null || from === to) return { from, rename: null };
   const source = SPLITTER_OUTPUT_KEY[from];
-  if (output[source] === undefined) return { from, rename: null };
+  if (output[source] === undefined || source === SPLITTER_OUTPUT_KEY[to]) return { from, rename: null };
   return { from, rename: [source, SPLITTER_OUTPUT_KEY[to]] };
 }
 

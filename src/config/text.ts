@@ -374,16 +374,21 @@ function renderObject(scanned: Scanned, span: ObjectSpan, members: readonly Memb
   const style = styleOf(t, span);
   const byKey = new Map<string, Prop>();
   for (const p of span.props) byKey.set(p.key, p);
+  // Objects inside the config that members are copied from, by their path.
   const nested = new Map<string, ObjectSpan>();
   const source = (path: readonly string[]): { keyText: string; valueText: string } => {
-    const top = byKey.get(path[0])!;
-    if (path.length === 1) return { keyText: t.slice(top.keyStart, top.keyEnd), valueText: t.slice(top.valueStart, top.valueEnd) };
-    let inner = nested.get(path[0]);
-    if (!inner) {
-      nested.set(path[0], (inner = readObject(scanned, top.valueStart)));
-      refuseDuplicateKeys(inner, [...changePath, path[0]]);
+    let props = span.props;
+    for (let i = 0; i < path.length - 1; i++) {
+      const id = path.slice(0, i + 1).join('\u0000');
+      let inner = nested.get(id);
+      if (!inner) {
+        const holder = i === 0 ? byKey.get(path[0])! : lastProp(props, path[i]);
+        nested.set(id, (inner = readObject(scanned, holder.valueStart)));
+        refuseDuplicateKeys(inner, [...changePath, ...path.slice(0, i + 1)]);
+      }
+      props = inner.props;
     }
-    const p = lastProp(inner.props, path[1]);
+    const p = path.length === 1 ? byKey.get(path[0])! : lastProp(props, path[path.length - 1]);
     return { keyText: t.slice(p.keyStart, p.keyEnd), valueText: t.slice(p.valueStart, p.valueEnd) };
   };
   const render = (list: readonly Member[], depth: number): string => {
@@ -391,6 +396,7 @@ function renderObject(scanned: Scanned, span: ObjectSpan, members: readonly Memb
     const closing = depth === 0 ? style.closing : style.indent + style.unit.repeat(depth - 1);
     const parts = list.map((m) => {
       if ('members' in m) return `${JSON.stringify(m.key)}${style.colon}${render(m.members, depth + 1)}`;
+      if ('value' in m) return `${JSON.stringify(m.key)}${style.colon}${renderValue(m.value, indent, style)}`;
       const { keyText, valueText } = source(m.from);
       const keyOut = m.key === m.from[m.from.length - 1] ? keyText : JSON.stringify(m.key);
       return `${keyOut}${style.colon}${reindent(valueText, depth - (m.from.length - 1), style)}`;
@@ -400,6 +406,12 @@ function renderObject(scanned: Scanned, span: ObjectSpan, members: readonly Memb
     return `{${style.nl}${indent}${parts.join(`,${style.nl}${indent}`)}${style.nl}${closing}}`;
   };
   return render(members, 0);
+}
+
+/** A value that is not in the source text, in the object's style: one line, or one member a line at the object's indentation. */
+function renderValue(value: unknown, indent: string, style: Style): string {
+  if (!style.multiLine || value === null || typeof value !== 'object') return JSON.stringify(value);
+  return JSON.stringify(value, null, style.unit).replace(/\n/g, style.nl + indent);
 }
 
 /** Shift a multi-line value by `delta` levels when it moves into or out of advancedOptions. */

@@ -1,17 +1,43 @@
 import type { Operation } from 'fast-json-patch';
 
-/** The two config layouts: before and after the service's 2025-04-21 config change. */
-export type Layout = '2024-11-14' | '2025-04-21';
+/**
+ * The config layouts, an ordered chain: each adjacent pair is one step module (steps.ts). The
+ * 2024-11-14 layout is that of every API version before 2025-04-21; 2026-02-09 is the layout of the
+ * extractor, classifier and splitter endpoints (the legacy /processors endpoints keep 2025-04-21).
+ */
+export type Layout = '2024-11-14' | '2025-04-21' | '2026-02-09';
 export type ProcessorType = 'EXTRACT' | 'CLASSIFY' | 'SPLITTER';
 
-export const LAYOUTS: readonly Layout[] = ['2024-11-14', '2025-04-21'];
+/** Oldest first: the order of the chain. */
+export const LAYOUTS: readonly Layout[] = ['2024-11-14', '2025-04-21', '2026-02-09'];
 export const OLD_LAYOUT: Layout = '2024-11-14';
+/** The layout of the 2025-04-21 processor endpoints (the one the sandbox and client speak today). */
 export const NEW_LAYOUT: Layout = '2025-04-21';
+export const LATEST_LAYOUT: Layout = '2026-02-09';
 export const PROCESSOR_TYPES: readonly ProcessorType[] = ['EXTRACT', 'CLASSIFY', 'SPLITTER'];
 
 export function isLayout(v: unknown): v is Layout {
-  return v === OLD_LAYOUT || v === NEW_LAYOUT;
+  return v === '2024-11-14' || v === '2025-04-21' || v === '2026-02-09';
 }
+
+/** Position in the chain (0 = oldest). */
+export function layoutIndex(l: Layout): number {
+  return l === '2024-11-14' ? 0 : l === '2025-04-21' ? 1 : 2;
+}
+
+/**
+ * The config layout an API version (a release date) speaks: the newest layout not after it.
+ * Versions before 2024-11-14 (2024-02-01, 2024-07-30) share the 2024-11-14 layout.
+ */
+export function layoutOfApiVersion(version: string): Layout {
+  let out: Layout = LAYOUTS[0];
+  for (const l of LAYOUTS) if (version >= l) out = l;
+  return out;
+}
+
+/** INFERRED mappings (spec 3.2, 3.5): applied only when named (`--infer`). */
+export type Inference = 'fixedPageLimit' | 'splitMethod';
+export const INFERENCES: readonly Inference[] = ['fixedPageLimit', 'splitMethod'];
 
 export function isProcessorType(v: unknown): v is ProcessorType {
   return v === 'EXTRACT' || v === 'CLASSIFY' || v === 'SPLITTER';
@@ -26,6 +52,13 @@ export interface MigrateOptions {
   type?: ProcessorType;
   /** Drop keys that have no counterpart in the target (and list them) instead of refusing. */
   allowLossy?: boolean;
+  /** INFERRED mappings to apply (refused by default): fixedPageLimit -> pageRanges, low_latency <-> basic_precision. */
+  infer?: readonly Inference[];
+  /**
+   * The layout of the API version in effect: settles a config that reads the same in several
+   * layouts but would migrate differently (after --from and the envelope). Default: NEW_LAYOUT.
+   */
+  inEffect?: Layout;
 }
 
 /** A finding that does not stop the migration (schema validation, disagreeing types...). */

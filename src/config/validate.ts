@@ -47,6 +47,8 @@ function toFinding(e: ErrorObject): Finding {
       return { pointer: e.instancePath, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
     case 'const':
       return { pointer: e.instancePath, message: `must be ${JSON.stringify(p.allowedValue)}` };
+    case 'false schema':
+      return { pointer: e.instancePath, message: 'has no place in this layout: remove it, or migrate the config (evalkit migrate)' };
     default:
       return { pointer: e.instancePath, message: e.message ?? e.keyword };
   }

@@ -93,13 +93,13 @@ describe('migrateConfig', () => {
     expect(empty.warnings[0].message).toMatch(/empty advancedOptions/);
   });
 
-  it('--from overrides detection, warns when it disagrees, and merges into an existing advancedOptions', () => {
+  it('--from settles a mixed config (merging into an existing advancedOptions) and refuses one whose keys say otherwise', () => {
     const r = migrateConfig({ type: 'EXTRACT', advancedOptions: { fixedPageLimit: 2 }, schema: {}, includeBoundingBoxCitations: true }, { ...UP, from: '2024-11-14' });
     expect(r.doc).toEqual({ type: 'EXTRACT', advancedOptions: { fixedPageLimit: 2, citationsEnabled: true }, schema: {} });
     expect(Object.keys(r.doc as object)).toEqual(['type', 'advancedOptions', 'schema']);
-    const w = migrateConfig({ type: 'EXTRACT', extractionRules: 'x', schema: {} }, { ...UP, from: '2024-11-14' });
-    expect(w.changed).toBe(false);
-    expect(w.warnings[0].message).toMatch(/looks like 2025-04-21; treated as 2024-11-14/);
+    const e = thrown(() => migrateConfig({ type: 'EXTRACT', extractionRules: 'x', schema: {} }, { ...UP, from: '2024-11-14' }));
+    expect(e.message).toMatch(/not in the 2024-11-14 layout \(--from\): its keys are those of 2025-04-21/);
+    expect(e.hint).toMatch(/--from 2025-04-21/);
   });
 
   it('keeps "__proto__" as an ordinary member', () => {

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import jsonpatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/util/errors.js';
 import { MAPPING, migrateConfig, migrateText } from '../../src/config/index.js';
 import type { ProcessorType } from '../../src/config/index.js';
 
@@ -36,6 +37,7 @@ function configOf(type: ProcessorType, withType: boolean): fc.Arbitrary<Record<s
 }
 
 const oldConfig = fc.constantFrom(...TYPES).chain((type) => fc.tuple(fc.constant(type), configOf(type, true)));
+const oldConfigAll = oldConfig;
 
 /** Same values and same key order everywhere. */
 const same = (a: unknown, b: unknown) => expect(JSON.stringify(a)).toBe(JSON.stringify(b));
@@ -121,6 +123,91 @@ describe('migration properties', () => {
         expect(down.text ?? upText).toBe(original);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('migration properties through 2026-02-09 (two steps)', () => {
+  // A baseVersion without baseProcessor is invalid in 2025-04-21: going down from 2026-02-09 it
+  // gets the documented default baseProcessor, so such configs do not come back unchanged.
+  const oldConfig = oldConfigAll.map(([t, x]) => {
+    const { baseVersion: _omit, ...rest } = x;
+    return [t, rest] as const;
+  });
+  const parser = fc.dictionary(unknownKey, value, { maxKeys: 3 });
+  /** A 2025-04-21 config: an old config migrated up, with a parser maybe. */
+  const config2025 = fc.tuple(oldConfig, fc.option(parser, { nil: undefined })).map(([[type, x], p]) => {
+    const y = migrateConfig(x, { to: '2025-04-21' }).doc as Record<string, unknown>;
+    return [type, p === undefined ? y : { ...y, parser: p }] as const;
+  });
+
+  it('2024-11-14 -> 2026-02-09 -> 2024-11-14 gives x back, key order included', () => {
+    fc.assert(
+      fc.property(oldConfig, ([type, x]) => {
+        const up = migrateConfig(x, { to: '2026-02-09' });
+        expect(up.doc).not.toHaveProperty('type');
+        const down = migrateConfig(up.doc, { to: '2024-11-14', from: '2026-02-09', type });
+        same(down.doc, x);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('2025-04-21 -> 2026-02-09 -> 2025-04-21 gives y back, key order included', () => {
+    fc.assert(
+      fc.property(config2025, ([type, y]) => {
+        const up = migrateConfig(y, { to: '2026-02-09' });
+        expect(up.dropped).toEqual([]);
+        same(migrateConfig(up.doc, { to: '2025-04-21', from: '2026-02-09', type }).doc, y);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('text: 2024-11-14 up to 2026-02-09 and back gives the file back byte for byte', () => {
+    fc.assert(
+      // (A config of only its type and unknown keys loses its type: nothing in the 2026-02-09 file marks it as a config.)
+      fc.property(oldConfig.filter(([, x]) => Object.keys(x).some((k) => k !== 'type' && KNOWN.has(k))), fc.constantFrom(0, 2, '\t'), ([type, x], indent) => {
+        const original = JSON.stringify(x, null, indent || undefined) + '\n';
+        const up = migrateText(original, 'x.json', { to: '2026-02-09' });
+        expect(up.errors).toEqual([]);
+        const upText = up.text ?? original;
+        same(JSON.parse(upText), migrateConfig(x, { to: '2026-02-09' }).doc);
+        const down = migrateText(upText, 'x.json', { to: '2024-11-14', from: '2026-02-09', type });
+        expect(down.errors).toEqual([]);
+        expect(down.text ?? upText).toBe(original);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  // Fuzz: configs made of the keys of all three layouts with arbitrary values. Whatever the input,
+  // migration ends in a result or an InputError (never another error); a result migrates to
+  // itself, its patch turns the input into it, and its text parses to it.
+  const KEYS_2026 = ['type', 'parser', 'parseConfig', 'schema', 'fields', 'classifications', 'splitClassifications', 'baseVersion', 'baseProcessor', 'customExtractionRules', 'includeBoundingBoxCitations', 'identifierRules', 'customReminders'];
+  const OPTIONS_2026 = ['fixedPageLimit', 'pageRanges', 'splitMethod', 'citationMode', 'currentDateEnabled', 'memoryEnabled', 'pageOverlapEnabled', 'documentKind', 'chunkingOptions', 'context', 'reviewAgent'];
+  const anyValue = fc.oneof(value, fc.constantFrom('low_latency', 'basic_precision', 'high_precision', false, true, 3, [{ start: 1 }], [{ start: 1, end: 2 }], { agenticOcrEnabled: true }));
+  const fuzzConfig = fc
+    .tuple(fc.dictionary(fc.constantFrom(...KEYS_2026), anyValue, { maxKeys: 5 }), fc.option(fc.dictionary(fc.constantFrom(...OPTIONS_2026), anyValue, { maxKeys: 4 }), { nil: undefined }))
+    .map(([top, options]) => (options === undefined ? top : { ...top, advancedOptions: options }));
+
+  it('fuzz: a result or an InputError; results are stable', () => {
+    fc.assert(
+      fc.property(fuzzConfig, fc.constantFrom('2024-11-14' as const, '2025-04-21' as const, '2026-02-09' as const), fc.boolean(), fc.constantFrom(...TYPES), (x, to, allowLossy, type) => {
+        let r;
+        try {
+          r = migrateConfig(x, { to, allowLossy, type, infer: ['fixedPageLimit', 'splitMethod'] });
+        } catch (e) {
+          expect(e).toBeInstanceOf(InputError);
+          return;
+        }
+        expect(jsonpatch.applyPatch(structuredClone(x), r.patch, true, false).newDocument).toEqual(r.doc);
+        const t = migrateText(JSON.stringify(x, null, 2), 'x.json', { to, allowLossy, type, infer: ['fixedPageLimit', 'splitMethod'] });
+        expect(t.errors).toEqual([]);
+        expect(JSON.parse(t.text ?? JSON.stringify(x))).toEqual(r.doc);
+        if (r.from !== null) expect(migrateConfig(r.doc, { to, type, from: to }).changed).toBe(false);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAPPING, migrateConfig, validateConfig } from '../../src/config/index.js';
+import { MAPPING, MAPPING_2026, migrateConfig, validateConfig } from '../../src/config/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const GENERATED = ['src/config/generated/config-2024-11-14.ts', 'src/config/generated/config-2025-04-21.ts'];
@@ -34,6 +34,20 @@ describe('config schemas', () => {
       const line = readme.split('\n').find((l) => l.startsWith(`| ${row.type} | \`${row.old}\``));
       expect(line, `${row.type} ${row.old}`).toBeDefined();
       expect(line).toContain(row.new ? `\`${row.new.join('.')}\`` : 'no replacement');
+    }
+  });
+
+  it('the 2025-04-21 -> 2026-02-09 table of docs/migrate.md is MAPPING_2026, row for row and in order', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs/migrate.md'), 'utf8');
+    const cell = (p: readonly string[] | null, v?: string) => (p ? `\`${p.join('.')}${v ? ` = ${v}` : ''}\`` : '—');
+    const want = MAPPING_2026.map((r) => `| ${r.types.length === 3 ? 'all' : r.types.join(', ')} | ${cell(r.lower, r.lowerValue)} | ${cell(r.upper, r.upperValue)} |`);
+    const have = doc.split('\n').filter((l) => want.some((w) => l.startsWith(w)));
+    expect(have.map((l) => want.find((w) => l.startsWith(w)))).toEqual(want);
+    // Each row says what happens: the INFERRED rows name their flag, the default-valued ones their default.
+    for (const r of MAPPING_2026) {
+      const line = have[MAPPING_2026.indexOf(r)];
+      if (r.inferred) expect(line).toContain(`--infer ${r.inferred}`);
+      if (r.defaultValue !== undefined) expect(line).toContain(`lossy unless \`${JSON.stringify(r.defaultValue)}\``);
     }
   });
 });

@@ -162,7 +162,7 @@ describe('evalkit migrate (built binary, real files)', () => {
     const r = await runCli(['migrate', '.', '--write'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('bad.json:4:3: invalid JSON');
-    expect(r.stderr).toMatch(/mixed\.json.*\/customSplitterRules \(2024-11-14\) and \/splitClassifications \(2025-04-21\)/);
+    expect(r.stderr).toMatch(/mixed\.json.*\/customSplitterRules \(2024-11-14\) and \/splitClassifications \(2025-04-21 or newer\)/);
     expect(r.stderr).toMatch(/lossy\.json at \/customReminders: .*no counterpart/);
     expect(r.stderr).toContain('--allow-lossy');
     expect(r.stdout).toMatch(/1 migrated, 0 unchanged, 3 errors/);
@@ -358,5 +358,80 @@ describe('a new --out-dir is made whole', () => {
     expect(readdirSync(path.join(dir, 'out')).sort()).toEqual(['document-classify.json', 'invoice-extract.json', 'notes.txt', 'packet-splitter.json']);
     expect(readFileSync(path.join(dir, 'out/notes.txt'), 'utf8')).toBe('mine');
     expect(readdirSync(dir).filter((n) => n.startsWith('.evalkit-tmp-'))).toEqual([]);
+  });
+});
+
+describe('evalkit migrate to and from 2026-02-09 (built binary)', () => {
+  const NO_VERSION = { EVALKIT_API_VERSION: '' };
+
+  it('--to 2026-02-09 from 2024-11-14 in one run, checked clean after, and back to the same bytes', async () => {
+    const { dir, before } = sampleTree();
+    const up = await runCli(['migrate', 'configs', '--to', '2026-02-09', '--write'], { cwd: dir, env: NO_VERSION });
+    expect(up.code).toBe(0);
+    expect(up.stdout).toContain('configs/invoice-extract.json: migrated 2024-11-14 -> 2026-02-09 (EXTRACT)');
+    const extract = JSON.parse(readFileSync(path.join(dir, 'configs/invoice-extract.json'), 'utf8')) as Record<string, unknown>;
+    expect(extract).not.toHaveProperty('type');
+    expect(extract).toMatchObject({ extractionRules: expect.any(String), advancedOptions: { citationsEnabled: true } });
+    expect((await runCli(['migrate', 'configs', '--to', '2026-02-09', '--check'], { cwd: dir, env: NO_VERSION })).code).toBe(0);
+    const down = await runCli(['migrate', 'configs', '--to', '2024-11-14', '--from', '2026-02-09', '--write'], { cwd: dir, env: NO_VERSION });
+    expect(down.code).toBe(0);
+    expect(texts(path.join(dir, 'configs'))).toEqual(before);
+  });
+
+  it('--to defaults to the layout of the API version in effect: flag, variable, config file, else 2025-04-21', async () => {
+    const { dir } = sampleTree();
+    const target = async (args: string[], env: NodeJS.ProcessEnv) => (await runCli(['migrate', 'configs/invoice-extract.json', '--check', ...args], { cwd: dir, env })).stdout.match(/-> (\S+) \(EXTRACT\)/)?.[1];
+    expect(await target([], NO_VERSION)).toBe('2025-04-21');
+    expect(await target([], { EVALKIT_API_VERSION: '2026-02-09' })).toBe('2026-02-09');
+    expect(await target(['--api-version', '2026-02-09'], { EVALKIT_API_VERSION: '2025-04-21' })).toBe('2026-02-09');
+    writeFileSync(path.join(dir, 'evalkit.config.json'), JSON.stringify({ apiVersion: '2026-02-09' }));
+    expect(await target([], NO_VERSION)).toBe('2026-02-09');
+    expect(await target(['--api-version', '2025-04-21'], NO_VERSION)).toBe('2025-04-21');
+    const bad = await runCli(['migrate', 'configs', '--api-version', 'latest'], { cwd: dir, env: NO_VERSION });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--api-version "latest" is not a release date');
+  });
+
+  it('a team pinned to 2025-04-21 keeps checking against 2025-04-21', async () => {
+    const { dir } = sampleTree();
+    expect((await runCli(['migrate', 'configs', '--write'], { cwd: dir, env: NO_VERSION })).code).toBe(0);
+    writeFileSync(path.join(dir, 'evalkit.config.json'), JSON.stringify({ apiVersion: '2025-04-21' }));
+    const r = await runCli(['migrate', 'configs', '--check'], { cwd: dir, env: NO_VERSION });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('0 migrated, 3 unchanged, 0 errors');
+  });
+
+  it('an INFERRED mapping is refused unless named, and shown in the patch when applied', async () => {
+    const dir = tmp();
+    const text = '{\n  "type": "SPLITTER",\n  "splitClassifications": [],\n  "advancedOptions": { "splitMethod": "low_latency", "fixedPageLimit": 5 }\n}\n';
+    writeFileSync(path.join(dir, 'split.json'), text);
+    const refused = await runCli(['migrate', 'split.json', '--to', '2026-02-09', '--write'], { cwd: dir, env: NO_VERSION });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('split.json at /advancedOptions/fixedPageLimit: 2 keys have no counterpart in 2026-02-09: /advancedOptions/fixedPageLimit, /advancedOptions/splitMethod');
+    expect(refused.stderr).toContain('--infer fixedPageLimit and --infer splitMethod would map them instead');
+    expect(readFileSync(path.join(dir, 'split.json'), 'utf8')).toBe(text);
+    const dry = await runCli(['migrate', 'split.json', '--to', '2026-02-09', '--infer', 'splitMethod', 'fixedPageLimit'], { cwd: dir, env: NO_VERSION });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('{"op":"replace","path":"/advancedOptions/splitMethod","value":"basic_precision"}');
+    expect(dry.stdout).toContain('"path":"/advancedOptions/pageRanges","value":[{"start":1,"end":5}]');
+    expect(dry.stdout).toContain('INFERRED (--infer splitMethod)');
+    const bad = await runCli(['migrate', 'split.json', '--to', '2026-02-09', '--infer', 'guess'], { cwd: dir, env: NO_VERSION });
+    expect(bad.code).toBe(2);
+  });
+
+  it.each([
+    ['a config that mixes layouts', '{"type":"EXTRACT","customExtractionRules":"r","parseConfig":{},"schema":{}}\n', [], 'at /customExtractionRules: mixed layouts in one EXTRACT config: /customExtractionRules (2024-11-14) and /parseConfig (2026-02-09)', 'keep one layout per config'],
+    ['a 2026-02-09 config with --from 2024-11-14', '{"schema":{},"parseConfig":{"engine":"parse_light"}}\n', ['--from', '2024-11-14'], 'at /: this EXTRACT config is not in the 2024-11-14 layout (--from): its keys are those of 2026-02-09', '--from 2026-02-09'],
+    ['a config that is not an object', '{"object":"extractor_version","id":"exv_1","config":["schema"]}\n', [], 'at /config: a processor config must be a JSON object, not an array', 'give the config as an object'],
+    ['a fields-form EXTRACT config going up', '{"type":"EXTRACT","fields":[{"id":"a","name":"a","type":"string","description":"A"}]}\n', [], 'at /fields: a fields-form EXTRACT config has no 2026-02-09 form', 'JSON Schema'],
+  ])('bad input: %s exits 2 naming file, pointer and fix; nothing written', async (_name, text, args, message, hint) => {
+    const dir = tmp();
+    writeFileSync(path.join(dir, 'c.json'), text);
+    const r = await runCli(['migrate', 'c.json', '--to', '2026-02-09', '--write', ...args], { cwd: dir, env: NO_VERSION });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`c.json ${message}`);
+    expect(r.stderr).toMatch(new RegExp(`hint: .*${hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(readFileSync(path.join(dir, 'c.json'), 'utf8')).toBe(text);
+    expect(readdirSync(dir)).toEqual(['c.json']);
   });
 });

@@ -1,0 +1,133 @@
+import { isPlainObject, valueAt } from '../util/json.js';
+
+/**
+ * How a migrated config is built from the source config, member by member and in order. The same
+ * members build the migrated object and the migrated text, so both agree on key order.
+ */
+export type Member =
+  /** The value at `from` (a path of object keys inside the source config), under `key`. */
+  | { key: string; from: readonly string[] }
+  /** A new object built from members (advancedOptions gathered from moved keys, a renamed object with a member left out). */
+  | { key: string; members: Member[] }
+  /** A value that is not in the source (an added `type`, an INFERRED value, an array with members left out). */
+  | { key: string; value: unknown };
+
+/** Build the migrated object from members; values are shared with the source, not copied. */
+export function applyPlan(config: Record<string, unknown>, members: readonly Member[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const m of members) setOwn(out, m.key, 'from' in m ? valueAt(config, m.from) : 'members' in m ? applyPlan(config, m.members) : m.value);
+  return out;
+}
+
+/** obj[key] = value, also for "__proto__" (which JSON.parse makes an ordinary member). */
+export function setOwn(obj: Record<string | number, unknown>, key: string | number, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
+/**
+ * Members of two steps as one: `second` was planned on applyPlan(source, first); the result builds
+ * the same object from the source directly, so one text edit serves any number of steps.
+ */
+export function compose(first: readonly Member[], second: readonly Member[]): Member[] {
+  return second.map((m) => ('from' in m ? resolve(first, m.from, 0, m.key) : 'members' in m ? { key: m.key, members: compose(first, m.members) } : m));
+}
+
+function resolve(members: readonly Member[], path: readonly string[], at: number, key: string): Member {
+  let hit: Member | undefined;
+  for (const m of members) if (m.key === path[at]) hit = m;
+  if (!hit) throw new Error(`no member ${path.slice(0, at + 1).join('.')}`);
+  const rest = path.slice(at + 1);
+  if ('from' in hit) return { key, from: rest.length ? [...hit.from, ...rest] : hit.from };
+  if ('value' in hit) return { key, value: valueAt(hit.value, rest) };
+  if (rest.length === 0) return { key, members: hit.members };
+  return resolve(hit.members, path, at + 1, key);
+}
+
+/** Where a path of the object `members` build comes from in the source, when it is copied from there. */
+export function sourcePath(members: readonly Member[], path: readonly string[]): readonly string[] | undefined {
+  try {
+    const m = resolve(members, path, 0, '');
+    return 'from' in m ? m.from : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One change a step makes to a config, at a path of keys (numbers: array items). */
+export type Edit =
+  | { path: ReadonlyArray<string | number>; kind: 'drop' }
+  /** Rename the key (to), or give it a new value, or both. */
+  | { path: ReadonlyArray<string | number>; kind: 'replace'; to?: string; value?: unknown; hasValue: boolean }
+  /** A new member `path[last]` in the object at path[..last], before the member `before` (null: first). */
+  | { path: ReadonlyArray<string | number>; kind: 'add'; value: unknown; before: string | null };
+
+/**
+ * The members that apply `edits` to `obj`. Objects on the way to an edit are rebuilt member by
+ * member (everything else copied from the source); an array that holds an edit becomes a value.
+ */
+export function membersOf(obj: Record<string, unknown>, edits: readonly Edit[], base: readonly string[] = []): Member[] {
+  const here = new Map<string, Edit[]>();
+  const adds: Array<Extract<Edit, { kind: 'add' }>> = [];
+  for (const e of edits) {
+    if (e.kind === 'add' && e.path.length === 1) adds.push(e);
+    else {
+      const k = String(e.path[0]);
+      const list = here.get(k);
+      if (list) list.push(e);
+      else here.set(k, [e]);
+    }
+  }
+  const out: Member[] = [];
+  const placed = new Set<Edit>();
+  const addBefore = (before: string | null) => {
+    for (const a of adds) {
+      if (a.before === before && !placed.has(a)) {
+        out.push({ key: String(a.path[0]), value: a.value });
+        placed.add(a);
+      }
+    }
+  };
+  addBefore(null);
+  for (const key of Object.keys(obj)) {
+    addBefore(key);
+    const list = here.get(key);
+    const from = [...base, key];
+    if (!list) {
+      out.push({ key, from });
+      continue;
+    }
+    const exact = list.find((e) => e.path.length === 1);
+    const deeper = list.filter((e) => e.path.length > 1).map((e) => ({ ...e, path: e.path.slice(1) }) as Edit);
+    if (exact?.kind === 'drop') continue;
+    const name = exact?.kind === 'replace' && exact.to !== undefined ? exact.to : key;
+    if (exact?.kind === 'replace' && exact.hasValue) {
+      out.push({ key: name, value: exact.value });
+      continue;
+    }
+    const v = obj[key];
+    if (deeper.length && isPlainObject(v)) out.push({ key: name, members: membersOf(v, deeper, from) });
+    else if (deeper.length && Array.isArray(v)) out.push({ key: name, value: editValue(structuredClone(v), deeper) });
+    else out.push({ key: name, from });
+  }
+  for (const a of adds) if (!placed.has(a)) out.push({ key: String(a.path[0]), value: a.value });
+  return out;
+}
+
+/** `edits` applied to a copied value (arrays and what is inside them). */
+function editValue(v: unknown, edits: readonly Edit[]): unknown {
+  if (isPlainObject(v)) {
+    const members = membersOf(v, edits);
+    return applyPlan(v, members);
+  }
+  if (Array.isArray(v)) {
+    for (const e of edits) {
+      const i = Number(e.path[0]);
+      if (e.path.length === 1) {
+        if (e.kind === 'replace' && e.hasValue) v[i] = e.value;
+      } else v[i] = editValue(v[i], [{ ...e, path: e.path.slice(1) } as Edit]);
+    }
+    return v;
+  }
+  return v;
+}
