@@ -74,3 +74,11 @@ describe('citations', () => {
     expect(valueAt({ a: {} }, 'a.constructor')).toBeUndefined();
   });
 });
+
+describe('citations: of several places, the one beside the field name', () => {
+  it('a total printed as a line amount and beside "TOTAL DUE" is cited at the total', () => {
+    const layout = textLayout(['Strategy workshop | 2 | 1800.00 | 3600.00\n\nTOTAL DUE: USD 3600.00']);
+    expect(findCitation(layout, 3600, 'total')).toMatchObject({ polygon: [{ x: 15, y: 2 }, { x: 22, y: 2 }, { x: 22, y: 3 }, { x: 15, y: 3 }] });
+    expect(findCitation(layout, 3600, 'line_items[0].amount')).toMatchObject({ polygon: [{ x: 34, y: 0 }, { x: 41, y: 0 }, { x: 41, y: 1 }, { x: 34, y: 1 }] });
+  });
+});

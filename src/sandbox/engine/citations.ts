@@ -110,13 +110,16 @@ export function spellings(value: unknown): string[] {
 const norm = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ');
 
 /**
- * Where a value is printed: the first page and run (or runs on one line, joined by a space) whose
- * text contains one of its spellings; the polygon spans those characters, shared out in proportion
- * over each run's width.
+ * Where a value is printed: a run (or runs on one line, joined by a space) whose text contains one
+ * of its spellings; the polygon spans those characters, shared out in proportion over each run's
+ * width. Of several places, the first on the line with most words of `hint` (the field's path:
+ * a total's amount is the one beside "Total"), else the first.
  */
-export function findCitation(layout: readonly PageLayout[], value: unknown): Citation | undefined {
+export function findCitation(layout: readonly PageLayout[], value: unknown, hint = ''): Citation | undefined {
   const wanted = spellings(value).map(norm).filter((s) => s.length > 0);
   if (!wanted.length) return undefined;
+  const words = (hint.toLowerCase().match(/[a-z]{3,}/g) ?? []).filter((w) => w !== 'items');
+  let best: { c: Citation; score: number } | undefined;
   for (let p = 0; p < layout.length; p++) {
     const page = layout[p];
     // Runs on the same line joined, so that a value split over runs ("1,316.40" "EUR") is found.
@@ -143,35 +146,42 @@ export function findCitation(layout: readonly PageLayout[], value: unknown): Cit
       for (const w of wanted) {
         const at = lower.indexOf(w);
         if (at < 0) continue;
-        const chars = owner.slice(at, at + w.length).filter(([, i]) => i >= 0);
-        let x0 = Infinity;
-        let x1 = -Infinity;
-        let y0 = Infinity;
-        let y1 = -Infinity;
-        for (const [r, i] of chars) {
-          const cw = r.w / Math.max(1, r.str.length);
-          x0 = Math.min(x0, r.x + i * cw);
-          x1 = Math.max(x1, r.x + (i + 1) * cw);
-          y0 = Math.min(y0, r.y);
-          y1 = Math.max(y1, r.y + r.h);
-        }
-        const round = (n: number): number => Math.round(n * 100) / 100;
-        return {
-          page: p + 1,
-          polygon: [
-            { x: round(x0), y: round(y0) },
-            { x: round(x1), y: round(y0) },
-            { x: round(x1), y: round(y1) },
-            { x: round(x0), y: round(y1) },
-          ],
-          referenceText: text.slice(at, at + w.length),
-          pageWidth: round(page.width),
-          pageHeight: round(page.height),
-        };
+        const score = words.filter((x) => lower.includes(x)).length;
+        if (best && best.score >= score) break;
+        best = { c: polygonOf(owner.slice(at, at + w.length), text.slice(at, at + w.length), p + 1, page), score };
+        break;
       }
     }
   }
-  return undefined;
+  return best?.c;
+}
+
+function polygonOf(owned: Array<[TextRun, number]>, referenceText: string, page: number, layout: PageLayout): Citation {
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  let y0 = Infinity;
+  let y1 = -Infinity;
+  for (const [r, i] of owned) {
+    if (i < 0) continue;
+    const cw = r.w / Math.max(1, r.str.length);
+    x0 = Math.min(x0, r.x + i * cw);
+    x1 = Math.max(x1, r.x + (i + 1) * cw);
+    y0 = Math.min(y0, r.y);
+    y1 = Math.max(y1, r.y + r.h);
+  }
+  const round = (n: number): number => Math.round(n * 100) / 100;
+  return {
+    page,
+    polygon: [
+      { x: round(x0), y: round(y0) },
+      { x: round(x1), y: round(y0) },
+      { x: round(x1), y: round(y1) },
+      { x: round(x0), y: round(y1) },
+    ],
+    referenceText,
+    pageWidth: round(layout.width),
+    pageHeight: round(layout.height),
+  };
 }
 
 /** The 2025-04-21 citation (service facts: `{page, referenceText, polygon:[{x,y}], pageWidth, pageHeight}`). */
@@ -207,7 +217,7 @@ export function addCitations(output: unknown, config: unknown, layout: readonly 
   if (metadata === null || typeof metadata !== 'object') return;
   for (const [path, entry] of Object.entries(metadata as Record<string, unknown>)) {
     if (entry === null || typeof entry !== 'object') continue;
-    const c = findCitation(layout, valueAt(value, path));
+    const c = findCitation(layout, valueAt(value, path), path);
     if (c) (entry as Record<string, unknown>).citations = [citation20250421(c)];
   }
 }
