@@ -133,7 +133,7 @@ export default defineCommand<ReportArgs>({
     const errorsFormat = argv.exportErrors ? (await import('../report/errors.js')).errorsFormatOf(argv.exportErrors) : undefined;
     if (argv.viewUrl !== undefined) {
       if (!argv.exportErrors) throw new UsageError('--view-url sets the links of the errors file', { hint: 'add --export-errors errors.csv' });
-      if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/[^#?]*$/.test(argv.viewUrl)) throw new UsageError(`--view-url ${argv.viewUrl}: not the address of a report in evalkit view`, { hint: 'copy it from what `evalkit view --port PORT` prints, e.g. http://127.0.0.1:8790/r/0/' });
+      if (!/^http:\/\/127\.0\.0\.1:\d+\/[^#?]*$/.test(argv.viewUrl)) throw new UsageError(`--view-url ${argv.viewUrl}: not the address of a report in evalkit view`, { hint: 'copy it from what `evalkit view --port PORT` prints, e.g. http://127.0.0.1:8790/r/0/' });
     }
     const { parseGates } = await import('../report/gates.js');
     const { parseGateExpressions } = await import('../report/gates.js');

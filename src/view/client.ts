@@ -182,7 +182,7 @@ export function paneMain(): void {
     cur?.pages.set(n, p);
     return p;
   }
-  const paneWidth = (): number => Math.max(240, pane.clientWidth - 48);
+  const paneWidth = (): number => Math.max(240, pane.clientWidth - 88);
 
   async function drawPdf(doc: Doc, my: number, notes: any): Promise<void> {
     const lib = await import(`${PDFJS}pdf.min.mjs`);

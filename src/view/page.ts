@@ -34,7 +34,7 @@ const PANE_STYLE = `<style>
 .ev-notes{margin:.3em 0;color:#a0761d;font-size:12px}
 .ev-page{position:relative;margin:.6em auto;background:#fff;box-shadow:0 1px 4px rgba(0,0,0,.25);color:#111}
 .ev-page canvas,.ev-page img{display:block;width:100%;height:100%}
-.ev-page .ev-pno{position:absolute;right:100%;top:0;margin-right:4px;font-size:11px;color:var(--mute)}
+.ev-page .ev-pno{position:absolute;right:100%;top:0;margin-right:4px;white-space:nowrap;font-size:11px;color:var(--mute)}
 .ev-page pre{margin:0;font:12px/18px ui-monospace,Menlo,Consolas,monospace;white-space:pre;max-width:none;word-break:normal;padding:0}
 .ev-box{position:absolute;border:2px solid #e0a800;background:rgba(255,214,0,.18);cursor:pointer;min-width:4px;min-height:4px}
 .ev-box.o-bad{border-color:#c62828;background:rgba(198,40,40,.12)}

@@ -175,6 +175,11 @@ export async function startView(opts: ViewOptions): Promise<ViewServer> {
   });
   const port = (server.address() as AddressInfo).port;
   expectedHost = `${HOST}:${port}`;
+  // Read the exports now, in the background: the first document opened need not wait for them.
+  for (const r of opts.reports) {
+    void itemsOf(r.exportFile);
+    void itemsOf(r.baselineFile);
+  }
   return {
     url: `http://${expectedHost}/`,
     port,

@@ -269,6 +269,9 @@ describe.skipIf(!hasChromium)('evalkit view in headless Chromium', () => {
     const bad = await runCli(['report', '--from', 'reports/demo/invoice-extract/export-draft.json', '--out-dir', 'errs2', '--view-url', viewUrl], { cwd });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--view-url sets the links of the errors file');
+    const other = await runCli(['report', '--from', 'reports/demo/invoice-extract/export-draft.json', '--out-dir', 'errs3', '--export-errors', 'errs3/e.csv', '--view-url', 'http://localhost:8790/r/0/'], { cwd });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('not the address of a report in evalkit view');
   }, 120_000);
 
   it('answers only to the Host it printed, GET only, and serves no path from the URL', async () => {
