@@ -20,6 +20,7 @@ export const COMMAND_MODULES: ReadonlyArray<readonly [name: string, load: Loader
   ['dataset', () => import('./dataset.js')],
   ['eval', () => import('./eval.js')],
   ['report', () => import('./report.js')],
+  ['view', () => import('./view.js')],
   ['history', () => import('./history.js')],
   ['ci', () => import('./ci.js')],
   ['sandbox', () => import('./sandbox.js')],

@@ -36,6 +36,7 @@ interface ReportArgs {
   bootstrap: number;
   seed: number;
   exportErrors?: string;
+  viewUrl?: string;
 }
 
 export function parseFormats(list: readonly string[]): ReportFormat[] {
@@ -111,6 +112,7 @@ export default defineCommand<ReportArgs>({
       .option('number-tolerance', { type: 'number', default: 1e-6, describe: 'relative tolerance for numbers' })
       .option('bootstrap', { type: 'number', default: 2000, describe: 'bootstrap resamples for F1 intervals and baseline deltas (0 turns it off)' })
       .option('seed', { type: 'number', default: 1, describe: 'seed of the bootstrap; the same seed gives the same report' })
+      .option('view-url', { type: 'string', describe: "with --export-errors: the report's address in `evalkit view` (e.g. http://127.0.0.1:8790/r/0/); each row gets a `view` link to its value on the page" })
       .option('export-errors', { type: 'string', describe: 'also write every wrong outcome (FA, FN, FD) with expected and predicted values to this .csv or .jsonl, worst documents first' })
       .example('$0 report --from exports/invoices.json', 'write reports/invoices/report.{json,md,html,junit.xml}')
       .example('$0 report --dataset invoices', 'the export, baseline, gates and settings of that dataset of evalkit.config.json (docs/configuration.md)')
@@ -131,6 +133,10 @@ export default defineCommand<ReportArgs>({
     const formats = parseFormats(argv.formats);
     if (formats.length === 0) throw new UsageError('--formats: name at least one report format', { hint: `choose from ${FORMATS.join(', ')}` });
     const errorsFormat = argv.exportErrors ? (await import('../report/errors.js')).errorsFormatOf(argv.exportErrors) : undefined;
+    if (argv.viewUrl !== undefined) {
+      if (!argv.exportErrors) throw new UsageError('--view-url sets the links of the errors file', { hint: 'add --export-errors errors.csv' });
+      if (!/^http:\/\/127\.0\.0\.1:\d+\/[^#?]*$/.test(argv.viewUrl)) throw new UsageError(`--view-url ${argv.viewUrl}: not the address of a report in evalkit view`, { hint: 'copy it from what `evalkit view --port PORT` prints, e.g. http://127.0.0.1:8790/r/0/' });
+    }
     const { parseGates } = await import('../report/gates.js');
     const gates = [...parseGates(argv.failUnder, '--fail-under'), ...parseGates(argv.gate, '--gate')];
     if (argv.failOnRegression && !argv.baseline) throw new UsageError('--fail-on-regression needs --baseline', { hint: 'pass the report.json or export of the run to compare with' });
@@ -258,7 +264,7 @@ export default defineCommand<ReportArgs>({
         // A baseline whose predictions are not shown (a report.json, a JSONL export past the
         // documents listed) says so in its column rather than leaving it empty.
         const kind = baseline === undefined ? undefined : baseline.kind === 'report' || (baseline.kind === 'stream' && !streamedBaseline) ? 'report' : 'export';
-        const errors = render({ report, documents: documents.records(), values, ...baselineShown }, errorsFormat, kind);
+        const errors = render({ report, documents: documents.records(), values, ...baselineShown }, errorsFormat, kind, argv.viewUrl);
         errorsCount = errors.count;
         errorsText = errors.text;
       }

@@ -132,19 +132,19 @@ export function errorRows(input: ExplorerInput): ErrorRow[] {
  * become its lines at once, so only the text is held, not a row object per wrong outcome (50,000
  * documents: 378,000 rows). Returns the text and the count of rows.
  */
-export function errorsText(input: ExplorerInput, format: ErrorsFormat, baselineKind?: 'export' | 'report'): { text: string; count: number } {
+export function errorsText(input: ExplorerInput, format: ErrorsFormat, baselineKind?: 'export' | 'report', viewUrl?: string): { text: string; count: number } {
   const perDoc = new Map<number, string>();
   const conf = new Map<string, number | null>();
   let count = 0;
   visitErrors(input, (i, rows, low) => {
     let text = '';
-    for (const r of rows) text += errorLine(r, format, baselineKind);
+    for (const r of rows) text += errorLine(r, format, baselineKind, viewUrl);
     perDoc.set(i, text);
     conf.set(input.documents[i].id, low);
     count += rows.length;
   });
   const parts = worstOrder(input.documents, conf, input.report.type === 'CLASSIFY').map((i) => perDoc.get(i) ?? '');
-  return { text: (format === 'csv' ? csvLine([...ERROR_COLUMNS], ',') : '') + parts.join(''), count };
+  return { text: (format === 'csv' ? csvLine([...ERROR_COLUMNS, ...(viewUrl === undefined ? [] : ['view'])], ',') : '') + parts.join(''), count };
 }
 
 // One encoding of a value as a cell, shared with the reading of the corrected file (dataset upload).
@@ -156,13 +156,25 @@ export function renderErrors(rows: readonly ErrorRow[], format: ErrorsFormat, ba
   return text;
 }
 
-/** One row of the errors file: a CSV line, or a JSONL line (each ends its line). */
-function errorLine(r: ErrorRow, format: ErrorsFormat, baselineKind?: 'export' | 'report'): string {
+/**
+ * Where `evalkit view` shows a wrong value: the report's address in it (`--view-url`) with the
+ * deep link of the document and, for EXTRACT, the field as the explorer names it (rows as `[]`).
+ */
+export function viewLink(viewUrl: string, r: Pick<ErrorRow, 'item' | 'field'>): string {
+  const field = r.field === 'class' || r.field === 'splits' ? '' : r.field.replace(/\[\+?\d+\]/g, '[]');
+  return `${viewUrl}#doc=${encodeURIComponent(r.item)}${field ? `&field=${encodeURIComponent(field)}` : ''}`;
+}
+
+/** One row of the errors file: a CSV line, or a JSONL line (each ends its line); with `viewUrl`, a last column `view`. */
+function errorLine(r: ErrorRow, format: ErrorsFormat, baselineKind?: 'export' | 'report', viewUrl?: string): string {
   if (format === 'jsonl') {
     const out: Record<string, unknown> = {};
     for (const k of ERROR_COLUMNS) if (k !== 'baseline_predicted' || baselineKind === 'export') out[k] = r[k] ?? null;
+    if (viewUrl !== undefined) out.view = viewLink(viewUrl, r);
     return JSON.stringify(out) + '\n';
   }
   const baseline = baselineKind === undefined ? '' : baselineKind === 'report' ? 'not available' : cellText(r.baseline_predicted);
-  return csvLine([r.item, r.file, r.fileId, r.field, r.outcome, cellText(r.expected), cellText(r.predicted), r.confidence === null ? '' : String(r.confidence), baseline, String(r.document_errors)], ',');
+  const cells = [r.item, r.file, r.fileId, r.field, r.outcome, cellText(r.expected), cellText(r.predicted), r.confidence === null ? '' : String(r.confidence), baseline, String(r.document_errors)];
+  if (viewUrl !== undefined) cells.push(viewLink(viewUrl, r));
+  return csvLine(cells, ',');
 }

@@ -14,6 +14,7 @@ import type { BatchRow, FileRow, ItemRow, RunRow } from '../store.js';
 import { advanceWorkflowRun, WORKFLOW_SOURCE, type Advanced } from '../workflows/runs.js';
 import type { EngineInput, EngineResult } from './types.js';
 import { splitFiles } from './splitFiles.js';
+import { pdfLayout, textLayout, type PageLayout } from './citations.js';
 
 export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Promise<void> {
   return async (id, started) => {
@@ -23,7 +24,9 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
     const row = c.store.byId<RunRow>('processor_runs', id);
     if (!row || row.status !== 'PROCESSING') return;
     const doc = JSON.parse(row.doc) as Json;
-    const { result, pages, parent } = runEngine(c, row, doc);
+    const layout = row.processor_type === 'EXTRACT' ? await layoutOf(c, row) : undefined;
+    if (c.scheduler.isClosed) return;
+    const { result, pages, parent } = runEngine(c, row, doc, layout);
     if (c.scheduler.isClosed) return;
     const now = nowIso();
     const label = result.label;
@@ -57,7 +60,19 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
   };
 }
 
-function runEngine(c: Ctx, row: RunRow, doc: Json): { result: EngineResult; pages: string[]; parent?: Pick<FileRow, 'id' | 'name'> } {
+/** Where the run's text is on its pages, for the engine's citations: a PDF's text positions, a text file's lines. */
+async function layoutOf(c: Ctx, row: RunRow): Promise<PageLayout[] | undefined> {
+  const job = JSON.parse(row.job) as Job;
+  if (job.input.kind === 'text') return textLayout([job.input.text]);
+  const file = c.store.st('SELECT type, pages FROM files WHERE id = ?').get(job.input.fileId) as Pick<FileRow, 'type' | 'pages'> | undefined;
+  if (!file) return undefined;
+  if (file.type === 'TXT' || file.type === 'CSV') return textLayout(JSON.parse(file.pages) as string[]);
+  if (file.type !== 'PDF') return undefined;
+  const bytes = c.store.fileContent(job.input.fileId);
+  return bytes ? pdfLayout(bytes) : undefined;
+}
+
+function runEngine(c: Ctx, row: RunRow, doc: Json, layout?: PageLayout[]): { result: EngineResult; pages: string[]; parent?: Pick<FileRow, 'id' | 'name'> } {
   const job = JSON.parse(row.job) as Job;
   let text: string;
   let pages: string[];
@@ -87,6 +102,7 @@ function runEngine(c: Ctx, row: RunRow, doc: Json): { result: EngineResult; page
     config: doc.config as Json,
     text,
     pages,
+    layout,
     fileName,
     sha256,
     expected: item ? (JSON.parse(item.expected) as Json) : undefined,

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { isPlainObject } from '../../util/json.js';
 import type { Json } from '../core.js';
+import { addCitations } from './citations.js';
 import { between, pick, rngFrom, type Rng } from './rng.js';
 import { synthesize } from './synthesize.js';
 import type { Engine, EngineInput, EngineResult } from './types.js';
@@ -60,7 +61,10 @@ export function simulate(input: EngineInput, opts: SimulateOptions): EngineResul
   let output: Json;
   if (input.processorType === 'CLASSIFY') output = classify(truth, input.config, w);
   else if (input.processorType === 'SPLITTER') output = split(truth, input.config, w);
-  else output = extract(truth, w);
+  else {
+    output = extract(truth, w);
+    addCitations(output, input.config, input.layout);
+  }
   label.errors = w.errors;
   return { ok: true, output, label };
 }

@@ -1,4 +1,5 @@
 import type { Json, ProcessorType } from '../core.js';
+import type { PageLayout } from './citations.js';
 
 /** Everything an engine may look at to produce one run's output. */
 export interface EngineInput {
@@ -13,6 +14,8 @@ export interface EngineInput {
   text: string;
   /** Text of each page (one entry for raw text). */
   pages: string[];
+  /** Where the text is on each page (PDF text positions, a text file's lines): for citations. */
+  layout?: PageLayout[];
   fileName: string | null;
   sha256: string;
   /** The truth when known: the evaluation set item's expected output (2025-04-21 layout). */

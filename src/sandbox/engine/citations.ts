@@ -1,0 +1,223 @@
+/**
+ * Citations of the simulated outputs: where on its page each predicted value is printed. The
+ * finding works on a neutral layout (text runs with boxes, top-left origin) and returns a neutral
+ * citation per value; `citation20250421` shapes one for the 2025-04-21 output metadata. Another
+ * API version is one more serializer beside it, never a second finder.
+ *
+ * Layouts: a PDF's text runs as pdf.js positions them (PDF points at scale 1); a text file's lines
+ * in character cells (x: column, y: line, each line one cell high), so a viewer draws a box at
+ * x / pageWidth of a monospace page. Values the document does not contain get no citation.
+ */
+import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
+
+export interface TextRun {
+  str: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export interface PageLayout {
+  width: number;
+  height: number;
+  runs: TextRun[];
+}
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** One place a value is printed: page (1-based), the polygon around its text, and the page's size in the polygon's units. */
+export interface Citation {
+  page: number;
+  polygon: Point[];
+  referenceText: string;
+  pageWidth: number;
+  pageHeight: number;
+}
+
+/** A text file's pages as lines in character cells. */
+export function textLayout(pages: readonly string[]): PageLayout[] {
+  return pages.map((text) => {
+    const lines = text.split(/\r?\n/);
+    const runs = lines.map((str, y) => ({ str, x: 0, y, w: str.length, h: 1 }));
+    return { width: Math.max(1, ...lines.map((l) => l.length)), height: Math.max(1, lines.length), runs };
+  });
+}
+
+type PdfJs = typeof PdfJsModule;
+let pdfjs: Promise<PdfJs> | undefined;
+
+/** A PDF's text runs per page, top-left origin, in points; undefined for a file pdf.js cannot read. */
+export async function pdfLayout(bytes: Uint8Array): Promise<PageLayout[] | undefined> {
+  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  const lib = await pdfjs;
+  let doc: Awaited<ReturnType<PdfJs['getDocument']>['promise']> | undefined;
+  try {
+    doc = await lib.getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+    const pages: PageLayout[] = [];
+    for (let p = 1; p <= doc.numPages; p++) {
+      const page = await doc.getPage(p);
+      const vp = page.getViewport({ scale: 1 });
+      const runs: TextRun[] = [];
+      for (const item of (await page.getTextContent()).items) {
+        if (!('str' in item) || item.str === '') continue;
+        const t = lib.Util.transform(vp.transform, item.transform) as number[];
+        const h = Math.hypot(t[2], t[3]) || item.height;
+        runs.push({ str: item.str, x: t[4], y: t[5] - h, w: item.width, h });
+      }
+      pages.push({ width: vp.width, height: vp.height, runs });
+      page.cleanup();
+    }
+    return pages;
+  } catch {
+    return undefined;
+  } finally {
+    await doc?.destroy().catch(() => undefined);
+  }
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** The ways a value may be printed, most specific first. */
+export function spellings(value: unknown): string[] {
+  if (value === null || value === undefined || typeof value === 'boolean') return [];
+  if (typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    return Object.hasOwn(v, 'amount') ? spellings(v.amount) : [];
+  }
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return [];
+    const two = value.toFixed(2);
+    const [int, frac] = two.split('.');
+    const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    return [...new Set([`${grouped}.${frac}`, `${grouped.replace(/,/g, '.')},${frac}`, two, String(value)])];
+  }
+  const s = String(value).trim();
+  if (s === '') return [];
+  const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (iso) {
+    const [, y, m, d] = iso;
+    const month = MONTHS[Number(m) - 1] ?? '';
+    const day = String(Number(d));
+    return [s, `${d}.${m}.${y}`, `${day} ${month} ${y}`, `${month} ${day}, ${y}`, `${d}/${m}/${y}`, `${m}/${d}/${y}`, `${day} ${month.slice(0, 3)} ${y}`];
+  }
+  return [s];
+}
+
+const norm = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ');
+
+/**
+ * Where a value is printed: a run (or runs on one line, joined by a space) whose text contains one
+ * of its spellings; the polygon spans those characters, shared out in proportion over each run's
+ * width. Of several places, the first on the line with most words of `hint` (the field's path:
+ * a total's amount is the one beside "Total"), else the first.
+ */
+export function findCitation(layout: readonly PageLayout[], value: unknown, hint = ''): Citation | undefined {
+  const wanted = spellings(value).map(norm).filter((s) => s.length > 0);
+  if (!wanted.length) return undefined;
+  const words = (hint.toLowerCase().match(/[a-z]{3,}/g) ?? []).filter((w) => w !== 'items');
+  let best: { c: Citation; score: number } | undefined;
+  for (let p = 0; p < layout.length; p++) {
+    const page = layout[p];
+    // Runs on the same line joined, so that a value split over runs ("1,316.40" "EUR") is found.
+    const lines = new Map<number, TextRun[]>();
+    for (const r of page.runs) {
+      const key = Math.round(r.y * 2) / 2;
+      const list = lines.get(key) ?? [];
+      list.push(r);
+      lines.set(key, list);
+    }
+    for (const runs of lines.values()) {
+      runs.sort((a, b) => a.x - b.x);
+      let text = '';
+      const owner: Array<[TextRun, number]> = [];
+      for (const r of runs) {
+        if (text) {
+          text += ' ';
+          owner.push([r, -1]);
+        }
+        for (let i = 0; i < r.str.length; i++) owner.push([r, i]);
+        text += r.str;
+      }
+      const lower = text.toLowerCase();
+      for (const w of wanted) {
+        const at = lower.indexOf(w);
+        if (at < 0) continue;
+        const score = words.filter((x) => lower.includes(x)).length;
+        if (best && best.score >= score) break;
+        best = { c: polygonOf(owner.slice(at, at + w.length), text.slice(at, at + w.length), p + 1, page), score };
+        break;
+      }
+    }
+  }
+  return best?.c;
+}
+
+function polygonOf(owned: Array<[TextRun, number]>, referenceText: string, page: number, layout: PageLayout): Citation {
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  let y0 = Infinity;
+  let y1 = -Infinity;
+  for (const [r, i] of owned) {
+    if (i < 0) continue;
+    const cw = r.w / Math.max(1, r.str.length);
+    x0 = Math.min(x0, r.x + i * cw);
+    x1 = Math.max(x1, r.x + (i + 1) * cw);
+    y0 = Math.min(y0, r.y);
+    y1 = Math.max(y1, r.y + r.h);
+  }
+  const round = (n: number): number => Math.round(n * 100) / 100;
+  return {
+    page,
+    polygon: [
+      { x: round(x0), y: round(y0) },
+      { x: round(x1), y: round(y0) },
+      { x: round(x1), y: round(y1) },
+      { x: round(x0), y: round(y1) },
+    ],
+    referenceText,
+    pageWidth: round(layout.width),
+    pageHeight: round(layout.height),
+  };
+}
+
+/** The 2025-04-21 citation (service facts: `{page, referenceText, polygon:[{x,y}], pageWidth, pageHeight}`). */
+export function citation20250421(c: Citation): Record<string, unknown> {
+  return { page: c.page, referenceText: c.referenceText, polygon: c.polygon.map((q) => ({ x: q.x, y: q.y })), pageWidth: c.pageWidth, pageHeight: c.pageHeight };
+}
+
+/** The value at a metadata path such as `line_items[0].description` (undefined: none). */
+export function valueAt(root: unknown, path: string): unknown {
+  let cur: unknown = root;
+  for (const part of path.match(/[^.[\]]+|\[\d+\]/g) ?? []) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    if (part.startsWith('[')) {
+      if (!Array.isArray(cur)) return undefined;
+      cur = cur[Number(part.slice(1, -1))];
+    } else {
+      if (Array.isArray(cur) || !Object.hasOwn(cur, part)) return undefined;
+      cur = (cur as Record<string, unknown>)[part];
+    }
+  }
+  return cur;
+}
+
+/**
+ * Adds `citations` to each metadata entry of an EXTRACT output `{value, metadata}` whose value is
+ * printed in the document (2025-04-21 shape); when the config asks for them
+ * (`advancedOptions.citationsEnabled`), as the service does.
+ */
+export function addCitations(output: unknown, config: unknown, layout: readonly PageLayout[] | undefined): void {
+  const enabled = (config as { advancedOptions?: { citationsEnabled?: unknown } } | null)?.advancedOptions?.citationsEnabled === true;
+  if (!enabled || !layout || output === null || typeof output !== 'object') return;
+  const { value, metadata } = output as { value?: unknown; metadata?: unknown };
+  if (metadata === null || typeof metadata !== 'object') return;
+  for (const [path, entry] of Object.entries(metadata as Record<string, unknown>)) {
+    if (entry === null || typeof entry !== 'object') continue;
+    const c = findCitation(layout, valueAt(value, path), path);
+    if (c) (entry as Record<string, unknown>).citations = [citation20250421(c)];
+  }
+}

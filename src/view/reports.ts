@@ -1,0 +1,144 @@
+/**
+ * The report folders `evalkit view` serves: each PATH is a report folder (it holds report.json),
+ * or a folder of them (searched two levels down, as reports/ holds demo/<dataset>/). A report's
+ * run export and baseline export are found beside its report.json, else where report.json names
+ * them; their items are read when a document is first opened, and kept by item id.
+ */
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { ExportItem } from '../metrics/generated/export.js';
+import type { Report } from '../metrics/generated/report.js';
+import { readFile } from 'node:fs/promises';
+import { loadReport } from '../report/load.js';
+import { isPlainObject } from '../util/json.js';
+import { InputError } from '../util/errors.js';
+
+export interface ViewReport {
+  /** Its place in the list: the URL is /r/<index>/. */
+  index: number;
+  /** Real path of the folder. */
+  dir: string;
+  /** The folder as given or found, for messages and the index page. */
+  shown: string;
+  report: Report;
+  /** report.html of the folder. */
+  html: string;
+  /** The run's export and the baseline's (undefined: not found; the pane says so). */
+  exportFile?: string;
+  baselineFile?: string;
+}
+
+const MAX_DEPTH = 2;
+
+function isReportDir(dir: string): boolean {
+  return existsSync(path.join(dir, 'report.json')) && existsSync(path.join(dir, 'report.html'));
+}
+
+/** Report folders under `dir` (itself, else up to two levels below), sorted by path. */
+function findReportDirs(dir: string, depth = 0): string[] {
+  if (isReportDir(dir)) return [dir];
+  if (depth >= MAX_DEPTH) return [];
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const n of names) {
+    if (n.startsWith('.') || n === 'node_modules') continue;
+    const sub = path.join(dir, n);
+    let isDir = false;
+    try {
+      isDir = statSync(sub).isDirectory();
+    } catch {
+      continue;
+    }
+    if (isDir) out.push(...findReportDirs(sub, depth + 1));
+  }
+  return out;
+}
+
+/** An export a report names: beside report.json first (a folder moved as a whole), else as named (relative to the working folder). */
+function exportOf(dir: string, named: string | undefined): string | undefined {
+  if (!named) return undefined;
+  for (const candidate of [path.join(dir, path.basename(named)), path.resolve(named)]) {
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+/** The report folders of the PATH arguments; an input error naming a PATH that holds none. */
+export async function findReports(paths: readonly string[]): Promise<ViewReport[]> {
+  const dirs: Array<{ dir: string; shown: string }> = [];
+  const seen = new Set<string>();
+  for (const p of paths.length ? paths : ['.']) {
+    let start = p;
+    try {
+      if (statSync(p).isFile()) start = path.dirname(p);
+    } catch {
+      throw new InputError(`${p}: no such folder`, { hint: 'pass a report folder (with report.json and report.html, as `evalkit report --out-dir` writes it) or a folder of them' });
+    }
+    const found = findReportDirs(path.resolve(start));
+    if (found.length === 0) {
+      throw new InputError(`${p}: no report.json with its report.html in it or in the folders below it (two levels)`, {
+        hint: 'run `evalkit report --from <export> --out-dir <folder>` (or `evalkit demo`) first, then `evalkit view <folder>`',
+      });
+    }
+    for (const d of found) {
+      const real = realpathSync(d);
+      if (seen.has(real)) continue;
+      seen.add(real);
+      dirs.push({ dir: real, shown: path.relative(process.cwd(), d) || '.' });
+    }
+  }
+  const out: ViewReport[] = [];
+  for (const { dir, shown } of dirs) {
+    const report = await loadReport(path.join(dir, 'report.json'));
+    out.push({
+      index: out.length,
+      dir,
+      shown,
+      report,
+      html: path.join(dir, 'report.html'),
+      exportFile: exportOf(dir, report.source.file),
+      baselineFile: exportOf(dir, report.baseline?.file),
+    });
+  }
+  return out;
+}
+
+/**
+ * The items of an export by id (undefined: not an export, e.g. a report.json baseline). Read with
+ * JSON.parse alone, not validated again (`evalkit report` validated it; the pane reads every member
+ * defensively): validating 50,000 items took most of a minute, parsing them about a second.
+ */
+export async function itemsById(file: string): Promise<Map<string, ExportItem> | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const map = new Map<string, ExportItem>();
+  const add = (item: unknown): void => {
+    if (isPlainObject(item) && typeof item.id === 'string') map.set(item.id, item as unknown as ExportItem);
+  };
+  try {
+    if (/\.(jsonl|ndjson)$/i.test(file)) {
+      // The first line is the header; each other line one item.
+      text.split('\n').slice(1).forEach((line) => line.trim() && add(JSON.parse(line)));
+    } else {
+      const doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
+      if (!isPlainObject(doc) || !Array.isArray(doc.items)) return undefined;
+      for (const item of doc.items) add(item);
+    }
+  } catch {
+    return undefined;
+  }
+  return map;
+}

@@ -1,0 +1,84 @@
+// Citations of the simulate engine: found in the document's text (a text file's lines in character
+// cells, a PDF's text runs in points), shaped as the 2025-04-21 metadata gives them; values the
+// document does not print get none, and none at all unless the config enables citations.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { addCitations, findCitation, pdfLayout, spellings, textLayout, valueAt } from '../../src/sandbox/engine/citations.js';
+import { ROOT } from '../helpers/cli.js';
+
+const TEXT = ['Acme Ltd\nTOTAL DUE: USD 1,316.40\nDate: 18 March 2024', 'page two\n  INV-9'];
+
+describe('citations', () => {
+  it('a text file: line and column of the value as a box in character cells', () => {
+    const c = findCitation(textLayout(TEXT), 1316.4);
+    // "1,316.40" starts at column 15 of line 2 (y 1) and is 8 characters long; the page is 23 x 3 cells (its longest line).
+    expect(c).toEqual({
+      page: 1,
+      polygon: [
+        { x: 15, y: 1 },
+        { x: 23, y: 1 },
+        { x: 23, y: 2 },
+        { x: 15, y: 2 },
+      ],
+      referenceText: '1,316.40',
+      pageWidth: 23,
+      pageHeight: 3,
+    });
+    expect(findCitation(textLayout(TEXT), '2024-03-18')).toMatchObject({ page: 1, referenceText: '18 March 2024', polygon: [{ x: 6, y: 2 }, { x: 19, y: 2 }, { x: 19, y: 3 }, { x: 6, y: 3 }] });
+    expect(findCitation(textLayout(TEXT), 'inv-9')).toMatchObject({ page: 2, referenceText: 'INV-9', polygon: [{ x: 2, y: 1 }, { x: 7, y: 1 }, { x: 7, y: 2 }, { x: 2, y: 2 }] });
+  });
+
+  it('an invented value, an empty one and a boolean have no citation', () => {
+    const layout = textLayout(TEXT);
+    expect(findCitation(layout, 'INV-8')).toBeUndefined();
+    expect(findCitation(layout, null)).toBeUndefined();
+    expect(findCitation(layout, true)).toBeUndefined();
+    expect(findCitation(layout, '')).toBeUndefined();
+  });
+
+  it('spellings of numbers, amounts and dates', () => {
+    expect(spellings(1316.4)).toEqual(['1,316.40', '1.316,40', '1316.40', '1316.4']);
+    expect(spellings({ amount: 86, iso_4217_currency_code: 'EUR' })).toEqual(['86.00', '86,00', '86']);
+    expect(spellings('2024-04-17')).toContain('17.04.2024');
+  });
+
+  it('a PDF: the text positions pdf.js gives, inside the page', async () => {
+    const layout = await pdfLayout(readFileSync(path.join(ROOT, 'datasets/invoice-extract/files/inv-001.pdf')));
+    expect(layout).toBeDefined();
+    const c = findCitation(layout!, 'INV-001')!;
+    expect(c.page).toBe(1);
+    expect(c.referenceText).toBe('INV-001');
+    expect([c.pageWidth, c.pageHeight]).toEqual([595, 842]);
+    for (const p of c.polygon) {
+      expect(p.x).toBeGreaterThanOrEqual(0);
+      expect(p.x).toBeLessThanOrEqual(c.pageWidth);
+      expect(p.y).toBeGreaterThanOrEqual(0);
+      expect(p.y).toBeLessThanOrEqual(c.pageHeight);
+    }
+    expect(c.polygon[2].x - c.polygon[0].x).toBeGreaterThan(10);
+    expect(await pdfLayout(Buffer.from('%PDF-1.4 not really'))).toBeUndefined();
+  });
+
+  it('addCitations: the 2025-04-21 shape, only where the value is printed, only when enabled', () => {
+    const out = () => ({ value: { total: { amount: 1316.4, iso_4217_currency_code: 'EUR' }, rows: [{ n: 'INV-9' }], made_up: 'nope' }, metadata: { total: { ocrConfidence: 0.9 }, 'rows[0].n': {}, made_up: {} } as Record<string, Record<string, unknown>> });
+    const on = out();
+    addCitations(on, { advancedOptions: { citationsEnabled: true } }, textLayout(TEXT));
+    expect(on.metadata.total.citations).toEqual([{ page: 1, referenceText: '1,316.40', polygon: [{ x: 15, y: 1 }, { x: 23, y: 1 }, { x: 23, y: 2 }, { x: 15, y: 2 }], pageWidth: 23, pageHeight: 3 }]);
+    expect(on.metadata['rows[0].n'].citations).toMatchObject([{ page: 2 }]);
+    expect(on.metadata.made_up.citations).toBeUndefined();
+    const off = out();
+    addCitations(off, { advancedOptions: {} }, textLayout(TEXT));
+    expect(off.metadata.total.citations).toBeUndefined();
+    expect(valueAt({ a: [{ b: 1 }] }, 'a[0].b')).toBe(1);
+    expect(valueAt({ a: {} }, 'a.constructor')).toBeUndefined();
+  });
+});
+
+describe('citations: of several places, the one beside the field name', () => {
+  it('a total printed as a line amount and beside "TOTAL DUE" is cited at the total', () => {
+    const layout = textLayout(['Strategy workshop | 2 | 1800.00 | 3600.00\n\nTOTAL DUE: USD 3600.00']);
+    expect(findCitation(layout, 3600, 'total')).toMatchObject({ polygon: [{ x: 15, y: 2 }, { x: 22, y: 2 }, { x: 22, y: 3 }, { x: 15, y: 3 }] });
+    expect(findCitation(layout, 3600, 'line_items[0].amount')).toMatchObject({ polygon: [{ x: 34, y: 0 }, { x: 41, y: 0 }, { x: 41, y: 1 }, { x: 34, y: 1 }] });
+  });
+});

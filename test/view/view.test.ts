@@ -1,0 +1,84 @@
+// The core of `evalkit view` without a browser: where files are found and what is refused, both
+// citation shapes read into one form, the page's CSP, and the errors file's view links.
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { viewLink } from '../../src/report/errors.js';
+import { readCitation } from '../../src/view/documents.js';
+import { FileFinder, isInside } from '../../src/view/files.js';
+import { viewCsp, viewPage } from '../../src/view/page.js';
+
+describe('FileFinder', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-view-files-'));
+  const files = path.join(dir, 'files');
+  mkdirSync(path.join(files, 'sub'), { recursive: true });
+  writeFileSync(path.join(files, 'sub', 'inv 1.pdf'), '%PDF-1.4');
+  writeFileSync(path.join(dir, 'secret.txt'), 'secret');
+  symlinkSync(path.join(dir, 'secret.txt'), path.join(files, 'link.txt'));
+  const data = path.join(dir, 'data');
+  mkdirSync(path.join(data, 'docs'), { recursive: true });
+  writeFileSync(path.join(data, 'docs', 'a.txt'), 'a');
+  writeFileSync(path.join(data, 'data.csv'), 'file,total\ndocs/a.txt,1\n../secret.txt,2\n');
+
+  it('finds a file below --files by its name, with the upload tag taken off', () => {
+    const f = new FileFinder({ filesDirs: [files] });
+    expect(f.find('inv 1.ek2c26b46b68ffc68ff99b453c.pdf')).toMatchObject({ ok: true, file: path.join(files, 'sub', 'inv 1.pdf') });
+  });
+
+  it('finds the files a dataset CSV names, relative to the CSV', () => {
+    expect(new FileFinder({ csvFiles: [path.join(data, 'data.csv')] }).find('a.txt')).toMatchObject({ ok: true, file: path.join(data, 'docs', 'a.txt') });
+  });
+
+  it('refuses what lies outside the folders: a symlink out, a CSV path out, `../` in a name', () => {
+    const f = new FileFinder({ filesDirs: [files], csvFiles: [path.join(data, 'data.csv')] });
+    const link = f.find('link.txt');
+    expect(link.ok).toBe(false);
+    expect(!link.ok && link.why).toMatch(/lies outside the folders evalkit view serves/);
+    // The CSV names ../secret.txt (outside data/); the name alone is looked up, never joined.
+    const up = f.find('../secret.txt');
+    expect(up.ok).toBe(false);
+    expect(!up.ok && up.why).toMatch(/outside/);
+    const missing = f.find('nothing.pdf');
+    expect(!missing.ok && missing.why).toMatch(/no file named "nothing\.pdf".*pass --files DIR/);
+    expect(isInside('/a/b', '/a/b/c')).toBe(true);
+    expect(isInside('/a/b', '/a/bc')).toBe(false);
+    expect(isInside('/a/b', '/a')).toBe(false);
+  });
+});
+
+describe('readCitation', () => {
+  const poly = [{ x: 1, y: 2 }, { x: 5, y: 2 }, { x: 5, y: 4 }, { x: 1, y: 4 }];
+  it('reads the 2025-04-21 and the 2026-02-09 shape into one form', () => {
+    const want = { field: 'total', side: 'run', page: 2, polygon: poly, pageWidth: 595, pageHeight: 842, text: '7' };
+    expect(readCitation({ page: 2, polygon: poly, pageWidth: 595, pageHeight: 842, referenceText: '7' }, 'total', 'run')).toEqual(want);
+    expect(readCitation({ page: { number: 2, width: 595, height: 842 }, polygon: poly, referenceText: '7' }, 'total', 'run')).toEqual(want);
+    expect(readCitation({ page: { number: 2 }, polygon: poly }, 'total', 'run')).toEqual({ field: 'total', side: 'run', page: 2, polygon: poly });
+  });
+  it('refuses a citation without a page or a polygon', () => {
+    expect(readCitation({ polygon: poly }, 't', 'run')).toBeUndefined();
+    expect(readCitation({ page: 0, polygon: poly }, 't', 'run')).toBeUndefined();
+    expect(readCitation({ page: 1, polygon: [{ x: 'a', y: 1 }, { x: 1, y: 1 }] }, 't', 'run')).toBeUndefined();
+  });
+});
+
+describe('the served page', () => {
+  const html = `<head><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-abc='">\n</head><body><header><h1>x</h1></header></body>`;
+  it("keeps report.html's policy, adding only 'self' for the pane's script, worker and fetches", () => {
+    const page = viewPage(html, '/r/0/', null)!;
+    expect(page.csp).toBe(viewCsp("'sha256-abc='"));
+    expect(page.csp).toBe("default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-abc=' 'self'; worker-src 'self'; connect-src 'self'; img-src 'self' blob:; font-src 'self'; base-uri 'none'; form-action 'none'");
+    expect(page.html).toContain(`content="${page.csp}"`);
+    expect(page.html).not.toContain("content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-abc='\"");
+    expect(page.html).toContain('<script type="module" src="/_view/view.js"></script>');
+    expect(viewPage('<html>no policy</html>', '/r/0/', null)).toBeUndefined();
+  });
+});
+
+describe('viewLink', () => {
+  it('the deep link of a row: rows as [] for the explorer, class and splits link the document', () => {
+    expect(viewLink('http://127.0.0.1:8790/r/0/', { item: 'evi_1', field: 'line_items[+3].amount' })).toBe('http://127.0.0.1:8790/r/0/#doc=evi_1&field=line_items%5B%5D.amount');
+    expect(viewLink('http://127.0.0.1:8790/r/0/', { item: 'evi_1', field: 'total' })).toBe('http://127.0.0.1:8790/r/0/#doc=evi_1&field=total');
+    expect(viewLink('http://127.0.0.1:8790/r/0/', { item: 'evi 2', field: 'class' })).toBe('http://127.0.0.1:8790/r/0/#doc=evi%202');
+  });
+});
