@@ -7,6 +7,7 @@ import type { Argv } from 'yargs';
 import type yargsFactory from 'yargs';
 import type { DatasetSettings } from '../settings/load.js';
 import { listSubcommands, defineCommand } from './command.js';
+import { redactUrl } from '../util/secrets.js';
 import { formatOption, out, outJson } from './io.js';
 import { kebab, loadForCommand, OPTION_MAP, optionValue, type OptionMapping } from './settings.js';
 
@@ -88,6 +89,8 @@ export async function showSettings(argv: Record<string, unknown>): Promise<Shown
     return dflt !== undefined ? { value: dflt, source: 'default' } : { value: null, source: 'unset' };
   };
   settings.baseUrl = service('baseUrl', 'EVALKIT_BASE_URL', '--base-url', undefined);
+  // A password in the address (the environment's or a flag's; the config file's is refused) is never shown.
+  if (typeof settings.baseUrl.value === 'string') settings.baseUrl.value = redactUrl(settings.baseUrl.value);
   settings.apiVersion = service('apiVersion', 'EVALKIT_API_VERSION', undefined, DEFAULT_API_VERSION);
   // Whether it is set, never what it is.
   settings.apiToken = nonEmpty(process.env.EVALKIT_API_TOKEN) !== undefined ? { value: '(set)', source: 'environment', from: 'EVALKIT_API_TOKEN' } : { value: null, source: 'unset' };

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { listSubcommands, defineCommand } from './command.js';
-import { err, formatOption, out, outJson } from './io.js';
+import { err, escapeControls, formatOption, out, outJson } from './io.js';
 
 interface ShowArgs {
   dir: string;
@@ -27,7 +27,8 @@ const show = defineCommand<ShowArgs>({
     for (const w of history.warnings) err(`evalkit: warning: ${w}`);
     const view = historySeries(history.entries, { metrics: argv.metric.flatMap((m) => m.split(',')).map((m) => m.trim()).filter(Boolean), last: argv.last });
     if (argv.format === 'json') outJson({ ...view, warnings: history.warnings });
-    else out(renderHistoryText(view, argv.dir));
+    // Entries are files anyone may have written: their strings (commits, field ids) are shown, never interpreted.
+    else out(escapeControls(renderHistoryText(view, argv.dir)));
     return 0;
   },
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import type * as YargsHelpers from 'yargs/helpers';
+import { fileSystemError } from '../util/errors.js';
 import { removeLiveTempsSync } from '../util/fs.js';
 import { main } from './main.js';
 
@@ -8,11 +9,23 @@ import { main } from './main.js';
 const { hideBin } = createRequire(import.meta.url)('yargs/helpers') as typeof YargsHelpers;
 
 // A reader that goes away (`evalkit migrate DIR | head -1`) ends the command quietly, as Unix
-// tools do: exit 0, no stack trace. Writes are atomic, so stopping mid-run tears no file.
-for (const stream of [process.stdout, process.stderr]) {
+// tools do: exit 0, no stack trace. Output that cannot be written (`> /dev/full`, a closed or
+// read-only descriptor) ends it with one line on stderr and exit 2. Either way this run's temp
+// files are removed; writes are atomic, so stopping mid-run tears no file.
+for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.stderr]] as const) {
   stream.on('error', (e: NodeJS.ErrnoException) => {
+    removeLiveTempsSync();
     if (e.code === 'EPIPE') process.exit(0);
-    throw e;
+    if (name === 'stdout') {
+      const known = fileSystemError(Object.assign(e, { syscall: e.syscall ?? 'write', path: e.path ?? 'stdout' }));
+      const why = known ? known.message.replace(/^cannot write stdout: /, '') : (e.code ?? e.message);
+      try {
+        process.stderr.write(`evalkit: cannot write the output to stdout: ${why}\n`);
+      } catch {
+        // stderr is gone too: the exit code says it.
+      }
+    }
+    process.exit(2);
   });
 }
 

@@ -1,5 +1,6 @@
 import { redact } from '../util/secrets.js';
 import { stableStringify } from '../util/json.js';
+import { escapeControls } from '../util/controls.js';
 import { paint } from './style.js';
 
 /** Results go to stdout. */
@@ -26,19 +27,8 @@ export function errLabel(label: string, style: 'red' | 'yellow', text: string): 
   process.stderr.write(paint([style, 'bold'], label, 'stderr') + ' ' + escapeControls(redact(text.endsWith('\n') ? text : text + '\n')));
 }
 
-// C0 controls but tab and line feed, DEL, C1 controls, and the bidirectional overrides and
-// isolates: a file name or a value from a user's document must not move the cursor, recolour the
-// terminal, set its title or reorder what is printed around it.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
 /** User strings on a terminal: control characters shown as `\x1b` / `\u202e`, never interpreted. */
-export function escapeControls(text: string): string {
-  return text.replace(CONTROL, (c) => {
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-}
+export { escapeControls };
 
 export const formatOption = {
   alias: 'f',

@@ -28,7 +28,7 @@ import { formatPath, type Segment } from './paths.js';
 import { digestOf, planSync, type ExistingItem, type RowAction } from './plan.js';
 import { prepareRows, type Prepared, type ValidRow } from './prepare.js';
 import { rejectsPathFor } from './rejects.js';
-import { acquireUploadLock, lockPathFor, type UploadLock } from './lock.js';
+import { acquireUploadLock, uploadLockFor, type UploadLock } from './lock.js';
 import { FileIndex, findSetByName, findUploaded, listExisting, patiently } from './remote.js';
 import { contentIdentity } from './files.js';
 import { inCurrentLayout } from './config.js';
@@ -80,9 +80,9 @@ export interface UploadOptions {
   /** Journal path; default `<csv>.journal.ndjson`; false: none. */
   journal?: string | false;
   /**
-   * The upload lock (one writing run at a time); default beside the journal, or beside the CSV
-   * without one. A run against a service of its own (the demo's embedded sandbox) keeps it with
-   * its output, so that runs of the same CSV against different services do not wait on each other.
+   * The upload lock (one writing run into a set at a time); default in the user's state folder,
+   * named after the service, the processor and the set's name (lock.ts). A run against a service
+   * of its own (the demo's embedded sandbox) may keep it with its output instead.
    */
   lockFile?: string;
   /** With an errors file: the dataset CSV the corrections are also written into (writeback.ts); false: the set only, said by choice; absent: the set only, with a note. */
@@ -232,27 +232,31 @@ function message(e: unknown): string {
 }
 
 /**
- * A run that writes holds the upload lock beside the journal from its first step to its last,
- * so a second run of the same CSV refuses at once instead of planning the same creates.
+ * A run that writes holds the upload lock of its target set (lock.ts) from its first step to its
+ * last, so a second run into the same set refuses at once instead of planning the same creates.
  */
 export async function uploadDataset(opts: UploadOptions): Promise<UploadResult> {
   if (opts.dryRun) return uploadHoldingLock(opts);
-  const csv = path.resolve(opts.csv);
-  const beside = opts.journal === false ? csv : path.resolve(opts.journal ?? journalPathFor(csv));
-  const lockFile = opts.lockFile ? path.resolve(opts.lockFile) : lockPathFor(beside);
-  let lock: UploadLock | undefined;
+  let lockFile = opts.lockFile ? path.resolve(opts.lockFile) : undefined;
+  let what: string | undefined;
+  if (!lockFile) {
+    // Without the service or a target the run stops on that, before it writes anything.
+    const client = opts.connect?.(opts.fetch ?? ((url, init) => fetch(url, init)));
+    if (!client || (!opts.evaluationSetId && !opts.createSet)) return uploadHoldingLock(opts);
+    ({ file: lockFile, what } = await uploadLockFor(client, serviceKey(client.options.baseUrl), opts, opts.signal));
+  }
+  let lock: UploadLock;
   try {
-    lock = await acquireUploadLock(lockFile);
+    lock = await acquireUploadLock(lockFile, { what });
   } catch (e) {
     if (e instanceof EvalkitError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    // A missing folder: the run itself says what is missing (the CSV) before it writes anything.
-    if (code !== 'ENOENT') throw new InputError(`cannot create the upload lock ${lockFile}: ${code ?? String(e)}`, { hint: 'the folder of the journal must be writable (or move the journal with --journal FILE)' });
+    throw new InputError(`cannot create the upload lock ${lockFile}: ${code ?? String(e)}`, { hint: 'the folder must be writable (the locks live under $XDG_STATE_HOME/evalkit, default ~/.local/state/evalkit)' });
   }
   try {
     return await uploadHoldingLock(opts);
   } finally {
-    await lock?.release();
+    await lock.release();
   }
 }
 

@@ -590,9 +590,10 @@ function tooLargeMessage(expected: string): string {
 /**
  * A number beyond a double anywhere in a document read from `text` (an `any` field, an unknown
  * key: where no field check looks, and where ajv's fast path lets Infinity through). The text is
- * searched first (overflowPath): most documents hold no such literal and are not walked.
+ * searched first (overflowPath): most documents hold no such literal and are not walked. For many
+ * documents of one text, pass `mayOverflow(text)` (searched once) instead of the text.
  */
-export function overflowFinding(doc: unknown, text: string): Finding | undefined {
+export function overflowFinding(doc: unknown, text: string | boolean): Finding | undefined {
   const path = overflowPath(doc, text);
   return path === undefined ? undefined : { pointer: toPointer(path), rule: 'type-mismatch', severity: 'error', message: tooLargeMessage('a value') };
 }

@@ -7,7 +7,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { InputError } from '../util/errors.js';
-import { writeFileAtomic } from '../util/fs.js';
+import { createFileExclusive } from '../util/fs.js';
 import { stableStringify } from '../util/json.js';
 import type { HistoryEntry } from './generated/history-entry.js';
 
@@ -46,10 +46,15 @@ export async function appendHistory(dir: string, entry: HistoryEntry): Promise<s
   const text = stableStringify(entry);
   for (let n = 1; ; n++) {
     const file = path.join(dir, `${base}${n === 1 ? '' : `-${n}`}.json`);
-    // Two reports of one commit in the same millisecond get -2, -3: an entry is never replaced.
-    const taken = await fsp.stat(file).then(() => true, () => false);
-    if (taken) continue;
-    await writeFileAtomic(file, text);
+    // Two reports of one commit in the same millisecond get -2, -3: an entry is never replaced,
+    // also when several processes (or calls of one) append at once: the name is taken by link(2),
+    // which fails when it exists, rather than checked first and renamed over afterwards.
+    try {
+      await createFileExclusive(file, text);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw e;
+    }
     return file;
   }
 }

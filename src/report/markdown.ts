@@ -6,6 +6,7 @@ import type { ComparisonRow, Estimate, Interval, Proportion, Report, ThresholdPo
 import { BOOTSTRAP_GROUPS } from '../metrics/bootstrap.js';
 import { multiRunBlocks } from './runs-md.js';
 import { isCountGate } from './gates.js';
+import { escapeControls } from '../util/controls.js';
 
 export const MAX_BYTES = 60_000;
 
@@ -364,8 +365,9 @@ function blocks(r: Report): Block[] {
   return out;
 }
 
+/** Control characters from documents and users (ESC, BEL, NUL...) are written as `\x1b`: report.md is read in terminals too. */
 function render(bs: Block[], limit: number): string {
-  return bs.map((b) => (typeof b === 'string' ? b : renderTable(b, limit))).join('\n');
+  return escapeControls(bs.map((b) => (typeof b === 'string' ? b : renderTable(b, limit))).join('\n'));
 }
 
 const CUT_NOTE = '\n_The rest of this summary was cut to keep it under 60 KB; everything is in report.json._\n';

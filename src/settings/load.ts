@@ -4,7 +4,7 @@
  * its dataset section picked. What each member fills on the command line is the CLI's business
  * (src/cli/settings.ts); this module only knows the document.
  */
-import { promises as fsp } from 'node:fs';
+import { constants as fsConstants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
@@ -13,11 +13,13 @@ import { escapePointerToken, fromPointer, isPlainObject, lineColumnAt, parseJson
 import type { DatasetSettings, EvalkitConfig } from './generated/evalkit-config.js';
 // ajv's standalone code for the schema (npm run gen:validators): importing ajv itself costs more than the check.
 import { validate as validateSchema } from './generated/validator.js';
-import { SCHEMA_FILE } from './find.js';
+import { kindOf, SCHEMA_FILE } from './find.js';
 
 export type { DatasetSettings, EvalkitConfig };
 export { CONFIG_FILE_NAME, findSettingsFile, SCHEMA_FILE } from './find.js';
 const HINT = `see docs/configuration.md (the schema is ${SCHEMA_FILE})`;
+/** The largest config file read (docs/configuration.md). */
+export const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
 
 export interface LoadedSettings {
   /** The file, as found or given. */
@@ -60,6 +62,23 @@ function refuseSecrets(doc: Record<string, unknown>, file: string, text: string)
   }
 }
 
+/** A base URL with a user name or password: a credential in a committed file (the client refuses such a URL anyway). */
+function refuseUrlCredentials(doc: Record<string, unknown>, file: string, text: string): void {
+  if (typeof doc.baseUrl !== 'string') return;
+  let url: URL;
+  try {
+    url = new URL(doc.baseUrl);
+  } catch {
+    return; // the schema check says what is wrong with it
+  }
+  if (url.username === '' && url.password === '') return;
+  // Never quoted back: the message names the pointer, not the value.
+  throw new InputError('"baseUrl" holds a user name or password', {
+    location: { file, ...lineOf(text, ['baseUrl']), pointer: '/baseUrl' },
+    hint: 'remove them from the URL (and from the file and its history); the API token goes in EVALKIT_API_TOKEN',
+  });
+}
+
 function lineOf(text: string, segs: ReadonlyArray<string | number>): { line?: number; column?: number } {
   const tree = parseTree(text);
   const node = tree && findNodeAtLocation(tree, [...segs]);
@@ -95,6 +114,7 @@ function describeError(e: ErrorObject): { pointer: string; message: string } {
 export async function checkSettings(doc: unknown, file: string, text = ''): Promise<EvalkitConfig> {
   if (!isPlainObject(doc)) throw new InputError('the config file must hold a JSON object', { location: { file, pointer: '' }, hint: HINT });
   refuseSecrets(doc, file, text);
+  refuseUrlCredentials(doc, file, text);
   const validate = validateSchema as SchemaValidator;
   if (!validate(doc)) {
     const errors = (validate.errors ?? []).map(describeError);
@@ -125,10 +145,20 @@ export async function checkSettings(doc: unknown, file: string, text = ''): Prom
 /** Reads and checks a config file. Exit 2 (InputError) naming the file and pointer when it is not valid. */
 export async function readSettings(file: string): Promise<LoadedSettings> {
   let text: string;
+  let handle: fsp.FileHandle | undefined;
   try {
-    text = await fsp.readFile(file, 'utf8');
+    // Checked before a byte is read: a pipe or a device (/dev/urandom) is never read, and a
+    // regular file only up to the limit. O_NONBLOCK: opening a named pipe does not wait for a writer.
+    handle = await fsp.open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    const st = await handle.stat();
+    if (!st.isFile()) throw new InputError(`not a regular file (${kindOf(st)})`, { location: { file }, hint: 'name a JSON config file with --config-file' });
+    if (st.size > MAX_SETTINGS_BYTES) throw new InputError(`the config file is ${(st.size / 2 ** 20).toFixed(1)} MiB; the limit is ${MAX_SETTINGS_BYTES / 2 ** 20} MiB`, { location: { file }, hint: 'a config file holds settings, not data: name the right file with --config-file' });
+    text = await handle.readFile('utf8');
   } catch (e) {
+    if (e instanceof EvalkitError) throw e;
     throw new InputError(`cannot read the config file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, { location: { file }, hint: 'check the --config-file path' });
+  } finally {
+    await handle?.close().catch(() => undefined);
   }
   const config = await checkSettings(parseJson(text, file), file, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   return { file, dir: path.dirname(path.resolve(file)), config };

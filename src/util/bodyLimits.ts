@@ -3,9 +3,11 @@
  * long: a body declared larger than the limit is refused before a byte is read (413), a body
  * that grows past it is refused when it does, a body that has not arrived in full in time is a
  * 408, the bodies being buffered at once share one byte budget (503 when it is spent, so 40 slow
- * senders cannot take 1.4 GB), and the server takes a bounded number of connections.
+ * senders cannot take 1.4 GB), and the server keeps a bounded number of connections open, making
+ * room for a new one by closing the oldest idle one (limitConnections).
  */
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface BodyLimits {
   /** One request body, in bytes. */
@@ -14,7 +16,7 @@ export interface BodyLimits {
   maxBufferedBytes: number;
   /** From the request's headers to the last byte of its body. */
   bodyTimeoutMs: number;
-  /** Open connections; the ones beyond are closed at once. */
+  /** Open connections; beyond, the oldest without a request in progress is closed (else the new one). */
   maxConnections: number;
 }
 
@@ -86,10 +88,44 @@ export function bodyReader(limits: Partial<BodyLimits> = {}, whose = 'the'): Bod
   };
 }
 
-/** Connection cap and header timeout of a server (bodies are timed by the reader). */
+/**
+ * Connection cap and header timeout of a server (bodies are timed by the reader).
+ *
+ * Not `server.maxConnections`: that refuses the newest connection, so 256 sockets that never
+ * finish their headers locked every sender out until Node's header timeout closed them (30 s,
+ * checked every 30 s: about 45 s). Here, at the cap, the oldest connection with no request in
+ * progress (one still sending its headers, or idle between keep-alive requests) is closed to make
+ * room; a new connection is refused only when every open one has a request in progress.
+ */
 export function limitConnections(server: Server, limits: Partial<BodyLimits> = {}): void {
   const l: BodyLimits = { ...DEFAULT_BODY_LIMITS, ...limits };
-  server.maxConnections = l.maxConnections;
+  // Oldest first (a Map keeps insertion order); the value counts the requests in progress.
+  const open = new Map<Socket, { busy: number }>();
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= l.maxConnections) {
+      let idle: Socket | undefined;
+      for (const [s, st] of open) {
+        if (st.busy === 0) {
+          idle = s;
+          break;
+        }
+      }
+      if (!idle) {
+        socket.destroy();
+        return;
+      }
+      open.delete(idle);
+      idle.destroy();
+    }
+    open.set(socket, { busy: 0 });
+    socket.once('close', () => open.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const st = open.get(req.socket);
+    if (!st) return;
+    st.busy++;
+    res.once('close', () => st.busy--);
+  });
   server.headersTimeout = Math.min(server.headersTimeout, l.bodyTimeoutMs);
 }
 

@@ -236,6 +236,31 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array | 
   await w.flush();
 }
 
+/**
+ * Creates `file` with all its content in one step, or fails with EEXIST when a file of that name
+ * is there: the content goes to a temp file in the same folder (synced), which is then hard-linked
+ * to the name. link(2) never replaces, so of several writers racing for one name exactly one wins,
+ * and no reader ever sees the file empty or half-written (as it could between an O_EXCL create and
+ * its write).
+ */
+export async function createFileExclusive(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+  const tmp = tempPathFor(file, tempTag());
+  liveTemps.add(tmp);
+  try {
+    const handle = await fsp.open(tmp, 'wx', opts.mode ?? 0o666);
+    try {
+      await handle.writeFile(data);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await fsp.link(tmp, file);
+  } finally {
+    await fsp.rm(tmp, { force: true }).catch(() => undefined);
+    liveTemps.delete(tmp);
+  }
+}
+
 /** Renames a finished temp file onto its target (same folder, so atomic on POSIX). */
 export function commitTempSync(tmp: string, target: string): void {
   renameSync(tmp, target);

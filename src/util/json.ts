@@ -171,13 +171,19 @@ export function stringifyWithStyle(value: unknown, style: JsonStyle): string {
 // Only a literal with a three-digit exponent, or of 210 digits or more (with an exponent up to 99), can overflow a double.
 const MAY_OVERFLOW = /[eE][+]?\d{3}|\d{210}/;
 
+/** False when `text` holds no JSON number literal a double cannot hold (one native search). */
+export function mayOverflow(text: string): boolean {
+  return MAY_OVERFLOW.test(text);
+}
+
 /**
  * The path of the first number that a JSON text held beyond a double's range (`1e400`), which
  * JSON.parse reads as Infinity and JSON.stringify then writes as null; undefined when there is
- * none. Texts without a long exponent or digit run are ruled out by one native search.
+ * none. Texts without a long exponent or digit run are ruled out by one native search; a caller
+ * with many values from one text searches it once (mayOverflow) and passes the answer.
  */
-export function overflowPath(value: unknown, text: string): Array<string | number> | undefined {
-  if (!MAY_OVERFLOW.test(text)) return undefined;
+export function overflowPath(value: unknown, text: string | boolean): Array<string | number> | undefined {
+  if (!(typeof text === 'boolean' ? text : MAY_OVERFLOW.test(text))) return undefined;
   const stack: Array<{ v: unknown; path: Array<string | number> }> = [{ v: value, path: [] }];
   while (stack.length) {
     const { v, path } = stack.pop()!;

@@ -15,3 +15,16 @@ export function redact(text: string, secrets: string[] = secretValues()): string
   for (const s of secrets) out = out.split(s).join('***');
   return out;
 }
+
+/** A URL as it may be shown: a user name or password in it becomes `***` (`https://***@host/`). */
+export function redactUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.username === '' && url.password === '') return text;
+    url.username = '';
+    url.password = '';
+    return url.href.replace(/^([a-z][a-z0-9+.-]*:\/\/)/i, '$1***@');
+  } catch {
+    return text;
+  }
+}

@@ -78,6 +78,47 @@ describe('evalkit webhooks listen', () => {
   });
 });
 
+describe('connections that never finish their headers', () => {
+  // 256 (the default cap) sockets each holding an unfinished request head: a signed event, and a
+  // sandbox request, still get their answer (the oldest idle socket makes room), the attackers
+  // get nothing. The 10 s abort only bounds the test; before, the answer took about 45 s.
+  async function flood(url: string): Promise<net.Socket[]> {
+    const { hostname, port } = new URL(url);
+    const opened = Array.from({ length: 256 }, () => {
+      const s = net.connect(Number(port), hostname);
+      s.on('error', () => undefined);
+      sockets.push(s);
+      return new Promise<net.Socket>((resolve) => s.once('connect', () => s.write('POST /hooks HTTP/1.1\r\nhost: x\r\n', () => resolve(s))));
+    });
+    return Promise.all(opened);
+  }
+
+  it('do not lock signed events out of webhooks listen', async () => {
+    const { signWebhook } = await import('../../src/api/index.js');
+    const events: string[] = [];
+    const l = await startWebhookListener({ secret: 'whsec_test', onEvent: (e) => events.push(e.eventId), onReject: () => undefined });
+    closers.push(() => l.close());
+    const attackers = await flood(l.url);
+    const body = JSON.stringify({ eventId: 'evt_1', eventType: 'processor_run.processed', payload: {} });
+    const ts = Math.floor(Date.now() / 1000);
+    const headers = { 'content-type': 'application/json', 'x-service-webhook-timestamp': String(ts), 'x-service-webhook-signature': signWebhook('whsec_test', ts, body) };
+    const r = await fetch(l.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+    expect(r.status).toBe(200);
+    expect(events).toEqual(['evt_1']);
+    // Room was made by closing attackers', not by letting 257 connections in.
+    await new Promise((res) => setTimeout(res, 50));
+    expect(attackers.filter((s) => s.destroyed || s.readyState === 'closed').length).toBeGreaterThan(0);
+  });
+
+  it('do not lock requests out of the sandbox', async () => {
+    const t: TestSandbox = await start();
+    closers.push(() => t.close());
+    await flood(t.url);
+    const r = await fetch(`${t.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
+    expect(r.status).toBe(200);
+  });
+});
+
 describe('sandbox', () => {
   let t: TestSandbox;
   afterEach(async () => {

@@ -3,20 +3,38 @@
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type FetchLike } from '../../src/api/index.js';
 import { uploadDataset } from '../../src/dataset/index.js';
+import { serviceKey } from '../../src/dataset/journal.js';
+import { uploadLockPath } from '../../src/dataset/lock.js';
 import { docs, folder, json, service, SIMPLE, simpleCsv, type Service } from '../e2e/dataset-helpers.js';
 import { runCli } from '../helpers/cli.js';
 
 let s: Service;
+// The upload locks live in the state folder: this file's own, for the CLI runs (which inherit it) too.
+const state = mkdtempSync(path.join(os.tmpdir(), 'evalkit-state-'));
+const savedState = process.env.XDG_STATE_HOME;
 beforeAll(async () => {
+  process.env.XDG_STATE_HOME = state;
   s = await service();
 });
-afterAll(() => s.close());
+afterAll(async () => {
+  if (savedState === undefined) delete process.env.XDG_STATE_HOME;
+  else process.env.XDG_STATE_HOME = savedState;
+  rmSync(state, { recursive: true, force: true });
+  await s.close();
+});
+
+/** Where an upload into the set `name` of `processorId` on the test service locks. */
+function lockOf(processorId: string, name: string, url = s.t.url): string {
+  const file = uploadLockPath(serviceKey(url), processorId, name);
+  mkdirSync(path.dirname(file), { recursive: true });
+  return file;
+}
 
 async function sets(processorId: string, name: string): Promise<number> {
   let n = 0;
@@ -63,17 +81,19 @@ describe('two uploads of the same CSV at once', () => {
     const pid = await s.processor('EXTRACT', SIMPLE);
     const dir = folder({ ...docs(30), 'data.csv': simpleCsv(30, 30), 'config.json': JSON.stringify(SIMPLE) });
     const args = ['data.csv', '--create-set', 'twice', '--processor', pid, '--no-progress'];
-    const lock = path.join(dir, 'data.journal.ndjson.lock');
     // The first upload talks to the service through a gate that holds its requests until the
-    // second has finished: the two overlap for sure, however slowly either process starts.
+    // second has finished: the two overlap for sure, however slowly either process starts. Both
+    // name the service by the gate's address (the lock is per address).
     const gate = await gatedProxy(s.t.url);
+    const lock = lockOf(pid, 'twice', gate.url);
     try {
-      const first = runCli(['dataset', 'upload', ...args], { cwd: dir, env: { ...s.env, EVALKIT_BASE_URL: gate.url } });
+      const env = { ...s.env, EVALKIT_BASE_URL: gate.url };
+      const first = runCli(['dataset', 'upload', ...args], { cwd: dir, env });
       await until(() => existsSync(lock), 30_000);
-      const second = await s.upload(args, dir);
+      const second = await runCli(['dataset', 'upload', ...args], { cwd: dir, env });
       expect(second.code).toBe(2);
-      expect(second.stderr).toMatch(/another upload of this CSV is running: pid \d+ on .+, started \d{4}-/);
-      expect(second.stderr).toContain('data.journal.ndjson.lock');
+      expect(second.stderr).toMatch(/another upload into set "twice" of processor dp_\w+ at http:\/\/127\.0\.0\.1:\d+ is running: pid \d+ on .+, started \d{4}-/);
+      expect(second.stderr).toContain(lock);
       gate.open();
       const winner = await first;
       expect(winner.code, winner.stderr).toBe(0);
@@ -90,7 +110,7 @@ describe('two uploads of the same CSV at once', () => {
   it('a lock held by a live process refuses; a stale lock of a dead process is taken over', async () => {
     const pid = await s.processor('EXTRACT', SIMPLE);
     const dir = folder({ ...docs(2), 'data.csv': simpleCsv(2, 2) });
-    const lock = path.join(dir, 'data.journal.ndjson.lock');
+    const lock = lockOf(pid, 'locked');
     const live = JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() }) + '\n';
     writeFileSync(lock, live);
     const refused = await s.upload(['data.csv', '--create-set', 'locked', '--processor', pid], dir);
@@ -107,20 +127,53 @@ describe('two uploads of the same CSV at once', () => {
   });
 });
 
-describe('the lock of a run against a service of its own', () => {
-  it('goes where lockFile names (the demo: with its output), so a lock beside the CSV does not refuse it', async () => {
+describe('what the upload lock is on', () => {
+  it('the set, however the run names it or wherever its journal is: --evaluation-set ID of the set a run of --create-set NAME holds refuses', async () => {
+    const pid = await s.processor('EXTRACT', SIMPLE);
+    const setId = (await s.client.evaluationSets.create({ name: 'named', processorId: pid })).id;
+    const dir = folder({ ...docs(2), 'data.csv': simpleCsv(2, 2) });
+    writeFileSync(lockOf(pid, 'named'), JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() }) + '\n');
+    const byId = await s.upload(['data.csv', '--evaluation-set', setId, '--journal', 'elsewhere.ndjson'], dir);
+    expect(byId.code).toBe(2);
+    expect(byId.stderr).toContain(`pid ${process.pid}`);
+    expect(await s.items(setId)).toHaveLength(0);
+    // Another set name is another lock.
+    const other = await s.upload(['data.csv', '--create-set', 'other', '--processor', pid], dir);
+    expect(other.code, other.stderr).toBe(0);
+  });
+
+  it('goes where lockFile names (the demo: with its output), so a held default lock does not refuse it', async () => {
     const pid = await s.processor('EXTRACT', SIMPLE);
     const dir = folder({ ...docs(2), 'data.csv': simpleCsv(2, 2), 'out/.keep': '' });
-    // A live upload of the same CSV holds the lock beside it (journal: false puts it there).
-    const besideCsv = path.join(dir, 'data.csv.lock');
-    writeFileSync(besideCsv, JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() }) + '\n');
+    const held = lockOf(pid, 'own');
+    writeFileSync(held, JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() }) + '\n');
     const common = { csv: path.join(dir, 'data.csv'), journal: false as const, createSet: { name: 'own', processorId: pid }, connect: (fetch: FetchLike) => createClient({ baseUrl: s.t.url, token: s.t.token, fetch }) };
-    await expect(uploadDataset(common)).rejects.toThrow(/another upload of this CSV is running/);
+    await expect(uploadDataset(common)).rejects.toThrow(/another upload into set "own" of processor .+ is running/);
     const r = await uploadDataset({ ...common, lockFile: path.join(dir, 'out', 'upload.lock') });
     expect(r.tally?.created).toBe(2);
     expect(existsSync(path.join(dir, 'out', 'upload.lock'))).toBe(false);
-    expect(existsSync(besideCsv)).toBe(true);
+    expect(existsSync(held)).toBe(true);
   });
+});
+
+describe('30 uploads of one CSV at once (the built CLI, one sandbox)', () => {
+  it('end with exactly one set holding every row once', async () => {
+    const pid = await s.processor('EXTRACT', SIMPLE);
+    const dir = folder({ ...docs(20), 'data.csv': simpleCsv(20, 20) });
+    const args = ['data.csv', '--create-set', 'thirty', '--processor', pid, '--no-progress'];
+    const runs = await Promise.all(Array.from({ length: 30 }, () => s.upload(args, dir)));
+    for (const r of runs) {
+      // Done, or refused at once because another run held the set.
+      if (r.code !== 0) expect(r.stderr, `exit ${r.code}`).toMatch(/another upload into set "thirty" .* is running/);
+    }
+    expect(runs.filter((r) => r.code === 0).length).toBeGreaterThanOrEqual(1);
+    expect(await sets(pid, 'thirty')).toBe(1);
+    let setId = '';
+    for await (const set of s.client.evaluationSets.listAll({ processorId: pid })) if (set.name === 'thirty') setId = set.id;
+    const items = await s.items(setId);
+    expect(items).toHaveLength(20);
+    expect(new Set(items.map((i) => i.file)).size).toBe(20);
+  }, 180_000);
 });
 
 describe('the dry run checks every file as the upload would', () => {
