@@ -20,6 +20,9 @@ function sources(dir: string): string[] {
 // sfc32 in metrics/stats.ts) switch to util/random there.
 const PENDING: string[] = [];
 
+// src/view/files.ts indexes file names for `evalkit view` and, unlike util/walk, lists symbolic
+// links (each then refused or served after a realpath check) and stops at MAX_INDEXED: to move onto
+// util/walk once it takes both options.
 describe('one of each', () => {
   const files = sources(path.join(ROOT, 'src'))
     .map((abs) => ({ rel: path.relative(ROOT, abs), text: readFileSync(abs, 'utf8') }))
@@ -30,7 +33,7 @@ describe('one of each', () => {
     ['a rename into place', /\brename(Sync)?\(/, [path.join('src', 'util', 'fs.ts'), path.join('src', 'util', 'copies.ts'), path.join('src', 'dataset', 'lock.ts'), path.join('src', 'dataset', 'upload.ts')]],
     ['an exponential backoff', /\*\s*2\s*\*\*\s*[a-z(]|\*\*\s*\(?attempt|interval\s*\*\s*1\.5/, [path.join('src', 'util', 'backoff.ts')]],
     ['a seeded generator', /0x6d2b79f5|0x9e3779b9|mulberry32\(|sfc32/, [path.join('src', 'util', 'random.ts')]],
-    ['a folder walk', /readdir\([^)]*recursive|withFileTypes: true/, [path.join('src', 'util', 'walk.ts'), path.join('src', 'demo', 'datasets.ts')]],
+    ['a folder walk', /readdir\([^)]*recursive|withFileTypes: true/, [path.join('src', 'util', 'walk.ts'), path.join('src', 'demo', 'datasets.ts'), path.join('src', 'view', 'files.ts')]],
   ] as const)('%s lives in its one module', (_what, pattern, allowed) => {
     const found = files.filter((f) => pattern.test(f.text)).map((f) => f.rel);
     expect(found.filter((f) => !(allowed as readonly string[]).includes(f))).toEqual([]);
