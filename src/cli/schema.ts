@@ -2,7 +2,7 @@ import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
 import { defineCommand } from './command.js';
 import { out, outJson } from './io.js';
-import { configOptions, inConfig, loadConfigSource, type ConfigArgs } from './validate.js';
+import { configOptions, expectedFormFor, inConfig, loadConfigSource, type ConfigArgs } from './validate.js';
 
 interface SchemaArgs extends ConfigArgs {
   types: boolean;
@@ -30,7 +30,8 @@ export default defineCommand<SchemaArgs>({
       throw new UsageError(`--name ${JSON.stringify(argv.name)} is not a TypeScript type name`, { hint: 'start it with a letter: for example --name InvoiceExpected' });
     }
     const source = await loadConfigSource(argv);
-    const schema = inConfig(source, () => deriveExpectedSchema(source.config, { type: source.type, strict: argv.strict }));
+    const form = await expectedFormFor(source);
+    const schema = inConfig(source, () => deriveExpectedSchema(source.config, { type: source.type, form, strict: argv.strict }));
     if (argv.types) out(await expectedSchemaToTypeScript(schema, argv.name));
     else outJson(schema);
     return 0;

@@ -1,7 +1,8 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
-import type { ConfigSource, Finding, ProcessorType } from '../expected/index.js';
+import type { ConfigSource, ExpectedForm, Finding, ProcessorType } from '../expected/index.js';
+import { DEFAULT_API_VERSION } from '../api/version.js';
 import { SETTLED_BY_FLAG } from '../expected/rules.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { walkFiles } from '../util/walk.js';
@@ -37,6 +38,15 @@ export async function loadConfigSource(argv: ConfigArgs): Promise<ConfigSource> 
     return argv.type ? { ...source, type: argv.type } : source;
   }
   throw new UsageError('say which config to check against: --config FILE or --processor ID', { hint: 'for example: evalkit validate items.jsonl --config invoice.config.json' });
+}
+
+/**
+ * The expected-output form to check: 2026-02-09 for a 2026-02-09 config or under API version
+ * 2026-02-09 (--api-version, EVALKIT_API_VERSION, the config file's apiVersion), else 2025-04-21.
+ */
+export async function expectedFormFor(source: ConfigSource): Promise<ExpectedForm> {
+  const { expectedFormOf } = await import('../expected/index.js');
+  return expectedFormOf(source.layout, process.env.EVALKIT_API_VERSION?.trim() || DEFAULT_API_VERSION);
 }
 
 /** Config problems found while compiling name the config's file (or processor). */
@@ -107,7 +117,8 @@ export default defineCommand<ValidateArgs>({
       if (!expected.isCurrencyCode(currency)) throw new UsageError(`--currency "${argv.currency}" is not an ISO 4217 code`, { hint: 'use a code such as USD, EUR or GBP' });
     }
     const source = await loadConfigSource(argv);
-    const opts = { type: source.type, strict: argv.strict, currency, dateOrder: argv.dateOrder };
+    const form = await expectedFormFor(source);
+    const opts = { type: source.type, form, strict: argv.strict, currency, dateOrder: argv.dateOrder };
     const validate = inConfig(source, () => expected.createExpectedValidator(source.config, opts));
 
     const inputs = await expandInputs(files, argv.ignore);
@@ -166,7 +177,7 @@ export default defineCommand<ValidateArgs>({
 
     const summary = tally(results);
     if (argv.format === 'json') {
-      outJson({ config: { origin: source.origin, type: source.type }, files: results, summary });
+      outJson({ config: { origin: source.origin, type: source.type, expectedForm: form }, files: results, summary });
     } else {
       const text = renderText(results, summary, argv.fix);
       if (text) out(text);

@@ -9,7 +9,7 @@ import { distance } from 'fastest-levenshtein';
 import { isPlainObject, lossyNumber, overflowPath, toPointer } from '../util/json.js';
 import { isCurrencyCode, SHARED_SYMBOLS, UNAMBIGUOUS_SYMBOLS } from './currencies.js';
 import { isIsoDate, parseBoolean, parseCurrency, parseDate, parseEnum, parseNumber, type DateOrder } from './coerce.js';
-import type { Classification, ExpectedModel, LegacyField, Node } from './model.js';
+import type { Classification, ExpectedForm, ExpectedModel, LegacyField, Node } from './model.js';
 import type { Finding, RuleId, Severity } from './rules.js';
 
 export interface CheckOptions {
@@ -28,6 +28,13 @@ const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.c
 const CODE_ALIASES = ['currency', 'currency_code', 'currencyCode', 'iso4217', 'iso_code', 'code'];
 const CLASSIFY_KEYS = new Set(['id', 'type', 'confidence']);
 const SPLIT_KEYS = new Set(['id', 'classificationId', 'type', 'startPage', 'endPage', 'identifier', 'observation', 'name', 'fileId']);
+/** The 2026-02-09 form (spec 3.7): ProvidedClassifyOutput and ProvidedSplitOutputSplitsItem. */
+const CLASSIFY_KEYS_2026 = new Set(['id', 'type']);
+const SPLIT_KEYS_2026 = new Set(['classificationId', 'type', 'startPage', 'endPage']);
+/** Members of the 2025-04-21 form that 2026-02-09 has no place for: reported as such, removed by the fix. */
+const DROPPED_IN_2026 = new Set(['confidence', 'id', 'identifier', 'observation']);
+const FIELDS_FORM_CERTAIN = new Set(['id', 'value', 'type']);
+const MIGRATE_HINT = '(evalkit migrate FILE --to 2026-02-09 converts a whole file)';
 const LEGACY_ENTRY_KEYS = new Set(['id', 'value', 'type', 'confidence', 'page']);
 
 export function describeValue(v: unknown): string {
@@ -118,7 +125,19 @@ function isWrapper(v: Record<string, unknown>): boolean {
 
 class Checker {
   readonly findings: Finding[] = [];
-  constructor(readonly opts: CheckOptions) {}
+  constructor(
+    readonly opts: CheckOptions,
+    readonly api: ExpectedForm = '2025-04-21',
+  ) {}
+
+  get current(): boolean {
+    return this.api === '2026-02-09';
+  }
+
+  /** A member of the 2025-04-21 form in a 2026-02-09 document: the 2026-02-09 form has no place for it. */
+  olderMember(path: Path, value: unknown, what: string): void {
+    this.add(path, 'api-version-form', `expected no "${String(path[path.length - 1])}" in ${what} (API 2026-02-09 has none), got ${describeValue(value)} ${MIGRATE_HINT}`, [{ op: 'remove', path: toPointer(path) }]);
+  }
 
   add(path: Path, rule: RuleId, message: string, fix?: Operation[], severity: Severity = 'error', settledBy?: Finding['settledBy']): void {
     const f: Finding = { pointer: toPointer(path), rule, severity, message };
@@ -140,8 +159,21 @@ class Checker {
       return;
     }
     const metadataIsField = has(fields, 'metadata');
+    if (this.current && isFieldsForm(doc)) {
+      this.add([], 'api-version-form', `expected {value: {...}} (API 2026-02-09 has no fields form of an EXTRACT expected output), got the fields form with ${describeValue(doc).replace(/^an object with /, '')}`, fieldsFormFix(model, doc));
+      return;
+    }
     if (!has(doc, 'value')) {
       const keys = Object.keys(doc).filter((k) => k !== 'metadata' || metadataIsField);
+      // 2026-02-09's {value?}: no value is "nothing expected", each field absent.
+      if (keys.length === 0 && this.current) {
+        const from = this.findings.length;
+        this.fields(fields, {}, ['value']);
+        // The fields' own fixes need a `value` to add to: the first round adds it.
+        for (const f of this.findings.slice(from)) if (f.fix) f.fix = [{ op: 'add', path: '/value', value: {} }];
+        if (has(doc, 'metadata')) this.metadata(doc.metadata);
+        return;
+      }
       let fix: Operation[] | undefined;
       if (keys.length === 0) fix = [{ op: 'add', path: '/value', value: {} }];
       else if (!metadataIsField && keys.some((k) => has(fields, k))) {
@@ -414,11 +446,11 @@ class Checker {
 
   classify(list: Classification[], doc: unknown): void {
     if (!isPlainObject(doc)) {
-      this.add([], 'type-mismatch', `expected an object {id, type, confidence?}, got ${describeValue(doc)}`);
+      this.add([], 'type-mismatch', `expected an object {id, type${this.current ? '' : ', confidence?'}}, got ${describeValue(doc)}`);
       return;
     }
     if (isPlainObject(doc.value) && isWrapper(doc)) {
-      this.add([], 'value-wrapper', 'expected {id, type, confidence?} at the top level (a CLASSIFY expected output has no "value" wrapper), got {value: {...}}', [{ op: 'move', from: '/value', path: '' }]);
+      this.add([], 'value-wrapper', `expected {id, type${this.current ? '' : ', confidence?'}} at the top level (a CLASSIFY expected output has no "value" wrapper), got {value: {...}}`, [{ op: 'move', from: '/value', path: '' }]);
       this.classification(list, doc.value, ['value']);
       return;
     }
@@ -426,11 +458,13 @@ class Checker {
   }
 
   classification(list: Classification[], obj: Record<string, unknown>, path: Path): void {
+    const keys = this.current ? CLASSIFY_KEYS_2026 : CLASSIFY_KEYS;
     for (const k of Object.keys(obj)) {
-      if (!CLASSIFY_KEYS.has(k)) this.add([...path, k], 'unknown-field', `expected only id, type and confidence, got "${k}"${suggestion(k, CLASSIFY_KEYS)}`);
+      if (this.current && k === 'confidence') this.olderMember([...path, k], obj[k], 'a CLASSIFY expected output');
+      else if (!keys.has(k)) this.add([...path, k], 'unknown-field', `expected only ${[...keys].join(', ')}, got "${k}"${suggestion(k, keys)}`);
     }
     this.pair(list, obj, path, 'id', 'type');
-    if (has(obj, 'confidence')) this.confidence(obj.confidence, [...path, 'confidence']);
+    if (!this.current && has(obj, 'confidence')) this.confidence(obj.confidence, [...path, 'confidence']);
   }
 
   /** An id and a type that must name one configured classification. */
@@ -492,7 +526,7 @@ class Checker {
       ]);
       if (!both) key = 'subDocumentClassifications';
     } else if (!has(obj, 'splits')) {
-      this.add(path, 'required-property', `expected "splits": [{id, classificationId, type, startPage, endPage}], got ${describeValue(obj)}`);
+      this.add(path, 'required-property', `expected "splits": [{${this.splitMembers()}}], got ${describeValue(obj)}`);
       return;
     }
     const splits = obj[key];
@@ -506,7 +540,7 @@ class Checker {
       const p = [...path, key, i];
       const range = this.split(list, s, p);
       if (range) ranges.push({ i, ...range });
-      if (isPlainObject(s) && typeof s.id === 'string') {
+      if (!this.current && isPlainObject(s) && typeof s.id === 'string') {
         const first = idsSeen.get(s.id);
         if (first === undefined) idsSeen.set(s.id, i);
         else this.add([...p, 'id'], 'duplicate-split-id', `expected a unique split id, got "${s.id}" again (first at ${toPointer([...path, key, first])})`);
@@ -526,17 +560,21 @@ class Checker {
   /** Checks one split; returns its page range when both pages are valid and ordered. */
   split(list: Classification[], s: unknown, p: Path): { start: number; end: number } | undefined {
     if (!isPlainObject(s)) {
-      this.add(p, 'type-mismatch', `expected a split {id, classificationId, type, startPage, endPage}, got ${describeValue(s)}`);
+      this.add(p, 'type-mismatch', `expected a split {${this.splitMembers()}}, got ${describeValue(s)}`);
       return undefined;
     }
+    const keys = this.current ? SPLIT_KEYS_2026 : SPLIT_KEYS;
     for (const k of Object.keys(s)) {
-      if (!SPLIT_KEYS.has(k)) this.add([...p, k], 'unknown-field', `expected only ${[...SPLIT_KEYS].join(', ')} in a split, got "${k}"${suggestion(k, SPLIT_KEYS)}`);
+      if (this.current && DROPPED_IN_2026.has(k) && k !== 'confidence') this.olderMember([...p, k], s[k], 'a split');
+      else if (!keys.has(k)) this.add([...p, k], 'unknown-field', `expected only ${[...keys].join(', ')} in a split, got "${k}"${suggestion(k, keys)}`);
     }
-    if (!has(s, 'id')) this.add(p, 'required-property', 'expected "id" (a string) in the split, got none');
-    else if (typeof s.id !== 'string') this.add([...p, 'id'], 'type-mismatch', `expected a string id, got ${describeValue(s.id)}`);
+    if (!this.current) {
+      if (!has(s, 'id')) this.add(p, 'required-property', 'expected "id" (a string) in the split, got none');
+      else if (typeof s.id !== 'string') this.add([...p, 'id'], 'type-mismatch', `expected a string id, got ${describeValue(s.id)}`);
+    }
     this.pair(list, s, p, 'classificationId', 'type');
     for (const k of ['identifier', 'observation', 'name', 'fileId']) {
-      if (has(s, k) && s[k] !== null && typeof s[k] !== 'string') this.add([...p, k], 'type-mismatch', `expected a string or null, got ${describeValue(s[k])}`);
+      if (!this.current && has(s, k) && s[k] !== null && typeof s[k] !== 'string') this.add([...p, k], 'type-mismatch', `expected a string or null, got ${describeValue(s[k])}`);
     }
     const start = this.pageOfSplit(s, p, 'startPage');
     const end = this.pageOfSplit(s, p, 'endPage');
@@ -546,6 +584,10 @@ class Checker {
       return undefined;
     }
     return { start, end };
+  }
+
+  splitMembers(): string {
+    return this.current ? 'classificationId, type, startPage, endPage' : 'id, classificationId, type, startPage, endPage';
   }
 
   private pageOfSplit(s: Record<string, unknown>, p: Path, key: 'startPage' | 'endPage'): number | undefined {
@@ -574,9 +616,30 @@ function looksLegacy(doc: Record<string, unknown>, legacy: LegacyField[]): boole
   return entries.some(([k]) => legacy.some((f) => f.name === k || f.id === k));
 }
 
+/** The fields form of an EXTRACT expected output: no `value`, every member an entry `{id, ...}`. */
+function isFieldsForm(doc: Record<string, unknown>): boolean {
+  const entries = Object.values(doc);
+  return !has(doc, 'value') && entries.length > 0 && entries.every((e) => isPlainObject(e) && has(e, 'id'));
+}
+
+/**
+ * {value: {id: entry.value}} when the fields form is certain to mean it: every entry's `id` is a
+ * configured field, named once, and holds a value (an entry without one says nothing of its field).
+ */
+function fieldsFormFix(model: Extract<ExpectedModel, { type: 'EXTRACT' }>, doc: Record<string, unknown>): Operation[] | undefined {
+  const value: Record<string, unknown> = {};
+  for (const entry of Object.values(doc)) {
+    const e = entry as Record<string, unknown>;
+    // Only id, value and type (which the config gives anyway): a confidence or page would be lost.
+    if (typeof e.id !== 'string' || !has(model.fields, e.id) || has(value, e.id) || !has(e, 'value') || Object.keys(e).some((k) => !FIELDS_FORM_CERTAIN.has(k))) return undefined;
+    Object.defineProperty(value, e.id, { value: e.value, enumerable: true, writable: true, configurable: true });
+  }
+  return [{ op: 'replace', path: '', value: { value } }];
+}
+
 /** All findings for one document (the slow path). */
 export function checkExpected(model: ExpectedModel, doc: unknown, opts: CheckOptions = {}): Finding[] {
-  const c = new Checker(opts);
+  const c = new Checker(opts, model.api);
   if (model.type === 'EXTRACT') c.extract(model, doc);
   else if (model.type === 'CLASSIFY') c.classify(model.classifications, doc);
   else c.splitter(model.classifications, doc);

@@ -3,9 +3,9 @@
  * this file settles the processor type and asks it for the 2025-04-21 form.
  */
 import { InputError } from '../util/errors.js';
-import { migrateConfig, NEW_LAYOUT, PROCESSOR_TYPES, type ProcessorType } from '../config/index.js';
+import { layoutOfApiVersion, migrateConfig, NEW_LAYOUT, PROCESSOR_TYPES, type Layout, type ProcessorType } from '../config/index.js';
 import { isPlainObject } from '../util/json.js';
-import { FIELD_TYPES } from './model.js';
+import { FIELD_TYPES, type ExpectedForm } from './model.js';
 
 export type { ProcessorType };
 const TYPES = PROCESSOR_TYPES;
@@ -56,4 +56,26 @@ export function normalizeConfig(config: unknown, opts: { type?: ProcessorType } 
   const type = migrated.type ?? guessed;
   if (type === null || type === undefined) throw cannotTell();
   return { type, config: migrated.doc as Record<string, unknown> };
+}
+
+/**
+ * The layout a config is in, as migrate detects it from its keys (null when they do not settle
+ * it, or the config cannot be read: normalizeConfig then reports the problem).
+ */
+export function configLayoutOf(config: Record<string, unknown>, type?: ProcessorType): Layout | null {
+  try {
+    return migrateConfig(config, { to: NEW_LAYOUT, allowLossy: true, type }).from;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The expected-output form checked (docs/validate.md, "Which form is checked"): 2026-02-09 when
+ * the config is in the 2026-02-09 layout (its keys or its envelope say so, as in migrate) or the
+ * API version in effect is 2026-02-09 or later; else 2025-04-21. A config readable in several
+ * layouts is thus settled by the API version in effect, as migrate settles it.
+ */
+export function expectedFormOf(layout: Layout | null | undefined, apiVersion: string): ExpectedForm {
+  return layout === '2026-02-09' || layoutOfApiVersion(apiVersion) === '2026-02-09' ? '2026-02-09' : '2025-04-21';
 }

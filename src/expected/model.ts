@@ -36,10 +36,19 @@ export interface LegacyField {
   type: FieldType;
 }
 
-export type ExpectedModel =
+/**
+ * The API version whose expected-output form is checked (spec 3.7): 2026-02-09 has no CLASSIFY
+ * `confidence`, no split `id`/`identifier`/`observation`, no fields-form EXTRACT output, and an
+ * optional EXTRACT `value`. Versions before 2025-04-21 share the 2025-04-21 form.
+ */
+export type ExpectedForm = '2025-04-21' | '2026-02-09';
+export const EXPECTED_FORMS: readonly ExpectedForm[] = ['2025-04-21', '2026-02-09'];
+
+export type ExpectedModel = { api: ExpectedForm } & (
   | { type: 'EXTRACT'; form: 'schema' | 'fields'; fields: Record<string, Node>; legacy?: LegacyField[] }
   | { type: 'CLASSIFY'; classifications: Classification[] }
-  | { type: 'SPLITTER'; classifications: Classification[] };
+  | { type: 'SPLITTER'; classifications: Classification[] }
+);
 
 export const SIGNATURE_NODE: Node = {
   kind: 'object',
@@ -49,21 +58,25 @@ export const SIGNATURE_NODE: Node = {
 const SIGNATURE_KEYS = Object.keys((SIGNATURE_NODE as { properties: object }).properties).sort().join(',');
 const CURRENCY_KEYS = 'amount,iso_4217_currency_code';
 
-/** A config in the 2025-04-21 layout (any layout is normalised to it first) with its type. */
-export function buildModel(config: Record<string, unknown>, type: 'EXTRACT' | 'CLASSIFY' | 'SPLITTER'): ExpectedModel {
-  if (type === 'CLASSIFY') return { type, classifications: classificationsOf(config, 'classifications') };
-  if (type === 'SPLITTER') return { type, classifications: classificationsOf(config, 'splitClassifications') };
+/**
+ * A config in the 2025-04-21 layout (any layout is normalised to it first) with its type, for the
+ * expected-output form of `api`. In 2026-02-09 a fields-array config keeps its fields (the value
+ * form is keyed by field id) but has no legacy form.
+ */
+export function buildModel(config: Record<string, unknown>, type: 'EXTRACT' | 'CLASSIFY' | 'SPLITTER', api: ExpectedForm = '2025-04-21'): ExpectedModel {
+  if (type === 'CLASSIFY') return { api, type, classifications: classificationsOf(config, 'classifications') };
+  if (type === 'SPLITTER') return { api, type, classifications: classificationsOf(config, 'splitClassifications') };
   if (config.schema !== undefined) {
     if (!isPlainObject(config.schema)) throw configError('"schema" must be a JSON Schema object', ['schema']);
     const root = config.schema;
     const top = nodeFromJsonSchema(root, root, ['schema'], new Set());
     if (top.kind !== 'object') throw configError('the extraction schema must describe an object with "properties"', ['schema']);
-    return { type, form: 'schema', fields: top.properties };
+    return { api, type, form: 'schema', fields: top.properties };
   }
   if (Array.isArray(config.fields)) {
     const legacy: LegacyField[] = [];
     const fields = fieldsToProperties(config.fields, ['fields'], legacy);
-    return { type, form: 'fields', fields, legacy };
+    return api === '2026-02-09' ? { api, type, form: 'fields', fields } : { api, type, form: 'fields', fields, legacy };
   }
   throw configError('an EXTRACT config needs a "schema" or a "fields" array', []);
 }

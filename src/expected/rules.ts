@@ -24,6 +24,7 @@ export const RULES = {
   'split-range': 'a split whose pages are not positive integers with startPage <= endPage',
   'split-overlap': 'two splits that share a page',
   'duplicate-split-id': 'two splits with the same id',
+  'api-version-form': 'a member or form of the 2025-04-21 expected output that API 2026-02-09 has no place for (CLASSIFY confidence; split id, identifier, observation; the fields form of EXTRACT)',
   'legacy-splits-key': 'splits under the pre-2025-04-21 key subDocumentClassifications instead of splits',
   'schema-violation': 'anything else the derived JSON Schema rejects (a safety net; report it if you see it)',
 } as const;

@@ -39,10 +39,12 @@ export function schemaFromModel(model: ExpectedModel, opts: SchemaOptions = {}):
   const defs: Record<string, JsonSchema> = {};
   let body: JsonSchema;
   if (model.type === 'EXTRACT') {
+    // 2026-02-09: `value` is optional ({value?}); the fast path (requireAll) still asks for it, and
+    // the walker accepts its absence.
     const valueForm: JsonSchema = {
       type: 'object',
       properties: { value: objectSchema(model.fields, defs, opts, false), metadata: METADATA_SCHEMA },
-      required: ['value'],
+      ...(model.api === '2025-04-21' || opts.requireAll ? { required: ['value'] } : {}),
       additionalProperties: false,
     };
     if (model.form === 'fields' && model.legacy) {
@@ -51,25 +53,27 @@ export function schemaFromModel(model: ExpectedModel, opts: SchemaOptions = {}):
       body = { anyOf: [{ $ref: '#/definitions/ValueForm' }, { $ref: '#/definitions/LegacyForm' }] };
     } else body = valueForm;
   } else if (model.type === 'CLASSIFY') {
-    body = classificationSchema(model.classifications, 'id', 'type', { confidence: CONFIDENCE_SCHEMA }, ['id', 'type']);
+    body = classificationSchema(model.classifications, 'id', 'type', model.api === '2025-04-21' ? { confidence: CONFIDENCE_SCHEMA } : {}, ['id', 'type']);
   } else {
+    const pages = { startPage: { type: 'integer', minimum: 1 }, endPage: { type: 'integer', minimum: 1 } };
     defs.Split = {
       title: 'Split',
-      ...classificationSchema(
-        model.classifications,
-        'classificationId',
-        'type',
-        {
-          id: { type: 'string' },
-          startPage: { type: 'integer', minimum: 1 },
-          endPage: { type: 'integer', minimum: 1 },
-          identifier: { type: ['string', 'null'] },
-          observation: { type: ['string', 'null'] },
-          name: { type: ['string', 'null'] },
-          fileId: { type: ['string', 'null'] },
-        },
-        ['id', 'classificationId', 'type', 'startPage', 'endPage'],
-      ),
+      ...(model.api === '2025-04-21'
+        ? classificationSchema(
+            model.classifications,
+            'classificationId',
+            'type',
+            {
+              id: { type: 'string' },
+              ...pages,
+              identifier: { type: ['string', 'null'] },
+              observation: { type: ['string', 'null'] },
+              name: { type: ['string', 'null'] },
+              fileId: { type: ['string', 'null'] },
+            },
+            ['id', 'classificationId', 'type', 'startPage', 'endPage'],
+          )
+        : classificationSchema(model.classifications, 'classificationId', 'type', pages, ['classificationId', 'type', 'startPage', 'endPage'])),
     };
     body = {
       type: 'object',
@@ -81,7 +85,7 @@ export function schemaFromModel(model: ExpectedModel, opts: SchemaOptions = {}):
   return {
     $schema: DRAFT,
     title: 'ExpectedOutput',
-    description: `Expected output of ${model.type === 'EXTRACT' ? 'an' : 'a'} ${model.type} processor`,
+    description: `Expected output of ${model.type === 'EXTRACT' ? 'an' : 'a'} ${model.type} processor (API ${model.api} form)`,
     ...body,
     ...(Object.keys(defs).length ? { definitions: defs } : {}),
   };

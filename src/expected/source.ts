@@ -6,13 +6,15 @@ import { promises as fsp } from 'node:fs';
 import type { Client, ProcessorVersion } from '../api/index.js';
 import { paginate } from '../api/index.js';
 import { InputError } from '../util/errors.js';
-import { migrateDocument, NEW_LAYOUT } from '../config/index.js';
+import { migrateDocument, NEW_LAYOUT, type Layout } from '../config/index.js';
 import { fromPointer, isPlainObject, parseJson } from '../util/json.js';
-import { processorTypeOf, type ProcessorType } from './config.js';
+import { configLayoutOf, processorTypeOf, type ProcessorType } from './config.js';
 
 export interface ConfigSource {
   config: Record<string, unknown>;
   type: ProcessorType;
+  /** The config's layout as migrate detects it (keys, envelope); null when the keys fit several. */
+  layout?: Layout | null;
   /** Where it came from, for messages: a file, or processor id@version. */
   origin: string;
 }
@@ -21,10 +23,10 @@ const TYPES = new Set(['EXTRACT', 'CLASSIFY', 'SPLITTER']);
 const typeIn = (v: unknown): ProcessorType | undefined => (typeof v === 'string' && TYPES.has(v) ? (v as ProcessorType) : undefined);
 
 /** Configs that migrate finds in a document (it reads every envelope migrate reads). */
-function locateConfigs(value: unknown, given?: ProcessorType): Array<{ pointer: string; type?: ProcessorType }> | undefined {
+function locateConfigs(value: unknown, given?: ProcessorType): Array<{ pointer: string; type?: ProcessorType; layout: Layout | null }> | undefined {
   try {
     const r = migrateDocument(value, { to: NEW_LAYOUT, allowLossy: true, type: given });
-    return r.items.filter((i) => i.kind === 'config').map((i) => ({ pointer: i.pointer, type: i.type ?? undefined }));
+    return r.items.filter((i) => i.kind === 'config').map((i) => ({ pointer: i.pointer, type: i.type ?? undefined, layout: i.from }));
   } catch {
     // Let the simple reading below and normalizeConfig report the problem with its pointer.
     return undefined;
@@ -46,9 +48,11 @@ export function configFromEnvelope(value: unknown, file: string, given?: Process
   }
   let pointer: string;
   let type: ProcessorType | undefined = given;
+  let layout: Layout | null | undefined;
   if (found && found.length === 1) {
     pointer = found[0].pointer;
     type = given ?? found[0].type;
+    layout = found[0].layout;
   } else {
     const simple = simpleEnvelope(value, file);
     pointer = simple.pointer;
@@ -58,7 +62,8 @@ export function configFromEnvelope(value: unknown, file: string, given?: Process
   for (const t of fromPointer(pointer)) config = (config as Record<string, unknown>)[t];
   if (!isPlainObject(config)) throw new InputError('expected a processor config object', { location: { file, pointer } });
   try {
-    return { config, type: processorTypeOf(config, type), origin: file };
+    const t = processorTypeOf(config, type);
+    return { config, type: t, layout: layout ?? configLayoutOf(config, t), origin: file };
   } catch (e) {
     if (e instanceof InputError) throw new InputError(e.message, { location: { file, pointer: pointer + (e.location.pointer ?? '') }, hint: e.hint });
     throw e;
@@ -130,5 +135,6 @@ export async function fetchProcessorConfig(client: Client, processorId: string, 
     }
   }
   const config = found.config as Record<string, unknown>;
-  return { config, type: processorTypeOf(config, typeIn(found.processorType)), origin: `${processorId}@${found.version}` };
+  const type = processorTypeOf(config, typeIn(found.processorType));
+  return { config, type, layout: configLayoutOf(config, type), origin: `${processorId}@${found.version}` };
 }

@@ -11,17 +11,20 @@ import { isPlainObject, sortKeysDeep } from '../util/json.js';
 import { checkExpected, type CheckOptions } from './check.js';
 import { isIsoDate } from './coerce.js';
 import { normalizeConfig, type ProcessorType } from './config.js';
-import { buildModel, type ExpectedModel, type Node } from './model.js';
+import { buildModel, type ExpectedForm, type ExpectedModel, type Node } from './model.js';
 import type { Finding, ValidationResult } from './rules.js';
 import { schemaFromModel, type JsonSchema } from './schema.js';
 
 export interface ValidateOptions extends CheckOptions {
   /** Processor type when the config does not carry `type`. */
   type?: ProcessorType;
+  /** The API version whose expected-output form is checked (default 2025-04-21; see expectedFormOf). */
+  form?: ExpectedForm;
 }
 
 export interface DeriveOptions {
   type?: ProcessorType;
+  form?: ExpectedForm;
   /** Every configured field required, as `--strict` validates. */
   strict?: boolean;
 }
@@ -36,9 +39,9 @@ const MAX_CACHED = 64;
 const byHash = new Map<string, Compiled>();
 const byObject = new WeakMap<object, Map<string, Compiled>>();
 
-function modelOf(config: unknown, type?: ProcessorType): ExpectedModel {
+function modelOf(config: unknown, type?: ProcessorType, form?: ExpectedForm): ExpectedModel {
   const n = normalizeConfig(config, { type });
-  return buildModel(n.config, n.type);
+  return buildModel(n.config, n.type, form);
 }
 
 /** New ajv per config so that an evicted entry takes its generated code with it. */
@@ -46,8 +49,8 @@ export function newAjv(): Ajv {
   return new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, formats: { date: isIsoDate } });
 }
 
-function compiledFor(config: unknown, type?: ProcessorType): Compiled {
-  const typeKey = type ?? '';
+function compiledFor(config: unknown, type?: ProcessorType, form: ExpectedForm = '2025-04-21'): Compiled {
+  const typeKey = `${type ?? ''}\0${form}`;
   const perObject = isPlainObject(config) ? byObject.get(config) : undefined;
   const hit = perObject?.get(typeKey);
   if (hit) return hit;
@@ -56,7 +59,7 @@ function compiledFor(config: unknown, type?: ProcessorType): Compiled {
   if (compiled) {
     byHash.delete(hash);
   } else {
-    const model = modelOf(config, type);
+    const model = modelOf(config, type, form);
     // ajv cannot hold a property named `__proto__` (it refuses it as an additional property): a
     // model with such a field is walked for every document, like SPLITTER's.
     const fast = model.type === 'SPLITTER' || (model.type === 'EXTRACT' && hasProtoField(model.fields, model.legacy)) ? null : newAjv().compile(schemaFromModel(model, { requireAll: true }));
@@ -80,7 +83,7 @@ function hasProtoField(fields: Record<string, Node>, legacy?: ReadonlyArray<{ na
 
 /** The JSON Schema of a valid expectedOutput for a processor config (either layout, any type). */
 export function deriveExpectedSchema(config: unknown, opts: DeriveOptions = {}): JsonSchema {
-  return schemaFromModel(modelOf(config, opts.type), { requireAll: opts.strict === true });
+  return schemaFromModel(modelOf(config, opts.type, opts.form), { requireAll: opts.strict === true });
 }
 
 /**
@@ -88,7 +91,7 @@ export function deriveExpectedSchema(config: unknown, opts: DeriveOptions = {}):
  * no error-severity finding (warnings, such as absent fields without `strict`, may remain).
  */
 export function createExpectedValidator(config: unknown, opts: ValidateOptions = {}): (doc: unknown) => ValidationResult {
-  const { model, fast } = compiledFor(config, opts.type);
+  const { model, fast } = compiledFor(config, opts.type, opts.form);
   const checkOpts: CheckOptions = { strict: opts.strict, currency: opts.currency, dateOrder: opts.dateOrder };
   return (doc) => {
     if (fast !== null && fast(doc)) return { valid: true, findings: [] };

@@ -86,7 +86,7 @@ describe('evalkit validate', () => {
     expect(read(path.join(d, 'expected.json'))).toBe(before);
     expect(read(path.join(d, 'out/expected.json'))).toBe(read(path.join(d, 'expected.fixed.json')));
     const j = JSON.parse(r.stdout);
-    expect(j.config).toEqual({ origin: 'version.json', type: 'SPLITTER' });
+    expect(j.config).toEqual({ origin: 'version.json', type: 'SPLITTER', expectedForm: '2025-04-21' });
     expect(j.files[0].fixed.map((f: { rule: string }) => f.rule).sort()).toEqual(['legacy-splits-key', 'type-mismatch']);
     expect(j.files[0].findings).toEqual([
       {
@@ -195,7 +195,7 @@ describe('evalkit validate --processor', () => {
     const ok = await runCli(['validate', path.join(FIX, 'classify/items.json'), '--processor', processorId, '--version', 'draft', '--format', 'json'], { env });
     expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout).config).toEqual({ origin: `${processorId}@draft`, type: 'CLASSIFY' });
+    expect(JSON.parse(ok.stdout).config).toEqual({ origin: `${processorId}@draft`, type: 'CLASSIFY', expectedForm: '2025-04-21' });
     const bad = await runCli(['validate', '-', '--processor', processorId], { env, input: '{"id":"memo","type":"Memo"}' });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain('unknown-classification');
@@ -239,5 +239,85 @@ describe('evalkit schema', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('is not a TypeScript type name');
     expect(r.stdout).toBe('');
+  });
+});
+
+describe('the API 2026-02-09 expected form (spec 3.7)', () => {
+  const SPLITTER_2026 = { splitClassifications: [{ id: 'invoice', type: 'Invoice' }, { id: 'receipt', type: 'Receipt' }], parseConfig: { target: 'markdown' } };
+  const CLASSIFY_2025 = { type: 'CLASSIFY', classifications: [{ id: 'invoice', type: 'Invoice' }, { id: 'other', type: 'Other' }] };
+  // The API version comes from the environment unless a test sets it: none here.
+  const env = { EVALKIT_API_VERSION: '' };
+  function scenario(files: Record<string, unknown>): string {
+    const d = mkdtempSync(path.join(os.tmpdir(), 'evalkit-validate-'));
+    dirs.push(d);
+    for (const [name, v] of Object.entries(files)) writeFileSync(path.join(d, name), typeof v === 'string' ? v : JSON.stringify(v, null, 2) + '\n');
+    return d;
+  }
+
+  it('a 2026-02-09 config: splits without ids are valid (they were "required-property: expected id"); ids, identifier and observation are findings --fix removes', async () => {
+    const d = scenario({
+      'config.json': SPLITTER_2026,
+      'items.jsonl':
+        '{"expectedOutput": {"splits": [{"classificationId": "invoice", "type": "Invoice", "startPage": 1, "endPage": 2}]}}\n' +
+        '{"expectedOutput": {"splits": [{"id": "s1", "classificationId": "receipt", "type": "Receipt", "startPage": 1, "endPage": 1, "identifier": "R-1"}]}}\n',
+    });
+    const r = await runCli(['validate', 'items.jsonl', '--config', 'config.json'], { cwd: d, env });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toBe(
+      [
+        'items.jsonl',
+        '  line 2 /expectedOutput/splits/0/id: error api-version-form: expected no "id" in a split (API 2026-02-09 has none), got string "s1" (evalkit migrate FILE --to 2026-02-09 converts a whole file) (fixable with --fix)',
+        '  line 2 /expectedOutput/splits/0/identifier: error api-version-form: expected no "identifier" in a split (API 2026-02-09 has none), got string "R-1" (evalkit migrate FILE --to 2026-02-09 converts a whole file) (fixable with --fix)',
+        '',
+        '1 file, 2 documents: 1 valid, 1 invalid; 2 errors, 0 warnings (2 fixable with --fix)',
+        '',
+      ].join('\n'),
+    );
+    const json = await runCli(['validate', 'items.jsonl', '--config', 'config.json', '--format', 'json'], { cwd: d, env });
+    expect(JSON.parse(json.stdout).config).toEqual({ origin: 'config.json', type: 'SPLITTER', expectedForm: '2026-02-09' });
+    const fixed = await runCli(['validate', 'items.jsonl', '--config', 'config.json', '--fix'], { cwd: d, env });
+    expect(fixed.code, fixed.stdout).toBe(0);
+    expect(read(path.join(d, 'items.jsonl'))).toBe(
+      '{"expectedOutput": {"splits": [{"classificationId": "invoice", "type": "Invoice", "startPage": 1, "endPage": 2}]}}\n' +
+        '{"expectedOutput":{"splits":[{"classificationId":"receipt","type":"Receipt","startPage":1,"endPage":1}]}}\n',
+    );
+  });
+
+  it('a 2025-04-21 config: the API version in effect (--api-version, EVALKIT_API_VERSION) decides; confidence is reported under 2026-02-09 only', async () => {
+    const d = scenario({ 'config.json': CLASSIFY_2025, 'item.json': { id: 'invoice', type: 'Invoice', confidence: 0.9 } });
+    const old = await runCli(['validate', 'item.json', '--config', 'config.json'], { cwd: d, env });
+    expect(old.code, old.stdout).toBe(0);
+    for (const run of [
+      () => runCli(['--api-version', '2026-02-09', 'validate', 'item.json', '--config', 'config.json'], { cwd: d, env }),
+      () => runCli(['validate', 'item.json', '--config', 'config.json'], { cwd: d, env: { EVALKIT_API_VERSION: '2026-02-09' } }),
+    ]) {
+      const r = await run();
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stdout).toContain('item.json\n  /confidence: error api-version-form: expected no "confidence" in a CLASSIFY expected output (API 2026-02-09 has none), got number 0.9');
+    }
+    const fixed = await runCli(['validate', 'item.json', '--config', 'config.json', '--fix', '--api-version', '2026-02-09'], { cwd: d, env });
+    expect(fixed.code, fixed.stdout).toBe(0);
+    expect(JSON.parse(read(path.join(d, 'item.json')))).toEqual({ id: 'invoice', type: 'Invoice' });
+  });
+
+  it('a fields-form EXTRACT expected output under 2026-02-09: refused, rewritten as the value form when that is certain', async () => {
+    const config = { type: 'EXTRACT', fields: [{ id: 'invoice_number', name: 'Invoice Number', type: 'string', description: '' }, { id: 'paid', name: 'Paid', type: 'boolean', description: '' }] };
+    const d = scenario({ 'config.json': config, 'a.json': { 'Invoice Number': { id: 'invoice_number', value: 'INV-1' }, Paid: { id: 'paid', value: true } }, 'b.json': { Paid: { id: 'paid', value: true, confidence: 0.5 } } });
+    const r = await runCli(['--api-version', '2026-02-09', 'validate', 'a.json', 'b.json', '--config', 'config.json', '--fix'], { cwd: d, env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('b.json\n  /: error api-version-form: expected {value: {...}} (API 2026-02-09 has no fields form of an EXTRACT expected output), got the fields form with key "Paid"');
+    expect(JSON.parse(read(path.join(d, 'a.json')))).toEqual({ value: { invoice_number: 'INV-1', paid: true } });
+    expect(JSON.parse(read(path.join(d, 'b.json')))).toEqual({ Paid: { id: 'paid', value: true, confidence: 0.5 } });
+  });
+
+  it('schema: the JSON Schema and the TypeScript type of the 2026-02-09 form', async () => {
+    const d = scenario({ 'config.json': SPLITTER_2026 });
+    const s = await runCli(['schema', '--config', 'config.json'], { cwd: d, env });
+    expect(s.code, s.stderr).toBe(0);
+    const split = JSON.parse(s.stdout).definitions.Split;
+    expect(split.required).toEqual(['classificationId', 'type', 'startPage', 'endPage']);
+    expect(Object.keys(split.properties).sort()).toEqual(['classificationId', 'endPage', 'startPage', 'type']);
+    const t = await runCli(['schema', '--config', 'config.json', '--types'], { cwd: d, env });
+    expect(t.stdout).toContain('export interface Split {\n  classificationId: "invoice" | "receipt";\n  type: "Invoice" | "Receipt";\n  startPage: number;\n  endPage: number;\n}');
   });
 });

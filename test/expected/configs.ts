@@ -121,3 +121,8 @@ export function validLegacy(): Record<string, unknown> {
     'Line Items': { id: 'line_items', value: [{ description: 'x', amount: { amount: 10, iso_4217_currency_code: 'EUR' } }] },
   };
 }
+
+/** 2026-02-09 configs (extractor, classifier, splitter layout): no `type`, `parseConfig`. */
+export const EXTRACT_2026 = { schema: invoiceSchema, parseConfig: { target: 'markdown' } };
+export const CLASSIFY_2026 = { classifications: classes, parseConfig: { target: 'markdown' } };
+export const SPLITTER_2026 = { splitClassifications: splitClasses, parseConfig: { target: 'markdown' } };

@@ -364,7 +364,53 @@ const splitterRows = (config: unknown, layout: string): Row[] =>
     { name: 'splits not an array', doc: { splits: {} }, want: [{ rule: 'type-mismatch', pointer: '/splits' }] },
   ].map((r) => ({ ...r, name: `SPLITTER ${layout}: ${r.name}`, config }) as Row);
 
+// API 2026-02-09's expected form (spec 3.7): the members 2025-04-21 has and 2026-02-09 has not are
+// findings of their own whose fix removes them.
+const CURRENT: ValidateOptions = { form: '2026-02-09' };
+const split26 = (c: string, start: number, end: number, extra: V = {}): V => ({ classificationId: c, type: c === 'invoice' ? 'Invoice' : 'Receipt', startPage: start, endPage: end, ...extra });
+const currentRows: Row[] = [
+  { name: 'CLASSIFY: valid {id, type}', config: CLASSIFY_NEW, doc: { id: 'invoice', type: 'Invoice' }, want: [] },
+  { name: 'CLASSIFY: confidence 1', config: CLASSIFY_NEW, doc: { id: 'invoice', type: 'Invoice', confidence: 1 }, want: [{ rule: 'api-version-form', pointer: '/confidence', fix: true }], fixed: { id: 'invoice', type: 'Invoice' } },
+  { name: 'CLASSIFY: confidence out of range is the same finding', config: CLASSIFY_NEW, doc: { id: 'other', type: 'Other', confidence: 7 }, want: [{ rule: 'api-version-form', pointer: '/confidence', fix: true }], fixed: { id: 'other', type: 'Other' } },
+  { name: 'CLASSIFY: output members', config: CLASSIFY_NEW, doc: { id: 'invoice', type: 'Invoice', insights: [] }, want: [{ rule: 'unknown-field', pointer: '/insights' }] },
+  { name: 'SPLITTER: valid splits without ids', config: SPLITTER_NEW, doc: { splits: [split26('invoice', 1, 3), split26('receipt', 4, 4)] }, want: [] },
+  {
+    name: 'SPLITTER: id, identifier and observation',
+    config: SPLITTER_NEW,
+    doc: { splits: [split('s1', 'invoice', 1, 3, { identifier: 'INV-1', observation: null }), split('s2', 'receipt', 4, 4)] },
+    want: [
+      { rule: 'api-version-form', pointer: '/splits/0/id', fix: true },
+      { rule: 'api-version-form', pointer: '/splits/0/identifier', fix: true },
+      { rule: 'api-version-form', pointer: '/splits/0/observation', fix: true },
+      { rule: 'api-version-form', pointer: '/splits/1/id', fix: true },
+    ],
+    fixed: { splits: [split26('invoice', 1, 3), split26('receipt', 4, 4)] },
+  },
+  {
+    name: 'SPLITTER: the same id twice is not a duplicate (ids are gone)',
+    config: SPLITTER_NEW,
+    doc: { splits: [split('s1', 'invoice', 1, 1), split('s1', 'receipt', 2, 2)] },
+    want: [
+      { rule: 'api-version-form', pointer: '/splits/0/id', fix: true },
+      { rule: 'api-version-form', pointer: '/splits/1/id', fix: true },
+    ],
+    fixed: { splits: [split26('invoice', 1, 1), split26('receipt', 2, 2)] },
+  },
+  { name: 'SPLITTER: run output members', config: SPLITTER_NEW, doc: { splits: [split26('invoice', 1, 1, { name: 'a', fileId: null })] }, want: [{ rule: 'unknown-field', pointer: '/splits/0/name' }, { rule: 'unknown-field', pointer: '/splits/0/fileId' }] },
+  { name: 'SPLITTER: still overlaps', config: SPLITTER_NEW, doc: { splits: [split26('invoice', 1, 3), split26('receipt', 3, 4)] }, want: [{ rule: 'split-overlap', pointer: '/splits/1' }] },
+  { name: 'EXTRACT: valid invoice', config: EXTRACT_NEW, doc: invoice(), want: [] },
+  {
+    name: 'EXTRACT: the fields form, id and value only, becomes the value form',
+    config: EXTRACT_FIELDS,
+    doc: { 'Invoice Number': { id: 'invoice_number', value: 'INV-1', type: 'string' }, Paid: { id: 'paid', value: true } },
+    want: [{ rule: 'api-version-form', pointer: '', fix: true }],
+    fixed: { value: { invoice_number: 'INV-1', paid: true } },
+  },
+  { name: 'EXTRACT: the fields form with a confidence is not fixed (it would be lost)', config: EXTRACT_FIELDS, doc: validLegacy(), want: [{ rule: 'api-version-form', pointer: '' }] },
+].map((r) => ({ ...r, name: `API 2026-02-09 ${r.name}`, opts: CURRENT }) as Row);
+
 const rows: Row[] = [
+  ...currentRows,
   ...extractRows(EXTRACT_NEW, '2025-04-21'),
   ...extractRows(EXTRACT_OLD, '2024-11-14'),
   ...legacyRows,

@@ -7,7 +7,10 @@ import { buildModel, type ExpectedModel, type Node } from '../../src/expected/mo
 import { schemaFromModel } from '../../src/expected/schema.js';
 import { newAjv } from '../../src/expected/validate.js';
 import { InputError } from '../../src/util/errors.js';
-import { CLASSIFY_NEW, CLASSIFY_OLD, EXTRACT_FIELDS, EXTRACT_NEW, EXTRACT_OLD, SPLITTER_NEW, SPLITTER_OLD, validInvoice } from './configs.js';
+import { CLASSIFY_2026, CLASSIFY_NEW, CLASSIFY_OLD, EXTRACT_2026, EXTRACT_FIELDS, EXTRACT_NEW, EXTRACT_OLD, SPLITTER_2026, SPLITTER_NEW, SPLITTER_OLD, validInvoice } from './configs.js';
+import { expectedFormOf } from '../../src/expected/config.js';
+import { configFromEnvelope } from '../../src/expected/source.js';
+import type { ExpectedForm } from '../../src/expected/model.js';
 
 type S = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- schema trees in assertions
 
@@ -114,6 +117,66 @@ describe('deriveExpectedSchema', () => {
   });
 });
 
+describe('the API 2026-02-09 expected form (spec 3.7)', () => {
+  const CURRENT = { form: '2026-02-09' as const };
+
+  it('CLASSIFY: {id, type}, no confidence', () => {
+    const s = deriveExpectedSchema(CLASSIFY_NEW, CURRENT) as S;
+    expect(Object.keys(s.properties)).toEqual(['id', 'type']);
+    expect(s.additionalProperties).toBe(false);
+    expect(s.description).toBe('Expected output of a CLASSIFY processor (API 2026-02-09 form)');
+    expect(Object.keys((deriveExpectedSchema(CLASSIFY_NEW) as S).properties)).toEqual(['id', 'type', 'confidence']);
+  });
+
+  it('SPLITTER: splits of classificationId, type, startPage, endPage, all required, nothing else', () => {
+    const split = (deriveExpectedSchema(SPLITTER_NEW, CURRENT) as S).definitions.Split;
+    expect(Object.keys(split.properties)).toEqual(['classificationId', 'type', 'startPage', 'endPage']);
+    expect(split.required).toEqual(['classificationId', 'type', 'startPage', 'endPage']);
+    expect(split.additionalProperties).toBe(false);
+  });
+
+  it('EXTRACT: value optional, and a fields config has only the value form', () => {
+    const s = deriveExpectedSchema(EXTRACT_NEW, CURRENT) as S;
+    expect(s.required).toBeUndefined();
+    expect(deriveExpectedSchema(EXTRACT_NEW, { ...CURRENT, strict: true }).required).toEqual(['value']);
+    const f = deriveExpectedSchema(EXTRACT_FIELDS, CURRENT) as S;
+    expect(f.anyOf).toBeUndefined();
+    expect(f.definitions?.LegacyForm).toBeUndefined();
+    expect(Object.keys(f.properties.value.properties)).toContain('invoice_number');
+    // No value is "nothing expected": every field absent, a warning each.
+    const r = validateExpected(EXTRACT_NEW, {}, CURRENT);
+    expect(r.valid).toBe(true);
+    expect(r.findings.map((x) => `${x.severity} ${x.rule} ${x.pointer}`)).toContain('warning missing-field /value/invoice_number');
+    expect(validateExpected(EXTRACT_NEW, {}).findings.map((x) => x.rule)).toEqual(['value-wrapper']);
+    const fixed = fixExpected(EXTRACT_NEW, {}, { ...CURRENT, strict: true });
+    expect(fixed.valid).toBe(true);
+    expect(Object.keys((fixed.doc as S).value)).toHaveLength(11);
+  });
+
+  it('generated types: a split has no id', async () => {
+    const ts = await expectedSchemaToTypeScript(deriveExpectedSchema(SPLITTER_NEW, CURRENT), 'Splits');
+    expect(ts).toMatch(/export interface Split \{\s+classificationId: "invoice" \| "receipt";\s+type: "Invoice" \| "Receipt";\s+startPage: number;\s+endPage: number;\s+\}/);
+    expect(await expectedSchemaToTypeScript(deriveExpectedSchema(CLASSIFY_NEW, CURRENT))).not.toContain('confidence');
+    // 2025-04-21: the split keeps its members (the id/type pairing made them a union of loose branches without pages).
+    expect(await expectedSchemaToTypeScript(deriveExpectedSchema(SPLITTER_NEW), 'Splits')).toMatch(/export interface Split \{\s+classificationId: "invoice" \| "receipt";\s+type: "Invoice" \| "Receipt";\s+id: string;\s+startPage: number;\s+endPage: number;/);
+  });
+
+  it.each<[string, unknown, string, ExpectedForm]>([
+    ['a 2026-02-09 config under 2025-04-21', EXTRACT_2026, '2025-04-21', '2026-02-09'],
+    ['a 2026-02-09 classifier config', CLASSIFY_2026, '2025-04-21', '2026-02-09'],
+    ['a 2026-02-09 splitter config', SPLITTER_2026, '2024-11-14', '2026-02-09'],
+    ['a 2025-04-21 config under 2025-04-21', SPLITTER_NEW, '2025-04-21', '2025-04-21'],
+    ['a 2024-11-14 config under 2025-06-01', SPLITTER_OLD, '2025-06-01', '2025-04-21'],
+    ['a 2025-04-21 config under 2026-02-09 (a legacy /processors config)', CLASSIFY_NEW, '2026-02-09', '2026-02-09'],
+    ['a config of no telling layout under 2026-03-01', { schema: EXTRACT_NEW.schema }, '2026-03-01', '2026-02-09'],
+    ['a config of no telling layout under 2025-04-21', { schema: EXTRACT_NEW.schema }, '2025-04-21', '2025-04-21'],
+    ['an extractor object (the envelope says 2026-02-09)', { object: 'extractor', id: 'ex_1', draftVersion: { object: 'extractor_version', config: { schema: EXTRACT_NEW.schema } } }, '2025-04-21', '2026-02-09'],
+  ])('which form is checked: %s (API %s) -> %s', (_n, file, api, want) => {
+    const source = configFromEnvelope(file, 'config.json');
+    expect(expectedFormOf(source.layout, api)).toBe(want);
+  });
+});
+
 describe('generated TypeScript types', () => {
   it('types the expected output of a config', async () => {
     const ts = await expectedSchemaToTypeScript(deriveExpectedSchema(EXTRACT_NEW), 'InvoiceOutput');
@@ -211,17 +274,22 @@ function docArb(model: ExpectedModel): fc.Arbitrary<unknown> {
   throw new Error('SPLITTER documents always take the slow path');
 }
 
+const FORMS: Array<[string, unknown, ExpectedForm]> = [
+  ['EXTRACT schema', EXTRACT_NEW, '2025-04-21'],
+  ['EXTRACT fields', EXTRACT_FIELDS, '2025-04-21'],
+  ['CLASSIFY', CLASSIFY_NEW, '2025-04-21'],
+  ['EXTRACT schema, 2026-02-09 form', EXTRACT_NEW, '2026-02-09'],
+  ['EXTRACT fields, 2026-02-09 form', EXTRACT_FIELDS, '2026-02-09'],
+  ['CLASSIFY, 2026-02-09 form', CLASSIFY_NEW, '2026-02-09'],
+];
+
 describe('compiled schema and rich findings agree (property)', () => {
-  it.each([
-    ['EXTRACT schema', EXTRACT_NEW],
-    ['EXTRACT fields', EXTRACT_FIELDS],
-    ['CLASSIFY', CLASSIFY_NEW],
-  ])('%s', (_n, config) => {
+  it.each(FORMS)('%s', (_n, config, form) => {
     const n = normalizeConfig(config);
-    const model = buildModel(n.config, n.type);
+    const model = buildModel(n.config, n.type, form);
     const strictSchema = newAjv().compile(schemaFromModel(model, { requireAll: true }));
     const looseSchema = newAjv().compile(schemaFromModel(model));
-    const validate = createExpectedValidator(config);
+    const validate = createExpectedValidator(config, { form });
     let passed = 0;
     fc.assert(
       fc.property(docArb(model), (doc) => {
@@ -239,14 +307,10 @@ describe('compiled schema and rich findings agree (property)', () => {
 });
 
 describe('fixes reach a fixed point (property)', () => {
-  it.each([
-    ['EXTRACT schema', EXTRACT_NEW],
-    ['EXTRACT fields', EXTRACT_FIELDS],
-    ['CLASSIFY', CLASSIFY_NEW],
-  ])('%s: after --fix no error offers a fix, and fixing again changes nothing', (_n, config) => {
+  it.each(FORMS)('%s: after --fix no error offers a fix, and fixing again changes nothing', (_n, config, form) => {
     const n = normalizeConfig(config);
-    const model = buildModel(n.config, n.type);
-    const opts = { currency: 'EUR', dateOrder: 'dmy' as const, strict: true };
+    const model = buildModel(n.config, n.type, form);
+    const opts = { currency: 'EUR', dateOrder: 'dmy' as const, strict: true, form };
     fc.assert(
       fc.property(docArb(model), (doc) => {
         const once = fixExpected(config, doc, opts);
