@@ -142,6 +142,32 @@ describe('evalkit view --remote-files and --history (built CLI, real sandbox)', 
     }
   }, 120_000);
 
+  it.skipIf(!hasChromium)('the explorer links each wrong value to its place: Fields row -> its wrong documents -> the document with the field selected, and the address is that link', async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${served.url}r/0/#view=fields`);
+      await page.locator('#ek-fbody tr', { has: page.locator('code', { hasText: /^invoice_number$/ }) }).click();
+      await expect.poll(() => page.locator('#ek-count').textContent()).toMatch(/^1 of 3 documents/);
+      await page.locator('#ek-list').focus();
+      await page.keyboard.press('Enter');
+      // inv-003 is the one whose invoice number is wrong: opened with the field selected. The
+      // sandbox invented the wrong number (INV-2034-0310), so the run cites nothing and the pane says so.
+      await expect.poll(() => page.evaluate('location.hash')).toContain(`doc=${ids.text}`);
+      expect(await page.evaluate('location.hash')).toContain('field=invoice_number');
+      await expect.poll(() => page.locator('#ev-pane').textContent()).toContain('invoice_number: no citation in the output');
+      expect(await page.locator('#ek-docbody tr.hl code').first().textContent()).toBe('invoice_number');
+      // A row of the values table selects its value, and the address is the link to that place.
+      await page.locator('#ek-docbody tr', { has: page.locator('code', { hasText: /^total$/ }) }).click();
+      await expect.poll(() => page.evaluate('location.hash')).toContain('field=total');
+      const hash = new URLSearchParams(((await page.evaluate('location.hash')) as string).slice(1));
+      expect([hash.get('doc'), hash.get('field')]).toEqual([ids.text, 'total']);
+      expect(await page.locator('.ev-box.ev-sel[data-field="total"]').count()).toBeGreaterThan(0);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+
   it('--history: the charts at /history, linked from the index and back; --format json gives its address', async () => {
     expect((JSON.parse(served.stdout()) as { history?: string }).history).toBe(`${served.url}history`);
     const index = await fetch(served.url, { redirect: 'manual' });
