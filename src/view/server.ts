@@ -12,11 +12,13 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ExportItem } from '../metrics/generated/export.js';
+import { nameWithoutUploadTag } from '../dataset/files.js';
 import { esc } from '../report/html.js';
 import { paneMain } from './client.js';
 import { paneDocument } from './documents.js';
 import { isInside, kindOf, type FileFinder } from './files.js';
 import { viewPage } from './page.js';
+import type { TiffPage } from './tiff.js';
 import { itemsById, type ViewReport } from './reports.js';
 
 export interface ViewOptions {
@@ -146,10 +148,33 @@ export async function startView(opts: ViewOptions): Promise<ViewServer> {
       const baseItems = await itemsOf(r.baselineFile);
       const baseline = baseItems?.get(id) ?? [...(baseItems?.values() ?? [])].find((b) => b.fileId === item.fileId);
       const where = await locate(item);
-      return json(res, 200, paneDocument(r.report.type, item, baseline, 'missing' in where ? where : { url: `${base}file?id=${encodeURIComponent(id)}` }));
+      const url = `${base}file?id=${encodeURIComponent(id)}`;
+      if ('missing' in where) return json(res, 200, paneDocument(r.report.type, item, baseline, where));
+      if (kindOf(item.fileName ?? '').kind !== 'tiff') return json(res, 200, paneDocument(r.report.type, item, baseline, { url }));
+      // A TIFF's pages are listed now (their sizes, without decoding pixels) and drawn as PNG one by one.
+      let pages: TiffPage[];
+      try {
+        const { tiffPages } = await import('./tiff.js');
+        pages = tiffPages(where.bytes ?? (await readFile(where.file as string)));
+      } catch (e) {
+        return json(res, 200, paneDocument(r.report.type, item, baseline, { missing: `${nameWithoutUploadTag(item.fileName ?? '')} cannot be drawn: it is ${(e as Error).message}` }));
+      }
+      return json(res, 200, paneDocument(r.report.type, item, baseline, { url, pages }));
     }
     const where = await locate(item);
     if ('missing' in where) return send(res, 404, 'text/plain; charset=utf-8', `${where.missing}\n`);
+    if (kindOf(item.fileName ?? '').kind === 'tiff') {
+      const page = Number(url.searchParams.get('page') ?? '1');
+      if (!Number.isInteger(page) || page < 1) return send(res, 400, 'text/plain; charset=utf-8', `page=${url.searchParams.get('page')}: a page number from 1\n`);
+      let png: Uint8Array;
+      try {
+        const { tiffPagePng } = await import('./tiff.js');
+        png = tiffPagePng(where.bytes ?? (await readFile(where.file as string)), page);
+      } catch (e) {
+        return send(res, 404, 'text/plain; charset=utf-8', `${(e as Error).message}\n`);
+      }
+      return send(res, 200, 'image/png', Buffer.from(png));
+    }
     const type = kindOf(item.fileName ?? '').mime;
     if (where.bytes) return send(res, 200, type, Buffer.from(where.bytes));
     return sendFile(res, where.file as string, type);

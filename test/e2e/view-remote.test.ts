@@ -12,6 +12,7 @@ import { createClient } from '../../src/api/index.js';
 import { hasChromium, launchChromium } from '../helpers/browser.js';
 import { BIN, ROOT, runCli } from '../helpers/cli.js';
 import { lossyProxy, type LossyProxy } from '../helpers/lossy-proxy.js';
+import { makeTiff } from '../helpers/tiff.js';
 import { start, type TestSandbox } from '../sandbox/helpers.js';
 
 interface Served {
@@ -42,7 +43,7 @@ function startView(args: string[], cwd: string, env: Record<string, string | und
 /** The environment without the service: a test must not pick up the caller's. */
 const NO_SERVICE = { EVALKIT_BASE_URL: undefined, EVALKIT_API_TOKEN: undefined };
 
-type Item = { id: string; fileId: string; fileName: string };
+type Item = { id: string; fileId: string; fileName: string; output: Record<string, unknown> };
 
 describe('evalkit view --remote-files and --history (built CLI, real sandbox)', () => {
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'evalkit-view-remote-'));
@@ -50,7 +51,7 @@ describe('evalkit view --remote-files and --history (built CLI, real sandbox)', 
   let t: TestSandbox;
   let proxy: LossyProxy;
   let served: Served;
-  const ids = { pdf: '', text: '', gone: '' };
+  const ids = { pdf: '', text: '', gone: '', tiff: '', broken: '' };
   const pdfBytes = readFileSync(path.join(ROOT, 'datasets', 'invoice-extract', 'files', 'inv-001.pdf'));
 
   beforeAll(async () => {
@@ -64,20 +65,26 @@ describe('evalkit view --remote-files and --history (built CLI, real sandbox)', 
     // The demo's invoices, named so that no folder holds them and pointing at the sandbox's files;
     // the report folder lies outside the demo's config, so only the service has them.
     const exp = JSON.parse(readFileSync(path.join(cwd, 'reports', 'demo', 'invoice-extract', 'export-draft.json'), 'utf8')) as { items: Item[] };
-    const [a, b, c] = exp.items;
+    const [a, b, c, d, e] = exp.items;
+    // And two TIFF scans on disk (--files): one of two pages whose second holds the cited value, one broken.
+    const poly = [{ x: 60, y: 100 }, { x: 240, y: 100 }, { x: 240, y: 140 }, { x: 60, y: 140 }];
     exp.items = [
       { ...a, fileId: pdf.id, fileName: 'remote-inv-001.pdf' },
       { ...c, fileId: text.id, fileName: 'remote-inv-003.txt' },
       { ...b, fileId: 'file_notOnTheService0000', fileName: 'remote-gone.pdf' },
+      { ...d, fileName: 'scan.tif', output: { ...d.output, metadata: { invoice_number: { citations: [{ page: 2, polygon: poly, pageWidth: 300, pageHeight: 400 }] } } } },
+      { ...e, fileName: 'broken.tiff' },
     ];
-    [ids.pdf, ids.text, ids.gone] = exp.items.map((i) => i.id);
-    mkdirSync(work);
+    [ids.pdf, ids.text, ids.gone, ids.tiff, ids.broken] = exp.items.map((i) => i.id);
+    mkdirSync(path.join(work, 'files'), { recursive: true });
+    writeFileSync(path.join(work, 'files', 'scan.tif'), makeTiff([{ width: 300, height: 400, black: [0, 0, 0, 0] }, { width: 300, height: 400, black: [60, 100, 240, 140] }]));
+    writeFileSync(path.join(work, 'files', 'broken.tiff'), 'II*\0 this is not the rest of a TIFF file');
     writeFileSync(path.join(work, 'run.json'), JSON.stringify(exp));
     for (let k = 0; k < 2; k++) {
       const rep = await runCli(['report', '--from', 'run.json', '--out-dir', 'report', '--bootstrap', '0', '--history', 'hist'], { cwd: work, env: NO_SERVICE });
       expect(rep.code, rep.stderr).toBeLessThan(2);
     }
-    served = await startView(['report', '--remote-files', '--base-url', proxy.url, '--history', 'hist'], work, { ...NO_SERVICE, EVALKIT_API_TOKEN: t.token });
+    served = await startView(['report', '--remote-files', '--base-url', proxy.url, '--history', 'hist', '--files', 'files'], work, { ...NO_SERVICE, EVALKIT_API_TOKEN: t.token });
   }, 300_000);
 
   afterAll(async () => {
@@ -148,7 +155,7 @@ describe('evalkit view --remote-files and --history (built CLI, real sandbox)', 
       const page = await browser.context.newPage();
       await page.goto(`${served.url}r/0/#view=fields`);
       await page.locator('#ek-fbody tr', { has: page.locator('code', { hasText: /^invoice_number$/ }) }).click();
-      await expect.poll(() => page.locator('#ek-count').textContent()).toMatch(/^1 of 3 documents/);
+      await expect.poll(() => page.locator('#ek-count').textContent()).toMatch(/^1 of 5 documents/);
       await page.locator('#ek-list').focus();
       await page.keyboard.press('Enter');
       // inv-003 is the one whose invoice number is wrong: opened with the field selected. The
@@ -163,6 +170,52 @@ describe('evalkit view --remote-files and --history (built CLI, real sandbox)', 
       const hash = new URLSearchParams(((await page.evaluate('location.hash')) as string).slice(1));
       expect([hash.get('doc'), hash.get('field')]).toEqual([ids.text, 'total']);
       expect(await page.locator('.ev-box.ev-sel[data-field="total"]').count()).toBeGreaterThan(0);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+
+  it('TIFF: its pages listed with their sizes and each served as PNG; a broken one is said in the pane', async () => {
+    const doc = (await (await fetch(`${served.url}r/0/api/doc?id=${ids.tiff}`)).json()) as { kind: string; pageCount: number; pageSizes: unknown; fileUrl: string };
+    expect(doc).toMatchObject({ kind: 'tiff', pageCount: 2, pageSizes: [{ width: 300, height: 400 }, { width: 300, height: 400 }], fileUrl: `/r/0/file?id=${ids.tiff}` });
+    const png = await fetch(`${served.url}r/0/file?id=${ids.tiff}&page=2`);
+    expect(png.status).toBe(200);
+    expect(png.headers.get('content-type')).toBe('image/png');
+    const { decode } = await import('fast-png');
+    const img = decode(new Uint8Array(await png.arrayBuffer()));
+    expect([img.width, img.height]).toEqual([300, 400]);
+    // Inside the black rectangle of page 2, and outside it.
+    expect(Array.from(img.data.slice((120 * 300 + 100) * 4, (120 * 300 + 100) * 4 + 4))).toEqual([0, 0, 0, 255]);
+    expect(Array.from(img.data.slice((10 * 300 + 10) * 4, (10 * 300 + 10) * 4 + 4))).toEqual([255, 255, 255, 255]);
+    expect((await fetch(`${served.url}r/0/file?id=${ids.tiff}&page=3`)).status).toBe(404);
+    expect((await fetch(`${served.url}r/0/file?id=${ids.tiff}&page=0`)).status).toBe(400);
+    const broken = (await (await fetch(`${served.url}r/0/api/doc?id=${ids.broken}`)).json()) as { fileUrl: string | null; missing: string };
+    expect(broken.fileUrl).toBeNull();
+    expect(broken.missing).toMatch(/^broken\.tiff cannot be drawn: it is not a readable TIFF/);
+  });
+
+  it.skipIf(!hasChromium)("TIFF in the browser: both pages drawn, the citation's box on page 2 over the value", async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width: 1400, height: 1000 });
+      await page.goto(`${served.url}r/0/#doc=${ids.tiff}&field=invoice_number`);
+      await page.waitForSelector('body[data-pane=ready]', { timeout: 60_000 });
+      expect(await page.locator('.ev-page[data-page]').count()).toBe(2);
+      await page.waitForSelector('.ev-page[data-page="2"][data-drawn="1"]', { timeout: 30_000 });
+      const box = page.locator('.ev-page[data-page="2"] .ev-box.ev-sel[data-field="invoice_number"]');
+      await expect.poll(() => box.count()).toBe(1);
+      const pb = (await page.locator('.ev-page[data-page="2"]').boundingBox())!;
+      const bb = (await box.boundingBox())!;
+      // At the black rectangle: x 60 of 300, y 100 of 400 (2px border allowed).
+      expect(Math.abs(bb.x - pb.x - (60 / 300) * pb.width)).toBeLessThan(3);
+      expect(Math.abs(bb.y - pb.y - (100 / 400) * pb.height)).toBeLessThan(3);
+      mkdirSync(path.join(ROOT, 'test-output', 'view'), { recursive: true });
+      await page.screenshot({ path: path.join(ROOT, 'test-output', 'view', 'tiff.png') });
+      const broken = await browser.context.newPage();
+      await broken.goto(`${served.url}r/0/#doc=${ids.broken}`);
+      await broken.waitForSelector('body[data-pane=missing]', { timeout: 60_000 });
+      expect(await broken.locator('#ev-pane').textContent()).toContain('broken.tiff cannot be drawn: it is not a readable TIFF');
     } finally {
       await browser.close();
     }
