@@ -1,5 +1,7 @@
 // Small TIFF files for tests, written with utif2's own encoder (no image tool needed): big-endian,
-// uncompressed 8-bit RGB, one strip per page, each page white with a black rectangle.
+// 8-bit RGB, uncompressed or Deflate (zlib, TIFF compression 8), one strip per page, each page
+// white with a black rectangle.
+import { deflateSync } from 'node:zlib';
 import UTIF from 'utif2';
 
 export interface TiffPageSpec {
@@ -18,21 +20,22 @@ export function pagePixels(p: TiffPageSpec): Uint8Array {
 }
 
 /** A TIFF file holding the pages in order. */
-export function makeTiff(pages: readonly TiffPageSpec[]): Buffer {
+export function makeTiff(pages: readonly TiffPageSpec[], compression: 'none' | 'deflate' = 'none'): Buffer {
   const HEAD = 4096;
+  const strips = pages.map((p) => (compression === 'deflate' ? deflateSync(pagePixels(p)) : pagePixels(p)));
   const offsets: number[] = [];
   let at = HEAD;
-  for (const p of pages) {
+  for (const s of strips) {
     offsets.push(at);
-    at += p.width * p.height * 3;
+    at += s.length;
   }
   const ifds = pages.map((p, k) => ({
-    t256: [p.width], t257: [p.height], t258: [8, 8, 8], t259: [1], t262: [2], t273: [offsets[k]], t277: [3], t278: [p.height], t279: [p.width * p.height * 3], t284: [1],
+    t256: [p.width], t257: [p.height], t258: [8, 8, 8], t259: [compression === 'deflate' ? 8 : 1], t262: [2], t273: [offsets[k]], t277: [3], t278: [p.height], t279: [strips[k].length], t284: [1],
   })) as unknown as UTIF.IFD[];
   const head = new Uint8Array(UTIF.encode(ifds));
   if (head.length > HEAD) throw new Error('TIFF header too long for the test helper');
   const out = Buffer.alloc(at);
   out.set(head, 0);
-  pages.forEach((p, k) => out.set(pagePixels(p), offsets[k]));
+  strips.forEach((s, k) => out.set(s, offsets[k]));
   return out;
 }

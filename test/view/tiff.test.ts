@@ -17,9 +17,12 @@ describe('TIFF pages', () => {
     expect(tiffPages(tiff)).toEqual([{ width: 40, height: 30 }, { width: 20, height: 50 }]);
   });
 
-  it('draws each page as PNG with the same pixels', () => {
+  it.each(['none', 'deflate'] as const)('draws each page as PNG with the same pixels (compression: %s)', (compression) => {
+    const file = makeTiff(PAGES, compression);
+    // The pixels (6,600 bytes) compress to a few hundred: the strips are Deflate indeed.
+    if (compression === 'deflate') expect(file.length).toBeLessThan(tiff.length - 5000);
     PAGES.forEach((p, k) => {
-      const png = decode(tiffPagePng(tiff, k + 1));
+      const png = decode(tiffPagePng(file, k + 1));
       expect([png.width, png.height, png.channels, png.depth]).toEqual([p.width, p.height, 4, 8]);
       const rgb = pagePixels(p);
       const data = png.data as Uint8Array;
