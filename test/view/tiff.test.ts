@@ -23,13 +23,22 @@ describe('TIFF pages', () => {
     if (compression === 'deflate') expect(file.length).toBeLessThan(tiff.length - 5000);
     PAGES.forEach((p, k) => {
       const png = decode(tiffPagePng(file, k + 1));
-      expect([png.width, png.height, png.channels, png.depth]).toEqual([p.width, p.height, 4, 8]);
+      // Black and white: one grey channel.
+      expect([png.width, png.height, png.channels, png.depth]).toEqual([p.width, p.height, 1, 8]);
       const rgb = pagePixels(p);
       const data = png.data as Uint8Array;
-      for (let i = 0; i < p.width * p.height; i++) {
-        expect([data[i * 4], data[i * 4 + 1], data[i * 4 + 2], data[i * 4 + 3]], `page ${k + 1} pixel ${i}`).toEqual([rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2], 255]);
-      }
+      for (let i = 0; i < p.width * p.height; i++) expect(data[i], `page ${k + 1} pixel ${i}`).toBe(rgb[i * 3]);
     });
+  });
+
+  it('a page in colour keeps its three channels', () => {
+    const p = { width: 4, height: 2, black: [0, 0, 1, 1] as [number, number, number, number] };
+    const file = makeTiff([p]);
+    // Make pixel 1 red: its RGB bytes follow the 4,096-byte head in the helper's layout.
+    file.set([255, 0, 0], 4096 + 3);
+    const png = decode(tiffPagePng(file, 1));
+    expect(png.channels).toBe(3);
+    expect(Array.from((png.data as Uint8Array).slice(0, 9))).toEqual([0, 0, 0, 255, 0, 0, 255, 255, 255]);
   });
 
   it('a file given at an offset of a larger buffer is read from its own first byte', () => {
