@@ -46,10 +46,10 @@ export default defineCommand<ViewArgs>({
     for (const n of finder.notes) err(`evalkit view: warning: ${n}`);
     for (const r of reports) if (!r.exportFile) err(`evalkit view: warning: ${r.shown}: the export ${r.report.source.file} is not beside report.json (nor at that path from here); its documents show values but no files`);
     const remoteFile = argv.remoteFiles ? await remoteFiles() : undefined;
-    const historyHtml = argv.history ? await historyPage(argv.history) : undefined;
-    const view = await startView({ reports, finder, port: argv.port, remoteFile, historyHtml });
+    const history = argv.history ? await historySection(argv.history) : undefined;
+    const view = await startView({ reports, finder, port: argv.port, remoteFile, history });
     const stopped = untilSignal();
-    if (argv.format === 'json') outJson({ url: view.url, reports: reports.map((r) => ({ folder: r.shown, url: `${view.url}r/${r.index}/` })) });
+    if (argv.format === 'json') outJson({ url: view.url, reports: reports.map((r) => ({ folder: r.shown, url: `${view.url}r/${r.index}/` })), ...(argv.history ? { history: `${view.url}history` } : {}) });
     else {
       out(`evalkit view on ${view.url} (${reports.length} report${reports.length === 1 ? '' : 's'}; Ctrl-C stops)`);
       for (const r of reports) out(`  ${view.url}r/${r.index}/  ${r.shown}`);
@@ -94,11 +94,12 @@ async function remoteFiles(): Promise<(fileId: string) => Promise<Uint8Array>> {
   };
 }
 
-async function historyPage(dir: string): Promise<string> {
+/** The history's charts, read again on each request (a report added while the server runs shows); a folder that cannot be read is exit 2 now. */
+async function historySection(dir: string): Promise<() => Promise<string>> {
   const { readHistory, historySeries, renderHistoryHtml } = await import('../history/index.js');
-  const h = await readHistory(dir);
-  for (const w of h.warnings) err(`evalkit view: warning: ${w}`);
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="color-scheme" content="light dark"><title>evalkit history</title></head><body>${renderHistoryHtml(historySeries(h.entries))}</body></html>`;
+  const first = await readHistory(dir);
+  for (const w of first.warnings) err(`evalkit view: warning: ${w}`);
+  return async () => renderHistoryHtml(historySeries((await readHistory(dir)).entries));
 }
 
 function openBrowser(url: string): void {

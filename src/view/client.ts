@@ -38,6 +38,7 @@ export function paneMain(): void {
     missing?: string;
     type: string;
     pageCount: number | null;
+    pageSizes?: Array<{ width: number; height: number }>;
     citations: Cit[];
     values: Record<string, { expected: unknown; predicted: unknown; baseline?: unknown }>;
     classify?: { expected: unknown; predicted: unknown; baseline?: unknown };
@@ -148,12 +149,9 @@ export function paneMain(): void {
       if (doc.kind === 'pdf') await drawPdf(doc, my, notes);
       else if (doc.kind === 'image') drawImage(doc);
       else if (doc.kind === 'text') await drawText(doc, my);
-      else if (doc.kind === 'tiff') {
-        message('ev-missing', `${doc.name} is a TIFF image, which browsers do not draw; evalkit view does not convert it. Open it in an image viewer; its citations are listed below.`);
-        listCitations(doc, notes);
-        return state('missing');
-      } else {
-        message('ev-missing', `${doc.name}: evalkit view draws PDF, PNG, JPEG, GIF, WebP, BMP and text files, not this type.`);
+      else if (doc.kind === 'tiff') (doc.pageSizes ?? []).forEach((size, k) => drawImage(doc, k + 1, `${doc.fileUrl}&page=${k + 1}`, size));
+      else {
+        message('ev-missing', `${doc.name}: evalkit view draws PDF, PNG, JPEG, GIF, WebP, BMP, TIFF and text files, not this type.`);
         listCitations(doc, notes);
         return state('missing');
       }
@@ -249,12 +247,18 @@ export function paneMain(): void {
     for (const p of cur?.pages.values() ?? []) observer.observe(p);
   }
 
-  function drawImage(doc: Doc): void {
+  /** An image as page `n`; a TIFF's pages come as PNG from the server, each with its size known, loaded as it nears the view. */
+  function drawImage(doc: Doc, n = 1, src: string = doc.fileUrl as string, size?: { width: number; height: number }): void {
     const c = doc.citations.find((x) => x.pageWidth && x.pageHeight);
     const w = paneWidth();
-    const p = pageEl(1, w, c ? (w * (c.pageHeight as number)) / (c.pageWidth as number) : w * 1.3);
+    const p = pageEl(n, w, size ? (w * size.height) / size.width : c ? (w * (c.pageHeight as number)) / (c.pageWidth as number) : w * 1.3);
+    if (size) {
+      p.dataset.w = String(size.width);
+      p.dataset.h = String(size.height);
+    }
     const img = el('img');
-    img.alt = doc.name;
+    img.alt = size ? `${doc.name}, page ${n}` : doc.name;
+    if (size) img.loading = 'lazy';
     img.addEventListener('load', () => {
       p.style.height = `${(w * img.naturalHeight) / img.naturalWidth}px`;
       p.dataset.w = String(img.naturalWidth);
@@ -262,8 +266,10 @@ export function paneMain(): void {
       p.dataset.drawn = '1';
       placeAll(p);
     });
-    img.addEventListener('error', () => p.appendChild(el('p', 'ev-missing', `${doc.name} cannot be drawn as an image (damaged, or not the type its name says)`)));
-    img.src = doc.fileUrl;
+    img.addEventListener('error', () =>
+      p.appendChild(el('p', 'ev-missing', size ? `${doc.name}: page ${n} cannot be decoded (damaged, or a TIFF compression evalkit view does not read)` : `${doc.name} cannot be drawn as an image (damaged, or not the type its name says)`)),
+    );
+    img.src = src;
     p.insertBefore(img, p.firstChild);
   }
 

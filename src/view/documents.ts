@@ -30,6 +30,8 @@ export interface PaneDocument {
   missing?: string;
   type: 'EXTRACT' | 'CLASSIFY' | 'SPLITTER';
   pageCount: number | null;
+  /** A TIFF's pages in pixels: each is fetched as PNG at `fileUrl&page=<n>`. */
+  pageSizes?: Array<{ width: number; height: number }>;
   citations: PaneCitation[];
   /** Per cited field: expected, predicted and the baseline's prediction (undefined: no baseline). */
   values: Record<string, { expected: unknown; predicted: unknown; baseline?: unknown }>;
@@ -106,7 +108,7 @@ export function paneDocument(
   type: PaneDocument['type'],
   item: ExportItem,
   baseline: ExportItem | undefined,
-  file: { url: string } | { missing: string },
+  file: { url: string; pages?: Array<{ width: number; height: number }> } | { missing: string },
 ): PaneDocument {
   const notes: string[] = [];
   const name = item.fileName ? nameWithoutUploadTag(item.fileName) : item.fileId;
@@ -120,7 +122,8 @@ export function paneDocument(
     fileUrl: 'url' in file ? file.url : null,
     ...('missing' in file ? { missing: file.missing } : {}),
     type,
-    pageCount: num((item as { pageCount?: unknown }).pageCount) ? ((item as { pageCount: number }).pageCount) : null,
+    pageCount: 'pages' in file && file.pages ? file.pages.length : num((item as { pageCount?: unknown }).pageCount) ? ((item as { pageCount: number }).pageCount) : null,
+    ...('pages' in file && file.pages ? { pageSizes: file.pages } : {}),
     citations: [],
     // Field paths are the user's keys (`__proto__` is one): a null-prototype record.
     values: Object.create(null) as PaneDocument['values'],

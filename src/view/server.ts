@@ -12,11 +12,13 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ExportItem } from '../metrics/generated/export.js';
+import { nameWithoutUploadTag } from '../dataset/files.js';
 import { esc } from '../report/html.js';
 import { paneMain } from './client.js';
 import { paneDocument } from './documents.js';
 import { isInside, kindOf, type FileFinder } from './files.js';
 import { viewPage } from './page.js';
+import type { TiffPage } from './tiff.js';
 import { itemsById, type ViewReport } from './reports.js';
 
 export interface ViewOptions {
@@ -26,10 +28,12 @@ export interface ViewOptions {
   port: number;
   /** The service's copy of a file, when the user asked for it (the token stays in the caller). */
   remoteFile?: (fileId: string) => Promise<Uint8Array>;
-  /** The history page (`--history`), served at /history. */
-  historyHtml?: string;
+  /** The report history's charts (`--history`): an HTML section, made on each request of /history. */
+  history?: () => Promise<string>;
   /** Largest file served, in bytes (a larger one is said so in the pane). */
   maxFileBytes?: number;
+  /** The service's copies kept in memory, in bytes (default 256 MiB); the least recently used go first. */
+  remoteCacheBytes?: number;
 }
 
 export interface ViewServer {
@@ -40,6 +44,8 @@ export interface ViewServer {
 
 export const HOST = '127.0.0.1';
 const MAX_FILE_BYTES = 256 * 2 ** 20;
+/** The service's copies (--remote-files) kept in memory, in bytes; the oldest go first. */
+const REMOTE_CACHE_BYTES = 256 * 2 ** 20;
 
 const require = createRequire(import.meta.url);
 /** pdfjs-dist's folder: its browser build, worker, standard fonts and CMaps are served from it. */
@@ -100,10 +106,10 @@ export async function startView(opts: ViewOptions): Promise<ViewServer> {
     const url = new URL(req.url ?? '/', `http://${expectedHost}`);
     const p = url.pathname;
     if (p === '/') {
-      if (!multi && !opts.historyHtml) return send(res, 302, 'text/plain; charset=utf-8', '', { location: '/r/0/' });
-      return send(res, 200, 'text/html; charset=utf-8', indexPage(opts.reports, !!opts.historyHtml), { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" });
+      if (!multi && !opts.history) return send(res, 302, 'text/plain; charset=utf-8', '', { location: '/r/0/' });
+      return send(res, 200, 'text/html; charset=utf-8', indexPage(opts.reports, !!opts.history), { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" });
     }
-    if (p === '/history' && opts.historyHtml) return send(res, 200, 'text/html; charset=utf-8', opts.historyHtml, { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" });
+    if (p === '/history' && opts.history) return send(res, 200, 'text/html; charset=utf-8', historyPage(await opts.history()), { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" });
     if (p === '/_view/view.js') return send(res, 200, 'text/javascript; charset=utf-8', PANE_SCRIPT);
     if (p.startsWith('/_view/pdfjs/')) {
       const rest = p.slice('/_view/pdfjs/'.length);
@@ -142,13 +148,71 @@ export async function startView(opts: ViewOptions): Promise<ViewServer> {
       const baseItems = await itemsOf(r.baselineFile);
       const baseline = baseItems?.get(id) ?? [...(baseItems?.values() ?? [])].find((b) => b.fileId === item.fileId);
       const where = await locate(item);
-      return json(res, 200, paneDocument(r.report.type, item, baseline, 'missing' in where ? where : { url: `${base}file?id=${encodeURIComponent(id)}` }));
+      const url = `${base}file?id=${encodeURIComponent(id)}`;
+      if ('missing' in where) return json(res, 200, paneDocument(r.report.type, item, baseline, where));
+      if (kindOf(item.fileName ?? '').kind !== 'tiff') return json(res, 200, paneDocument(r.report.type, item, baseline, { url }));
+      // A TIFF's pages are listed now (their sizes, without decoding pixels) and drawn as PNG one by one.
+      let pages: TiffPage[];
+      try {
+        const { tiffPages } = await import('./tiff.js');
+        pages = tiffPages(where.bytes ?? (await readFile(where.file as string)));
+      } catch (e) {
+        return json(res, 200, paneDocument(r.report.type, item, baseline, { missing: `${nameWithoutUploadTag(item.fileName ?? '')} cannot be drawn: it is ${(e as Error).message}` }));
+      }
+      return json(res, 200, paneDocument(r.report.type, item, baseline, { url, pages }));
     }
     const where = await locate(item);
     if ('missing' in where) return send(res, 404, 'text/plain; charset=utf-8', `${where.missing}\n`);
+    if (kindOf(item.fileName ?? '').kind === 'tiff') {
+      const page = Number(url.searchParams.get('page') ?? '1');
+      if (!Number.isInteger(page) || page < 1) return send(res, 400, 'text/plain; charset=utf-8', `page=${url.searchParams.get('page')}: a page number from 1\n`);
+      let png: Uint8Array;
+      try {
+        const { tiffPagePng } = await import('./tiff.js');
+        png = tiffPagePng(where.bytes ?? (await readFile(where.file as string)), page);
+      } catch (e) {
+        return send(res, 404, 'text/plain; charset=utf-8', `${(e as Error).message}\n`);
+      }
+      return send(res, 200, 'image/png', Buffer.from(png));
+    }
     const type = kindOf(item.fileName ?? '').mime;
     if (where.bytes) return send(res, 200, type, Buffer.from(where.bytes));
     return sendFile(res, where.file as string, type);
+  }
+
+  // The service's copies, most recently used last: opening a document asks for its pane data and
+  // then its file, and both need the file, so one download serves both (and a reopened document).
+  // A failed download is not kept: the next request tries again.
+  const downloads = new Map<string, Promise<Uint8Array>>();
+  const kept = new Map<string, number>();
+  function remote(fileId: string): Promise<Uint8Array> {
+    let p = downloads.get(fileId);
+    if (p) {
+      downloads.delete(fileId);
+      downloads.set(fileId, p);
+      return p;
+    }
+    p = (opts.remoteFile as NonNullable<ViewOptions['remoteFile']>)(fileId);
+    downloads.set(fileId, p);
+    p.then(
+      (bytes) => {
+        if (downloads.get(fileId) !== p) return;
+        kept.set(fileId, bytes.length);
+        let total = [...kept.values()].reduce((a, b) => a + b, 0);
+        // The least recently used first; downloads still running are not counted nor dropped.
+        for (const old of [...downloads.keys()]) {
+          if (total <= (opts.remoteCacheBytes ?? REMOTE_CACHE_BYTES)) break;
+          if (old === fileId || !kept.has(old)) continue;
+          total -= kept.get(old) as number;
+          kept.delete(old);
+          downloads.delete(old);
+        }
+      },
+      () => {
+        if (downloads.get(fileId) === p) downloads.delete(fileId);
+      },
+    );
+    return p;
   }
 
   /** A document's file: on disk (inside the allowed folders), else the service's when asked for; or why not. */
@@ -161,7 +225,10 @@ export async function startView(opts: ViewOptions): Promise<ViewServer> {
     }
     if (opts.remoteFile && item.fileId) {
       try {
-        return { bytes: await opts.remoteFile(item.fileId) };
+        const bytes = await remote(item.fileId);
+        const max = opts.maxFileBytes ?? MAX_FILE_BYTES;
+        if (bytes.length > max) return { missing: `${found.why}; the service's copy of ${item.fileId} is ${bytes.length} bytes, more than evalkit view serves (${max})` };
+        return { bytes };
       } catch (e) {
         return { missing: `${found.why}; the service's copy of ${item.fileId} could not be downloaded: ${e instanceof Error ? e.message : String(e)}` };
       }
@@ -206,6 +273,10 @@ function indexPage(reports: readonly ViewReport[], history: boolean): string {
 <table><thead><tr><th>folder</th><th>processor</th><th>type</th><th>documents</th><th>headline</th><th>baseline</th></tr></thead><tbody>
 ${rows}
 </tbody></table></body></html>`;
+}
+
+function historyPage(section: string): string {
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="color-scheme" content="light dark"><title>evalkit history</title></head><body><p style="font:12px system-ui,sans-serif"><a href="/">all reports</a></p>${section}</body></html>`;
 }
 
 /** pdfjs-dist's version, for the banner. */

@@ -8,6 +8,8 @@ import { viewLink } from '../../src/report/errors.js';
 import { readCitation } from '../../src/view/documents.js';
 import { FileFinder, isInside } from '../../src/view/files.js';
 import { viewCsp, viewPage } from '../../src/view/page.js';
+import type { ViewReport } from '../../src/view/reports.js';
+import { startView } from '../../src/view/server.js';
 
 describe('FileFinder', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-view-files-'));
@@ -80,5 +82,49 @@ describe('viewLink', () => {
     expect(viewLink('http://127.0.0.1:8790/r/0/', { item: 'evi_1', field: 'line_items[+3].amount' })).toBe('http://127.0.0.1:8790/r/0/#doc=evi_1&field=line_items%5B%5D.amount');
     expect(viewLink('http://127.0.0.1:8790/r/0/', { item: 'evi_1', field: 'total' })).toBe('http://127.0.0.1:8790/r/0/#doc=evi_1&field=total');
     expect(viewLink('http://127.0.0.1:8790/r/0/', { item: 'evi 2', field: 'class' })).toBe('http://127.0.0.1:8790/r/0/#doc=evi%202');
+  });
+});
+
+describe("the server's copies of the service's files (--remote-files)", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-view-remote-'));
+  const items = ['a', 'b', 'c', 'big'].map((k) => ({ id: `evi_${k}`, fileId: `file_${k}`, fileName: `${k}.txt`, output: {}, expectedOutput: {} }));
+  writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ items }));
+  const report = { index: 0, dir, shown: dir, html: path.join(dir, 'report.html'), exportFile: path.join(dir, 'run.json'), report: { type: 'EXTRACT', source: { file: 'run.json' } } } as unknown as ViewReport;
+  const size: Record<string, number> = { file_a: 40, file_b: 40, file_c: 40, file_big: 101 };
+
+  it('downloads a file once for its pane data and its file, keeps the most recent within the budget, and refuses one over the size limit', async () => {
+    const asked: string[] = [];
+    const view = await startView({
+      reports: [report],
+      finder: new FileFinder({}),
+      port: 0,
+      remoteFile: async (id) => {
+        asked.push(id);
+        if (id === 'file_b' && asked.filter((x) => x === id).length === 1) throw new Error('HTTP 503');
+        return new Uint8Array(size[id]);
+      },
+      remoteCacheBytes: 100,
+      maxFileBytes: 100,
+    });
+    const get = async (what: string, id: string): Promise<Response> => fetch(`${view.url}r/0/${what}?id=evi_${id}`);
+    try {
+      expect((await get('api/doc', 'a')).status).toBe(200);
+      expect((await (await get('file', 'a')).arrayBuffer()).byteLength).toBe(40);
+      expect(asked).toEqual(['file_a']);
+      // A failed download is said in the pane and not kept: the next request asks again.
+      expect(((await (await get('api/doc', 'b')).json()) as { missing: string }).missing).toMatch(/the service's copy of file_b could not be downloaded: HTTP 503/);
+      expect((await get('file', 'b')).status).toBe(200);
+      expect(asked).toEqual(['file_a', 'file_b', 'file_b']);
+      // a (40) and b (40) fit in 100; c makes 120: a, the least recently used, goes.
+      await get('file', 'c');
+      await get('file', 'b');
+      await get('file', 'a');
+      expect(asked).toEqual(['file_a', 'file_b', 'file_b', 'file_c', 'file_a']);
+      const big = await get('file', 'big');
+      expect(big.status).toBe(404);
+      expect(await big.text()).toMatch(/the service's copy of file_big is 101 bytes, more than evalkit view serves \(100\)/);
+    } finally {
+      await view.close();
+    }
   });
 });
