@@ -14,6 +14,12 @@ import { fmtDuration, progressReporter, type ProgressState } from './progress.js
 import { defineCommand, listSubcommands, type EvalkitCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 
+/** The expected-output form of the API version in effect (--api-version, EVALKIT_API_VERSION, the settings file; default 2025-04-21). */
+async function formInEffect(): Promise<'2025-04-21' | '2026-02-09'> {
+  const [{ expectedFormOf }, { DEFAULT_API_VERSION }] = await Promise.all([import('../expected/index.js'), import('../api/index.js')]);
+  return expectedFormOf(null, process.env.EVALKIT_API_VERSION?.trim() || DEFAULT_API_VERSION);
+}
+
 interface UploadArgs {
   csv?: string;
   evaluationSet?: string;
@@ -305,6 +311,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   try {
     result = await dataset.uploadDataset({
       csv,
+      form: await formInEffect(),
       delimiter,
       map,
       coerce: { currency, decimalComma: argv.decimalComma, dateOrder: argv.dateOrder },
@@ -430,7 +437,7 @@ const download = defineCommand<DownloadArgs>({
     if (a.out.trim() === '') throw new UsageError('--out must not be empty');
     const { downloadDataset } = await import('../dataset/index.js');
     const { clientFromEnv } = await import('../api/index.js');
-    const r = await downloadDataset(clientFromEnv(), { evaluationSetId: a.evaluationSet, out: a.out, filesDir: a.files, concurrency: a.concurrency });
+    const r = await downloadDataset(clientFromEnv(), { evaluationSetId: a.evaluationSet, out: a.out, filesDir: a.files, concurrency: a.concurrency, form: await formInEffect() });
     if (r.outside) err(`evalkit: ${a.files} is outside the CSV's folder: upload it with --allow-outside`);
     if (a.format === 'json') outJson(r);
     else out(`set ${r.set.id} "${r.set.name}": ${r.items} item${r.items === 1 ? '' : 's'} -> ${r.csv}${r.files ? `; ${r.files.written} file${r.files.written === 1 ? '' : 's'} -> ${r.files.dir}` : ''}`);

@@ -14,6 +14,7 @@ export { MAPPING_2026 } from './mapping-2026-02-09.js';
 export type { Row2026 } from './mapping-2026-02-09.js';
 export { STEPS } from './steps.js';
 export type { Step } from './steps.js';
+export { expectedDown, expectedUp, splitId } from './step-2026-02-09.js';
 export { collectFiles, migrateFiles, migrateText, isJsonlName } from './files.js';
 export type { FileJob, FileResult, FileStatus, FileError, MigrateFilesOptions, TextOptions, TextResult } from './files.js';
 export { INFERENCES, LATEST_LAYOUT, LAYOUTS, NEW_LAYOUT, OLD_LAYOUT, PROCESSOR_TYPES, isLayout, isProcessorType, layoutOfApiVersion } from './types.js';

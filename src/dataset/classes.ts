@@ -2,7 +2,9 @@
  * CLASSIFY and SPLITTER cells: a class column naming a classification by id or type, and a
  * splits column holding JSON or the compact form `invoice:1-3;receipt:4-5`.
  */
-import type { Classification } from '../expected/model.js';
+import { expectedDown, expectedUp, splitId, type ProcessorType } from '../config/index.js';
+import { applyPlan, membersOf } from '../config/members.js';
+import type { Classification, ExpectedForm } from '../expected/model.js';
 import { depthProblem, type CellProblem, type CellResult } from './cells.js';
 
 /** `Bank Statement`, `bank-statement` and `bank_statement` are one name. */
@@ -72,7 +74,7 @@ export function parseCompactSplits(text: string, list: readonly Classification[]
     }
     const start = Number(m[2]);
     const end = m[3] === undefined ? start : Number(m[3]);
-    splits.push({ id: `split_${i + 1}`, classificationId: c.id, type: c.type, startPage: start, endPage: end });
+    splits.push({ id: splitId(i), classificationId: c.id, type: c.type, startPage: start, endPage: end });
   });
   if (entries.length === 0) problems.push(problem('splits-syntax', 'the splits cell is empty', 'write splits as invoice:1-3;receipt:4-5'));
   return problems.length ? { ok: false, problems } : { ok: true, value: { splits }, problems };
@@ -92,7 +94,7 @@ export function completeJsonSplits(value: unknown, list: readonly Classification
   const splits = arr.map((s, i) => {
     if (s === null || typeof s !== 'object' || Array.isArray(s)) return s;
     const out: Record<string, unknown> = { ...(s as Record<string, unknown>) };
-    if (out.id === undefined) out.id = `split_${i + 1}`;
+    if (out.id === undefined) out.id = splitId(i);
     if (out.classificationId === undefined && typeof out.type === 'string') out.classificationId = matchClassification(out.type, list)?.id ?? out.type;
     if (out.type === undefined && typeof out.classificationId === 'string') out.type = matchClassification(out.classificationId, list)?.type ?? out.classificationId;
     return out;
@@ -113,4 +115,32 @@ export function splitsCell(text: string, list: readonly Classification[]): CellR
     }
   }
   return parseCompactSplits(t, list);
+}
+
+/**
+ * A CLASSIFY or SPLITTER expected output in the form of an API version (spec 3.7), from either
+ * form. Going to 2025-04-21, a split without id gets the id migrate gives it (splitId); going to
+ * 2026-02-09, what drops without loss goes (`confidence: 1`, a split id equal to splitId), and
+ * what would be lost (another confidence or id, `identifier`, `observation`) stays for the
+ * validator to name. EXTRACT outputs and other shapes are returned as they are.
+ */
+export function inForm(output: Record<string, unknown>, type: ProcessorType, form: ExpectedForm): Record<string, unknown> {
+  if (type === 'EXTRACT') return output;
+  let edits;
+  if (form === '2025-04-21') edits = expectedDown(output, type);
+  else {
+    const up = expectedUp(output, type, { path: [] });
+    const lost = new Set(up.lossy.map((l) => l.path.join('/')));
+    edits = up.edits.filter((e) => !lost.has(e.path.join('/')));
+  }
+  return edits.length ? applyPlan(output, membersOf(output, edits)) : output;
+}
+
+/** The processor type an item's expected output shows: `splits` -> SPLITTER, `{id, type}` strings -> CLASSIFY, else EXTRACT. */
+export function outputType(output: unknown): ProcessorType {
+  if (output === null || typeof output !== 'object' || Array.isArray(output)) return 'EXTRACT';
+  const o = output as Record<string, unknown>;
+  if (Array.isArray(o.splits)) return 'SPLITTER';
+  if (typeof o.id === 'string' && typeof o.type === 'string' && !Object.hasOwn(o, 'value')) return 'CLASSIFY';
+  return 'EXTRACT';
 }

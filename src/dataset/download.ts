@@ -13,7 +13,9 @@ import pLimit from 'p-limit';
 import { isApiError, type Client, type EvaluationSetItem, type FetchLike } from '../api/index.js';
 import { InputError } from '../util/errors.js';
 import { AtomicWriter, writeFileAtomic } from '../util/fs.js';
-import { fetchProcessorConfig } from '../expected/index.js';
+import { fetchProcessorConfig, type ExpectedForm } from '../expected/index.js';
+import { isPlainObject } from '../util/json.js';
+import { inForm, outputType } from './classes.js';
 import type { CoerceOptions } from './cells.js';
 import { inCurrentLayout } from './config.js';
 import { csvLine } from './rejects.js';
@@ -32,6 +34,8 @@ export interface DownloadOptions {
   fetch?: FetchLike;
   signal?: AbortSignal;
   onProgress?: (p: { phase: 'list' | 'files'; done: number; total?: number }) => void;
+  /** The expected-output form the CSV is written in: the API version in effect's (default 2025-04-21; see inForm). */
+  form?: ExpectedForm;
 }
 
 export interface DownloadResult {
@@ -109,7 +113,9 @@ export async function downloadDataset(client: Client, opts: DownloadOptions): Pr
   const lines = [csvLine(columns, ',')];
   for (const item of items) {
     const ref = pathOf ? path.relative(csvDir, pathOf.get(item.fileId)!).split(path.sep).join('/') : item.fileId;
-    lines.push(csvLine([ref, JSON.stringify(item.expectedOutput), item.id], ','));
+    const out = item.expectedOutput;
+    const shown = isPlainObject(out) ? inForm(out, outputType(out), opts.form ?? '2025-04-21') : out;
+    lines.push(csvLine([ref, JSON.stringify(shown), item.id], ','));
   }
   await writeFileAtomic(csv, lines);
   return {

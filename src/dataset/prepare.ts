@@ -4,7 +4,9 @@
  * needs to be planned (line, identity, digest) is kept, so memory stays small per row.
  */
 import { createExpectedValidator, normalizeConfig, type ConfigSource } from '../expected/index.js';
-import { buildModel, type ExpectedModel } from '../expected/model.js';
+import { buildModel, type ExpectedForm, type ExpectedModel } from '../expected/model.js';
+import { isPlainObject } from '../util/json.js';
+import { inForm } from './classes.js';
 import type { CoerceOptions } from './cells.js';
 import { planColumns, shapePath, type ColumnMap, type ColumnPlan } from './columns.js';
 import { parsePath } from './paths.js';
@@ -30,6 +32,8 @@ export interface PrepareOptions {
   /** Checks that a fileId exists on the service (true/false); absent: not checked (offline). */
   fileIdExists?: (fileId: string) => Promise<boolean>;
   onRow?: (rowsRead: number) => void;
+  /** The expected-output form of the API version in effect (default 2025-04-21): CLASSIFY and SPLITTER outputs are built in it from either form. */
+  form?: ExpectedForm;
 }
 
 /** A row ready to plan (pass 2 shapes it again from the CSV). */
@@ -71,7 +75,7 @@ export async function prepareRows(config: ConfigSource, opts: PrepareOptions): P
   const source = await openCsv(opts.csv, { delimiter: opts.delimiter });
   const model = modelOf(config);
   const columns = planColumns(source.header, model, { map: opts.map, headerLine: source.headerLine, strict: opts.strict });
-  const validate = createExpectedValidator(config.config, { type: config.type, strict: opts.strict, currency: opts.coerce?.currency, dateOrder: opts.coerce?.dateOrder });
+  const validate = createExpectedValidator(config.config, { type: config.type, form: opts.form, strict: opts.strict, currency: opts.coerce?.currency, dateOrder: opts.coerce?.dateOrder });
   const resolver = new FileResolver(path.dirname(path.resolve(opts.csv)), { allowOutside: opts.allowOutside });
   const coerce = opts.coerce ?? {};
   const idChecks = new Map<string, Promise<boolean>>();
@@ -80,6 +84,7 @@ export async function prepareRows(config: ConfigSource, opts: PrepareOptions): P
   async function shape(rec: CsvRecord, check = false): Promise<Shaped> {
     const cells = rec.cells.map(unneutralise);
     const built = buildRow(cells, rec.line, columns, model, coerce);
+    if (built.output !== undefined && isPlainObject(built.output)) built.output = inForm(built.output, model.type, opts.form ?? '2025-04-21');
     const findings = built.findings;
     let identity: string | undefined;
     let local: LocalFile | undefined;

@@ -15,7 +15,7 @@ import { existsSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { isApiError, type Client, type FetchLike } from '../api/index.js';
-import { fetchProcessorConfig, type ConfigSource } from '../expected/index.js';
+import { fetchProcessorConfig, type ConfigSource, type ExpectedForm } from '../expected/index.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import type { CoerceOptions } from './cells.js';
 import type { ColumnMap } from './columns.js';
@@ -44,6 +44,8 @@ export const CLEAR_LIMIT = 3;
 const MAX_ROUNDS = 5;
 
 export interface UploadOptions {
+  /** The expected-output form of the API version in effect (default 2025-04-21): see prepareRows. */
+  form?: ExpectedForm;
   csv: string;
   delimiter?: string;
   map?: ColumnMap;
@@ -296,6 +298,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
   const rejectsFile = opts.dryRun ? undefined : (opts.rejectsFile ?? rejectsPathFor(csv));
   const prepared = await prepareRows(config, {
     csv,
+    form: opts.form,
     delimiter: opts.delimiter,
     map: opts.map,
     coerce: opts.coerce,

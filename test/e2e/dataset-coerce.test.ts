@@ -1,6 +1,9 @@
 // `evalkit dataset upload` through the built binary against the real sandbox: every CSV form
 // the issue names ends up on the service as the typed expected output.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { runCli } from '../helpers/cli.js';
 import { CLASSIFY, folder, INVOICE, json, service, SPLITTER, type Service } from './dataset-helpers.js';
 
 let s: Service;
@@ -112,17 +115,56 @@ describe('CLASSIFY and SPLITTER', () => {
     const csv = `file,splits\nfiles/f0.txt,invoice:1-3;receipt:4-5\nfiles/f1.txt,Receipt:1; invoice : 2 - 4\nfiles/f2.txt,"${json1.replace(/"/g, '""')}"\n`;
     const { byFile } = await upload(csv, [], SPLITTER, 'SPLITTER');
     expect(byFile.get('f0.txt')).toEqual({ splits: [
-      { id: 'split_1', classificationId: 'invoice', type: 'invoice', startPage: 1, endPage: 3 },
-      { id: 'split_2', classificationId: 'receipt', type: 'receipt', startPage: 4, endPage: 5 },
+      { id: 'split-1', classificationId: 'invoice', type: 'invoice', startPage: 1, endPage: 3 },
+      { id: 'split-2', classificationId: 'receipt', type: 'receipt', startPage: 4, endPage: 5 },
     ] });
     expect(byFile.get('f1.txt')).toEqual({ splits: [
-      { id: 'split_1', classificationId: 'receipt', type: 'receipt', startPage: 1, endPage: 1 },
-      { id: 'split_2', classificationId: 'invoice', type: 'invoice', startPage: 2, endPage: 4 },
+      { id: 'split-1', classificationId: 'receipt', type: 'receipt', startPage: 1, endPage: 1 },
+      { id: 'split-2', classificationId: 'invoice', type: 'invoice', startPage: 2, endPage: 4 },
     ] });
     expect(byFile.get('f2.txt')).toEqual({ splits: [
       { id: 's1', classificationId: 'invoice', type: 'invoice', startPage: 1, endPage: 2, identifier: 'INV-7' },
-      { id: 'split_2', classificationId: 'receipt', type: 'receipt', startPage: 3, endPage: 3 },
+      { id: 'split-2', classificationId: 'receipt', type: 'receipt', startPage: 3, endPage: 3 },
     ] });
+  });
+});
+
+describe('CLASSIFY confidence and SPLITTER split ids in either API form (spec 3.7)', () => {
+  const dryRun = (dir: string, apiVersion: string) =>
+    runCli(['dataset', 'upload', 'data.csv', '--config', 'config.json', '-e', 'ev_x', '--dry-run'], { cwd: dir, env: { EVALKIT_BASE_URL: '', EVALKIT_API_TOKEN: '', EVALKIT_API_VERSION: apiVersion } });
+  const cell = (v: unknown) => `"${JSON.stringify(v).replace(/"/g, '""')}"`;
+
+  it('splits with or without ids are built in the form of the API version in effect', async () => {
+    const withIds = [{ id: 'split-1', type: 'invoice', startPage: 1, endPage: 2 }, { id: 'split-2', type: 'receipt', startPage: 3, endPage: 3 }];
+    const without = [{ type: 'receipt', startPage: 1, endPage: 1 }];
+    const dir = folder({ 'data.csv': `file,splits\nfiles/f0.txt,${cell(withIds)}\nfiles/f1.txt,${cell(without)}\n`, 'config.json': JSON.stringify(SPLITTER), ...files(2) });
+    const old = await dryRun(dir, '2025-04-21');
+    expect(old.code, old.stderr).toBe(0);
+    expect(old.stdout).toContain('create line 2: splits {"splits":[{"id":"split-1","type":"invoice","startPage":1,"endPage":2,"classificationId":"invoice"},{"id":"split-2",');
+    expect(old.stdout).toContain('create line 3: splits {"splits":[{"type":"receipt","startPage":1,"endPage":1,"id":"split-1","classificationId":"receipt"}]}');
+    const cur = await dryRun(dir, '2026-02-09');
+    expect(cur.code, cur.stderr).toBe(0);
+    expect(cur.stdout).toContain('create line 2: splits {"splits":[{"type":"invoice","startPage":1,"endPage":2,"classificationId":"invoice"},{"type":"receipt",');
+    expect(cur.stdout).toContain('create line 3: splits {"splits":[{"type":"receipt","startPage":1,"endPage":1,"classificationId":"receipt"}]}');
+    // What 2026-02-09 cannot hold is named, not dropped.
+    writeFileSync(path.join(dir, 'data.csv'), `file,splits\nfiles/f0.txt,${cell([{ id: 's7', type: 'receipt', startPage: 1, endPage: 1, observation: 'o' }])}\n`);
+    const lossy = await dryRun(dir, '2026-02-09');
+    expect(lossy.code).toBe(2);
+    expect(lossy.stdout).toContain('data.csv:2:2 (splits) splits[0].id: api-version-form');
+    expect(lossy.stdout).toContain('data.csv:2:2 (splits) splits[0].observation: api-version-form');
+  });
+
+  it('a CLASSIFY confidence of 1 is dropped under 2026-02-09, another is named', async () => {
+    const dir = folder({ 'data.csv': `file,expectedOutput\nfiles/f0.txt,${cell({ id: 'rcpt', type: 'receipt', confidence: 1 })}\n`, 'config.json': JSON.stringify(CLASSIFY), ...files(1) });
+    const old = await dryRun(dir, '2025-04-21');
+    expect(old.stdout).toContain('create line 2: class {"id":"rcpt","type":"receipt","confidence":1}');
+    const cur = await dryRun(dir, '2026-02-09');
+    expect(cur.code, cur.stderr).toBe(0);
+    expect(cur.stdout).toContain('create line 2: class {"id":"rcpt","type":"receipt"}');
+    writeFileSync(path.join(dir, 'data.csv'), `file,expectedOutput\nfiles/f0.txt,${cell({ id: 'rcpt', type: 'receipt', confidence: 0.5 })}\n`);
+    const lossy = await dryRun(dir, '2026-02-09');
+    expect(lossy.code).toBe(2);
+    expect(lossy.stdout).toContain('confidence: api-version-form');
   });
 });
 
