@@ -193,12 +193,12 @@ function down(config: Record<string, unknown>, type: ProcessorType, site: Site, 
 }
 
 /**
- * Split ids going down (2025-04-21 requires one per split, 2026-02-09 has none): `split-<n>`, n the
+ * Split ids going down (2025-04-21 requires one per split, 2026-02-09 has none): `split_<n>`, n the
  * split's position in the list from 1. Deterministic, so migrating down twice gives the same ids,
  * and an id equal to it is dropped going up without loss.
  */
 export function splitId(index: number): string {
-  return `split-${index + 1}`;
+  return `split_${index + 1}`;
 }
 
 /**

@@ -261,15 +261,15 @@ describe('expected outputs between 2025-04-21 and 2026-02-09 (spec 3.7)', () => 
     expect(migrateDocument(r.doc, DOWN).changed).toBe(false);
   });
 
-  it('SPLITTER: id, identifier and observation are dropped going up (an id equal to the generated one without loss); ids come back as split-<n>', () => {
-    const item = { object: 'evaluation_set_item', expectedOutput: { splits: [split('split-1', 1), split('INV-7', 2, { identifier: 'INV-7', observation: 'o' })] } };
+  it('SPLITTER: id, identifier and observation are dropped going up (an id equal to the generated one without loss); ids come back as split_<n>', () => {
+    const item = { object: 'evaluation_set_item', expectedOutput: { splits: [split('split_1', 1), split('INV-7', 2, { identifier: 'INV-7', observation: 'o' })] } };
     const e = thrown(() => migrateDocument(item, UP));
     expect(e.message).toContain('3 keys have no counterpart in 2026-02-09: /expectedOutput/splits/1/id, /expectedOutput/splits/1/identifier, /expectedOutput/splits/1/observation');
     const up = migrateDocument(item, { ...UP, allowLossy: true });
     expect(up.doc).toEqual({ object: 'evaluation_set_item', expectedOutput: { splits: [split(undefined, 1), split(undefined, 2)] } });
     expect(up.dropped.map((d) => d.value)).toEqual(['INV-7', 'INV-7', 'o']);
     const down = migrateDocument(up.doc, DOWN);
-    expect(down.doc).toEqual({ object: 'evaluation_set_item', expectedOutput: { splits: [split('split-1', 1), split('split-2', 2)] } });
+    expect(down.doc).toEqual({ object: 'evaluation_set_item', expectedOutput: { splits: [split('split_1', 1), split('split_2', 2)] } });
     expect(Object.keys((down.doc as { expectedOutput: { splits: object[] } }).expectedOutput.splits[0])[0]).toBe('id');
     expect(down.items[0]).toMatchObject({ from: '2026-02-09', changed: true });
     // Deterministic: down twice gives the same ids; up again drops them without loss.
@@ -278,7 +278,7 @@ describe('expected outputs between 2025-04-21 and 2026-02-09 (spec 3.7)', () => 
   });
 
   it('2024-11-14 -> 2026-02-09 and back in one call: the list key and the ids', () => {
-    const old = { subDocumentClassifications: [split('split-1', 1), split('split-2', 3)] };
+    const old = { subDocumentClassifications: [split('split_1', 1), split('split_2', 3)] };
     const up = migrateText(JSON.stringify(old, null, 2), 'out.json', UP);
     expect(up.errors).toEqual([]);
     expect(JSON.parse(up.text!)).toEqual({ splits: [split(undefined, 1), split(undefined, 3)] });

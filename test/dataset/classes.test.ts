@@ -18,12 +18,12 @@ describe('inForm', () => {
     ['CLASSIFY confidence 0.5 stays for the validator to name', { type: 'CLASSIFY', given: { id: 'rcpt', type: 'receipt', confidence: 0.5 }, v2025: { id: 'rcpt', type: 'receipt', confidence: 0.5 }, v2026: { id: 'rcpt', type: 'receipt', confidence: 0.5 } }],
     ['splits without ids get migrate\'s ids going to 2025-04-21', {
       type: 'SPLITTER', given: { splits: [split('invoice', 'invoice', 1, 2), split('rcpt', 'receipt', 3, 3)] },
-      v2025: { splits: [{ id: 'split-1', ...split('invoice', 'invoice', 1, 2) }, { id: 'split-2', ...split('rcpt', 'receipt', 3, 3) }] },
+      v2025: { splits: [{ id: 'split_1', ...split('invoice', 'invoice', 1, 2) }, { id: 'split_2', ...split('rcpt', 'receipt', 3, 3) }] },
       v2026: { splits: [split('invoice', 'invoice', 1, 2), split('rcpt', 'receipt', 3, 3)] },
     }],
     ['split ids equal to migrate\'s drop going to 2026-02-09; another id and identifier stay', {
-      type: 'SPLITTER', given: { splits: [{ id: 'split-1', ...split('invoice', 'invoice', 1, 2) }, { id: 's9', ...split('rcpt', 'receipt', 3, 3, { identifier: 'R-1' }) }] },
-      v2025: { splits: [{ id: 'split-1', ...split('invoice', 'invoice', 1, 2) }, { id: 's9', ...split('rcpt', 'receipt', 3, 3, { identifier: 'R-1' }) }] },
+      type: 'SPLITTER', given: { splits: [{ id: 'split_1', ...split('invoice', 'invoice', 1, 2) }, { id: 's9', ...split('rcpt', 'receipt', 3, 3, { identifier: 'R-1' }) }] },
+      v2025: { splits: [{ id: 'split_1', ...split('invoice', 'invoice', 1, 2) }, { id: 's9', ...split('rcpt', 'receipt', 3, 3, { identifier: 'R-1' }) }] },
       v2026: { splits: [split('invoice', 'invoice', 1, 2), { id: 's9', ...split('rcpt', 'receipt', 3, 3, { identifier: 'R-1' }) }] },
     }],
     ['EXTRACT is left as it is', { type: 'EXTRACT', given: { value: { confidence: 1 } }, v2025: { value: { confidence: 1 } }, v2026: { value: { confidence: 1 } } }],
@@ -45,16 +45,16 @@ describe('inForm', () => {
 });
 
 describe('splitsCell ids', () => {
-  it('compact and JSON splits without ids get split-<n>, the id migrate gives going down', () => {
-    expect(splitsCell('invoice:1-2;receipt:3', LIST)).toMatchObject({ ok: true, value: { splits: [{ id: 'split-1' }, { id: 'split-2' }] } });
-    expect(splitsCell(JSON.stringify([{ type: 'invoice', startPage: 1, endPage: 1 }]), LIST)).toMatchObject({ ok: true, value: { splits: [{ id: 'split-1', classificationId: 'invoice' }] } });
+  it('compact and JSON splits without ids get split_<n>, the id migrate gives going down', () => {
+    expect(splitsCell('invoice:1-2;receipt:3', LIST)).toMatchObject({ ok: true, value: { splits: [{ id: 'split_1' }, { id: 'split_2' }] } });
+    expect(splitsCell(JSON.stringify([{ type: 'invoice', startPage: 1, endPage: 1 }]), LIST)).toMatchObject({ ok: true, value: { splits: [{ id: 'split_1', classificationId: 'invoice' }] } });
   });
 });
 
 describe('downloadDataset writes the form in effect', () => {
   const items = [
     { id: 'evi_1', fileId: 'file_1', expectedOutput: { splits: [split('invoice', 'invoice', 1, 2)] } },
-    { id: 'evi_2', fileId: 'file_2', expectedOutput: { splits: [{ id: 'split-1', ...split('rcpt', 'receipt', 1, 1) }] } },
+    { id: 'evi_2', fileId: 'file_2', expectedOutput: { splits: [{ id: 'split_1', ...split('rcpt', 'receipt', 1, 1) }] } },
     { id: 'evi_3', fileId: 'file_3', expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } },
   ];
   const client = {
@@ -69,7 +69,7 @@ describe('downloadDataset writes the form in effect', () => {
   const outputs = (csv: string) => (parse(readFileSync(csv, 'utf8'), { columns: true }) as Array<Record<string, string>>).map((r) => JSON.parse(r.expectedOutput) as unknown);
 
   it.each([
-    ['2025-04-21', [{ splits: [{ id: 'split-1', ...split('invoice', 'invoice', 1, 2) }] }, { splits: [{ id: 'split-1', ...split('rcpt', 'receipt', 1, 1) }] }, { id: 'rcpt', type: 'receipt', confidence: 1 }]],
+    ['2025-04-21', [{ splits: [{ id: 'split_1', ...split('invoice', 'invoice', 1, 2) }] }, { splits: [{ id: 'split_1', ...split('rcpt', 'receipt', 1, 1) }] }, { id: 'rcpt', type: 'receipt', confidence: 1 }]],
     ['2026-02-09', [{ splits: [split('invoice', 'invoice', 1, 2)] }, { splits: [split('rcpt', 'receipt', 1, 1)] }, { id: 'rcpt', type: 'receipt' }]],
   ] as const)('%s', async (form, want) => {
     const csv = path.join(mkdtempSync(path.join(os.tmpdir(), 'evalkit-dl-form-')), 'out.csv');

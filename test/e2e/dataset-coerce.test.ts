@@ -115,16 +115,16 @@ describe('CLASSIFY and SPLITTER', () => {
     const csv = `file,splits\nfiles/f0.txt,invoice:1-3;receipt:4-5\nfiles/f1.txt,Receipt:1; invoice : 2 - 4\nfiles/f2.txt,"${json1.replace(/"/g, '""')}"\n`;
     const { byFile } = await upload(csv, [], SPLITTER, 'SPLITTER');
     expect(byFile.get('f0.txt')).toEqual({ splits: [
-      { id: 'split-1', classificationId: 'invoice', type: 'invoice', startPage: 1, endPage: 3 },
-      { id: 'split-2', classificationId: 'receipt', type: 'receipt', startPage: 4, endPage: 5 },
+      { id: 'split_1', classificationId: 'invoice', type: 'invoice', startPage: 1, endPage: 3 },
+      { id: 'split_2', classificationId: 'receipt', type: 'receipt', startPage: 4, endPage: 5 },
     ] });
     expect(byFile.get('f1.txt')).toEqual({ splits: [
-      { id: 'split-1', classificationId: 'receipt', type: 'receipt', startPage: 1, endPage: 1 },
-      { id: 'split-2', classificationId: 'invoice', type: 'invoice', startPage: 2, endPage: 4 },
+      { id: 'split_1', classificationId: 'receipt', type: 'receipt', startPage: 1, endPage: 1 },
+      { id: 'split_2', classificationId: 'invoice', type: 'invoice', startPage: 2, endPage: 4 },
     ] });
     expect(byFile.get('f2.txt')).toEqual({ splits: [
       { id: 's1', classificationId: 'invoice', type: 'invoice', startPage: 1, endPage: 2, identifier: 'INV-7' },
-      { id: 'split-2', classificationId: 'receipt', type: 'receipt', startPage: 3, endPage: 3 },
+      { id: 'split_2', classificationId: 'receipt', type: 'receipt', startPage: 3, endPage: 3 },
     ] });
   });
 });
@@ -135,13 +135,13 @@ describe('CLASSIFY confidence and SPLITTER split ids in either API form (spec 3.
   const cell = (v: unknown) => `"${JSON.stringify(v).replace(/"/g, '""')}"`;
 
   it('splits with or without ids are built in the form of the API version in effect', async () => {
-    const withIds = [{ id: 'split-1', type: 'invoice', startPage: 1, endPage: 2 }, { id: 'split-2', type: 'receipt', startPage: 3, endPage: 3 }];
+    const withIds = [{ id: 'split_1', type: 'invoice', startPage: 1, endPage: 2 }, { id: 'split_2', type: 'receipt', startPage: 3, endPage: 3 }];
     const without = [{ type: 'receipt', startPage: 1, endPage: 1 }];
     const dir = folder({ 'data.csv': `file,splits\nfiles/f0.txt,${cell(withIds)}\nfiles/f1.txt,${cell(without)}\n`, 'config.json': JSON.stringify(SPLITTER), ...files(2) });
     const old = await dryRun(dir, '2025-04-21');
     expect(old.code, old.stderr).toBe(0);
-    expect(old.stdout).toContain('create line 2: splits {"splits":[{"id":"split-1","type":"invoice","startPage":1,"endPage":2,"classificationId":"invoice"},{"id":"split-2",');
-    expect(old.stdout).toContain('create line 3: splits {"splits":[{"type":"receipt","startPage":1,"endPage":1,"id":"split-1","classificationId":"receipt"}]}');
+    expect(old.stdout).toContain('create line 2: splits {"splits":[{"id":"split_1","type":"invoice","startPage":1,"endPage":2,"classificationId":"invoice"},{"id":"split_2",');
+    expect(old.stdout).toContain('create line 3: splits {"splits":[{"type":"receipt","startPage":1,"endPage":1,"id":"split_1","classificationId":"receipt"}]}');
     const cur = await dryRun(dir, '2026-02-09');
     expect(cur.code, cur.stderr).toBe(0);
     expect(cur.stdout).toContain('create line 2: splits {"splits":[{"type":"invoice","startPage":1,"endPage":2,"classificationId":"invoice"},{"type":"receipt",');
