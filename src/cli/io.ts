@@ -65,3 +65,16 @@ export function flushOut(): void {
   gatheredSize = 0;
   process.stdout.write(text);
 }
+
+/** Resolves at the first SIGINT or SIGTERM (Ctrl-C, a CI job cancelled): the servers' (sandbox, view) cue to stop listening. */
+export function untilSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { UsageError, type ExitCode } from '../util/errors.js';
 import { defineCommand } from './command.js';
-import { err, formatOption, out, outJson } from './io.js';
+import { err, formatOption, out, outJson, untilSignal } from './io.js';
 
 interface SandboxArgs {
   port: number;
@@ -154,15 +154,3 @@ async function record(argv: SandboxArgs): Promise<ExitCode> {
   return 0;
 }
 
-/** Resolves at the first SIGINT or SIGTERM (Ctrl-C, a CI job cancelled), then stops listening. */
-function untilSignal(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
 import { defineCommand } from './command.js';
-import { err, formatOption, out, outJson } from './io.js';
+import { err, formatOption, out, outJson, untilSignal } from './io.js';
 
 interface ViewArgs {
   paths: string[];
@@ -109,14 +109,3 @@ function openBrowser(url: string): void {
   child.unref();
 }
 
-function untilSignal(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-}
