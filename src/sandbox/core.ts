@@ -16,6 +16,8 @@ export type Layout = '2024-11-14' | '2025-04-21';
 export type ProcessorType = 'EXTRACT' | 'CLASSIFY' | 'SPLITTER';
 export const PROCESSOR_TYPES: readonly ProcessorType[] = ['EXTRACT', 'CLASSIFY', 'SPLITTER'];
 export const HUB: Layout = '2025-04-21';
+/** The layout of the 2026-02-09 extractor, classifier and splitter routes (current.ts). */
+const CURRENT = '2026-02-09';
 
 export type Json = Record<string, unknown>;
 
@@ -36,6 +38,14 @@ export interface Core {
   toHub(config: Json, type: ProcessorType): Json;
   /** 2025-04-21 in, the caller's layout out (members without an old name are left out). */
   fromHub(config: Json, layout: Layout, type: ProcessorType): Json;
+  /**
+   * A 2026-02-09 config (extractor/classifier/splitter layout) -> the hub layout, plus the members
+   * the hub has no place for (pointer in the 2026-02-09 layout, value). 400 when it is not a
+   * 2026-02-09 config (a `type`, `parser`, `fields`, `fixedPageLimit`... inside).
+   */
+  fromCurrent(config: Json, type: ProcessorType): { hub: Json; extras: Array<[string, unknown]> };
+  /** Hub layout -> 2026-02-09 layout; members 2026-02-09 has no place for are left out. */
+  toCurrent(config: Json, type: ProcessorType): Json;
   /** `splits` <-> `subDocumentClassifications`. */
   splitterOutput(output: Json, layout: Layout): Json;
   /** Problems of a 2025-04-21 config; empty when valid. */
@@ -73,6 +83,32 @@ function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
       if (layout === HUB) return cfg;
       // Members without an old name are left out: an older caller cannot see them anyway.
       return config.migrateConfig(cfg, { to: layout, from: HUB, type, allowLossy: true }).doc as Json;
+    },
+    fromCurrent(cfg, type) {
+      if (Object.hasOwn(cfg, 'type')) throw new HttpError(400, `invalid config at /config/type: 2026-02-09 configs have no type (the route says it is ${type}); remove it`);
+      // The 2026-02-09 schema first: a key of another layout (`parser`, `fields`, `fixedPageLimit`)
+      // or an unknown one is a 400 naming it, never a member silently lost on the way down.
+      const issues = config.validateConfig(cfg, CURRENT, type);
+      if (issues.length) {
+        const shown = issues.slice(0, 5).map((i) => `/config${i.pointer}: ${i.message}`);
+        const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
+        throw new HttpError(400, `invalid ${type} config for API version ${CURRENT}: ${shown.join('; ')}${more}`);
+      }
+      try {
+        const r = config.migrateConfig(cfg, { from: CURRENT, to: HUB, type, allowLossy: true });
+        return { hub: r.doc as Json, extras: r.dropped.map((d) => [d.pointer, d.value] as [string, unknown]) };
+      } catch (e) {
+        return asHttp400(e, 'invalid config');
+      }
+    },
+    toCurrent(cfg, type) {
+      // A fields-form extract config has no 2026-02-09 form to send, but answers show it as
+      // ExtractConfigLegacy (spec 3.1): the same members without `type`, `parser` renamed.
+      if (Array.isArray(cfg.fields)) {
+        const { type: _t, parser, ...rest } = cfg;
+        return parser === undefined ? rest : { ...rest, parseConfig: parser };
+      }
+      return config.migrateConfig(cfg, { from: HUB, to: CURRENT, type, allowLossy: true }).doc as Json;
     },
     splitterOutput(output, layout) {
       try {

@@ -1,18 +1,24 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { ApiVersion } from './versioning.js';
+import type { ApiVersion, Family } from './versioning.js';
 import type { Layout } from './core.js';
 import type { TokenRecord } from './auth.js';
 import { isValidId } from './ids.js';
 import { isPlainObject } from '../util/json.js';
 
-/** An error answered as `{success: false, error}` with its status (part 7). */
+/**
+ * An error answered as `{success: false, error}` with its status (part 7), or, to a 2026-02-09
+ * caller, as `ApiError {code, message, retryable, requestId}` (current.ts; `code` overrides the
+ * status's default code).
+ */
 export class HttpError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
-  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+  readonly code: string | undefined;
+  constructor(status: number, message: string, headers: Record<string, string> = {}, code?: string) {
     super(message);
     this.status = status;
     this.headers = headers;
+    this.code = code;
   }
 }
 
@@ -46,7 +52,9 @@ export interface Req {
   headers: IncomingHttpHeaders;
   token: TokenRecord;
   version: ApiVersion;
-  /** Config/output layout of the caller's API version. */
+  /** `current` when 2026-02-09 is in effect (bare answers, ApiError bodies; current.ts). */
+  family: Family;
+  /** Config/output layout of the caller's API version (the legacy routes'). */
   layout: Layout;
   /** Parsed JSON body ({} when empty); only for routes declared with body 'json'. */
   body: unknown;

@@ -8,13 +8,16 @@ import type { Json, Layout, ProcessorType } from './core.js';
 import { HUB } from './core.js';
 import type { BatchRow, FileRow, ItemRow, ProcessorRow, SetRow, VersionRow } from './store.js';
 import type { ApiVersion } from './versioning.js';
+import { legacyConfig, mayHaveExtras } from './current.js';
 
 export function processorJson(p: ProcessorRow): Json {
   return { object: 'document_processor', id: p.id, name: p.name, type: p.type, createdAt: p.created_at, updatedAt: p.updated_at };
 }
 
+/** A stored config as a legacy route shows it: the hub layout (or an older one), no 2026-02-09 members. */
 export function configFor(ctx: Ctx, config: Json, layout: Layout, type: ProcessorType): Json {
-  return layout === HUB ? config : ctx.core.fromHub(config, layout, type);
+  const hub = legacyConfig(config);
+  return layout === HUB ? hub : ctx.core.fromHub(hub, layout, type);
 }
 
 export function versionJson(ctx: Ctx, v: VersionRow, type: ProcessorType, layout: Layout): Json {
@@ -56,6 +59,7 @@ export function sdkRunMembers(run: Json): Json {
 export function runObject(ctx: Ctx, run: Json, layout: Layout): Json {
   const type = run.type as ProcessorType;
   const out: Json = { ...sdkRunMembers(run), url: `${ctx.baseUrl}/processor_runs/${String(run.id)}` };
+  if (out.config && typeof out.config === 'object') out.config = legacyConfig(out.config as Json);
   if (layout !== HUB) {
     out.config = configFor(ctx, run.config as Json, layout, type);
     out.output = outputFor(ctx, run.output, layout, type);
@@ -67,6 +71,7 @@ export function runObject(ctx: Ctx, run: Json, layout: Layout): Json {
 
 /** `"url":"..."` appended before the closing brace of a stored run document. */
 export function runSplice(ctx: Ctx, doc: string, id: string): string {
+  if (mayHaveExtras(doc)) return JSON.stringify(runObject(ctx, JSON.parse(doc) as Json, HUB));
   if (!doc.includes('"mergedProcessors":')) return JSON.stringify({ ...sdkRunMembers(JSON.parse(doc) as Json), url: `${ctx.baseUrl}/processor_runs/${id}` });
   return `${doc.slice(0, -1)},"url":${JSON.stringify(`${ctx.baseUrl}/processor_runs/${id}`)}}`;
 }

@@ -12,7 +12,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { TokenRecord, TokenRegistry } from './auth.js';
 import type { Ctx } from './context.js';
-import { layoutOf, resolveVersion, type VersionInEffect } from './versioning.js';
+import { familyOf, layoutOf, resolveVersion, type VersionInEffect } from './versioning.js';
+import { apiErrorBody } from './current.js';
 import { BinaryBody, HttpError, RawJson, type HandlerResult, type Req } from './http.js';
 import type { Router } from './router.js';
 import { retryHeaders, type Faults } from './faults.js';
@@ -53,6 +54,9 @@ export function createSandboxServer(ctx: Ctx, opts: ServerOptions): Server {
 
 async function handle(ctx: Ctx, opts: ServerOptions, bodies: BodyReader, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let inEffect: VersionInEffect | undefined;
+  // Error bodies: ApiError for a 2026-02-09 caller, except on the legacy routes it kept, which keep
+  // `{success: false, error}` (spec 1.2 INFERRED; docs/sandbox-api.md).
+  let apiErrors = false;
   try {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -66,17 +70,30 @@ async function handle(ctx: Ctx, opts: ServerOptions, bodies: BodyReader, req: In
       sendJson(res, 200, '{"success":true,"status":"ok"}');
       return;
     }
-    const match = opts.router.match(method, segments);
+    let match = opts.router.match(method, segments);
     const isPublic = match !== undefined && 'route' in match && match.route.public === true;
     let token = PUBLIC_TOKEN;
     if (!isPublic) {
+      // Until the version is settled, the header alone says which error body the caller reads.
+      apiErrors = saysCurrent(req, opts.versionHeaders);
       if (opts.faults.size) opts.faults.check(method, path, req.headers.authorization ?? `addr:${req.socket.remoteAddress ?? ''}`);
       token = opts.registry.authenticate(req.headers.authorization);
       inEffect = resolveVersion(req.headers, token, opts.versionHeaders);
+      apiErrors = familyOf(inEffect.version) === 'current';
+      if (apiErrors) match = opts.router.match(method, segments, 'current');
     }
     if (!match) throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+    if ('otherFamily' in match) {
+      throw new HttpError(
+        404,
+        match.otherFamily === 'legacy'
+          ? `no such endpoint in API version ${inEffect?.version ?? ''}: ${method} ${path} is a route of API version 2025-04-21 and older (docs/sandbox-api.md lists its 2026-02-09 counterpart)`
+          : `no such endpoint in API version ${inEffect?.version ?? ''}: ${method} ${path} is a route of API version 2026-02-09; send x-extend-api-version: 2026-02-09`,
+      );
+    }
     if ('allowed' in match) throw new HttpError(405, `method ${method} is not allowed on ${path}; use ${match.allowed.join(' or ')}`, { allow: match.allowed.join(', ') });
     const route = match.route;
+    if (apiErrors && route.versions === 'both' && !route.public) apiErrors = route.apiErrors === true;
     const version = inEffect?.version;
     const r: Req = {
       method,
@@ -86,6 +103,7 @@ async function handle(ctx: Ctx, opts: ServerOptions, bodies: BodyReader, req: In
       headers: req.headers,
       token,
       version: version ?? '2025-04-21',
+      family: familyOf(version ?? '2025-04-21'),
       layout: layoutOf(version ?? '2025-04-21'),
       body: undefined,
       rawBody: undefined,
@@ -111,9 +129,20 @@ async function handle(ctx: Ctx, opts: ServerOptions, bodies: BodyReader, req: In
     // Every 429 says when to come back, whoever raised it.
     const headers: Record<string, string> = e.status === 429 && !e.headers['retry-after'] ? { ...retryHeaders(1), ...e.headers } : { ...e.headers };
     if (e.status === 413) headers.connection = 'close';
-    sendJson(res, e.status, JSON.stringify({ success: false, error: e.message }), inEffect, headers);
+    const body = apiErrors ? apiErrorBody(e.status, e.message, e.code) : JSON.stringify({ success: false, error: e.message });
+    sendJson(res, e.status, body, inEffect, headers);
     if (e.status === 413) req.resume();
   }
+}
+
+/** True when a version header names 2026-02-09 or later (used before the token is known). */
+function saysCurrent(req: IncomingMessage, names: readonly string[]): boolean {
+  for (const name of names) {
+    const raw = req.headers[name];
+    const v = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    if (v && /^\d{4}-\d{2}-\d{2}$/.test(v)) return familyOf(v as never) === 'current';
+  }
+  return false;
 }
 
 /** Path segments, percent-decoded; 400 for a malformed escape. */

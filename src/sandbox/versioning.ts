@@ -3,11 +3,27 @@ import type { TokenRecord } from './auth.js';
 import type { Layout } from './core.js';
 import { HttpError } from './http.js';
 
-/** The releases of spec part 9, oldest first. */
-export const API_VERSIONS = ['2024-02-01', '2024-07-30', '2024-11-14', '2024-12-23', '2025-04-21'] as const;
+/** The releases of spec part 9 and api-2026-02-09.md, oldest first. */
+export const API_VERSIONS = ['2024-02-01', '2024-07-30', '2024-11-14', '2024-12-23', '2025-04-21', '2026-02-09'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
 
+/**
+ * The default of things that carry a version of their own when none is given (webhook endpoints
+ * defined in the sandbox's config file). Still 2025-04-21: their payloads keep today's shapes.
+ */
 export const CURRENT_VERSION: ApiVersion = '2025-04-21';
+/** The service's current API version (api-2026-02-09.md): extractors, classifiers, splitters. */
+export const LATEST_VERSION: ApiVersion = '2026-02-09';
+
+/**
+ * Which family of routes and answer shapes a version gets: `legacy` (2025-04-21 and older:
+ * `{success, ...}` bodies) or `current` (2026-02-09: bare objects, `{object: "list", data}` lists,
+ * `ApiError` bodies). See router.ts for which routes each family is served.
+ */
+export type Family = 'legacy' | 'current';
+export function familyOf(version: ApiVersion): Family {
+  return version >= LATEST_VERSION ? 'current' : 'legacy';
+}
 /** Tokens created before this date may omit the header (part 9 rule 2). */
 export const HEADER_REQUIRED_FROM = '2025-04-21';
 /** ...and are then pinned to this version. */
@@ -31,9 +47,10 @@ export function isApiVersion(v: string): v is ApiVersion {
 }
 
 /**
- * Config and splitter-output layout of a version: 2025-04-21 and later use the new config keys
- * and `splits`; every older version gets the 2024-11-14 keys and `subDocumentClassifications`
- * (the sandbox has no separate 2024-07-30 config shape; the migration core knows two layouts).
+ * Config and splitter-output layout of a version's legacy routes (`/processors`...): 2025-04-21
+ * and later use the 2025-04-21 keys and `splits` (2026-02-09 kept those routes with that layout,
+ * spec 3.1); every older version gets the 2024-11-14 keys and `subDocumentClassifications`. The
+ * 2026-02-09 routes (`/extractors`...) translate configs themselves (current.ts).
  */
 export function layoutOf(version: ApiVersion): Layout {
   return version >= '2025-04-21' ? '2025-04-21' : '2024-11-14';
@@ -62,7 +79,7 @@ export function resolveVersion(headers: IncomingHttpHeaders, token: TokenRecord,
       400,
       /^\d{4}-\d{2}-\d{2}$/.test(v)
         ? `unsupported API version "${v}" in header ${found.name}; supported: ${API_VERSIONS.join(', ')}`
-        : `header ${found.name} must be an API version date YYYY-MM-DD (for example ${CURRENT_VERSION})`,
+        : `header ${found.name} must be an API version date YYYY-MM-DD (for example ${LATEST_VERSION})`,
     );
   }
   if (token.apiVersion) return { version: token.apiVersion, echo: headerNames };
@@ -70,6 +87,6 @@ export function resolveVersion(headers: IncomingHttpHeaders, token: TokenRecord,
   const names = headerNames.join(' or ');
   throw new HttpError(
     400,
-    `missing header ${names}: API tokens created on or after ${HEADER_REQUIRED_FROM} must send the API version, for example "${headerNames[0]}: ${CURRENT_VERSION}"`,
+    `missing header ${names}: API tokens created on or after ${HEADER_REQUIRED_FROM} must send the API version, for example "${headerNames[0]}: ${LATEST_VERSION}"`,
   );
 }

@@ -94,7 +94,7 @@ function list(req: Req, ctx: Ctx): Json {
 }
 
 export const batchRoutes: Route[] = [
-  { method: 'POST', pattern: '/batch_processor_runs', body: 'json', handler: create },
-  { method: 'GET', pattern: '/batch_processor_runs', handler: list },
-  { method: 'GET', pattern: '/batch_processor_runs/:id', handler: get },
+  { method: 'POST', pattern: '/batch_processor_runs', versions: 'both', apiErrors: true, body: 'json', handler: create },
+  { method: 'GET', pattern: '/batch_processor_runs', versions: 'both', apiErrors: true, handler: list },
+  { method: 'GET', pattern: '/batch_processor_runs/:id', versions: 'both', handler: get },
 ];

@@ -136,8 +136,8 @@ function asOutput(type: string, o: Json): Json {
 }
 
 export const lifecycleRoutes: Route[] = [
-  { method: 'POST', pattern: '/processor_runs/:id/cancel', body: 'json', handler: cancelProcessorRun },
-  { method: 'DELETE', pattern: '/processor_runs/:id', handler: deleteProcessorRun },
+  { method: 'POST', pattern: '/processor_runs/:id/cancel', versions: 'both', body: 'json', handler: cancelProcessorRun },
+  { method: 'DELETE', pattern: '/processor_runs/:id', versions: 'both', handler: deleteProcessorRun },
   { method: 'POST', pattern: '/workflow_runs/:id/cancel', body: 'json', handler: cancelWorkflowRun },
   { method: 'DELETE', pattern: '/workflow_runs/:id', handler: deleteWorkflowRun },
   { method: 'POST', pattern: '/workflow_runs/:id/outputs/:outputId', body: 'json', handler: updateOutput },

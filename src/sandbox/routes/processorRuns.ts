@@ -173,7 +173,7 @@ function list(req: Req, ctx: Ctx): RawJson {
 }
 
 export const processorRunRoutes: Route[] = [
-  { method: 'POST', pattern: '/processor_runs', body: 'json', handler: create },
-  { method: 'GET', pattern: '/processor_runs', handler: list },
-  { method: 'GET', pattern: '/processor_runs/:id', handler: get },
+  { method: 'POST', pattern: '/processor_runs', versions: 'both', body: 'json', handler: create },
+  { method: 'GET', pattern: '/processor_runs', versions: 'both', handler: list },
+  { method: 'GET', pattern: '/processor_runs/:id', versions: 'both', handler: get },
 ];

@@ -120,10 +120,10 @@ function getVersion(req: Req, ctx: Ctx): Json {
 
 /** No get-one-processor endpoint exists in the service (service-facts.md); the sandbox adds none. */
 export const processorRoutes: Route[] = [
-  { method: 'POST', pattern: '/processors', body: 'json', handler: create },
-  { method: 'GET', pattern: '/processors', handler: list },
-  { method: 'POST', pattern: '/processors/:id', body: 'json', handler: update },
-  { method: 'POST', pattern: '/processors/:id/publish', body: 'json', handler: publish },
-  { method: 'GET', pattern: '/processors/:id/versions', handler: listVersions },
-  { method: 'GET', pattern: '/processors/:id/versions/:versionId', handler: getVersion },
+  { method: 'POST', pattern: '/processors', versions: 'both', body: 'json', handler: create },
+  { method: 'GET', pattern: '/processors', versions: 'both', handler: list },
+  { method: 'POST', pattern: '/processors/:id', versions: 'both', body: 'json', handler: update },
+  { method: 'POST', pattern: '/processors/:id/publish', versions: 'both', body: 'json', handler: publish },
+  { method: 'GET', pattern: '/processors/:id/versions', versions: 'both', handler: listVersions },
+  { method: 'GET', pattern: '/processors/:id/versions/:versionId', versions: 'both', handler: getVersion },
 ];

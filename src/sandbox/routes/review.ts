@@ -123,4 +123,4 @@ function review(req: Req, ctx: Ctx): RawJson {
   return new RawJson(`{"success":true,"processorRun":${served}}`);
 }
 
-export const reviewRoutes: Route[] = [{ method: 'POST', pattern: '/processor_runs/:id/review', body: 'json', handler: review }];
+export const reviewRoutes: Route[] = [{ method: 'POST', pattern: '/processor_runs/:id/review', versions: 'both', body: 'json', handler: review }];

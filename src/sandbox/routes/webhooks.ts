@@ -136,6 +136,6 @@ export const webhookRoutes: Route[] = [
   { method: 'GET', pattern: '/webhook_endpoints', handler: list },
   { method: 'GET', pattern: '/webhook_endpoints/:id', handler: get },
   { method: 'DELETE', pattern: '/webhook_endpoints/:id', handler: remove },
-  { method: 'GET', pattern: '/webhook_deliveries', handler: listDeliveries },
-  { method: 'GET', pattern: '/webhook_deliveries/:id', handler: getDelivery },
+  { method: 'GET', pattern: '/webhook_deliveries', versions: 'both', apiErrors: true, handler: listDeliveries },
+  { method: 'GET', pattern: '/webhook_deliveries/:id', versions: 'both', apiErrors: true, handler: getDelivery },
 ];

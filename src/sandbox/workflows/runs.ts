@@ -246,10 +246,10 @@ export function workflowRunJson(ctx: Ctx, d: Json, layout: Layout): Json {
   out.outputs = (d.outputs as Json[]).map((o) => {
     const full = o.config === undefined ? storedOutput(ctx, o) : o;
     const item: Json = { ...full, url: `${ctx.baseUrl}/processor_runs/${String(o.id)}` };
-    if (layout === HUB) return item;
     const type = String(o.type);
-    for (const k of ['initialOutput', 'reviewedOutput', 'output']) item[k] = outputFor(ctx, item[k], layout, type);
     if (item.config) item.config = configFor(ctx, item.config as Json, layout, type as ProcessorType);
+    if (layout === HUB) return item;
+    for (const k of ['initialOutput', 'reviewedOutput', 'output']) item[k] = outputFor(ctx, item[k], layout, type);
     return item;
   });
   return out;
