@@ -102,9 +102,9 @@ export default defineCommand<MigrateArgs>({
     const inEffect = layoutOfApiVersion(process.env.EVALKIT_API_VERSION?.trim() || DEFAULT_API_VERSION);
     const to = argv.to ?? inEffect;
     argv.to = to;
-    if (!argv.items && !argv.convertFields) throw new UsageError('--no-items applies only with --convert-fields', { hint: 'drop --no-items, or add --convert-fields' });
+    if (argv.items === false && !argv.convertFields) throw new UsageError('--no-items applies only with --convert-fields', { hint: 'drop --no-items, or add --convert-fields' });
     if (argv.convertFields && to !== '2026-02-09') throw new UsageError(`--convert-fields converts fields-form configs going up to 2026-02-09; the target here is ${to}`, { hint: 'add --to 2026-02-09 (going down, a schema stays a schema)' });
-    const common = { to, from: argv.from, type: argv.type, allowLossy: argv.allowLossy, infer: argv.infer, inEffect, validate: true, convertFields: argv.convertFields, noItems: !argv.items };
+    const common = { to, from: argv.from, type: argv.type, allowLossy: argv.allowLossy, infer: argv.infer, inEffect, validate: true, convertFields: argv.convertFields === true, noItems: argv.items === false };
     const results: FileResult[] = [];
 
     if (stdin) {
