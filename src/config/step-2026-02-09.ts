@@ -2,7 +2,7 @@ import { InputError } from '../util/errors.js';
 import { isPlainObject } from '../util/json.js';
 import { at, type Site } from './detect.js';
 import { DEFAULT_BASE_PROCESSOR, MAPPING_2026, type KeyPath, type Row2026 } from './mapping-2026-02-09.js';
-import { convertFields } from './fields-schema.js';
+import { convertFields, isFieldsOutput } from './fields-schema.js';
 import { membersOf, type Edit } from './members.js';
 import { deepEqual } from './patch.js';
 import type { Step, StepDraft, StepOptions, Lossy } from './steps.js';
@@ -11,7 +11,8 @@ import type { Finding, ProcessorType } from './types.js';
 /**
  * The step 2025-04-21 <-> 2026-02-09 (spec 3.2-3.5): the rows of MAPPING_2026 plus the structural
  * rules no single key carries: `type` leaves the config going up and comes back going down, a page
- * range needs both ends in 2026-02-09, a fields-form EXTRACT config has no 2026-02-09 form, and a
+ * range needs both ends in 2026-02-09, a fields-form EXTRACT config has no 2026-02-09 form (with
+ * `convertFields` its fields become a schema: fields-schema.ts), and a
  * `baseVersion` needs a `baseProcessor` in 2025-04-21. (An EXTRACT config without `schema` is
  * copied down as it is: the 2025-04-21 schema check names what it lacks.)
  */
@@ -263,10 +264,4 @@ export function expectedLayout(output: Record<string, unknown>, type: ProcessorT
   }
   if (type === 'EXTRACT' && isFieldsOutput(output)) return '2025-04-21';
   return null;
-}
-
-/** The fields form of an EXTRACT output: no `value`, every member a field result `{id, ...}`. */
-function isFieldsOutput(output: Record<string, unknown>): boolean {
-  const values = Object.values(output);
-  return output.value === undefined && values.length > 0 && values.every((v) => isPlainObject(v) && v.id !== undefined);
 }
