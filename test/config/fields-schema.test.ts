@@ -95,6 +95,8 @@ describe('a field of each type as the schema property 3.6 gives it (hand-written
   });
 
   it.each([
+    ['fields that are no array', { a: { type: 'string' } }, '/fields', 'expected an array of fields'],
+    ['a field that is no object', ['a'], '/fields/0', 'expected a field object'],
     ['a field without id', [{ name: 'a', type: 'string', description: '' }], '/fields/0', 'non-empty string "id"'],
     ['an id twice', [{ id: 'a', name: 'a', type: 'string' }, { id: 'a', name: 'b', type: 'number' }], '/fields/1/id', 'appears twice'],
     ['an unknown type', [{ id: 'a', name: 'a', type: 'money' }], '/fields/0/type', 'unknown type "money"'],
@@ -203,6 +205,15 @@ describe('expected outputs: the fields form to {value: {id: value}} with the con
     expect(e.message).toContain(message);
     expect(e.location.pointer).toBe(pointer);
     expect(e.hint).toBeTruthy();
+  });
+
+  it('refuses an item whose config cannot be converted (the config names its own error)', () => {
+    const broken = { type: 'EXTRACT', fields: [{ id: 'total', name: 'Total', type: 'money' }] };
+    const r = migrateText(`${JSON.stringify({ config: broken })}\n${JSON.stringify({ expectedOutput: { Total: { id: 'total', value: 1 } } })}\n`, 'run.jsonl', { ...UP, allowLossy: true, jsonl: true });
+    expect(r.errors.map((e) => [e.location.line, e.location.pointer, e.message])).toEqual([
+      [1, '/config/fields/0/type', 'field "total" has unknown type "money"'],
+      [2, '/expectedOutput', 'the fields-form config it converts with (run.jsonl:1 at /config/fields) cannot be converted'],
+    ]);
   });
 
   it('without convertFields a fields-form item found with no type around it is refused going up (it was passed over)', () => {
