@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrateText } from '../../src/config/index.js';
 import { BIN, ROOT, runCli } from '../helpers/cli.js';
+import { start } from '../sandbox/helpers.js';
 
 const CONFIGS = path.join(ROOT, 'datasets/configs');
 const FIXTURES = path.join(ROOT, 'test/fixtures/migrate');
@@ -524,6 +525,26 @@ describe('evalkit migrate --convert-fields (built binary, a config and a JSONL o
     expect(r.stderr).toMatch(new RegExp(`hint: .*${hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     for (const [n, t] of Object.entries(files)) expect(readFileSync(path.join(dir, n), 'utf8'), n).toBe(t);
     expect(readdirSync(dir).sort()).toEqual(Object.keys(files).sort());
+  });
+
+  it('the converted config, taken down to 2025-04-21, stays a schema and the sandbox takes it as a processor', async () => {
+    const dir = setup({ 'processor.json': CONFIG });
+    const up = await runCli(['migrate', 'processor.json', '--to', '2026-02-09', '--convert-fields', '--no-items', '--allow-lossy', '--write'], { cwd: dir, env: NO_VERSION });
+    expect(up.code, up.stderr).toBe(0);
+    const down = await runCli(['migrate', 'processor.json', '--to', '2025-04-21', '--from', '2026-02-09', '--write'], { cwd: dir, env: NO_VERSION });
+    expect(down.code, down.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(dir, 'processor.json'), 'utf8'))).toEqual({ type: 'EXTRACT', extractionRules: 'Amounts as printed.', schema: SCHEMA });
+    const t = await start();
+    try {
+      const env = { ...NO_VERSION, EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
+      const created = await runCli(['processors', 'create', '--name', 'converted', '--type', 'EXTRACT', '--config', 'processor.json', '--format', 'json'], { cwd: dir, env });
+      expect(created.code, created.stderr).toBe(0);
+      const id = (JSON.parse(created.stdout) as { processor: { id: string } }).processor.id;
+      const versions = await runCli(['processors', 'versions', id, '--format', 'json'], { cwd: dir, env });
+      expect((JSON.parse(versions.stdout) as { versions: Array<{ config: unknown }> }).versions[0].config).toMatchObject({ type: 'EXTRACT', schema: SCHEMA });
+    } finally {
+      await t.close();
+    }
   });
 
   it('--no-items converts a config whose processor has no items', async () => {
