@@ -134,6 +134,13 @@ describe('a field of each type as the schema property 3.6 gives it (hand-written
 });
 
 describe('round trip: a converted config goes down as a schema and comes back the same', () => {
+  it('a 2024-11-14 fields-form config goes to 2026-02-09 in one call, both steps', () => {
+    const out = migrateConfig({ type: 'EXTRACT', customExtractionRules: 'r', includeBoundingBoxCitations: true, fields: [{ id: 'a', name: 'A', type: 'number', description: '' }] }, LOSSY);
+    expect(out.from).toBe('2024-11-14');
+    expect(out.doc).toEqual({ extractionRules: 'r', advancedOptions: { citationsEnabled: true }, schema: ROOT({ a: { type: S('number') } }) });
+    expect(out.dropped).toEqual([{ pointer: '/fields/0/name', key: 'fields.0.name', value: 'A' }]);
+  });
+
   it('down keeps the schema (no reverse conversion); up again gives the converted config', () => {
     const config = { type: 'EXTRACT', extractionRules: 'r', fields: [{ id: 'a', name: 'a', type: 'date', description: 'When' }, { id: 'b', name: 'b', type: 'signature', description: '' }] };
     const up = migrateConfig(config, { ...UP, noItems: true });
