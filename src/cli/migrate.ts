@@ -22,6 +22,8 @@ interface MigrateArgs {
   ignore: boolean;
   check: boolean;
   allowLossy: boolean;
+  convertFields: boolean;
+  items: boolean;
   format: 'text' | 'json';
 }
 
@@ -61,6 +63,12 @@ export default defineCommand<MigrateArgs>({
       .option('out-dir', { type: 'string', describe: 'write migrated copies of all files under this folder, mirroring their paths' })
       .option('check', { type: 'boolean', default: false, describe: 'write nothing; exit 1 when any file needs migration (for CI)' })
       .option('allow-lossy', { type: 'boolean', default: false, describe: 'drop keys that have no counterpart in the target layout, listing them with their values' })
+      .option('convert-fields', {
+        type: 'boolean',
+        default: false,
+        describe: 'going up to 2026-02-09, convert fields-form EXTRACT configs to a JSON Schema and their items\' fields-form expected outputs to {"value": {...}}; the items must be in the same command (docs/migrate.md)',
+      })
+      .option('items', { type: 'boolean', default: true, describe: 'with --convert-fields, --no-items accepts a converted config none of whose items is in the command (its processor has none)' })
       .option('ignore', { type: 'boolean', default: true, describe: 'in folders, skip node_modules, hidden entries and what .gitignore names (--no-ignore walks everything)' })
       .option('format', formatOption)
       .example('$0 migrate configs/', 'dry run: what would change, per file, as an RFC 6902 patch')
@@ -69,6 +77,7 @@ export default defineCommand<MigrateArgs>({
       .example('$0 migrate configs/ --check', 'CI: exit 1 while any file still needs migration')
       .example('$0 migrate processor.json --to 2024-11-14 --allow-lossy', 'migrate down, dropping options that have no old name')
       .example('$0 migrate configs/ --to 2026-02-09 --write', 'to the extractor/classifier/splitter layout of API 2026-02-09, from either older layout')
+      .example('$0 migrate processor.json items.jsonl --to 2026-02-09 --convert-fields --allow-lossy --write', 'a fields-form config to a JSON Schema, with its evaluation items converted in the same run (field names dropped, listed)')
       .example('cat config.json | $0 migrate - --type CLASSIFY > new.json', 'stdin to stdout')
       .epilogue(mappingHelp) as unknown as Argv<MigrateArgs>,
   async run(argv) {
@@ -93,7 +102,9 @@ export default defineCommand<MigrateArgs>({
     const inEffect = layoutOfApiVersion(process.env.EVALKIT_API_VERSION?.trim() || DEFAULT_API_VERSION);
     const to = argv.to ?? inEffect;
     argv.to = to;
-    const common = { to, from: argv.from, type: argv.type, allowLossy: argv.allowLossy, infer: argv.infer, inEffect, validate: true };
+    if (argv.items === false && !argv.convertFields) throw new UsageError('--no-items applies only with --convert-fields', { hint: 'drop --no-items, or add --convert-fields' });
+    if (argv.convertFields && to !== '2026-02-09') throw new UsageError(`--convert-fields converts fields-form configs going up to 2026-02-09; the target here is ${to}`, { hint: 'add --to 2026-02-09 (going down, a schema stays a schema)' });
+    const common = { to, from: argv.from, type: argv.type, allowLossy: argv.allowLossy, infer: argv.infer, inEffect, validate: true, convertFields: argv.convertFields === true, noItems: argv.items === false };
     const results: FileResult[] = [];
 
     if (stdin) {
@@ -179,10 +190,13 @@ async function readStdin(): Promise<string> {
 function describeTypes(r: FileResult): string {
   let configs = 0;
   let outputs = 0;
+  let expected = 0;
   let types = '';
   for (const i of r.items) {
-    if (i.kind === 'output') outputs++;
-    else {
+    if (i.kind === 'output') {
+      if (i.type === 'SPLITTER') outputs++;
+      else expected++;
+    } else {
       configs++;
       const t = i.type ?? 'type not needed';
       if (types === '') types = t;
@@ -192,6 +206,7 @@ function describeTypes(r: FileResult): string {
   let parts = types;
   if (configs > 1) parts += `${parts ? '; ' : ''}${configs} configs`;
   if (outputs) parts += `${parts ? '; ' : ''}${outputs} splitter output${outputs > 1 ? 's' : ''}`;
+  if (expected) parts += `${parts ? '; ' : ''}${expected} expected output${expected > 1 ? 's' : ''}`;
   return parts ? ` (${parts})` : '';
 }
 

@@ -5,6 +5,8 @@ import { at, detectRange, resolveType, type Segment, type Site } from './detect.
 import { lossyError, planConfig, setOwn, type Plan, type PlanOptions } from './plan.js';
 import { applyPlan, compose, membersOf, type Member } from './members.js';
 import { expectedDown, expectedLayout, expectedUp } from './step-2026-02-09.js';
+import { convertFieldsOutput, isFieldsOutput } from './fields-schema.js';
+import { fieldsRunOf, type FieldsRun } from './fields-run.js';
 import type { Lossy } from './steps.js';
 import { makePatch } from './patch.js';
 import { planOutput, renameKey } from './splitter.js';
@@ -27,6 +29,11 @@ export interface SpotReport {
 export interface TreeOptions extends MigrateOptions {
   /** Validate every config found against the target layout's schema (findings become warnings). */
   validate?: boolean;
+  /**
+   * With convertFields: the call's fields-form configs and items, paired (fields-run.ts). Made
+   * by the call from what it is given when absent; migrateFiles makes one for all its files.
+   */
+  fieldsRun?: FieldsRun;
 }
 
 /** Migration of a whole document: every config and splitter output in it. */
@@ -71,7 +78,7 @@ function migrateOneConfig(config: Record<string, unknown>, envelope: Spot['envel
   const warnings: Finding[] = [];
   const type = resolveType(config, site, envelope, opts.type, warnings);
   if (type === null) return { next: config, plan: null, type, from: null, warnings, dropped: [] };
-  const planOpts: PlanOptions = { allowLossy: opts.allowLossy === true, infer: inferSet(opts), partial: envelope?.partial };
+  const planOpts: PlanOptions = { allowLossy: opts.allowLossy === true, infer: inferSet(opts), partial: envelope?.partial, convertFields: opts.convertFields === true };
   const from = sourceLayout(config, type, envelope, opts, planOpts, site);
   if (from === null) return { next: config, plan: null, type, from, warnings, dropped: [] };
   const r = planConfig(config, type, from, opts.to, planOpts, site);
@@ -153,7 +160,7 @@ interface OutputOutcome {
  * and, for expected outputs, their 2026-02-09 form (spec 3.7; run outputs keep theirs). Going up
  * the key is renamed first, going down last, so each stage sees the layout it knows.
  */
-function migrateOutput(output: Record<string, unknown>, type: ProcessorType, expected: boolean, opts: MigrateOptions, site: Site): OutputOutcome {
+function migrateOutput(output: Record<string, unknown>, type: ProcessorType, expected: boolean, opts: TreeOptions, site: Site): OutputOutcome {
   const plan = type === 'SPLITTER' ? planOutput(output, opts.to, opts.from, site) : { from: null, rename: null };
   const renamed = (o: Record<string, unknown>): Member[] => Object.keys(o).map((k) => ({ key: plan.rename && k === plan.rename[0] ? plan.rename[1] : k, from: [k] }));
   const upTo2026 = opts.to === LATEST_LAYOUT;
@@ -175,7 +182,11 @@ function migrateOutput(output: Record<string, unknown>, type: ProcessorType, exp
   let lossy: Lossy[] = [];
   const renameOnly = (): OutputOutcome =>
     plan.rename ? { next: renameKey(output, ...plan.rename), members: [], rename: plan.rename, from, dropped: [] } : { next: output, members: null, rename: null, from, dropped: [] };
-  if (upTo2026) {
+  if (upTo2026 && type === 'EXTRACT' && isFieldsOutput(output)) {
+    const r = fieldsOutputUp(output, opts, site);
+    stage(r.members);
+    lossy = r.lossy;
+  } else if (upTo2026) {
     // Read after the rename: its edits and pointers name the list by its 2025-04-21 key.
     const r = expectedUp(plan.rename ? renameKey(output, ...plan.rename) : output, type, site);
     if (r.edits.length === 0) return renameOnly();
@@ -192,6 +203,21 @@ function migrateOutput(output: Record<string, unknown>, type: ProcessorType, exp
   const dropped = lossy.map(({ pointer, key, value }) => ({ pointer, key, value }));
   if (members === null) return { next: output, members: null, rename: null, from, dropped };
   return { next: cur, members, rename: null, from, dropped };
+}
+
+/**
+ * A fields-form EXTRACT expected output going up: converted with the config it pairs with in the
+ * run (--convert-fields), else refused (it has no 2026-02-09 form).
+ */
+function fieldsOutputUp(output: Record<string, unknown>, opts: TreeOptions, site: Site): { members: Member[]; lossy: Lossy[] } {
+  if (!opts.convertFields || !opts.fieldsRun) {
+    throw new InputError('a fields-form EXTRACT expected output (a record of fields) has no 2026-02-09 form', {
+      location: at(site),
+      hint: 'expected outputs in 2026-02-09 are {"value": {...}} of a schema extractor: pass --convert-fields with the processor\'s fields-form config in the same command to convert both, or keep it on 2025-04-21',
+    });
+  }
+  const { fields, configAt } = opts.fieldsRun.itemFields(site);
+  return convertFieldsOutput(output, fields, site, configAt);
 }
 
 /** Copy-on-write replacement of values at paths; untouched subtrees are shared. */
@@ -245,6 +271,7 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
             hint: 'give the config as an object of its members ({"schema": ...}), or remove the member',
           });
         }
+        opts.fieldsRun?.checkConfig(site);
         const r = migrateOneConfig(value, spot.envelope, opts, site);
         warnings.push(...r.warnings.map((w) => withLine(w, where.line)));
         dropped.push(...r.dropped.map((d) => withLine(d, where.line)));
@@ -261,7 +288,7 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
       } else {
         const given = isProcessorType(spot.envelope?.value) ? spot.envelope.value : (opts.type ?? null);
         const splitterShape = Array.isArray(value.splits) || Array.isArray(value.subDocumentClassifications);
-        const type = given ?? (splitterShape ? 'SPLITTER' : 'CLASSIFY');
+        const type = given ?? (splitterShape ? 'SPLITTER' : isFieldsOutput(value) ? 'EXTRACT' : 'CLASSIFY');
         if (type === 'SPLITTER' ? !splitterShape : !spot.expected) continue;
         const r = migrateOutput(value, type, spot.expected === true, opts, site);
         for (const d of r.dropped) dropped.push(withLine(d, where.line));
@@ -296,6 +323,8 @@ export function summarizeFrom(spots: readonly SpotReport[]): Layout | null {
 export function migrateConfig(doc: unknown, opts: MigrateOptions): MigrateResult {
   checkOptions(opts);
   if (!isPlainObject(doc)) throw new InputError('a processor config must be a JSON object', { location: { pointer: '' } });
+  // One config is a whole run: converted fields need noItems (its items are not in the call).
+  if (opts.convertFields) fieldsRunOf([{ doc }], opts).checkConfig({ path: [] });
   const r = migrateOneConfig(doc, undefined, opts, { path: [] });
   const next = r.plan ? structuredClone(r.next) : structuredClone(doc);
   return {
@@ -336,7 +365,7 @@ export interface DocumentResult extends MigrationReport {
  */
 export function migrateDocument(doc: unknown, opts: TreeOptions): DocumentResult {
   checkOptions(opts);
-  const r = migrateTree(doc, opts);
+  const r = migrateTree(doc, opts.convertFields && !opts.fieldsRun ? { ...opts, fieldsRun: fieldsRunOf([{ doc }], opts) } : opts);
   if (r.errors.length) throw r.errors[0];
   return {
     doc: structuredClone(r.doc),

@@ -7,6 +7,7 @@ import { parseJson } from '../util/json.js';
 import { walkFiles } from '../util/walk.js';
 import { yielder } from '../util/pause.js';
 import { migrateTree, summarizeFrom, type MigrationReport, type SpotReport, type TreeOptions } from './document.js';
+import { fieldsRunOf, type RunDocument } from './fields-run.js';
 import { makePatch } from './patch.js';
 import { applyTextChanges } from './text.js';
 import type { Dropped, Finding } from './types.js';
@@ -58,6 +59,7 @@ function toFileError(e: unknown, file: string): FileError {
  * not change byte for byte (see text.ts); every edit is checked against the migrated document.
  */
 export function migrateText(text: string, file: string, opts: TextOptions): TextResult {
+  if (opts.convertFields && !opts.fieldsRun) opts = { ...opts, fieldsRun: fieldsRunOf(runDocuments(text, file, opts.jsonl === true), opts) };
   const { result, text: next } = migrateFileText(text, file, opts, opts.jsonl === true, opts.warnIfEmpty === true);
   return Object.assign(result, { text: next });
 }
@@ -127,6 +129,43 @@ function migrateFileText(text: string, file: string, opts: TreeOptions & { patch
   if (errors.length) return { result: { path: file, status: 'error', from, to: opts.to, items, patch: [], warnings, dropped, errors }, text: null };
   const status = changed ? 'migrated' : 'unchanged';
   return { result: { path: file, status, from, to: opts.to, items, patch, warnings, dropped, errors }, text: changed ? (out.length === 1 ? out[0] : out.join('')) : null };
+}
+
+/** The documents of a text (JSONL: one per non-empty line) for a --convert-fields run; what does not parse is left for its migration to report. */
+function* runDocuments(text: string, file: string, jsonl: boolean): Generator<RunDocument> {
+  if (!jsonl) {
+    const doc = parseOrUndefined(text, file, 0);
+    if (doc !== undefined) yield { doc, file };
+    return;
+  }
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const body = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
+    if (body.trim() === '') continue;
+    const doc = parseOrUndefined(body, file, i);
+    if (doc !== undefined) yield { doc, file, line: i + 1 };
+  }
+}
+
+function parseOrUndefined(text: string, file: string, line: number): unknown {
+  try {
+    return parseJson(text, file, line);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The documents of every file of a --convert-fields run, read once before the run migrates any. */
+function* jobDocuments(jobs: readonly FileJob[]): Generator<RunDocument> {
+  for (const job of jobs) {
+    let text: string;
+    try {
+      text = readFileSync(job.abs, READ_TEXT);
+    } catch {
+      continue;
+    }
+    yield* runDocuments(text, job.path, isJsonlName(job.abs));
+  }
 }
 
 function prefixOp(op: Operation, prefix: string): Operation {
@@ -226,6 +265,31 @@ export async function migrateFiles(
   opts: MigrateFilesOptions,
   onResult: (result: FileResult, index: number) => void,
 ): Promise<void> {
+  if (opts.convertFields && !opts.fieldsRun) {
+    // Configs and their items convert together: every file is looked at before any is migrated.
+    opts = { ...opts, fieldsRun: fieldsRunOf(jobDocuments(jobs), opts) };
+    if (opts.mode === 'write' || opts.mode === 'out-dir') {
+      // All or nothing: a first pass writes nothing; any refusal and no file is written.
+      const results: FileResult[] = new Array(jobs.length);
+      let refused = false;
+      await migrateFiles(jobs, { ...opts, mode: 'check' }, (r, i) => {
+        results[i] = r;
+        if (r.status === 'error') refused = true;
+      });
+      if (refused) {
+        for (let i = 0; i < jobs.length; i++) {
+          const r = results[i];
+          if (r.status === 'migrated') {
+            r.status = 'error';
+            r.patch = [];
+            r.errors.push({ message: 'not written: another file of this --convert-fields run was refused (configs and their items are converted together, all or nothing)', location: { file: r.path }, hint: 'fix the errors reported for the other files, then run the command again' });
+          }
+          onResult(r, i);
+        }
+        return;
+      }
+    }
+  }
   const writer = new AtomicWriter();
   const outDir = opts.outDir ? path.resolve(opts.outDir) : undefined;
   // Decided up front, in job order, so which file wins a clash does not depend on timing.

@@ -2,6 +2,7 @@ import { InputError } from '../util/errors.js';
 import { isPlainObject } from '../util/json.js';
 import { at, type Site } from './detect.js';
 import { DEFAULT_BASE_PROCESSOR, MAPPING_2026, type KeyPath, type Row2026 } from './mapping-2026-02-09.js';
+import { convertFields, isFieldsOutput } from './fields-schema.js';
 import { membersOf, type Edit } from './members.js';
 import { deepEqual } from './patch.js';
 import type { Step, StepDraft, StepOptions, Lossy } from './steps.js';
@@ -10,7 +11,8 @@ import type { Finding, ProcessorType } from './types.js';
 /**
  * The step 2025-04-21 <-> 2026-02-09 (spec 3.2-3.5): the rows of MAPPING_2026 plus the structural
  * rules no single key carries: `type` leaves the config going up and comes back going down, a page
- * range needs both ends in 2026-02-09, a fields-form EXTRACT config has no 2026-02-09 form, and a
+ * range needs both ends in 2026-02-09, a fields-form EXTRACT config has no 2026-02-09 form (with
+ * `convertFields` its fields become a schema: fields-schema.ts), and a
  * `baseVersion` needs a `baseProcessor` in 2025-04-21. (An EXTRACT config without `schema` is
  * copied down as it is: the 2025-04-21 schema check names what it lacks.)
  */
@@ -97,11 +99,17 @@ function up(config: Record<string, unknown>, type: ProcessorType, site: Site, op
   const edits: Edit[] = [];
   const lossy: Lossy[] = [];
   const warnings: Finding[] = [];
+  let converted: Lossy[] = [];
   if (type === 'EXTRACT' && config.fields !== undefined) {
-    throw new InputError('a fields-form EXTRACT config has no 2026-02-09 form (extractors take a JSON Schema `schema` only)', {
-      location: at(site, 'fields'),
-      hint: 'rewrite the fields as a JSON Schema `schema` (docs/migrate.md, "fields-form configs"), or keep this config on the 2025-04-21 /processors endpoints',
-    });
+    if (!opts.convertFields) {
+      throw new InputError('a fields-form EXTRACT config has no 2026-02-09 form (extractors take a JSON Schema `schema` only)', {
+        location: at(site, 'fields'),
+        hint: 'pass --convert-fields (with the items of its evaluation sets) to convert the fields to a JSON Schema, or rewrite them yourself (docs/migrate.md, "Fields-form configs"), or keep this config on the 2025-04-21 /processors endpoints',
+      });
+    }
+    const c = convertFields(config, site);
+    edits.push({ path: ['fields'], kind: 'replace', to: 'schema', value: c.schema, hasValue: true });
+    converted = c.lossy;
   }
   for (const r of rowsOf(type)) {
     if (!r.lower) continue;
@@ -123,6 +131,8 @@ function up(config: Record<string, unknown>, type: ProcessorType, site: Site, op
   }
   checkPageRanges(config, site);
   for (const l of lossy) edits.push({ path: l.path, kind: 'drop' });
+  // Inside the replaced `fields`: listed, no edit of their own.
+  for (const l of converted) lossy.push(l);
   return { members: membersOf(config, edits), lossy, warnings };
 }
 
@@ -254,10 +264,4 @@ export function expectedLayout(output: Record<string, unknown>, type: ProcessorT
   }
   if (type === 'EXTRACT' && isFieldsOutput(output)) return '2025-04-21';
   return null;
-}
-
-/** The fields form of an EXTRACT output: no `value`, every member a field result `{id, ...}`. */
-function isFieldsOutput(output: Record<string, unknown>): boolean {
-  const values = Object.values(output);
-  return output.value === undefined && values.length > 0 && values.every((v) => isPlainObject(v) && v.id !== undefined);
 }

@@ -21,6 +21,8 @@ export interface StepOptions {
   infer: ReadonlySet<Inference>;
   /** A partial config (a run's overrideConfig): no `type` added, no required member asked for. */
   partial?: boolean;
+  /** Convert a fields-form EXTRACT config to a schema going up (fields-schema.ts) instead of refusing it. */
+  convertFields?: boolean;
 }
 
 /**

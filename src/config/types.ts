@@ -59,6 +59,14 @@ export interface MigrateOptions {
    * layouts but would migrate differently (after --from and the envelope). Default: NEW_LAYOUT.
    */
   inEffect?: Layout;
+  /**
+   * Going up to 2026-02-09, convert a fields-form EXTRACT config to a JSON Schema and the
+   * fields-form expected outputs of its items (in the same call) to the value form; refused by
+   * default (docs/migrate.md, "Fields-form configs").
+   */
+  convertFields?: boolean;
+  /** With convertFields: a converted config none of whose items is in the call is accepted (its processor has none). */
+  noItems?: boolean;
 }
 
 /** A finding that does not stop the migration (schema validation, disagreeing types...). */

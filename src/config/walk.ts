@@ -1,5 +1,6 @@
 import { isPlainObject } from '../util/json.js';
 import type { Segment } from './detect.js';
+import { isFieldsOutput } from './fields-schema.js';
 import { ADVANCED, MAPPING, SPLITTER_OUTPUT_KEY, TYPE_EVIDENCE } from './mapping.js';
 import { PROCESSOR_TYPES, type Layout, type ProcessorType } from './types.js';
 
@@ -112,7 +113,8 @@ function container(obj: Record<string, unknown>, path: Segment[], inherited: Env
       const expected = key === 'expectedOutput';
       if (Array.isArray(value[SPLITTER_OUTPUT_KEY['2024-11-14']]) || Array.isArray(value[SPLITTER_OUTPUT_KEY['2025-04-21']])) {
         spots.push({ kind: 'output', path: [...path, key], envelope, expected });
-      } else if (expected && (isClassifyOutput(value) || (envelope?.value === 'EXTRACT' && value.value === undefined))) {
+      } else if (expected && (isClassifyOutput(value) || (envelope?.value === 'EXTRACT' && value.value === undefined) || (envelope?.value === undefined && isFieldsOutput(value)))) {
+        // A fields-form EXTRACT output is found without a type around it too: going up it converts (--convert-fields) or is refused, never passed over.
         spots.push({ kind: 'output', path: [...path, key], envelope, expected });
       }
     } else if (Array.isArray(value)) {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrateText } from '../../src/config/index.js';
 import { BIN, ROOT, runCli } from '../helpers/cli.js';
+import { start } from '../sandbox/helpers.js';
 
 const CONFIGS = path.join(ROOT, 'datasets/configs');
 const FIXTURES = path.join(ROOT, 'test/fixtures/migrate');
@@ -433,5 +434,138 @@ describe('evalkit migrate to and from 2026-02-09 (built binary)', () => {
     expect(r.stderr).toMatch(new RegExp(`hint: .*${hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     expect(readFileSync(path.join(dir, 'c.json'), 'utf8')).toBe(text);
     expect(readdirSync(dir)).toEqual(['c.json']);
+  });
+});
+
+describe('evalkit migrate --convert-fields (built binary, a config and a JSONL of items)', () => {
+  const NO_VERSION = { EVALKIT_API_VERSION: '' };
+  const CONFIG =
+    '{\n' +
+    '    "type": "EXTRACT",\n' +
+    '    "extractionRules": "Amounts as printed.",\n' +
+    '    "fields": [\n' +
+    '        { "id": "invoice_number", "name": "Invoice Number", "type": "string", "description": "As printed" },\n' +
+    '        { "id": "total", "name": "Total", "type": "currency", "description": "" },\n' +
+    '        { "id": "paid", "name": "Paid", "type": "enum", "description": "", "enum": [{ "value": "yes", "description": "" }, { "value": "no", "description": "" }] }\n' +
+    '    ]\n' +
+    '}\n';
+  // CRLF line ends and an amount written 12.50: kept as they are.
+  const ITEMS =
+    '{"fileId":"file_1","expectedOutput":{"Invoice Number":{"id":"invoice_number","value":"INV-1","confidence":1},"Total":{"id":"total","value":{"amount":12.50,"iso_4217_currency_code":"EUR"}},"Paid":{"id":"paid","value":"yes"}}}\r\n' +
+    '{"fileId":"file_2","expectedOutput":{"Invoice Number":{"id":"invoice_number","value":null,"type":"string"}}}\r\n';
+  const SCHEMA = {
+    type: 'object',
+    properties: {
+      invoice_number: { type: ['string', 'null'], description: 'As printed' },
+      total: {
+        type: 'object',
+        'extend:type': 'currency',
+        properties: { amount: { type: ['number', 'null'] }, iso_4217_currency_code: { type: ['string', 'null'] } },
+        required: ['amount', 'iso_4217_currency_code'],
+      },
+      paid: { enum: ['yes', 'no', null] },
+    },
+    required: ['invoice_number', 'total', 'paid'],
+    additionalProperties: false,
+  };
+
+  function setup(files: Record<string, string> = { 'processor.json': CONFIG, 'items.jsonl': ITEMS }): string {
+    const dir = tmp();
+    for (const [n, t] of Object.entries(files)) writeFileSync(path.join(dir, n), t);
+    return dir;
+  }
+
+  it('converts the config and its items in one run: check, dry run with the patch, write; validate agrees; twice changes nothing', async () => {
+    const dir = setup();
+    const args = ['migrate', 'processor.json', 'items.jsonl', '--to', '2026-02-09', '--convert-fields', '--allow-lossy'];
+    const check = await runCli([...args, '--check'], { cwd: dir, env: NO_VERSION });
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('items.jsonl: would migrate 2025-04-21 -> 2026-02-09 (2 expected outputs)');
+    const dry = await runCli([...args, '--format', 'json'], { cwd: dir, env: NO_VERSION });
+    expect(dry.code, dry.stderr).toBe(0);
+    const report = JSON.parse(dry.stdout) as { files: Array<{ path: string; patch: Array<{ op: string; path: string; value?: unknown }>; dropped: Array<{ pointer: string; value: unknown }> }> };
+    expect(report.files[0].patch).toContainEqual({ op: 'add', path: '/schema', value: SCHEMA });
+    expect(report.files[0].dropped.map((d) => [d.pointer, d.value])).toEqual([
+      ['/fields/0/name', 'Invoice Number'],
+      ['/fields/1/name', 'Total'],
+      ['/fields/2/name', 'Paid'],
+    ]);
+    expect(report.files[1].patch).toContainEqual({ op: 'add', path: '/1/expectedOutput/value', value: { invoice_number: null } });
+    expect(readFileSync(path.join(dir, 'processor.json'), 'utf8')).toBe(CONFIG);
+
+    const w = await runCli([...args, '--write'], { cwd: dir, env: NO_VERSION });
+    expect(w.code, w.stderr).toBe(0);
+    expect(w.stdout).toContain('dropped at /fields/0/name: "Invoice Number"');
+    expect(w.stdout).toMatch(/^2 migrated, 0 unchanged, 0 errors$/m);
+    const config = readFileSync(path.join(dir, 'processor.json'), 'utf8');
+    expect(JSON.parse(config)).toEqual({ extractionRules: 'Amounts as printed.', schema: SCHEMA });
+    // The file's 4-space indentation kept.
+    expect(config).toContain('\n    "schema": {\n        "type": "object",');
+    expect(readFileSync(path.join(dir, 'items.jsonl'), 'utf8')).toBe(
+      '{"fileId":"file_1","expectedOutput":{"value":{"invoice_number":"INV-1","total":{"amount":12.50,"iso_4217_currency_code":"EUR"},"paid":"yes"}}}\r\n' +
+        '{"fileId":"file_2","expectedOutput":{"value":{"invoice_number":null}}}\r\n',
+    );
+    const v = await runCli(['validate', 'items.jsonl', '--config', 'processor.json'], { cwd: dir, env: NO_VERSION });
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    const again = await runCli([...args.filter((a) => a !== '--allow-lossy'), '--check'], { cwd: dir, env: NO_VERSION });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('0 migrated, 2 unchanged, 0 errors');
+  });
+
+  it.each([
+    ['lossy keys without --allow-lossy', { 'processor.json': CONFIG, 'items.jsonl': ITEMS }, ['processor.json', 'items.jsonl'], 'processor.json at /fields/0/name: 3 keys have no counterpart in 2026-02-09', '--allow-lossy'],
+    ['items without their config', { 'items.jsonl': ITEMS }, ['items.jsonl', '--allow-lossy'], 'items.jsonl:1 at /expectedOutput: a fields-form EXTRACT expected output, and no fields-form config in this run', "pass the processor's config file in the same command"],
+    ['a config without its items', { 'processor.json': CONFIG }, ['processor.json', '--allow-lossy'], 'processor.json at /fields: converting this fields-form config to a schema changes the form', '--no-items'],
+    ['an item the config has no field for', { 'processor.json': CONFIG, 'items.jsonl': ITEMS.replace('"id":"paid"', '"id":"paid_at"') }, ['processor.json', 'items.jsonl', '--allow-lossy'], 'items.jsonl:1 at /expectedOutput/Paid/id: "paid_at" is no field id', 'fix the entry'],
+  ])('refused, exit 2, nothing written: %s', async (_name, files, args, message, hint) => {
+    const dir = setup(files);
+    const r = await runCli(['migrate', ...args, '--to', '2026-02-09', '--convert-fields', '--write'], { cwd: dir, env: NO_VERSION });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`evalkit: ${message}`);
+    expect(r.stderr).toMatch(new RegExp(`hint: .*${hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    for (const [n, t] of Object.entries(files)) expect(readFileSync(path.join(dir, n), 'utf8'), n).toBe(t);
+    expect(readdirSync(dir).sort()).toEqual(Object.keys(files).sort());
+  });
+
+  it('the converted config, taken down to 2025-04-21, stays a schema and the sandbox takes it as a processor', async () => {
+    const dir = setup({ 'processor.json': CONFIG });
+    const up = await runCli(['migrate', 'processor.json', '--to', '2026-02-09', '--convert-fields', '--no-items', '--allow-lossy', '--write'], { cwd: dir, env: NO_VERSION });
+    expect(up.code, up.stderr).toBe(0);
+    const down = await runCli(['migrate', 'processor.json', '--to', '2025-04-21', '--from', '2026-02-09', '--write'], { cwd: dir, env: NO_VERSION });
+    expect(down.code, down.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(dir, 'processor.json'), 'utf8'))).toEqual({ type: 'EXTRACT', extractionRules: 'Amounts as printed.', schema: SCHEMA });
+    const t = await start();
+    try {
+      const env = { ...NO_VERSION, EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
+      const created = await runCli(['processors', 'create', '--name', 'converted', '--type', 'EXTRACT', '--config', 'processor.json', '--format', 'json'], { cwd: dir, env });
+      expect(created.code, created.stderr).toBe(0);
+      const id = (JSON.parse(created.stdout) as { processor: { id: string } }).processor.id;
+      const versions = await runCli(['processors', 'versions', id, '--format', 'json'], { cwd: dir, env });
+      expect((JSON.parse(versions.stdout) as { versions: Array<{ config: unknown }> }).versions[0].config).toMatchObject({ type: 'EXTRACT', schema: SCHEMA });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('--no-items converts a config whose processor has no items', async () => {
+    const dir = setup({ 'processor.json': CONFIG });
+    const r = await runCli(['migrate', 'processor.json', '--to', '2026-02-09', '--convert-fields', '--no-items', '--allow-lossy', '--write'], { cwd: dir, env: NO_VERSION });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(dir, 'processor.json'), 'utf8'))).toHaveProperty('schema', SCHEMA);
+  });
+
+  it('usage: --no-items needs --convert-fields; --convert-fields needs --to 2026-02-09; --help has the example', async () => {
+    const dir = setup();
+    const a = await runCli(['migrate', 'processor.json', '--to', '2026-02-09', '--no-items'], { cwd: dir, env: NO_VERSION });
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain('--no-items applies only with --convert-fields');
+    const b = await runCli(['migrate', 'processor.json', '--convert-fields'], { cwd: dir, env: NO_VERSION });
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain('--convert-fields converts fields-form configs going up to 2026-02-09; the target here is 2025-04-21');
+    const help = await runCli(['migrate', '--help'], { cwd: dir, env: NO_VERSION });
+    // The example (yargs wraps it beside its description).
+    expect(help.stdout).toContain('evalkit migrate processor.json items.jsonl --to');
+    expect(help.stdout).toContain('2026-02-09 --convert-fields --allow-lossy --write');
+    expect(help.stdout).toContain('--convert-fields');
   });
 });
