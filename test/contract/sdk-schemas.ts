@@ -12,7 +12,7 @@
  * - Where service-api.md speaks and the SDK's types differ, the spec wins (README, sandbox
  *   section): SPEC_WINS lists each such member; nothing else is relaxed.
  */
-import { checkerOf, declaredMethods, generatedSchema as generate, nullable, optionalMayBeNull, refName, sdkDir, type ResponseChecker as Checker, type Schema } from '../helpers/sdk-schema.js';
+import { applySpecWins, checkerOf, declaredMethods, generatedSchema as generate, optionalMayBeNull, sdkDir, type ResponseChecker as Checker, type Schema, type SpecWin } from '../helpers/sdk-schema.js';
 
 const SDK_DIR = sdkDir('extend-ai');
 
@@ -62,7 +62,7 @@ export type SdkMethod = keyof typeof RESPONSE_TYPES;
  * Members where service-api.md says something else than the SDK's types, and the sandbox
  * follows the spec: [definition, member, what the spec says]. Listed in the README too.
  */
-export const SPEC_WINS: ReadonlyArray<{ method?: SdkMethod; definition: string; member: string; rule: 'optional' | 'nullable'; spec: string }> = [
+export const SPEC_WINS: ReadonlyArray<SpecWin<SdkMethod>> = [
   { method: 'processor.create', definition: 'Processor', member: 'draftVersion', rule: 'optional', spec: '4.8: create answers {success, processor} without draftVersion' },
   { definition: 'ProcessorRun', member: 'output', rule: 'nullable', spec: '2.2 and part 3: output is null until the run is processed' },
 ];
@@ -72,33 +72,11 @@ export function generatedSchema(): Promise<Schema> {
   return generate(SDK_DIR, RESPONSE_TYPES);
 }
 
-function applySpecWins(schema: Schema): void {
-  const defs = schema.definitions as Record<string, Schema>;
-  for (const w of SPEC_WINS) {
-    let target = defs[w.definition];
-    if (w.method) {
-      // Only for this method's response: a copy of the definition, referenced from it.
-      const response = defs[RESPONSE_TYPES[w.method]];
-      const copyName = `${w.definition}__${w.method}`;
-      target = defs[copyName] = structuredClone(defs[w.definition]);
-      for (const [k, v] of Object.entries(response.properties ?? {})) {
-        if (refName(v) === w.definition) (response.properties as Record<string, Schema>)[k] = { $ref: `#/definitions/${encodeURIComponent(copyName)}` };
-      }
-    }
-    if (w.rule === 'optional' || w.rule === 'nullable') target.required = (target.required ?? []).filter((m) => m !== w.member);
-    if (w.rule === 'nullable') {
-      const props = target.properties as Record<string, Schema>;
-      props[w.member] = nullable(props[w.member]);
-      target.required = [...(target.required ?? []), w.member];
-    }
-  }
-}
-
 export type ResponseChecker = Checker<SdkMethod>;
 
 export async function responseChecker(): Promise<ResponseChecker> {
   const schema = structuredClone(await generatedSchema());
-  applySpecWins(schema);
+  applySpecWins(schema, RESPONSE_TYPES, SPEC_WINS);
   optionalMayBeNull(schema.definitions);
   return checkerOf(schema, RESPONSE_TYPES);
 }

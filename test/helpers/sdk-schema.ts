@@ -75,6 +75,38 @@ export function optionalMayBeNull(s: unknown): void {
   for (const [k, v] of Object.entries(o)) if (k !== 'properties') optionalMayBeNull(v);
 }
 
+/** A member where the spec and the SDK's types differ and the sandbox follows the spec (each one written down in docs/sandbox-api.md). */
+export interface SpecWin<M extends string> {
+  /** Only in this method's response (a copy of the definition); every use of the definition without it. */
+  method?: M;
+  definition: string;
+  member: string;
+  rule: 'optional' | 'nullable';
+  spec: string;
+}
+
+export function applySpecWins<M extends string>(schema: Schema, responseTypes: Readonly<Record<M, string>>, wins: ReadonlyArray<SpecWin<M>>): void {
+  const defs = schema.definitions as Record<string, Schema>;
+  for (const w of wins) {
+    let target = defs[w.definition];
+    if (w.method) {
+      // Only for this method's response: a copy of the definition, referenced from it.
+      const response = defs[responseTypes[w.method]];
+      const copyName = `${w.definition}__${w.method}`;
+      target = defs[copyName] = structuredClone(defs[w.definition]);
+      for (const [k, v] of Object.entries(response.properties ?? {})) {
+        if (refName(v) === w.definition) (response.properties as Record<string, Schema>)[k] = { $ref: `#/definitions/${encodeURIComponent(copyName)}` };
+      }
+    }
+    if (w.rule === 'optional' || w.rule === 'nullable') target.required = (target.required ?? []).filter((m) => m !== w.member);
+    if (w.rule === 'nullable') {
+      const props = target.properties as Record<string, Schema>;
+      props[w.member] = nullable(props[w.member]);
+      target.required = [...(target.required ?? []), w.member];
+    }
+  }
+}
+
 export interface ResponseChecker<M extends string> {
   /** Throws with every violation (instance path and message) when `data` is not a valid response of `method`. */
   check(method: M, data: unknown): void;
