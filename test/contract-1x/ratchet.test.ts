@@ -61,9 +61,9 @@ describe('judge', () => {
       ['c.get', checks(pass)],
     ]);
     expect(judge(expected, all, {}).problems).toEqual([
-      'a.create: 400: body refused (not a known gap: a regression, or add it to KNOWN_GAPS with a reason)',
-      'a.list: needs a.create (not a known gap: a regression, or add it to KNOWN_GAPS with a reason)',
-      'b.create: 404: 400 instead of 404 (not a known gap: a regression, or add it to KNOWN_GAPS with a reason)',
+      'a.create: 400: body refused (a regression: a method outside KNOWN_GAPS must pass)',
+      'a.list: needs a.create (a regression: a method outside KNOWN_GAPS must pass)',
+      'b.create: 404: 400 instead of 404 (a regression: a method outside KNOWN_GAPS must pass)',
     ]);
   });
 
