@@ -206,7 +206,10 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
   const csv = path.resolve(opts.csv);
   const coerce = opts.coerce ?? {};
   const form = opts.form ?? '2025-04-21';
-  const prepared = await prepareRows(opts.config, { csv, delimiter: opts.delimiter, map: opts.map, coerce, allowOutside: opts.allowOutside, form });
+  // Rows are read in the 2025-04-21 form, which holds every member of either form: a row the form
+  // in effect cannot hold (a confidence other than 1, a split's identifier) is still matched to its
+  // item and kept, not skipped as invalid. Rows and the set's outputs compare across forms.
+  const prepared = await prepareRows(opts.config, { csv, delimiter: opts.delimiter, map: opts.map, coerce, allowOutside: opts.allowOutside, form: '2025-04-21' });
   if (prepared.headerInvalid) {
     const f = prepared.findings.find((x) => x.severity === 'error')!;
     throw new InputError(`the dataset CSV's columns do not fit the processor config: ${f.message}`, { location: { file: opts.csv, line: f.line, column: f.column }, hint: f.hint ?? 'fix the header of the dataset CSV, or pass --source with the CSV the set was uploaded from' });
@@ -251,8 +254,7 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
     } else if (same(row, t.after)) {
       plan.unchanged++;
       continue;
-    }
-    if (t.before === undefined || same(row, t.before)) want = t.after;
+    } else if (t.before === undefined || same(row, t.before)) want = t.after;
     else {
       const patched = patchRow(row, t.before, t.after);
       if (typeof patched === 'string') {
