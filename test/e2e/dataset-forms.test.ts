@@ -1,5 +1,5 @@
 // CLASSIFY and SPLITTER labels in either API form (spec 3.7) through the built CLI against the
-// sandbox: `dataset download --into` and a corrections upload read the set and the CSV in either
+// sandbox: `dataset download --into`, a corrections upload and `dataset harvest` read the set and the CSV in either
 // form, write and send in the form of the API version in effect, and lose nothing the other form
 // cannot say. The sandbox speaks only 2025-04-21 on the wire (issue 32 part 2): its token is pinned
 // to 2025-04-21 and evalkit's version header goes under a name it does not read, so the form in
@@ -10,6 +10,7 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderErrors } from '../../src/report/errors.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { uploadText } from '../sandbox/helpers.js';
 import { CLASSIFY, docs, folder, json, service, SPLITTER, type Service } from './dataset-helpers.js';
 
 let s: Service | undefined;
@@ -153,5 +154,35 @@ describe('a corrections upload in the form in effect', () => {
     const sync = await cli(s, '2025-04-21', ['dataset', 'upload', 'data.csv', '-e', setId, '--dry-run', '--format', 'json'], dir);
     expect(sync.code, sync.stderr).toBe(0);
     expect(json(sync).plan).toMatchObject({ create: 0, update: 0, unchanged: 2 });
+  }, 60_000);
+});
+
+describe('dataset harvest in the form in effect', () => {
+  async function reviewedSplitterRun(svc: Service, processor: string, name: string, splits: unknown[]): Promise<void> {
+    const fileId = await uploadText(svc.t, `${name}.txt`, `SPLIT ${name}\n`);
+    const run = await svc.client.processorRuns.create({ processorId: processor, file: { fileId } });
+    await svc.t.sb.idle();
+    const r = await svc.t.call('POST', `/processor_runs/${run.id}/review`, { body: { reviewedBy: 'user_alice', edits: { splits: { editedValue: splits } } } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  }
+
+  it('SPLITTER: the harvested expected output has no split ids under 2026-02-09 (ids under 2025-04-21); an observation is named, not dropped', async () => {
+    s = await pinned();
+    const dir = folder();
+    const p = await s.processor('SPLITTER', SPLITTER);
+    await reviewedSplitterRun(s, p, 'one', [{ id: 's1', classificationId: 'receipt', type: 'receipt', startPage: 1, endPage: 1 }]);
+    const planned = async (form: Form) => {
+      const r = await cli(s!, form, ['dataset', 'harvest', '-p', p, '--reviewed', '--create-set', 'h', '--dry-run', '--format', 'json'], dir);
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { upload: { plan: { changes: Array<{ values: Array<{ label: string; value: unknown }> }> } } }).upload.plan.changes.map((c) => c.values);
+    };
+    const split = { classificationId: 'receipt', type: 'receipt', startPage: 1, endPage: 1 };
+    expect(await planned('2026-02-09')).toEqual([[{ label: 'splits', value: { splits: [split] } }]]);
+    expect(await planned('2025-04-21')).toEqual([[{ label: 'splits', value: { splits: [{ id: 's1', ...split }] } }]]);
+
+    await reviewedSplitterRun(s, p, 'two', [{ id: 's1', ...split, observation: 'stamped' }]);
+    const r = await cli(s, '2026-02-09', ['dataset', 'harvest', '-p', p, '--reviewed', '--create-set', 'h', '--dry-run'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/splits\[0\]\.observation: api-version-form/);
   }, 60_000);
 });
