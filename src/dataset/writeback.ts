@@ -286,7 +286,7 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
       const empty = prepared.source.header.map(() => '');
       empty[idCol.index] = fileId;
       const after = opts.targets.get(item)!.after;
-      const want = prepared.model.type === 'EXTRACT' ? after : inForm(after, prepared.model.type, form);
+      const want = prepared.model.type === 'EXTRACT' || !isPlainObject(after) ? after : inForm(after, prepared.model.type, form);
       const cells = cellsFor(prepared.columns, prepared.model, empty, want, coerce);
       for (const [i, text] of cells) empty[i] = text;
       const built = buildRow(empty, 0, prepared.columns, prepared.model, coerce);
@@ -310,7 +310,7 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
  * more; when the set's label comes in, the row's older members go with it where a split is unchanged.
  */
 export function labelTarget(row: Record<string, unknown>, t: WriteBackTarget, type: Exclude<ProcessorType, 'EXTRACT'>, form: ExpectedForm): Record<string, unknown> | 'unchanged' | 'conflict' {
-  const after = inForm(t.after, type, form);
+  const after = isPlainObject(t.after) ? inForm(t.after, type, form) : {};
   if (sameLabels(row, after, type)) {
     const want = form === '2025-04-21' ? withOlderMembers(row, after, type) : row;
     return sameOutput(want, row, type) ? 'unchanged' : want;

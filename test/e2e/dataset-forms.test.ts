@@ -76,7 +76,20 @@ describe('dataset download --into in the form in effect', () => {
     const sync = await cli(s, '2026-02-09', ['dataset', 'upload', 'data.csv', '-e', setId, '--dry-run'], dir);
     expect(sync.code).toBe(2);
     expect(sync.stdout).toMatch(/data\.csv:3:2 \(expectedOutput\) confidence: api-version-form/);
-  }, 60_000);
+
+    // A CSV downloaded under 2025-04-21 (confidences kept), brought up to date under 2026-02-09:
+    // its rows agree with the set as they are; a new item is appended in the 2026-02-09 form.
+    const got = await cli(s, '2025-04-21', ['dataset', 'download', '-e', setId, '--out', 'set.csv'], dir);
+    expect(got.code, got.stderr).toBe(0);
+    const before = read(dir, 'set.csv');
+    expect(before).toContain(cell({ id: 'rcpt', type: 'receipt', confidence: 1 }));
+    const extra = await uploadText(s.t, 'extra.txt', 'RECEIPT X');
+    await s.client.evaluationSetItems.create({ evaluationSetId: setId, fileId: extra, expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } } as never);
+    const into = await cli(s, '2026-02-09', ['dataset', 'download', '-e', setId, '--into', 'set.csv', '--format', 'json'], dir);
+    expect(into.code, into.stderr).toBe(0);
+    expect(JSON.parse(into.stdout)).toMatchObject({ rows: 0, appended: 1, unchanged: 3, written: true });
+    expect(read(dir, 'set.csv')).toBe(`${before}${extra},${cell({ id: 'rcpt', type: 'receipt' })},\r\n`);
+  }, 120_000);
 
   it('SPLITTER: split ids split_<n> on one side only are no change; a compact cell stays compact; JSON is written in the form in effect', async () => {
     s = await pinned();
@@ -107,7 +120,7 @@ describe('dataset download --into in the form in effect', () => {
       const want = { classificationId: 'invoice', type: 'invoice', startPage: 1, endPage: 3 };
       expect(splits).toEqual([form === '2025-04-21' ? { id: 'split_1', ...want } : want]);
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('a corrections upload in the form in effect', () => {
@@ -137,7 +150,7 @@ describe('a corrections upload in the form in effect', () => {
     expect(json(r).tally).toMatchObject({ updated: 1, unchanged: 1 });
     expect((await s.items(setId)).find((i) => i.id === ids.get('doc-0.txt'))!.expectedOutput).toEqual({ id: 'rcpt', type: 'receipt' });
     expect(read(dir)).toBe(DATA.replace(cell({ id: 'invoice', type: 'invoice', confidence: 1 }), cell({ id: 'rcpt', type: 'receipt' })));
-  }, 60_000);
+  }, 120_000);
 
   it('2025-04-21: a CSV row in 2026-02-09 form gets the correction with the confidence the set keeps; the next sync plans nothing', async () => {
     s = await pinned();
@@ -154,7 +167,7 @@ describe('a corrections upload in the form in effect', () => {
     const sync = await cli(s, '2025-04-21', ['dataset', 'upload', 'data.csv', '-e', setId, '--dry-run', '--format', 'json'], dir);
     expect(sync.code, sync.stderr).toBe(0);
     expect(json(sync).plan).toMatchObject({ create: 0, update: 0, unchanged: 2 });
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('dataset harvest in the form in effect', () => {
@@ -184,5 +197,5 @@ describe('dataset harvest in the form in effect', () => {
     const r = await cli(s, '2026-02-09', ['dataset', 'harvest', '-p', p, '--reviewed', '--create-set', 'h', '--dry-run'], dir);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/splits\[0\]\.observation: api-version-form/);
-  }, 60_000);
+  }, 120_000);
 });
