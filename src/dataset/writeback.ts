@@ -85,7 +85,7 @@ export interface WriteBackOptions {
   appendMissing?: boolean;
   /** Every item of the set, for appended rows (download --into). */
   fileIdOf?: ReadonlyMap<string, string>;
-  /** The expected-output form of the API version in effect (default 2025-04-21): CLASSIFY and SPLITTER cells are read and written in it. */
+  /** The expected-output form of the API version in effect (default 2025-04-21): CLASSIFY and SPLITTER cells are written in it (and read in either). */
   form?: ExpectedForm;
   signal?: AbortSignal;
 }
