@@ -456,7 +456,7 @@ async function runDownloadInto(a: ArgumentsCamelCase<DownloadArgs>, into: string
   }
   const { downloadInto } = await import('../dataset/index.js');
   const { clientFromEnv } = await import('../api/index.js');
-  const r = await downloadInto(clientFromEnv(), { evaluationSetId: a.evaluationSet, into, dryRun: a.dryRun, coerce: { currency, decimalComma: a.decimalComma, dateOrder: a.dateOrder } });
+  const r = await downloadInto(clientFromEnv(), { evaluationSetId: a.evaluationSet, into, dryRun: a.dryRun, coerce: { currency, decimalComma: a.decimalComma, dateOrder: a.dateOrder }, form: await formInEffect() });
   if (r.missing.length) err(`evalkit: ${r.missing.length} item${r.missing.length === 1 ? '' : 's'} of the set ha${r.missing.length === 1 ? 's' : 've'} no row in ${into}, which has no fileId column to add ${r.missing.length === 1 ? 'it' : 'them'} (${r.missing.slice(0, 5).join(', ')}${r.missing.length > 5 ? ', ...' : ''}): download them with --out`);
   if (a.format === 'json') outJson(r);
   else {
@@ -523,6 +523,7 @@ const harvest = defineCommand<HarvestArgs>({
     try {
       r = await dataset.harvestReviewed({
         processorId: a.processor,
+        form: await formInEffect(),
         since,
         csv,
         evaluationSetId: a.evaluationSet,

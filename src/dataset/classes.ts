@@ -3,8 +3,10 @@
  * splits column holding JSON or the compact form `invoice:1-3;receipt:4-5`.
  */
 import { expectedDown, expectedUp, splitId, type ProcessorType } from '../config/index.js';
+import { isDeepStrictEqual } from 'node:util';
 import { applyPlan, membersOf } from '../config/members.js';
 import type { Classification, ExpectedForm } from '../expected/model.js';
+import { isPlainObject } from '../util/json.js';
 import { depthProblem, type CellProblem, type CellResult } from './cells.js';
 
 /** `Bank Statement`, `bank-statement` and `bank_statement` are one name. */
@@ -143,4 +145,82 @@ export function outputType(output: unknown): ProcessorType {
   if (Array.isArray(o.splits)) return 'SPLITTER';
   if (typeof o.id === 'string' && typeof o.type === 'string' && !Object.hasOwn(o, 'value')) return 'CLASSIFY';
   return 'EXTRACT';
+}
+
+/**
+ * The 2025-04-21 members the 2026-02-09 form has no place for (spec 3.7): a CLASSIFY output's
+ * `confidence`, a split's `id`, `identifier` and `observation`. The rest of an output (the class,
+ * each split's classification and pages) is its label.
+ */
+const OLDER_MEMBERS: Readonly<Record<'CLASSIFY' | 'SPLITTER', readonly string[]>> = { CLASSIFY: ['confidence'], SPLITTER: ['id', 'identifier', 'observation'] };
+
+/** Absent and null alike, as label comparisons take them. */
+const present = (o: Record<string, unknown>, k: string): boolean => Object.hasOwn(o, k) && o[k] !== null && o[k] !== undefined;
+
+/** An output with what drops without loss going to 2026-02-09 dropped (`confidence: 1`, split ids equal to splitId): one text per meaning. */
+export function canonicalOutput(output: unknown, type: ProcessorType): unknown {
+  return type !== 'EXTRACT' && isPlainObject(output) ? inForm(output, type, '2026-02-09') : output;
+}
+
+/** Equal outputs once what drops without loss is dropped: the same labels in either API form, nothing more or less. */
+export function sameOutput(a: unknown, b: unknown, type: ProcessorType): boolean {
+  return isDeepStrictEqual(canonicalOutput(a ?? null, type), canonicalOutput(b ?? null, type));
+}
+
+/** The parts of an output that older members hang on: the output itself (CLASSIFY) or each split (SPLITTER). */
+function partsOf(output: Record<string, unknown>, type: 'CLASSIFY' | 'SPLITTER'): unknown[] {
+  if (type === 'CLASSIFY') return [output];
+  return Array.isArray(output.splits) ? output.splits : [];
+}
+
+/** Two parts equal but for older members only one of them carries. */
+function samePart(a: unknown, b: unknown, older: readonly string[]): boolean {
+  if (!isPlainObject(a) || !isPlainObject(b)) return isDeepStrictEqual(a ?? null, b ?? null);
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (older.includes(k) && !(present(a, k) && present(b, k))) continue;
+    if (!isDeepStrictEqual(a[k] ?? null, b[k] ?? null)) return false;
+  }
+  return true;
+}
+
+/**
+ * The same labels in either API form: equal once what drops without loss is dropped, and but for
+ * older members (confidence, a split's id, identifier, observation) only one side carries, since
+ * an output in the 2026-02-09 form has none of them to differ in. An older member both sides
+ * carry with different values is a difference. EXTRACT outputs compare as they are.
+ */
+export function sameLabels(a: unknown, b: unknown, type: ProcessorType): boolean {
+  const x = canonicalOutput(a ?? null, type);
+  const y = canonicalOutput(b ?? null, type);
+  if (type === 'EXTRACT' || !isPlainObject(x) || !isPlainObject(y)) return isDeepStrictEqual(x, y);
+  const older = OLDER_MEMBERS[type];
+  if (type === 'CLASSIFY') return samePart(x, y, older);
+  const { splits: xs, ...xRest } = x;
+  const { splits: ys, ...yRest } = y;
+  if (!isDeepStrictEqual(xRest, yRest)) return false;
+  if (!Array.isArray(xs) || !Array.isArray(ys)) return isDeepStrictEqual(xs ?? null, ys ?? null);
+  return xs.length === ys.length && xs.every((s, i) => samePart(s, ys[i], older));
+}
+
+/**
+ * `into` with the older members that `from` carries and `into` lacks (after lossless drops),
+ * on each part (the CLASSIFY output, each split by position) whose label is the same in both:
+ * what one side of a merge holds and the other form cannot say is carried over, not lost.
+ */
+export function withOlderMembers(into: Record<string, unknown>, from: unknown, type: ProcessorType): Record<string, unknown> {
+  if (type === 'EXTRACT' || !isPlainObject(from)) return into;
+  const older = OLDER_MEMBERS[type];
+  const ci = canonicalOutput(into, type) as Record<string, unknown>;
+  const cf = canonicalOutput(from, type) as Record<string, unknown>;
+  const out = structuredClone(into);
+  const outParts = partsOf(out, type);
+  const intoParts = partsOf(ci, type);
+  const fromParts = partsOf(cf, type);
+  outParts.forEach((part, i) => {
+    const a = intoParts[i];
+    const b = fromParts[i];
+    if (!isPlainObject(part) || !isPlainObject(a) || !isPlainObject(b) || !samePart(a, b, older)) return;
+    for (const k of older) if (!present(a, k) && present(b, k)) part[k] = b[k];
+  });
+  return out;
 }

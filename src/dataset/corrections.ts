@@ -7,10 +7,10 @@
  * unchanged items are left alone, and each update is journaled.
  */
 import { createExpectedValidator, type ConfigSource } from '../expected/index.js';
-import type { ExpectedModel, Node } from '../expected/model.js';
+import type { ExpectedForm, ExpectedModel, Node } from '../expected/model.js';
 import { isPlainObject } from '../util/json.js';
 import { coerceCell, type CellResult, type CoerceOptions } from './cells.js';
-import { classCell } from './classes.js';
+import { classCell, inForm, sameOutput } from './classes.js';
 import { nodeAt } from './columns.js';
 import type { CsvSource } from './csv.js';
 import type { RowFinding } from './findings.js';
@@ -238,8 +238,14 @@ export interface CorrectionPlan {
   rows: number;
 }
 
-/** Plans the updates: the corrected expectedOutput of each named item, validated with the config. */
-export function planCorrections(corrections: readonly Correction[], items: ReadonlyMap<string, unknown>, config: ConfigSource, coerce: CoerceOptions = {}): CorrectionPlan {
+/**
+ * Plans the updates: the corrected expectedOutput of each named item, validated with the config.
+ * The set's items are read in either API form and an update is built in `form` (the API version
+ * in effect's), as an upload builds its items: what that form cannot hold (a CLASSIFY confidence
+ * other than 1) is an `api-version-form` finding of the item's row, never dropped. An item whose
+ * corrections change no label (also: only its form differs) is unchanged and not sent.
+ */
+export function planCorrections(corrections: readonly Correction[], items: ReadonlyMap<string, unknown>, config: ConfigSource, coerce: CoerceOptions = {}, form: ExpectedForm = '2025-04-21'): CorrectionPlan {
   const findings: RowFinding[] = [];
   const byItem = new Map<string, Correction[]>();
   for (const c of corrections) {
@@ -253,22 +259,24 @@ export function planCorrections(corrections: readonly Correction[], items: Reado
     }
     byItem.set(c.item, [...(byItem.get(c.item) ?? []), c]);
   }
-  const validate = createExpectedValidator(config.config, { type: config.type });
+  const validate = createExpectedValidator(config.config, { type: config.type, form });
   const ctx: CorrectionContext = { model: modelOf(config), coerce };
   const updates: CorrectionPlan['updates'] = [];
   let unchanged = 0;
   for (const [item, list] of byItem) {
     const old = items.get(item);
-    const { output, findings: f } = applyCorrections(old, list, config.type, ctx);
+    const { output: corrected, findings: f } = applyCorrections(old, list, config.type, ctx);
     findings.push(...f);
     if (f.length) continue;
-    const v = validate(output);
-    const errors = v.findings.filter((x) => x.severity === 'error');
+    const output = inForm(corrected, config.type, form);
+    const same = config.type === 'EXTRACT' ? digestOf(output) === digestOf(old) : sameOutput(output, old, config.type);
+    // An item left as it is is not sent: the form it is held in is no finding of this upload.
+    const errors = validate(output).findings.filter((x) => x.severity === 'error' && !(same && x.rule === 'api-version-form'));
     if (errors.length) {
       for (const e of errors) findings.push({ line: list[0].line, field: e.pointer, rule: e.rule, severity: 'error', message: `item ${item}: ${e.message}` });
       continue;
     }
-    if (digestOf(output) === digestOf(old)) unchanged++;
+    if (same) unchanged++;
     else updates.push({ item, line: list[0].line, output });
   }
   return { updates, unchanged, findings, rows: corrections.length };

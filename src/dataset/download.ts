@@ -139,6 +139,8 @@ export interface DownloadIntoOptions {
   allowOutside?: boolean;
   dryRun?: boolean;
   signal?: AbortSignal;
+  /** The form CLASSIFY and SPLITTER cells are read and written in: the API version in effect's (default 2025-04-21; see planWriteBack). */
+  form?: ExpectedForm;
 }
 
 export interface DownloadIntoResult {
@@ -179,7 +181,7 @@ export async function downloadInto(client: Client, opts: DownloadIntoOptions): P
     targets.set(item.id, last === undefined ? { after: item.expectedOutput as Record<string, unknown> } : { before: last, after: item.expectedOutput as Record<string, unknown> });
     fileIdOf.set(item.id, item.fileId);
   }
-  const plan = await planWriteBack({ csv: opts.into, config, client, setId: set.id, targets, coerce: opts.coerce, delimiter: opts.delimiter, allowOutside: opts.allowOutside, appendMissing: true, fileIdOf, signal });
+  const plan = await planWriteBack({ csv: opts.into, config, client, setId: set.id, targets, coerce: opts.coerce, delimiter: opts.delimiter, allowOutside: opts.allowOutside, appendMissing: true, fileIdOf, form: opts.form, signal });
   if (plan.problems.length > 0) throw writeBackError(plan, `a label changed in both the CSV and the set since the last sync: settle it in ${opts.into} (or sync the CSV with --overwrite); a column the set's labels need: add it (or an expectedOutput column), or download the set as a new CSV with --out`);
   const written = !opts.dryRun && (plan.edits.length > 0 || plan.appended.length > 0);
   if (written) await applyWriteBack(plan);

@@ -15,6 +15,7 @@ import { isApiError, type Client, type FetchLike, type ProcessorRun } from '../a
 import { InputError, UsageError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { isPlainObject } from '../util/json.js';
+import type { ExpectedForm } from '../expected/model.js';
 import { journalPathFor } from './journal.js';
 import { csvLine } from './rejects.js';
 import { patiently } from './remote.js';
@@ -22,7 +23,7 @@ import { uploadDataset, type UploadOptions, type UploadResult } from './upload.j
 
 type Json = Record<string, unknown>;
 
-export interface HarvestOptions extends Pick<UploadOptions, 'skipInvalid' | 'journal' | 'concurrency' | 'chunkSize' | 'maxRps' | 'processorVersion' | 'onProgress' | 'onNotice' | 'signal' | 'fetch'> {
+export interface HarvestOptions extends Pick<UploadOptions, 'form' | 'skipInvalid' | 'journal' | 'concurrency' | 'chunkSize' | 'maxRps' | 'processorVersion' | 'onProgress' | 'onNotice' | 'signal' | 'fetch'> {
   processorId: string;
   /** Only runs reviewed at or after this instant (ISO 8601). */
   since?: string;
@@ -66,13 +67,21 @@ export function parseSince(text: string): string {
   return new Date(ms).toISOString();
 }
 
-/** The expected output a reviewed output stands for: results only, no confidences or citations. */
-export function expectedFromReviewed(type: string, reviewed: Json): Json {
+/**
+ * The expected output a reviewed output stands for: results only, no confidences or citations,
+ * in the expected-output form of the API version in effect (spec 3.7). In the 2026-02-09 form a
+ * split has no id (a run's split id is the run's reference, as its confidence is no label); a
+ * split's identifier or observation with a value stays, for the upload to name
+ * (`api-version-form`): that form has no place for it, and it is not dropped unsaid.
+ */
+export function expectedFromReviewed(type: string, reviewed: Json, form: ExpectedForm = '2025-04-21'): Json {
   if (type === 'CLASSIFY') return { id: reviewed.id, type: reviewed.type };
   if (type === 'SPLITTER') {
     const splits = Array.isArray(reviewed.splits) ? reviewed.splits : Array.isArray(reviewed.subDocumentClassifications) ? reviewed.subDocumentClassifications : [];
     const keep = ['id', 'classificationId', 'type', 'startPage', 'endPage', 'identifier', 'observation'];
-    return { splits: splits.map((s: unknown) => (isPlainObject(s) ? Object.fromEntries(keep.filter((k) => Object.hasOwn(s, k)).map((k) => [k, s[k]])) : s)) };
+    const current = form === '2026-02-09';
+    const kept = (s: Json, k: string): boolean => Object.hasOwn(s, k) && !(current && (k === 'id' || ((k === 'identifier' || k === 'observation') && (s[k] === null || s[k] === ''))));
+    return { splits: splits.map((s: unknown) => (isPlainObject(s) ? Object.fromEntries(keep.filter((k) => kept(s, k)).map((k) => [k, s[k]])) : s)) };
   }
   if (Object.hasOwn(reviewed, 'value')) return { value: reviewed.value };
   // The legacy fields-array form: fieldName -> {id, type, value, confidence, ...}.
@@ -122,7 +131,7 @@ export async function harvestReviewed(opts: HarvestOptions): Promise<HarvestResu
       else if (seenFiles.has(fileId)) result.skipped.push({ run: run.id, reason: `same file as ${seenFiles.get(fileId)}, reviewed later (the latest review wins)` });
       else {
         seenFiles.set(fileId, run.id);
-        picked.push({ run, fileId, output: expectedFromReviewed(String(run.type ?? ''), run.reviewedOutput) });
+        picked.push({ run, fileId, output: expectedFromReviewed(String(run.type ?? ''), run.reviewedOutput, opts.form) });
       }
     }
   } catch (e) {
@@ -151,6 +160,7 @@ export async function harvestReviewed(opts: HarvestOptions): Promise<HarvestResu
     await writeFileAtomic(csv, lines);
     result.upload = await uploadDataset({
       csv,
+      form: opts.form,
       evaluationSetId: opts.evaluationSetId,
       createSet: opts.createSet ? { name: opts.createSet.name, description: opts.createSet.description, processorId: opts.processorId } : undefined,
       processorVersion: opts.processorVersion,

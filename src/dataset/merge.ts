@@ -17,10 +17,14 @@
  *   - no record of a last sync (first sync from this journal) and a difference: nobody can say
  *     which side changed, so it is refused like a conflict (`no-record`); --overwrite sends the
  *     CSV's.
+ *
+ * A CLASSIFY or SPLITTER output compares in either API form (classes.ts sameOutput): a
+ * `confidence: 1` or a split id `split_<n>` on one side only is no difference.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ExpectedModel, Node } from '../expected/model.js';
 import { isPlainObject } from '../util/json.js';
+import { sameOutput } from './classes.js';
 import { shapePath } from './columns.js';
 import { formatPath, type Segment } from './paths.js';
 
@@ -177,6 +181,7 @@ function isUnnamed(label: Label, uncovered: ReadonlySet<string>, desired: unknow
  */
 export function mergeItem(model: ExpectedModel, desired: unknown, last: unknown, live: unknown, opts: MergeOptions): ItemMerge {
   const hasRecord = last !== undefined;
+  const same = model.type === 'EXTRACT' ? sameLabel : (a: unknown, b: unknown) => sameOutput(a, b, model.type);
   const labels = labelsOf(model, [desired, last, live]);
   const output: Record<string, unknown> = isPlainObject(live) ? structuredClone(live) : {};
   const changes: LabelChange[] = [];
@@ -189,14 +194,14 @@ export function mergeItem(model: ExpectedModel, desired: unknown, last: unknown,
     if (unnamed && !opts.pruneFields) continue;
     let csvValue = unnamed ? ABSENT : at(desired, label.at);
     if (label.field && model.type === 'EXTRACT') csvValue = fillUnnamedMembers(csvValue, serviceValue, shapePath(label.field), opts.uncovered);
-    if (sameLabel(csvValue, serviceValue)) continue;
+    if (same(csvValue, serviceValue)) continue;
     const lastValue = hasRecord ? at(last, label.at) : ABSENT;
     let decision: LabelDecision;
     // --prune-fields names what to remove: no side's history makes it keep the value.
     if (unnamed) decision = isEmptyLabel(serviceValue) ? 'update' : 'clear';
     else if (!hasRecord && !opts.csvWinsWithoutRecord) decision = 'no-record';
-    else if (!hasRecord || sameLabel(lastValue, serviceValue)) decision = isEmptyLabel(csvValue) && !isEmptyLabel(serviceValue) ? 'clear' : 'update';
-    else if (sameLabel(lastValue, csvValue)) decision = 'kept';
+    else if (!hasRecord || same(lastValue, serviceValue)) decision = isEmptyLabel(csvValue) && !isEmptyLabel(serviceValue) ? 'clear' : 'update';
+    else if (same(lastValue, csvValue)) decision = 'kept';
     else decision = 'conflict';
     const change: LabelChange = { label: label.name, decision, csv: csvValue ?? null, service: serviceValue ?? null };
     if (hasRecord) change.lastSynced = lastValue ?? null;

@@ -898,7 +898,7 @@ async function uploadCorrections(
   const corrections = await readCorrections(ctx.source);
   const items = new Map<string, unknown>();
   for await (const it of client.evaluationSets.listAllItems(set.id, {}, { signal: opts.signal })) items.set(it.id, it.expectedOutput);
-  const plan = planCorrections(corrections, items, config, opts.coerce);
+  const plan = planCorrections(corrections, items, config, opts.coerce, opts.form);
   const badLines = new Set(plan.findings.filter(isError).map((f) => f.line));
   const result: UploadResult = {
     csv: opts.csv,

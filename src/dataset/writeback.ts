@@ -15,12 +15,12 @@ import path from 'node:path';
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { Client } from '../api/index.js';
 import type { ConfigSource } from '../expected/index.js';
-import type { ExpectedModel, Node } from '../expected/model.js';
+import type { ExpectedForm, ExpectedModel, Node } from '../expected/model.js';
 import { InputError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
-import { sortKeysDeep, valueAt } from '../util/json.js';
+import { isPlainObject, sortKeysDeep, valueAt } from '../util/json.js';
 import { coerceCell, type CoerceOptions } from './cells.js';
-import { classCell, splitsCell } from './classes.js';
+import { canonicalOutput, classCell, inForm, sameLabels, sameOutput, splitsCell, withOlderMembers } from './classes.js';
 import type { Column, ColumnMap, ColumnPlan } from './columns.js';
 import { openCsv, type CsvRecord } from './csv.js';
 import { contentIdentity } from './files.js';
@@ -31,6 +31,7 @@ import { neutralise, quoteCell } from './rejects.js';
 import { FileIndex, listExisting } from './remote.js';
 import { buildRow } from './rows.js';
 import { formatPath } from './paths.js';
+import type { ProcessorType } from '../config/index.js';
 
 /** One value, compared as the sync compares outputs (keys sorted; absent and null alike). */
 function same(a: unknown, b: unknown): boolean {
@@ -84,6 +85,8 @@ export interface WriteBackOptions {
   appendMissing?: boolean;
   /** Every item of the set, for appended rows (download --into). */
   fileIdOf?: ReadonlyMap<string, string>;
+  /** The expected-output form of the API version in effect (default 2025-04-21): CLASSIFY and SPLITTER cells are written in it (and read in either). */
+  form?: ExpectedForm;
   signal?: AbortSignal;
 }
 
@@ -109,9 +112,22 @@ function fieldValue(col: Column, text: string, coerce: CoerceOptions): unknown {
   return r.ok ? r.value : undefined;
 }
 
+/** `invoice:1-3;receipt:4`, as a compact splits cell names them (by type, or by id). */
+function compactSplits(splits: unknown, by: 'type' | 'classificationId'): string | undefined {
+  if (!Array.isArray(splits) || splits.length === 0) return undefined;
+  const out: string[] = [];
+  for (const s of splits) {
+    if (!isPlainObject(s) || typeof s[by] !== 'string' || typeof s.startPage !== 'number' || typeof s.endPage !== 'number') return undefined;
+    out.push(`${s[by] as string}:${s.startPage === s.endPage ? s.startPage : `${s.startPage}-${s.endPage}`}`);
+  }
+  return out.join(';');
+}
+
 /** The new texts of the cells of one row so that it reads as `want`; only cells whose value differs. */
 function cellsFor(plan: ColumnPlan, model: ExpectedModel, cells: readonly string[], want: Record<string, unknown>, coerce: CoerceOptions): Map<number, string> {
   const edits = new Map<number, string>();
+  // CLASSIFY and SPLITTER outputs read the same in either API form (a split id the reading gives, confidence 1).
+  const sameOut = (a: unknown, b: unknown): boolean => (model.type === 'EXTRACT' ? same(a, b) : sameOutput(a, b, model.type));
   const put = (col: Column, options: string[], ok: (text: string) => boolean): void => {
     const text = options.find(ok);
     edits.set(col.index, text ?? options[options.length - 1]);
@@ -131,22 +147,25 @@ function cellsFor(plan: ColumnPlan, model: ExpectedModel, cells: readonly string
       }
       const bare = model.type === 'EXTRACT' && cur !== null && typeof cur === 'object' && !Array.isArray(cur) && !Object.hasOwn(cur, 'value') && Object.keys(want).every((k) => k === 'value');
       const next = bare ? want.value : want;
-      if (same(cur, next)) continue;
+      if (sameOut(cur, next)) continue;
       edits.set(col.index, JSON.stringify(next));
     } else if (col.role === 'class' && model.type !== 'EXTRACT') {
       const read = (t: string) => {
         const r = classCell(t, model.classifications);
         return r.ok ? r.value : undefined;
       };
-      if (same(read(text), want)) continue;
-      put(col, [String(want.type ?? ''), String(want.id ?? '')], (t) => same(read(t), want));
+      if (sameOut(read(text), want)) continue;
+      put(col, [String(want.type ?? ''), String(want.id ?? '')], (t) => sameOut(read(t), want));
     } else if (col.role === 'splits' && model.type !== 'EXTRACT') {
       const read = (t: string) => {
         const r = splitsCell(t, model.classifications);
         return r.ok ? r.value : undefined;
       };
-      if (same(read(text), want)) continue;
-      put(col, [JSON.stringify(want.splits), JSON.stringify(want)], (t) => same(read(t), want));
+      if (sameOut(read(text), want)) continue;
+      // A compact cell (invoice:1-3;receipt:4) stays compact where that says it all.
+      const t = text.trim();
+      const compact = t !== '' && !t.startsWith('[') && !t.startsWith('{') ? [compactSplits(want.splits, 'type'), compactSplits(want.splits, 'classificationId')].filter((c): c is string => c !== undefined) : [];
+      put(col, [...compact, JSON.stringify(want.splits), JSON.stringify(want)], (c) => sameOut(read(c), want));
     }
   }
   return edits;
@@ -186,7 +205,11 @@ function conflictPath(at: readonly string[]): string {
 export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPlan> {
   const csv = path.resolve(opts.csv);
   const coerce = opts.coerce ?? {};
-  const prepared = await prepareRows(opts.config, { csv, delimiter: opts.delimiter, map: opts.map, coerce, allowOutside: opts.allowOutside });
+  const form = opts.form ?? '2025-04-21';
+  // Rows are read in the 2025-04-21 form, which holds every member of either form: a row the form
+  // in effect cannot hold (a confidence other than 1, a split's identifier) is still matched to its
+  // item and kept, not skipped as invalid. Rows and the set's outputs compare across forms.
+  const prepared = await prepareRows(opts.config, { csv, delimiter: opts.delimiter, map: opts.map, coerce, allowOutside: opts.allowOutside, form: '2025-04-21' });
   if (prepared.headerInvalid) {
     const f = prepared.findings.find((x) => x.severity === 'error')!;
     throw new InputError(`the dataset CSV's columns do not fit the processor config: ${f.message}`, { location: { file: opts.csv, line: f.line, column: f.column }, hint: f.hint ?? 'fix the header of the dataset CSV, or pass --source with the CSV the set was uploaded from' });
@@ -215,12 +238,23 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
     const shaped = await prepared.shape(rec);
     const t = opts.targets.get(item)!;
     const row = shaped.output ?? {};
+    const type = prepared.model.type;
     let want: Record<string, unknown>;
-    if (same(row, t.after)) {
+    if (type !== 'EXTRACT') {
+      const target = labelTarget(row, t, type, form);
+      if (target === 'unchanged') {
+        plan.unchanged++;
+        continue;
+      }
+      if (target === 'conflict') {
+        plan.problems.push({ line: rec.line, item, message: `${type === 'CLASSIFY' ? 'the class' : 'the splits'} changed in the row too (it holds another label than the set had), where the set's change goes` });
+        continue;
+      }
+      want = target;
+    } else if (same(row, t.after)) {
       plan.unchanged++;
       continue;
-    }
-    if (t.before === undefined || same(row, t.before)) want = t.after;
+    } else if (t.before === undefined || same(row, t.before)) want = t.after;
     else {
       const patched = patchRow(row, t.before, t.after);
       if (typeof patched === 'string') {
@@ -233,8 +267,8 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
     const next = shaped.cells.slice();
     for (const [i, text] of cells) next[i] = text;
     const built = buildRow(next, rec.line, prepared.columns, prepared.model, coerce);
-    if (!built.output || !same(built.output, want)) {
-      plan.problems.push({ line: rec.line, item, message: `its columns cannot hold the set's value${firstDifference(built.output, want)}` });
+    if (!built.output || !readsAs(built.output, want, prepared.model.type)) {
+      plan.problems.push({ line: rec.line, item, message: `its columns cannot hold the set's value${firstDifference(built.output, want, prepared.model.type)}` });
       continue;
     }
     if (cells.size === 0) {
@@ -251,23 +285,53 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
     if (opts.appendMissing && fileId !== undefined && idCol) {
       const empty = prepared.source.header.map(() => '');
       empty[idCol.index] = fileId;
-      const want = opts.targets.get(item)!.after;
+      const after = opts.targets.get(item)!.after;
+      const want = prepared.model.type === 'EXTRACT' || !isPlainObject(after) ? after : inForm(after, prepared.model.type, form);
       const cells = cellsFor(prepared.columns, prepared.model, empty, want, coerce);
       for (const [i, text] of cells) empty[i] = text;
       const built = buildRow(empty, 0, prepared.columns, prepared.model, coerce);
-      if (built.output && same(built.output, want)) {
+      if (built.output && readsAs(built.output, want, prepared.model.type)) {
         plan.appended.push(empty);
         continue;
       }
-      plan.problems.push({ item, message: `a new row cannot hold its value${firstDifference(built.output, want)}` });
+      plan.problems.push({ item, message: `a new row cannot hold its value${firstDifference(built.output, want, prepared.model.type)}` });
     } else if (opts.appendMissing) plan.missing.push(item);
     else plan.problems.push({ item, message: 'no valid row of the CSV names its file' });
   }
   return plan;
 }
 
+/**
+ * What a CLASSIFY or SPLITTER row should hold, its output being one label compared across API
+ * forms (sameLabels): 'unchanged', 'conflict' (changed in the row and in the set since `before`),
+ * or the output to write, in `form`. Nothing one side holds that the other's form cannot say is
+ * lost: with the same labels the row stays as it is (it may hold a confidence or a split's
+ * identifier the set's form has no place for), taking in, under 2025-04-21, what the set holds
+ * more; when the set's label comes in, the row's older members go with it where a split is unchanged.
+ */
+export function labelTarget(row: Record<string, unknown>, t: WriteBackTarget, type: Exclude<ProcessorType, 'EXTRACT'>, form: ExpectedForm): Record<string, unknown> | 'unchanged' | 'conflict' {
+  const after = isPlainObject(t.after) ? inForm(t.after, type, form) : {};
+  if (sameLabels(row, after, type)) {
+    const want = form === '2025-04-21' ? withOlderMembers(row, after, type) : row;
+    return sameOutput(want, row, type) ? 'unchanged' : want;
+  }
+  if (t.before === undefined || sameLabels(row, t.before, type)) return withOlderMembers(after, row, type);
+  // Only the row changed since the last sync: its edit stays for the next upload.
+  if (sameLabels(t.before, after, type)) return 'unchanged';
+  return 'conflict';
+}
+
+/** Whether rewritten cells read back to the wanted output (CLASSIFY and SPLITTER: in either API form). */
+function readsAs(got: unknown, want: unknown, type: ProcessorType): boolean {
+  return type === 'EXTRACT' ? same(got, want) : sameOutput(got, want, type);
+}
+
 /** ` (field total: the cells read 12, the set holds 12.5)`: where a row would differ from the wanted output. */
-function firstDifference(got: unknown, want: unknown): string {
+function firstDifference(got: unknown, want: unknown, type: ProcessorType = 'EXTRACT'): string {
+  if (type !== 'EXTRACT') {
+    got = canonicalOutput(got, type);
+    want = canonicalOutput(want, type);
+  }
   const ops = jsonpatch.compare((got ?? {}) as object, want as object);
   if (ops.length === 0) return '';
   const at = ops[0].path.split('/').slice(1).map((t) => (/^\d+$/.test(t) ? Number(t) : t.replace(/~1/g, '/').replace(/~0/g, '~')));
@@ -362,7 +426,7 @@ export async function applyWriteBack(plan: WriteBackPlan): Promise<number> {
  * cannot take it.
  */
 export async function planCorrectionsWriteBack(
-  opts: { coerce?: CoerceOptions; allowOutside?: boolean; signal?: AbortSignal },
+  opts: { coerce?: CoerceOptions; allowOutside?: boolean; signal?: AbortSignal; form?: ExpectedForm },
   source: string,
   config: ConfigSource,
   client: Client,
@@ -371,7 +435,7 @@ export async function planCorrectionsWriteBack(
   items: ReadonlyMap<string, unknown>,
 ): Promise<WriteBackPlan> {
   const targets = new Map(updates.map((u) => [u.item, { before: items.get(u.item), after: u.output }]));
-  const plan = await planWriteBack({ csv: source, config, client, setId, targets, coerce: opts.coerce, allowOutside: opts.allowOutside, signal: opts.signal });
+  const plan = await planWriteBack({ csv: source, config, client, setId, targets, coerce: opts.coerce, allowOutside: opts.allowOutside, form: opts.form, signal: opts.signal });
   if (plan.problems.length > 0) {
     throw writeBackError(plan, `the dataset CSV must hold each corrected item's row with a column for the field: sync it first (evalkit dataset upload ${source}), pass --source with the CSV the set was uploaded from, or --no-write-back to correct the set only`);
   }

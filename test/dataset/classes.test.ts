@@ -1,7 +1,9 @@
-// CLASSIFY and SPLITTER cells read in either API form (spec 3.7) and built in the form in effect.
+// CLASSIFY and SPLITTER cells read in either API form (spec 3.7) and built in the form in effect; labels compared across forms.
 import { describe, expect, it } from 'vitest';
 import { downloadDataset } from '../../src/dataset/download.js';
-import { inForm, outputType, splitsCell } from '../../src/dataset/classes.js';
+import { inForm, outputType, sameLabels, sameOutput, splitsCell, withOlderMembers } from '../../src/dataset/classes.js';
+import { labelTarget } from '../../src/dataset/writeback.js';
+import { expectedFromReviewed } from '../../src/dataset/harvest.js';
 import type { Client } from '../../src/api/index.js';
 import { parse } from 'csv-parse/sync';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -75,5 +77,68 @@ describe('downloadDataset writes the form in effect', () => {
     const csv = path.join(mkdtempSync(path.join(os.tmpdir(), 'evalkit-dl-form-')), 'out.csv');
     await downloadDataset(client, { evaluationSetId: 'ev_1', out: csv, form });
     expect(outputs(csv)).toEqual(want);
+  });
+});
+
+describe('labels across API forms', () => {
+  const s = (id: string | undefined, cls: string, from: number, to: number, more: object = {}) => ({ ...(id === undefined ? {} : { id }), ...split(cls, cls, from, to), ...more });
+  it.each<[string, unknown, unknown, 'CLASSIFY' | 'SPLITTER', boolean, boolean]>([
+    // name, a, b, type, sameOutput, sameLabels
+    ['confidence 1 and none', { id: 'rcpt', type: 'receipt', confidence: 1 }, { id: 'rcpt', type: 'receipt' }, 'CLASSIFY', true, true],
+    ['another confidence and none: same label, not the same output', { id: 'rcpt', type: 'receipt', confidence: 0.5 }, { id: 'rcpt', type: 'receipt' }, 'CLASSIFY', false, true],
+    ['two confidences both sides carry', { id: 'rcpt', type: 'receipt', confidence: 0.5 }, { id: 'rcpt', type: 'receipt', confidence: 0.9 }, 'CLASSIFY', false, false],
+    ['another class', { id: 'rcpt', type: 'receipt', confidence: 1 }, { id: 'invoice', type: 'invoice' }, 'CLASSIFY', false, false],
+    ['split ids split_<n> and none', { splits: [s('split_1', 'invoice', 1, 2), s('split_2', 'rcpt', 3, 3)] }, { splits: [s(undefined, 'invoice', 1, 2), s(undefined, 'rcpt', 3, 3)] }, 'SPLITTER', true, true],
+    ['an identifier and an own id one side only', { splits: [s('a', 'invoice', 1, 2, { identifier: 'INV-1', observation: null })] }, { splits: [s(undefined, 'invoice', 1, 2)] }, 'SPLITTER', false, true],
+    ['identifiers both sides carry, different', { splits: [s('split_1', 'invoice', 1, 2, { identifier: 'A' })] }, { splits: [s(undefined, 'invoice', 1, 2, { identifier: 'B' })] }, 'SPLITTER', false, false],
+    ['other pages', { splits: [s('split_1', 'invoice', 1, 2)] }, { splits: [s(undefined, 'invoice', 1, 3)] }, 'SPLITTER', false, false],
+    ['a split more', { splits: [s('split_1', 'invoice', 1, 2)] }, { splits: [s(undefined, 'invoice', 1, 2), s(undefined, 'rcpt', 3, 3)] }, 'SPLITTER', false, false],
+  ])('%s', (_name, a, b, type, output, labels) => {
+    expect([sameOutput(a, b, type), sameOutput(b, a, type)]).toEqual([output, output]);
+    expect([sameLabels(a, b, type), sameLabels(b, a, type)]).toEqual([labels, labels]);
+  });
+
+  it('withOlderMembers carries what one side holds and the other form cannot say, on parts whose label is equal', () => {
+    const csv = { splits: [s('split_1', 'invoice', 1, 2, { identifier: 'INV-1' }), s('split_2', 'rcpt', 3, 3, { observation: 'stamp' })] };
+    // The set moved the receipt's pages: the invoice's identifier stays, the receipt's observation goes with its old label.
+    const set = { splits: [s(undefined, 'invoice', 1, 2), s(undefined, 'rcpt', 3, 4)] };
+    expect(withOlderMembers(set, csv, 'SPLITTER')).toEqual({ splits: [s(undefined, 'invoice', 1, 2, { identifier: 'INV-1' }), s(undefined, 'rcpt', 3, 4)] });
+    // An own id on the other side replaces a generated one.
+    expect(withOlderMembers({ splits: [s('split_1', 'invoice', 1, 2)] }, { splits: [s('s7', 'invoice', 1, 2)] }, 'SPLITTER')).toEqual({ splits: [s('s7', 'invoice', 1, 2)] });
+    expect(withOlderMembers({ id: 'rcpt', type: 'receipt' }, { id: 'rcpt', type: 'receipt', confidence: 0.5 }, 'CLASSIFY')).toEqual({ id: 'rcpt', type: 'receipt', confidence: 0.5 });
+    expect(withOlderMembers({ id: 'invoice', type: 'invoice' }, { id: 'rcpt', type: 'receipt', confidence: 0.5 }, 'CLASSIFY')).toEqual({ id: 'invoice', type: 'invoice' });
+  });
+});
+
+describe('labelTarget: what download --into writes into a CLASSIFY or SPLITTER row', () => {
+  const cls = (id: string, more: object = {}) => ({ id, type: id === 'rcpt' ? 'receipt' : id, ...more });
+  it.each<[string, { row: Record<string, unknown>; before?: unknown; after: Record<string, unknown> }, '2025-04-21' | '2026-02-09', unknown]>([
+    ['2025-04-21 row (confidence 1), 2026-02-09 set: the same label, no change', { row: cls('rcpt', { confidence: 1 }), after: cls('rcpt') }, '2026-02-09', 'unchanged'],
+    ['a confidence the set has no place for stays in the row', { row: cls('rcpt', { confidence: 0.5 }), after: cls('rcpt') }, '2026-02-09', 'unchanged'],
+    ['under 2025-04-21 a confidence only the set holds comes in', { row: cls('rcpt'), after: cls('rcpt', { confidence: 0.5 }) }, '2025-04-21', cls('rcpt', { confidence: 0.5 })],
+    ['under 2026-02-09 it does not (the form has no place for it)', { row: cls('rcpt'), after: cls('rcpt', { confidence: 0.5 }) }, '2026-02-09', 'unchanged'],
+    ['a real change comes in, in the form in effect', { row: cls('rcpt'), after: cls('invoice', { confidence: 1 }) }, '2026-02-09', cls('invoice')],
+    ['the same change under 2025-04-21 keeps the set\'s confidence', { row: cls('rcpt'), after: cls('invoice', { confidence: 1 }) }, '2025-04-21', cls('invoice', { confidence: 1 })],
+    ['three-way: only the row changed since the last sync (last sync in the other form)', { row: cls('invoice'), before: cls('rcpt', { confidence: 1 }), after: cls('rcpt') }, '2026-02-09', 'unchanged'],
+    ['three-way: only the set changed', { row: cls('rcpt', { confidence: 1 }), before: cls('rcpt'), after: cls('invoice') }, '2026-02-09', cls('invoice')],
+    ['three-way: both changed', { row: cls('bank_statement'), before: cls('rcpt'), after: cls('invoice') }, '2026-02-09', 'conflict'],
+    ['splits: 2025-04-21 row with ids, 2026-02-09 set without: no change', { row: { splits: [{ id: 'split_1', ...split('invoice', 'invoice', 1, 2) }] }, after: { splits: [split('invoice', 'invoice', 1, 2)] } }, '2026-02-09', 'unchanged'],
+    ['splits: the set moved a page; the unchanged split keeps its identifier', { row: { splits: [{ id: 'split_1', ...split('invoice', 'invoice', 1, 2), identifier: 'INV-1' }, { id: 'split_2', ...split('rcpt', 'receipt', 3, 3) }] }, after: { splits: [split('invoice', 'invoice', 1, 2), split('rcpt', 'receipt', 3, 4)] } }, '2026-02-09', { splits: [{ ...split('invoice', 'invoice', 1, 2), identifier: 'INV-1' }, split('rcpt', 'receipt', 3, 4)] }],
+    ['splits under 2025-04-21: written with ids', { row: { splits: [{ id: 'split_1', ...split('invoice', 'invoice', 1, 2) }] }, after: { splits: [split('invoice', 'invoice', 1, 3)] } }, '2025-04-21', { splits: [{ ...split('invoice', 'invoice', 1, 3), id: 'split_1' }] }],
+  ])('%s', (_name, { row, before, after }, form, want) => {
+    const type = outputType(after) as 'CLASSIFY' | 'SPLITTER';
+    expect(labelTarget(row, { before, after }, type, form)).toEqual(want);
+  });
+});
+
+describe('dataset harvest shapes a reviewed output in the form in effect', () => {
+  const reviewed = { splits: [{ id: 's1', ...split('invoice', 'invoice', 1, 2), identifier: '', observation: null, fileId: 'file_x', confidence: 0.8 }, { id: 'split_2', ...split('rcpt', 'receipt', 3, 3), identifier: 'R-9', observation: '' }] };
+  it.each([
+    ['2025-04-21', { splits: [{ id: 's1', ...split('invoice', 'invoice', 1, 2), identifier: '', observation: null }, { id: 'split_2', ...split('rcpt', 'receipt', 3, 3), identifier: 'R-9', observation: '' }] }],
+    // No split ids; an empty identifier or observation is no value; one with a value stays for the upload to name.
+    ['2026-02-09', { splits: [split('invoice', 'invoice', 1, 2), { ...split('rcpt', 'receipt', 3, 3), identifier: 'R-9' }] }],
+  ] as const)('%s', (form, want) => {
+    expect(expectedFromReviewed('SPLITTER', reviewed, form)).toEqual(want);
+    expect(expectedFromReviewed('CLASSIFY', { id: 'rcpt', type: 'receipt', confidence: 0.7 }, form)).toEqual({ id: 'rcpt', type: 'receipt' });
   });
 });

@@ -1,6 +1,6 @@
 // The errors file going back: field paths, cells as values, corrections applied to an expected output.
 import { describe, expect, it } from 'vitest';
-import { applyCorrections, cellValue, fieldPath, isErrorsHeader, resolveField } from '../../src/dataset/corrections.js';
+import { applyCorrections, cellValue, fieldPath, isErrorsHeader, planCorrections, resolveField } from '../../src/dataset/corrections.js';
 import { CLASSIFY_CONFIG, EXTRACT_CONFIG, modelFor } from './helpers.js';
 
 describe('corrections from an errors file', () => {
@@ -104,5 +104,36 @@ describe('corrections typed as the dataset CSV types them', () => {
     expect(applyCorrections(old, [{ line: 2, item: 'i', field: 'class', expected: 'receipt' }], 'CLASSIFY', { model: m }).output).toEqual({ id: 'rcpt', type: 'receipt' });
     expect(applyCorrections(old, [{ line: 2, item: 'i', field: 'class', expected: 'invoice' }], 'CLASSIFY', { model: m }).output).toEqual(old);
     expect(applyCorrections(old, [{ line: 2, item: 'i', field: 'class', expected: 'memo' }], 'CLASSIFY', { model: m }).findings[0]).toMatchObject({ rule: 'unknown-classification' });
+  });
+});
+
+describe('corrections in the form of the API version in effect', () => {
+  const config = { config: CLASSIFY_CONFIG, type: 'CLASSIFY' as const, origin: 'test' };
+  const fix = (item: string, expected: string, line = 2) => ({ line, item, field: 'class', expected });
+  const items = new Map<string, unknown>([
+    ['one', { id: 'invoice', type: 'invoice', confidence: 1 }],
+    ['half', { id: 'invoice', type: 'invoice', confidence: 0.5 }],
+    ['bare', { id: 'invoice', type: 'invoice' }],
+  ]);
+
+  it('2026-02-09: a confidence of 1 goes without loss; the update is sent without it', () => {
+    const p = planCorrections([fix('one', 'receipt')], items, config, {}, '2026-02-09');
+    expect(p.findings).toEqual([]);
+    expect(p.updates).toEqual([{ item: 'one', line: 2, output: { id: 'rcpt', type: 'receipt' } }]);
+    // 2025-04-21 keeps the item's confidence, as before.
+    expect(planCorrections([fix('one', 'receipt')], items, config, {}, '2025-04-21').updates[0].output).toEqual({ id: 'rcpt', type: 'receipt', confidence: 1 });
+  });
+
+  it('2026-02-09: another confidence would be lost going up: the api-version-form finding of upload, nothing sent', () => {
+    const p = planCorrections([fix('half', 'receipt', 3)], items, config, {}, '2026-02-09');
+    expect(p.updates).toEqual([]);
+    expect(p.findings).toEqual([expect.objectContaining({ line: 3, field: '/confidence', rule: 'api-version-form', severity: 'error' })]);
+  });
+
+  it('an item whose label does not change is unchanged in either form, whatever form the set holds it in', () => {
+    for (const form of ['2025-04-21', '2026-02-09'] as const) {
+      const p = planCorrections([fix('one', 'invoice'), fix('half', 'invoice', 3), fix('bare', 'invoice', 4)], items, config, {}, form);
+      expect([p.findings, p.updates, p.unchanged]).toEqual([[], [], 3]);
+    }
   });
 });

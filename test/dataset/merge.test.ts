@@ -70,6 +70,22 @@ describe('mergeItem', () => {
     expect(m.output).toEqual({ id: 'b', type: 'b' });
   });
 
+  it('a CLASSIFY or SPLITTER output compares in either API form: confidence 1 or split ids split_<n> on one side only are no change', () => {
+    const classify = { type: 'CLASSIFY', classifications: [] } as unknown as ExpectedModel;
+    const splitter = { type: 'SPLITTER', classifications: [] } as unknown as ExpectedModel;
+    // A set synced in 2025-04-21 form, a CSV read in 2026-02-09 form (and the other way round): in sync, with or without a record.
+    expect(brief(mergeItem(classify, { id: 'a', type: 'a' }, undefined, { id: 'a', type: 'a', confidence: 1 }, { uncovered: none }))).toEqual(['in-sync', []]);
+    const old = { splits: [{ id: 'split_1', classificationId: 'a', type: 'a', startPage: 1, endPage: 2 }] };
+    const cur = { splits: [{ classificationId: 'a', type: 'a', startPage: 1, endPage: 2 }] };
+    expect(brief(mergeItem(splitter, cur, old, old, { uncovered: none }))).toEqual(['in-sync', []]);
+    expect(brief(mergeItem(splitter, old, undefined, cur, { uncovered: none }))).toEqual(['in-sync', []]);
+    // Only the CSV changed since the last sync, recorded in the other form: an update, not a conflict.
+    const moved = { splits: [{ classificationId: 'a', type: 'a', startPage: 1, endPage: 3 }] };
+    expect(brief(mergeItem(splitter, moved, old, cur, { uncovered: none }))).toEqual(['update', ['splits:update']]);
+    // What drops only with a loss is a difference: another confidence is a change of the CSV.
+    expect(brief(mergeItem(classify, { id: 'a', type: 'a', confidence: 0.5 }, { id: 'a', type: 'a' }, { id: 'a', type: 'a', confidence: 1 }, { uncovered: none }))).toEqual(['update', ['class:update']]);
+  });
+
   it('empty is null, absent, "", [] or an object of empty members', () => {
     expect([null, undefined, '', [], { amount: null, iso_4217_currency_code: null }].every(isEmptyLabel)).toBe(true);
     expect([0, false, 'x', [null], { amount: 0, iso_4217_currency_code: null }].some(isEmptyLabel)).toBe(false);
