@@ -22,6 +22,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { workflowRunRoutes } from './routes/workflowRuns.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { evaluationRoutes } from './routes/evaluation.js';
+import { evaluationSetRoutes } from './routes/evaluationSets.js';
 import { fileRoutes } from './routes/files.js';
 import { processorRunRoutes } from './routes/processorRuns.js';
 import { processorRoutes } from './routes/processors.js';
@@ -184,7 +185,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     syncConfigEndpoints(ctx, webhooks?.endpoints ?? []);
     ctx.webhooks = new WebhookDispatcher(ctx, webhooks?.delivery ?? DEFAULT_DELIVERY, versionHeaders, options.log);
     const router = new Router().add(
-      ...processorRoutes, ...entityRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...batchRoutes,
+      ...processorRoutes, ...entityRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...evaluationSetRoutes, ...batchRoutes,
       ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes, ...lifecycleRoutes, ...notEmulatedRoutes,
     );
     const server = createSandboxServer(ctx, {
