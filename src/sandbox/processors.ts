@@ -149,7 +149,7 @@ export function loadOfKind(ctx: Ctx, req: Req, id: string, kind: Kind, what: str
   }
   if (p.type !== kind.type) {
     const other = KINDS[p.type as ProcessorType];
-    throw notFound(`${what} ${id} not found: ${id} is a ${other.noun}; use ${other.route}/${id}`);
+    throw notFound(`${what} ${id} not found: ${id} is ${other.noun === 'extractor' ? 'an' : 'a'} ${other.noun}; use ${other.route}/${id}`);
   }
   return p;
 }
