@@ -232,7 +232,7 @@ describe('bad input on the wire', () => {
     expect(fpl.body.message).toContain('fixedPageLimit');
     const topType = await call<Json>('POST', '/splitters', { name: 'x', type: 'SPLITTER', config: SPLIT_26 });
     expect(topType.status).toBe(400);
-    expect(topType.body.message).toMatch(/type is not a member of POST \/splitters/);
+    expect(topType.body.message).toMatch(/type is not a member of splitter bodies in 2026-02-09: the route \/splitters says the type/);
     const clone = await call<Json>('POST', '/extractors', { name: 'x', cloneProcessorId: 'dp_x' });
     expect(clone.status).toBe(400);
     expect(clone.body.message).toContain('send cloneExtractorId');

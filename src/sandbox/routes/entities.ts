@@ -54,7 +54,7 @@ function draftOf(ctx: Ctx, p: ProcessorRow): VersionRow {
 
 /** Members of a 2025-04-21 `/processors` body: a 400 that names the 2026-02-09 way. */
 function refuseLegacyMembers(body: Json, kind: Kind): void {
-  if (Object.hasOwn(body, 'type')) throw badRequest(`type is not a member of POST ${kind.route}: the route says the type (${kind.type}); remove it`);
+  if (Object.hasOwn(body, 'type')) throw badRequest(`type is not a member of ${kind.noun} bodies in 2026-02-09: the route ${kind.route} says the type (${kind.type}); remove it`);
   if (Object.hasOwn(body, 'cloneProcessorId')) throw badRequest(`cloneProcessorId is the 2025-04-21 name; send ${kind.cloneKey}`);
 }
 
