@@ -134,6 +134,17 @@ describe('evaluation set items', () => {
     expect(fieldsForm.body.message).toContain('/items/0/expectedOutput/invoice_number');
   });
 
+  test('an entity whose config has 2026-only members checks expected outputs the same way', async () => {
+    const { type: _t, ...schemaConfig } = INVOICE_CONFIG;
+    const e = await call<Json>('POST', '/extractors', { name: 'x', config: { ...schemaConfig, parseConfig: { target: 'markdown', engine: 'parse_light' }, advancedOptions: { citationsEnabled: true, citationMode: 'word' } } });
+    expect(e.status).toBe(200);
+    const s = await newSet(e.body.id as string);
+    const ok = await call<Json>('POST', `/evaluation_sets/${String(s.id)}/items`, { items: [{ fileId, expectedOutput: expected }] });
+    expect(ok.status).toBe(200);
+    const bad = await call<Json>('POST', `/evaluation_sets/${String(s.id)}/items`, { items: [{ fileId, expectedOutput: { value: { nope: 1 } } }] });
+    expect(bad.body.message).toMatch(/\/items\/0\/expectedOutput\/value\/nope.*rule unknown-field/);
+  });
+
   test('1 to 100 items per call; an unknown file is a 400 naming the item', async () => {
     const s = await newSet(exId);
     const path = `/evaluation_sets/${String(s.id)}/items`;

@@ -5,6 +5,7 @@
  */
 import type { Ctx } from '../context.js';
 import { HUB, type Json } from '../core.js';
+import { legacyConfig } from '../current.js';
 import { badRequest, checkId, notFound, objectBody, optString, reqId, reqString, type Req } from '../http.js';
 import { assertProcessorAccess } from '../auth.js';
 import { nowIso } from '../ids.js';
@@ -109,7 +110,7 @@ export function checkExpected(ctx: Ctx, processor: ProcessorRow, config: Json, v
   if (value === undefined || value === null) throw badRequest(`${at.slice(1).replace(/\//g, '.')} is required`);
   if (!isPlainObject(value)) throw badRequest(`${at.slice(1).replace(/\//g, '.')} must be an object`);
   const doc = processor.type === 'SPLITTER' ? ctx.core.splitterOutput(value, HUB) : value;
-  const errors = ctx.core.validateExpected(config, doc).filter((f) => f.severity === 'error');
+  const errors = ctx.core.validateExpected(legacyConfig(config), doc).filter((f) => f.severity === 'error');
   if (errors.length) {
     const shown = errors.slice(0, 5).map((f) => `${at}${f.pointer}: ${f.message} (rule ${f.rule})`);
     const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
