@@ -3,6 +3,7 @@
  * two routes with the legacy /processors, answers member for member as spec 7 declares them.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { seededIds } from '../../src/sandbox/ids.js';
 import { CLASSIFY_CONFIG, INVOICE_CONFIG, SPLITTER_CONFIG, createProcessor, start, type TestSandbox } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -264,5 +265,30 @@ describe('bad input on the wire', () => {
     const r = await t.call<Json>('GET', '/extractors');
     expect(r.status).toBe(404);
     expect(r.body.success).toBe(false);
+  });
+});
+
+describe('scoped tokens', () => {
+  test('a token scoped to some processors sees only those on the 2026-02-09 routes (403 before 404)', async () => {
+    const mine = seededIds('scope')('extractor');
+    const s = await start({ idSeed: 'scope', tokens: [{ token: 'sk_all_1111111111', createdAt: '2026-03-01' }, { token: 'sk_scoped_111111', createdAt: '2026-03-01', processors: [mine] }] });
+    try {
+      const as = (token: string) => <T = Json>(method: string, path: string, body?: unknown) => s.call<T>(method, path, { version: V26, token, ...(body === undefined ? {} : { body }) });
+      const all = as('sk_all_1111111111');
+      const scoped = as('sk_scoped_111111');
+      const a = await all<Json>('POST', '/extractors', { name: 'mine' });
+      expect(a.body.id).toBe(mine);
+      const b = await all<Json>('POST', '/extractors', { name: 'other' });
+      const list = await scoped<Json>('GET', '/extractors');
+      expect((list.body.data as Json[]).map((e) => e.id)).toEqual([mine]);
+      expect((await scoped<Json>('GET', `/extractors/${mine}`)).status).toBe(200);
+      const other = await scoped<Json>('GET', `/extractors/${String(b.body.id)}`);
+      expect(other.status).toBe(403);
+      expect(other.body).toMatchObject({ code: 'FORBIDDEN' });
+      expect((await scoped<Json>('GET', '/extractors/ex_unknown')).status).toBe(403);
+      expect((await scoped<Json>('POST', '/evaluation_sets', { name: 'x', entityId: b.body.id })).status).toBe(403);
+    } finally {
+      await s.close();
+    }
   });
 });
