@@ -3,7 +3,9 @@
  * validation (src/expected). Routes call only this interface, which turns their input errors
  * into 400s. Both modules (ajv schemas) load lazily so that the server starts listening at once.
  */
+import jsonpatch, { type Operation } from 'fast-json-patch';
 import { EvalkitError } from '../util/errors.js';
+import { toPointer } from '../util/json.js';
 import { HttpError } from './http.js';
 
 import type * as ConfigCore from '../config/index.js';
@@ -48,6 +50,14 @@ export interface Core {
   toCurrent(config: Json, type: ProcessorType): Json;
   /** `splits` <-> `subDocumentClassifications`. */
   splitterOutput(output: Json, layout: Layout): Json;
+  /**
+   * A stored (2025-04-21) expected output as 2026-02-09 shows it (spec 3.7): CLASSIFY without
+   * `confidence`, splits without `id`/`identifier`/`observation`. A fields-form EXTRACT output has
+   * no 2026-02-09 form and is returned as stored.
+   */
+  expectedToCurrent(output: Json, type: ProcessorType): Json;
+  /** A 2026-02-09 expected output -> 2025-04-21 (each split gets its `split_<n>` id). */
+  expectedFromCurrent(output: Json, type: ProcessorType): Json;
   /** Problems of a 2025-04-21 config; empty when valid. */
   validateConfig(config: Json): ConfigIssue[];
   /** Findings of an expected output against a 2025-04-21 config. */
@@ -68,6 +78,20 @@ function asHttp400(e: unknown, what: string): never {
     throw new HttpError(400, `${what}${where}: ${e.message}`);
   }
   throw e;
+}
+
+type Edits = ReturnType<ConfigModule['expectedDown']>;
+
+/** The drops and adds of src/config's expected-output steps, as an RFC 6902 patch on a copy. */
+function applyEdits(doc: Json, edits: Edits): Json {
+  if (!edits.length) return doc;
+  const ops: Operation[] = edits.map((e) => {
+    const path = toPointer(e.path);
+    if (e.kind === 'drop') return { op: 'remove', path };
+    if (e.kind === 'add') return { op: 'add', path, value: e.value };
+    throw new Error(`unexpected ${e.kind} edit of an expected output at ${path}`);
+  });
+  return jsonpatch.applyPatch(doc, ops, true, false).newDocument;
 }
 
 function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
@@ -116,6 +140,17 @@ function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
       } catch (e) {
         return asHttp400(e, 'invalid splitter output');
       }
+    },
+    expectedToCurrent(output, type) {
+      try {
+        return applyEdits(output, config.expectedUp(output, type, { path: [] }).edits);
+      } catch (e) {
+        if (e instanceof EvalkitError) return output;
+        throw e;
+      }
+    },
+    expectedFromCurrent(output, type) {
+      return applyEdits(output, config.expectedDown(output, type));
     },
     validateConfig(cfg) {
       return config.validateConfig(cfg, HUB);

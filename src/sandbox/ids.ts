@@ -18,6 +18,13 @@ export const ID_PREFIX = {
   webhookEndpoint: 'whe_',
   webhookEvent: 'evt_',
   webhookDelivery: 'whd_',
+  // A processor created through the 2026-02-09 routes (and its versions): one object, two routes.
+  extractor: 'ex_',
+  extractorVersion: 'exv_',
+  classifier: 'cl_',
+  classifierVersion: 'clv_',
+  splitter: 'spl_',
+  splitterVersion: 'splv_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

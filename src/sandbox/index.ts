@@ -22,9 +22,11 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { workflowRunRoutes } from './routes/workflowRuns.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { evaluationRoutes } from './routes/evaluation.js';
+import { evaluationSetRoutes } from './routes/evaluationSets.js';
 import { fileRoutes } from './routes/files.js';
 import { processorRunRoutes } from './routes/processorRuns.js';
 import { processorRoutes } from './routes/processors.js';
+import { entityRoutes } from './routes/entities.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
 import { notEmulatedRoutes } from './routes/notEmulated.js';
 import { createSandboxServer } from './server.js';
@@ -183,7 +185,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     syncConfigEndpoints(ctx, webhooks?.endpoints ?? []);
     ctx.webhooks = new WebhookDispatcher(ctx, webhooks?.delivery ?? DEFAULT_DELIVERY, versionHeaders, options.log);
     const router = new Router().add(
-      ...processorRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...batchRoutes,
+      ...processorRoutes, ...entityRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...evaluationSetRoutes, ...batchRoutes,
       ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes, ...lifecycleRoutes, ...notEmulatedRoutes,
     );
     const server = createSandboxServer(ctx, {

@@ -1,6 +1,7 @@
 import { assertProcessorAccess } from './auth.js';
 import type { Ctx } from './context.js';
 import { HUB, PROCESSOR_TYPES, type Json, type ProcessorType } from './core.js';
+import { legacyConfig, storedFromCurrent } from './current.js';
 import { badRequest, checkId, clip, notFound, type Req } from './http.js';
 import type { ProcessorRow, VersionRow } from './store.js';
 
@@ -92,6 +93,16 @@ export function acceptConfig(ctx: Ctx, raw: Json, type: ProcessorType, at = '/co
   const hub = withDefaults(ctx.core.toHub(raw, type), type);
   assertValidConfig(ctx, hub, at);
   return hub;
+}
+
+/**
+ * A config from a 2026-02-09 request (`/extractors`... bodies): no `type`, the new names. Stored
+ * as the hub layout with defaults plus its 2026-only members (current.ts); validated as the hub.
+ */
+export function acceptCurrentConfig(ctx: Ctx, raw: Json, type: ProcessorType, at = '/config'): Json {
+  const stored = withDefaults(storedFromCurrent(ctx, raw, type), type);
+  assertValidConfig(ctx, legacyConfig(stored), at);
+  return stored;
 }
 
 export function assertValidConfig(ctx: Ctx, hub: Json, at: string): void {

@@ -5,10 +5,11 @@
  */
 import type { Ctx } from '../context.js';
 import { HUB, type Json } from '../core.js';
+import { legacyConfig } from '../current.js';
 import { badRequest, checkId, notFound, objectBody, optString, reqId, reqString, type Req } from '../http.js';
 import { assertProcessorAccess } from '../auth.js';
 import { nowIso } from '../ids.js';
-import { pageOf, pageParams } from '../paging.js';
+import { pageOf, pageParams, type PageParams } from '../paging.js';
 import { draftConfig, loadProcessor } from '../resolve.js';
 import type { Route } from '../router.js';
 import { itemJson, setJson } from '../serialize.js';
@@ -17,15 +18,57 @@ import { isPlainObject } from '../../util/json.js';
 
 export const MAX_BULK_ITEMS = 1000;
 
+// Core operations: the 2025-04-21 routes below and the 2026-02-09 ones (evaluationSets.ts) call these.
+
+export function insertSet(ctx: Ctx, name: string, description: string | undefined, p: ProcessorRow): SetRow {
+  const now = nowIso();
+  const row: SetRow = { seq: 0, id: ctx.ids('evaluationSet'), name, description: description ?? null, processor_id: p.id, created_at: now, updated_at: now };
+  ctx.store.insertSet(row);
+  return row;
+}
+
+/** A page of the sets the token may use, of one processor or all. */
+export function pageOfSets(ctx: Ctx, req: Req, page: PageParams, processorId: string | undefined): { rows: SetRow[]; nextPageToken: string | null } {
+  const where: Where[] = [];
+  if (processorId) where.push(['processor_id = ?', processorId]);
+  if (req.token.processors !== '*') where.push(['processor_id IN (SELECT value FROM json_each(?))', JSON.stringify([...req.token.processors])]);
+  const rows = ctx.store.list<SetRow>('evaluation_sets', { where, sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1 });
+  return pageOf(rows, page, (r) => r[page.sortCol as keyof SetRow] as string);
+}
+
+export function pageOfItems(ctx: Ctx, set: SetRow, page: PageParams): { rows: ItemRow[]; nextPageToken: string | null } {
+  const rows = ctx.store.list<ItemRow>('evaluation_set_items', {
+    where: [['evaluation_set_id = ?', set.id]], sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1,
+  });
+  return pageOf(rows, page, (r) => r[page.sortCol as keyof ItemRow] as string);
+}
+
+/** New items of a set, in one transaction; `expected` in the 2025-04-21 layout, already checked. */
+export function insertItems(ctx: Ctx, set: SetRow, entries: Array<{ fileId: string; expected: Json }>): ItemRow[] {
+  const now = nowIso();
+  const rows: ItemRow[] = entries.map((e) => ({
+    seq: 0, id: ctx.ids('evaluationSetItem'), evaluation_set_id: set.id, file_id: e.fileId, expected: JSON.stringify(e.expected), created_at: now, updated_at: now,
+  }));
+  ctx.store.insertItems(rows);
+  return rows;
+}
+
+export function setItemExpected(ctx: Ctx, item: ItemRow, expected: Json): ItemRow {
+  const now = nowIso();
+  ctx.store.updateItem(item.id, JSON.stringify(expected), now);
+  return { ...item, expected: JSON.stringify(expected), updated_at: now };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2025-04-21
+
 function createSet(req: Req, ctx: Ctx): Json {
   const body = objectBody(req.body);
   const name = reqString(body, 'name');
   const description = optString(body, 'description');
+  if (body.processorId === undefined && body.entityId !== undefined) throw badRequest('entityId is the 2026-02-09 name; with API version 2025-04-21 send processorId');
   const p = loadProcessor(ctx, req, reqId(body, 'processorId'));
-  const now = nowIso();
-  const row: SetRow = { seq: 0, id: ctx.ids('evaluationSet'), name, description: description ?? null, processor_id: p.id, created_at: now, updated_at: now };
-  ctx.store.insertSet(row);
-  return { success: true, evaluationSet: setJson(row) };
+  return { success: true, evaluationSet: setJson(insertSet(ctx, name, description, p)) };
 }
 
 /** 404 for an unknown set, 403 when the token may not use the set's processor. */
@@ -45,22 +88,17 @@ function getSet(req: Req, ctx: Ctx): Json {
 
 function listSets(req: Req, ctx: Ctx): Json {
   const page = pageParams(req.query, { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' }, 'createdAt', 'desc');
-  const where: Where[] = [];
   const processorId = req.query.get('processorId');
-  if (processorId) where.push(['processor_id = ?', checkId(processorId, 'query parameter processorId')]);
-  if (req.token.processors !== '*') where.push(['processor_id IN (SELECT value FROM json_each(?))', JSON.stringify([...req.token.processors])]);
-  const rows = ctx.store.list<SetRow>('evaluation_sets', { where, sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1 });
-  const { rows: items, nextPageToken } = pageOf(rows, page, (r) => r[page.sortCol as keyof SetRow] as string);
+  const { rows: items, nextPageToken } = pageOfSets(ctx, req, page, processorId ? checkId(processorId, 'query parameter processorId') : undefined);
   return { success: true, evaluationSets: items.map(setJson), nextPageToken };
 }
 
+export const ITEM_SORTS = { createdAt: 'created_at', updatedAt: 'updated_at' };
+
 function listItems(req: Req, ctx: Ctx): Json {
   const { set, processor } = loadSet(ctx, req, req.params.id);
-  const page = pageParams(req.query, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'asc');
-  const rows = ctx.store.list<ItemRow>('evaluation_set_items', {
-    where: [['evaluation_set_id = ?', set.id]], sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1,
-  });
-  const { rows: items, nextPageToken } = pageOf(rows, page, (r) => r[page.sortCol as keyof ItemRow] as string);
+  const page = pageParams(req.query, ITEM_SORTS, 'createdAt', 'asc');
+  const { rows: items, nextPageToken } = pageOfItems(ctx, set, page);
   return { success: true, evaluationSetItems: items.map((i) => itemJson(ctx, i, req.layout, processor.type)), nextPageToken };
 }
 
@@ -68,20 +106,20 @@ function listItems(req: Req, ctx: Ctx): Json {
  * An expectedOutput from a request, in the 2025-04-21 layout, or a 400 naming each error
  * finding with its JSON pointer into the request body and its rule.
  */
-function checkExpected(ctx: Ctx, processor: ProcessorRow, config: Json, value: unknown, at: string): Json {
+export function checkExpected(ctx: Ctx, processor: ProcessorRow, config: Json, value: unknown, at: string, owner = `processor ${processor.id}`): Json {
   if (value === undefined || value === null) throw badRequest(`${at.slice(1).replace(/\//g, '.')} is required`);
   if (!isPlainObject(value)) throw badRequest(`${at.slice(1).replace(/\//g, '.')} must be an object`);
   const doc = processor.type === 'SPLITTER' ? ctx.core.splitterOutput(value, HUB) : value;
-  const errors = ctx.core.validateExpected(config, doc).filter((f) => f.severity === 'error');
+  const errors = ctx.core.validateExpected(legacyConfig(config), doc).filter((f) => f.severity === 'error');
   if (errors.length) {
     const shown = errors.slice(0, 5).map((f) => `${at}${f.pointer}: ${f.message} (rule ${f.rule})`);
     const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
-    throw badRequest(`expectedOutput does not match the config of processor ${processor.id}: ${shown.join('; ')}${more}`);
+    throw badRequest(`expectedOutput does not match the config of ${owner}: ${shown.join('; ')}${more}`);
   }
   return doc;
 }
 
-function fileOf(ctx: Ctx, fileId: string, what: string): void {
+export function fileOf(ctx: Ctx, fileId: string, what: string): void {
   if (!ctx.store.st('SELECT 1 FROM files WHERE id = ?').get(fileId)) throw badRequest(`${what} ${fileId} does not exist (upload it with POST /files/upload first)`);
 }
 
@@ -93,9 +131,7 @@ function createItem(req: Req, ctx: Ctx): Json {
   const { set, processor } = loadSet(ctx, req, setId, 'evaluationSetId');
   fileOf(ctx, fileId, 'fileId');
   const expected = checkExpected(ctx, processor, draftConfig(ctx, processor), body.expectedOutput, '/expectedOutput');
-  const now = nowIso();
-  const row: ItemRow = { seq: 0, id: ctx.ids('evaluationSetItem'), evaluation_set_id: set.id, file_id: fileId, expected: JSON.stringify(expected), created_at: now, updated_at: now };
-  ctx.store.insertItems([row]);
+  const [row] = insertItems(ctx, set, [{ fileId, expected }]);
   return { success: true, evaluationSetItem: itemJson(ctx, row, req.layout, processor.type) };
 }
 
@@ -108,15 +144,13 @@ function bulkCreate(req: Req, ctx: Ctx): Json {
   if (list.length < 1 || list.length > MAX_BULK_ITEMS) throw badRequest(`items must hold from 1 to ${MAX_BULK_ITEMS} elements (got ${list.length})`);
   const { set, processor } = loadSet(ctx, req, setId, 'evaluationSetId');
   const config = draftConfig(ctx, processor);
-  const now = nowIso();
-  const rows: ItemRow[] = list.map((raw, i) => {
+  const entries = list.map((raw, i) => {
     const item = objectBody(raw, `items[${i}]`);
     const fileId = reqId(item, 'fileId', `items[${i}].`);
     fileOf(ctx, fileId, `items[${i}].fileId`);
-    const expected = checkExpected(ctx, processor, config, item.expectedOutput, `/items/${i}/expectedOutput`);
-    return { seq: 0, id: ctx.ids('evaluationSetItem'), evaluation_set_id: set.id, file_id: fileId, expected: JSON.stringify(expected), created_at: now, updated_at: now };
+    return { fileId, expected: checkExpected(ctx, processor, config, item.expectedOutput, `/items/${i}/expectedOutput`) };
   });
-  ctx.store.insertItems(rows);
+  const rows = insertItems(ctx, set, entries);
   return { success: true, evaluationSetItems: rows.map((r) => itemJson(ctx, r, req.layout, processor.type)) };
 }
 
@@ -138,9 +172,7 @@ function updateItem(req: Req, ctx: Ctx): Json {
   const body = objectBody(req.body);
   if (body.expectedOutput === undefined) throw badRequest('expectedOutput is required');
   const expected = checkExpected(ctx, processor, draftConfig(ctx, processor), body.expectedOutput, '/expectedOutput');
-  const now = nowIso();
-  ctx.store.updateItem(item.id, JSON.stringify(expected), now);
-  return { success: true, evaluationSetItem: itemJson(ctx, { ...item, expected: JSON.stringify(expected), updated_at: now }, req.layout, processor.type) };
+  return { success: true, evaluationSetItem: itemJson(ctx, setItemExpected(ctx, item, expected), req.layout, processor.type) };
 }
 
 function deleteItem(req: Req, ctx: Ctx): Json {

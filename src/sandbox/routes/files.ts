@@ -5,17 +5,19 @@ import { parseUpload } from '../files.js';
 import { badRequest, BinaryBody, checkId, HttpError, notFound, queryFlag, type Req } from '../http.js';
 import { pageOf, pageParams } from '../paging.js';
 import type { Route } from '../router.js';
-import { fileJson, signFile } from '../serialize.js';
+import { deletedAnswer, fileSummary, listAnswer } from '../current.js';
+import { fileJson, presignedUrl, signFile, type FileFlags } from '../serialize.js';
 import type { FileRow, Where } from '../store.js';
 import { storeFile } from './processorRuns.js';
 
 const NO_CONTENTS = { rawText: false, markdown: false, html: false };
 const FILE_COLUMNS = 'seq, id, name, type, mime, size, sha256, num_pages, raw_text, pages, html, parent_file_id, metadata, created_at, updated_at';
 
-async function upload(req: Req, ctx: Ctx): Promise<Record<string, unknown>> {
+// Core operations: both edges (2025-04-21 `{success, file}`, 2026-02-09 bare `File_`) call these.
+
+async function uploadFile(req: Req, ctx: Ctx): Promise<FileRow> {
   const part = await parseUpload(req.headers['content-type'], req.rawBody ?? Buffer.alloc(0));
-  const row = await storeFile(ctx, part.name, part.bytes, 'file');
-  return { success: true, file: fileJson(ctx, row, NO_CONTENTS, req.version) };
+  return storeFile(ctx, part.name, part.bytes, 'file');
 }
 
 function load(ctx: Ctx, id: string): FileRow {
@@ -25,25 +27,90 @@ function load(ctx: Ctx, id: string): FileRow {
   return row;
 }
 
-function get(req: Req, ctx: Ctx): Record<string, unknown> {
-  const flags = { rawText: queryFlag(req.query, 'rawText'), markdown: queryFlag(req.query, 'markdown'), html: queryFlag(req.query, 'html') };
-  return { success: true, file: fileJson(ctx, load(ctx, req.params.id), flags, req.version) };
+function flagsOf(req: Req): FileFlags {
+  return { rawText: queryFlag(req.query, 'rawText'), markdown: queryFlag(req.query, 'markdown'), html: queryFlag(req.query, 'html') };
 }
 
-function list(req: Req, ctx: Ctx): Record<string, unknown> {
-  const page = pageParams(req.query, { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' }, 'createdAt', 'desc');
+function listFiles(req: Req, ctx: Ctx, sorts: Record<string, string>): { rows: FileRow[]; nextPageToken: string | null } {
+  const page = pageParams(req.query, sorts, 'createdAt', 'desc');
   const where: Where[] = [];
   const nameContains = req.query.get('nameContains');
   if (nameContains) where.push(["name LIKE ? ESCAPE '\\'", `%${nameContains.replace(/[\\%_]/g, (c) => '\\' + c)}%`]);
   const rows = ctx.store.list<FileRow>('files', { where, sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1 }, FILE_COLUMNS);
-  const { rows: items, nextPageToken } = pageOf(rows, page, (r) => r[page.sortCol as keyof FileRow] as string);
+  return pageOf(rows, page, (r) => r[page.sortCol as keyof FileRow] as string);
+}
+
+function deleteFile(req: Req, ctx: Ctx): FileRow {
+  const f = load(ctx, req.params.id);
+  ctx.store.deleteById('files', f.id);
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2025-04-21
+
+async function upload(req: Req, ctx: Ctx): Promise<Record<string, unknown>> {
+  return { success: true, file: fileJson(ctx, await uploadFile(req, ctx), NO_CONTENTS, req.version) };
+}
+
+function get(req: Req, ctx: Ctx): Record<string, unknown> {
+  return { success: true, file: fileJson(ctx, load(ctx, req.params.id), flagsOf(req), req.version) };
+}
+
+function list(req: Req, ctx: Ctx): Record<string, unknown> {
+  const { rows: items, nextPageToken } = listFiles(req, ctx, { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' });
   return { success: true, files: items.map((f) => fileJson(ctx, f, NO_CONTENTS, req.version)), nextPageToken };
 }
 
 function remove(req: Req, ctx: Ctx): Record<string, unknown> {
-  const f = load(ctx, req.params.id);
-  ctx.store.deleteById('files', f.id);
+  const f = deleteFile(req, ctx);
   return { success: true, fileId: f.id, message: `file ${f.id} deleted` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2026-02-09 (spec 2 `files`, 7 `File_`, `FileSummary`)
+
+/**
+ * `File_`: the summary's members plus `presignedUrl` and `contents` (null when no flag asks for
+ * any). rawText -> contents.rawText; markdown -> contents.pages[].markdown for PDF, IMG and DOCX;
+ * html -> contents.pages[].html for DOCX (2026-02-09 has no top-level html).
+ */
+function file26(ctx: Ctx, f: FileRow, flags: FileFlags): Record<string, unknown> {
+  let contents: Record<string, unknown> | null = null;
+  if (flags.rawText || flags.markdown || flags.html) {
+    contents = {};
+    if (flags.rawText) contents.rawText = f.raw_text;
+    const markdown = flags.markdown && (f.type === 'PDF' || f.type === 'IMG' || f.type === 'DOCX');
+    const html = flags.html && f.type === 'DOCX';
+    if (markdown || html) {
+      contents.pages = (JSON.parse(f.pages) as string[]).map((text, i) => ({
+        pageNumber: i + 1, ...(markdown ? { markdown: text } : {}), ...(html && i === 0 ? { html: f.html ?? '' } : {}),
+      }));
+    }
+  }
+  const { object, id, name, type, parentFileId, metadata, createdAt, updatedAt } = fileSummary(f);
+  return { object, id, name, type, presignedUrl: presignedUrl(ctx, f.id), parentFileId, contents, metadata, createdAt, updatedAt };
+}
+
+/** `convertToPdf` is checked and not emulated (the sandbox keeps every file as uploaded); `password` is accepted and unused. */
+async function upload26(req: Req, ctx: Ctx): Promise<Record<string, unknown>> {
+  queryFlag(req.query, 'convertToPdf');
+  return file26(ctx, await uploadFile(req, ctx), NO_CONTENTS);
+}
+
+function get26(req: Req, ctx: Ctx): Record<string, unknown> {
+  return file26(ctx, load(ctx, req.params.id), flagsOf(req));
+}
+
+/** Files take `sortDir` only (spec 1.3): newest first by default. */
+function list26(req: Req, ctx: Ctx): Record<string, unknown> {
+  if (req.query.get('sortBy')) throw badRequest('file lists take sortDir only (by creation time)');
+  const { rows, nextPageToken } = listFiles(req, ctx, { createdAt: 'created_at' });
+  return { ...listAnswer(rows.map(fileSummary), nextPageToken) };
+}
+
+function remove26(req: Req, ctx: Ctx): Record<string, unknown> {
+  return deletedAnswer(deleteFile(req, ctx).id);
 }
 
 /** GET /files/:id/content?expires=&signature= : the presignedUrl (a sandbox route, no token). */
@@ -66,4 +133,8 @@ export const fileRoutes: Route[] = [
   { method: 'GET', pattern: '/files/:id', handler: get },
   { method: 'DELETE', pattern: '/files/:id', handler: remove },
   { method: 'GET', pattern: '/files/:id/content', public: true, handler: content },
+  { method: 'POST', pattern: '/files/upload', versions: 'current', body: 'raw', handler: upload26 },
+  { method: 'GET', pattern: '/files', versions: 'current', handler: list26 },
+  { method: 'GET', pattern: '/files/:id', versions: 'current', handler: get26 },
+  { method: 'DELETE', pattern: '/files/:id', versions: 'current', handler: remove26 },
 ];
