@@ -203,7 +203,7 @@ function notInList(id: string, path: string): ApiError {
 function checkedType(id: string, type: ProcessorType | undefined): ProcessorType | undefined {
   const fromId = typeOfId(id);
   if (type !== undefined && fromId !== undefined && type !== fromId) {
-    throw new UsageError(`${id} is the id of a ${kindOfType(fromId)} (${fromId}), not of a ${type} processor`, { hint: `drop --type, or pass --type ${fromId}` });
+    throw new UsageError(`${id} is an ${fromId} id (${kindOfType(fromId)}), not ${type}`, { hint: `drop --type, or pass --type ${fromId}` });
   }
   return type ?? fromId;
 }
