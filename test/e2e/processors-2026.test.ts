@@ -141,6 +141,23 @@ describe('evalkit processors on API version 2026-02-09', () => {
     expect(noType.stderr).toContain('pass --type');
   });
 
+  it('the config file\'s apiVersion and workspaceId apply when no flag or variable sets them', async () => {
+    const sub = mkdtempSync(path.join(dir, 'project-'));
+    writeFileSync(path.join(sub, 'evalkit.config.json'), JSON.stringify({ apiVersion: '2026-02-09', workspaceId: 'ws_file' }));
+    const from = stub.requests.length;
+    const r = await runCli(['processors', 'list', '--type', 'CLASSIFY'], { env, cwd: sub });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(stub.requests.slice(from).map((q) => [q.url, q.headers['x-extend-api-version'], q.headers['x-extend-workspace-id']])).toEqual([
+      ['/classifiers?sortBy=createdAt&sortDir=desc', '2026-02-09', 'ws_file'],
+    ]);
+    const shown = JSON.parse((await runCli(['config', 'show', '--format', 'json'], { env, cwd: sub })).stdout) as { settings: Record<string, unknown> };
+    expect(shown.settings.workspaceId).toEqual({ value: 'ws_file', source: 'config', from: path.join(sub, 'evalkit.config.json') });
+    const flagged = await runCli(['processors', 'list', '--type', 'CLASSIFY', '--workspace-id', 'ws_flag'], { env: { ...env, EVALKIT_WORKSPACE_ID: 'ws_env' }, cwd: sub });
+    expect(flagged.code).toBe(0);
+    expect(stub.requests.at(-1)!.headers['x-extend-workspace-id']).toBe('ws_flag');
+  });
+
   it('an ApiError answer is shown with its code and request id, the token never', async () => {
     const r = await runCli(['processors', 'list', '--api-version', '2026-02-09'], { env: { ...env, EVALKIT_API_TOKEN: 'wrong-token-abc' }, cwd: dir });
     expect(r.code).toBe(2);
