@@ -320,11 +320,13 @@ function checkToken(token: string): void {
   });
 }
 
-/** A workspace id goes in a header: one that cannot (a line break pasted with it) is a usage error at once. */
+/**
+ * A workspace id goes in a header: printable ASCII without spaces, as the config file's schema
+ * and --workspace-id check. Anything else (a line break pasted with it) is a usage error at once.
+ */
 function checkWorkspaceId(id: string): void {
-  // eslint-disable-next-line no-control-regex
-  if (id.trim() === '' || /[\u0000-\u001f\u007f]|[^\u0000-\u00ff]/.test(id)) {
-    throw new UsageError('the workspace id is empty or holds a character an HTTP header cannot carry (a line break, a control character)', {
+  if (!/^[\x21-\x7e]+$/.test(id)) {
+    throw new UsageError('the workspace id is empty or holds a space, a line break or another character that is not printable ASCII', {
       hint: 'set EVALKIT_WORKSPACE_ID (or --workspace-id, or the config file\'s workspaceId) to the id alone',
     });
   }

@@ -227,7 +227,8 @@ export default defineCommand<{ command?: string }>({
     y
       .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create from a saved config (either layout)')
       .example('$0 processors publish dp_123 --release major', 'publish the draft as 1.0')
-      .example('$0 processors diff dp_123 1.0 draft', 'what the draft changes') as unknown as Argv<{ command?: string }>,
+      .example('$0 processors diff dp_123 1.0 draft', 'what the draft changes')
+      .example('$0 processors list --api-version 2026-02-09', 'every extractor, classifier and splitter (API 2026-02-09)') as unknown as Argv<{ command?: string }>,
   subcommands: [list, get, create, update, publish, versions, diff],
   // yargs runs a subcommand's handler; this one runs for none (a list) or an unknown one.
   run: async (argv) => listSubcommands('processors', argv.command, [list, get, create, update, publish, versions, diff]),

@@ -13,6 +13,7 @@
  * What the functions return is the service's object as it answered (plus `type`, which the
  * 2026-02-09 objects leave to the route), with configs in the layout shownConfig gives.
  */
+import pLimit from 'p-limit';
 import type { Client, Entity, EntityOps, EntityVersion, ProcessorType, ReleaseType } from '../api/index.js';
 import { isApiError, lostAnswerError, pauseBeforeReadBack } from '../api/index.js';
 import { deepEqual } from '../config/patch.js';
@@ -118,6 +119,9 @@ async function versionsOf(ops: EntityOps, id: string, signal?: AbortSignal): Pro
   return out.sort(versionOrder);
 }
 
+/** Version configs read at once by listVersions. */
+const CONFIG_READS = 4;
+
 /** The version with its config: read from the version itself when the list left it out (2026-02-09). */
 async function withConfig(ops: EntityOps, id: string, v: EntityVersion, signal?: AbortSignal): Promise<EntityVersion> {
   if (v.config !== undefined) return v;
@@ -128,7 +132,9 @@ async function withConfig(ops: EntityOps, id: string, v: EntityVersion, signal?:
 export async function listVersions(client: Client, id: string, signal?: AbortSignal, type?: ProcessorType): Promise<VersionJson[]> {
   const { ops } = await opsFor(client, id, type, signal);
   const vs = await versionsOf(ops, id, signal);
-  const full = await Promise.all(vs.map((v) => withConfig(ops, id, v, signal)));
+  // 2026-02-09: one read per version, a few at a time (2025-04-21: none, the list holds the configs).
+  const limit = pLimit(CONFIG_READS);
+  const full = await Promise.all(vs.map((v) => limit(() => withConfig(ops, id, v, signal))));
   return full.map((v) => versionJson(client, v));
 }
 

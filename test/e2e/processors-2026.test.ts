@@ -83,7 +83,7 @@ describe('evalkit processors on API version 2026-02-09', () => {
       expect(d.patch).toContainEqual({ op: 'replace', path: `/${k.rules}`, value: 'Be brief.' });
       expect((await cli('diff', id, '1.1', 'draft', '--exit-code')).code).toBe(0);
       expect((await cli('diff', id, '1.0', 'draft', '--exit-code')).code).toBe(1);
-    });
+    }, 120_000);
   });
 
   it('list without --type lists extractors, classifiers and splitters (every page); --type one kind', async () => {
