@@ -195,6 +195,34 @@ describe('the facade', () => {
     expect(JSON.parse(s.requests[0].body)).toEqual({ extractor: { id: 'ex_1', version: 'draft', overrideConfig: { extractionRules: 'r' } }, file: { url: 'https://x/a.pdf', name: 'a.pdf' }, metadata: { k: 1 } });
   });
 
+  it('runs(type).list maps the filters per version: /classify_runs?classifierId= on 2026-02-09, /processor_runs?processorType&processorId&batchProcessorRunId on 2025-04-21', async () => {
+    const clr = { object: 'classify_run', id: 'clr_1', status: 'PROCESSED', classifier: { object: 'classifier', id: 'cl_1', name: 'n', createdAt: ts, updatedAt: ts }, classifierVersion: null, createdAt: ts, updatedAt: ts };
+    const dpr = { object: 'document_processor_run', id: 'dpr_1', status: 'PROCESSED', output: null, processorId: 'dp_1', processorVersionId: 'dpv_1' };
+    const { client, s } = await setup((r) => (r.url.startsWith('/classify_runs') ? { body: { object: 'list', data: [clr] } } : { body: { success: true, processorRuns: [dpr] } }));
+    const now = (await client.runs('CLASSIFY').list({ entityId: 'cl_1', batchId: 'bpr_1' })).items[0];
+    expect(now).toMatchObject({ id: 'clr_1', type: 'CLASSIFY', status: 'PROCESSED', entityId: 'cl_1', entityVersionId: null });
+    expect(now).not.toHaveProperty('output');
+    const old = createClient({ baseUrl: s.url, token: TOKEN, apiVersion: '2025-04-21' });
+    const before = (await old.runs('CLASSIFY').list({ entityId: 'dp_1', batchId: 'bpr_1' })).items[0];
+    expect(before).toMatchObject({ id: 'dpr_1', type: 'CLASSIFY', entityId: 'dp_1', entityVersionId: 'dpv_1', output: null });
+    expect(s.requests.map((r) => r.url)).toEqual([
+      '/classify_runs?batchId=bpr_1&classifierId=cl_1',
+      '/processor_runs?processorType=CLASSIFY&processorId=dp_1&batchProcessorRunId=bpr_1',
+    ]);
+    await expect(old.runs('CLASSIFY').createBatch({ entityId: 'dp_1', inputs: [] })).rejects.toThrow(/run batches need API version 2026-02-09/);
+  });
+
+  it('runs(type).waitFor polls the kind\'s route until a terminal status; cancel and delete use it too', async () => {
+    const statuses = ['PROCESSING', 'PROCESSING', 'PROCESSED'];
+    const { client, s } = await setup((r, i) =>
+      r.method === 'DELETE' ? { body: { id: 'splr_1' } } : { body: { object: 'split_run', id: 'splr_1', status: statuses[Math.min(i, 2)], output: null, createdAt: ts, updatedAt: ts } },
+    );
+    expect((await client.runs('SPLITTER').waitFor('splr_1')).status).toBe('PROCESSED');
+    await client.runs('SPLITTER').cancel('splr_1');
+    await client.runs('SPLITTER').delete('splr_1');
+    expect(s.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /split_runs/splr_1', 'GET /split_runs/splr_1', 'GET /split_runs/splr_1', 'POST /split_runs/splr_1/cancel', 'DELETE /split_runs/splr_1']);
+  });
+
   it('runBody2026: fileId -> {id}, rawText -> {text}; base64 and text for a splitter are refused with the fix', () => {
     expect(runBody2026('classifier', { entityId: 'cl_1', file: { fileId: 'file_1' } })).toEqual({ classifier: { id: 'cl_1' }, file: { id: 'file_1' } });
     expect(runBody2026('extractor', { entityId: 'ex_1', rawText: 'Invoice 42' })).toEqual({ extractor: { id: 'ex_1' }, file: { text: 'Invoice 42' } });
