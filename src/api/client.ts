@@ -603,7 +603,7 @@ export function createClient(opts: ClientOptions) {
   const splitRuns = runRoutes('splitter', deps);
   const facade = makeFacade({
     apiVersion, request, clock, random,
-    legacy: { processors, processorRuns: processorRuns as never },
+    legacy: { processors, processorRuns },
     entities2026: { extractor: extractors, classifier: classifiers, splitter: splitters },
     runs2026: { extractor: extractRuns, classifier: classifyRuns, splitter: splitRuns },
   });

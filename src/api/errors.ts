@@ -133,7 +133,7 @@ function hintFor(status: number, path: string, versionHeader: string, serviceErr
     case 401:
       return 'check that EVALKIT_API_TOKEN holds a valid, unexpired token for this EVALKIT_BASE_URL';
     case 403:
-      return 'the token is valid but may not use this resource: check that the token (and its workspace) has access to the processor or workflow';
+      return 'the token is valid but may not use this resource: check that the token (and its workspace) has access to the processor or workflow; an API key scoped to an organization needs the workspace (EVALKIT_WORKSPACE_ID or --workspace-id)';
     case 404:
       return `check the id(s) in ${path.split('?')[0]}: the resource does not exist for this token and EVALKIT_BASE_URL`;
     case 408:
