@@ -86,12 +86,26 @@ describe('evalkit processors on API version 2026-02-09', () => {
     }, 120_000);
   });
 
+  it('a create or publish whose answer is lost is read back, not sent again', async () => {
+    stub.loseNextAnswer('POST', '/splitters');
+    const c = await cli('create', '--name', 'lost splitter', '--config', path.join(CONFIGS, 'packet-splitter.json'), '--format', 'json');
+    const created = json<{ processor: { id: string }; answerLost: boolean }>(c);
+    expect(created.answerLost).toBe(true);
+    expect(stub.requests.filter((q) => q.method === 'POST' && q.url === '/splitters' && q.body.includes('lost splitter'))).toHaveLength(1);
+    const id = created.processor.id;
+    stub.loseNextAnswer('POST', `/splitters/${id}/versions`);
+    const p = await cli('publish', id, '--release', 'major');
+    expect(p.stdout).toMatch(new RegExp(`^processor ${id}: published 1\\.0 \\(splv_\\w+\\) \\(its answer was lost; found in the version list\\)\\n$`));
+    expect(stub.requests.filter((q) => q.method === 'POST' && q.url === `/splitters/${id}/versions`)).toHaveLength(1);
+    ids.lostSplitter = id;
+  }, 60_000);
+
   it('list without --type lists extractors, classifiers and splitters (every page); --type one kind', async () => {
     const all = json<{ processors: Array<{ id: string; type: string; object: string }> }>(await cli('list', '--format', 'json')).processors;
     expect(all.map((p) => p.id).sort()).toEqual(Object.values(ids).sort());
     expect(all.find((p) => p.id === ids.classifier)).toMatchObject({ type: 'CLASSIFY', object: 'classifier' });
     const only = json<{ processors: Array<{ id: string }> }>(await cli('list', '--type', 'SPLITTER', '--format', 'json')).processors;
-    expect(only.map((p) => p.id)).toEqual([ids.splitter]);
+    expect(only.map((p) => p.id).sort()).toEqual([ids.splitter, ids.lostSplitter].sort());
     const text = await cli('list');
     expect(text.stdout).toMatch(new RegExp(`^${ids.extractor} +my extractor +EXTRACT `, 'm'));
   });

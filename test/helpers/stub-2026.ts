@@ -32,6 +32,8 @@ export interface Stub2026 {
   requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }>;
   /** Adds an object under an id of the caller's choice (a 2025-04-21 dp_ id, say). */
   seed(kind: Kind, id: string, name: string, config: Json): void;
+  /** The next request of this method and path is carried out, and its answer lost (the connection dropped). */
+  loseNextAnswer(method: string, path: string): void;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function startStub2026(opts: { pageSize?: number } = {}): Promise<S
   const token = 'stub-token-2026';
   const store = new Map<string, Stored>();
   const requests: Stub2026['requests'] = [];
+  let lose: { method: string; path: string } | undefined;
   let n = 0;
   const now = () => new Date(Date.UTC(2026, 2, 1) + ++n * 1000).toISOString();
   const nextId = (p: string) => `${p}_${(++n).toString(36)}`;
@@ -118,7 +121,13 @@ export async function startStub2026(opts: { pageSize?: number } = {}): Promise<S
       } catch {
         body = {};
       }
-      const r = route(req.method ?? 'GET', new URL(req.url ?? '/', 'http://stub'), body, req.headers);
+      const url = new URL(req.url ?? '/', 'http://stub');
+      const r = route(req.method ?? 'GET', url, body, req.headers);
+      if (lose && lose.method === req.method && lose.path === url.pathname) {
+        lose = undefined;
+        req.socket.destroy();
+        return;
+      }
       res.writeHead(r.status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(r.body));
     });
@@ -130,6 +139,7 @@ export async function startStub2026(opts: { pageSize?: number } = {}): Promise<S
     token,
     requests,
     seed: (kind, id, name, config) => void add(kind, id, name, config),
+    loseNextAnswer: (method, path) => void (lose = { method, path }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
