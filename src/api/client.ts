@@ -34,12 +34,18 @@ import {
   SETTLED_WORKFLOW_RUN_STATUSES,
 } from './model.js';
 import { paginate, type PaginateOptions } from './paging.js';
+import { page, seg } from './segments.js';
 import { pollUntil, type WaitOptions } from './poll.js';
 
-import { DEFAULT_API_VERSION } from './version.js';
+import { DEFAULT_API_VERSION, speaks2026 } from './version.js';
+import { batchRunRoutes, entityRoutes, runRoutes } from './client-2026.js';
+import { makeFacade } from './facade.js';
 
 export { DEFAULT_API_VERSION };
+/** The version header for 2025-04-21 and older (service-api.md part 9). */
 export const DEFAULT_VERSION_HEADER = 'x-service-api-version';
+/** The version header for 2026-02-09 and later (spec 1.1: what the official SDK 1.x sends). */
+export const VERSION_HEADER_2026 = 'x-extend-api-version';
 
 export interface ClientOptions {
   /** For example https://api.example.com or http://127.0.0.1:8787 (the sandbox). */
@@ -48,8 +54,10 @@ export interface ClientOptions {
   token?: string;
   /** YYYY-MM-DD; default 2025-04-21. An empty string sends no version header. */
   apiVersion?: string;
-  /** Default x-service-api-version; some deployments use another name. */
+  /** Default x-service-api-version, or x-extend-api-version for 2026-02-09 and later; some deployments use another name. */
   versionHeader?: string;
+  /** Sent as `x-extend-workspace-id` (organization-scoped API keys need it); default none. */
+  workspaceId?: string;
   /** Retries after the first attempt for network errors, timeouts, 408, 429 and 5xx; default 3. */
   maxRetries?: number;
   /** Per attempt; default 120 s. 0 disables. */
@@ -276,16 +284,6 @@ export function multipartFile(field: string, fileName: string, contentType: stri
   return { data: Buffer.concat([head, data, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-/** Encodes one path segment; an empty id would silently address the list route instead. */
-function seg(id: string, what: string): string {
-  if (typeof id !== 'string' || id === '') throw new UsageError(`${what} must be a non-empty string`);
-  return encodeURIComponent(id);
-}
-
-function page<T>(items: T[], nextPageToken: string | null | undefined): Page<T> {
-  return { items, nextPageToken: nextPageToken ?? null };
-}
-
 function normalizeBaseUrl(raw: string): string {
   let url: URL;
   try {
@@ -322,16 +320,29 @@ function checkToken(token: string): void {
   });
 }
 
+/**
+ * A workspace id goes in a header: printable ASCII without spaces, as the config file's schema
+ * and --workspace-id check. Anything else (a line break pasted with it) is a usage error at once.
+ */
+function checkWorkspaceId(id: string): void {
+  if (!/^[\x21-\x7e]+$/.test(id)) {
+    throw new UsageError('the workspace id is empty or holds a space, a line break or another character that is not printable ASCII', {
+      hint: 'set EVALKIT_WORKSPACE_ID (or --workspace-id, or the config file\'s workspaceId) to the id alone',
+    });
+  }
+}
+
 export function createClient(opts: ClientOptions) {
   const apiVersion = opts.apiVersion ?? DEFAULT_API_VERSION;
   if (apiVersion !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(apiVersion)) {
     throw new UsageError(`API version "${apiVersion}" is not a date (YYYY-MM-DD)`, { hint: `set EVALKIT_API_VERSION to a release date such as ${DEFAULT_API_VERSION}` });
   }
-  const versionHeader = (opts.versionHeader ?? DEFAULT_VERSION_HEADER).toLowerCase();
+  const versionHeader = (opts.versionHeader ?? (speaks2026(apiVersion) ? VERSION_HEADER_2026 : DEFAULT_VERSION_HEADER)).toLowerCase();
   if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(versionHeader)) {
     throw new UsageError(`"${versionHeader}" is not a valid HTTP header name`, { hint: 'set EVALKIT_VERSION_HEADER to a header name such as x-service-api-version' });
   }
   if (opts.token !== undefined) checkToken(opts.token);
+  if (opts.workspaceId !== undefined) checkWorkspaceId(opts.workspaceId);
   const clock = opts.clock ?? realClock;
   const random = opts.random ?? Math.random;
   const t: Transport = createTransport({
@@ -339,6 +350,7 @@ export function createClient(opts: ClientOptions) {
     token: opts.token,
     apiVersion,
     versionHeader,
+    workspaceId: opts.workspaceId,
     maxRetries: opts.maxRetries ?? 3,
     timeoutMs: opts.timeoutMs ?? 120_000,
     retryBaseMs: opts.retryBaseMs ?? 500,
@@ -581,9 +593,44 @@ export function createClient(opts: ClientOptions) {
     },
   };
 
+  // 2026-02-09 route families (spec section 2), one builder per family for the three kinds.
+  const deps = { request, clock, random };
+  const extractors = entityRoutes('extractor', deps);
+  const classifiers = entityRoutes('classifier', deps);
+  const splitters = entityRoutes('splitter', deps);
+  const extractRuns = runRoutes('extractor', deps);
+  const classifyRuns = runRoutes('classifier', deps);
+  const splitRuns = runRoutes('splitter', deps);
+  const facade = makeFacade({
+    apiVersion, request, clock, random,
+    legacy: { processors, processorRuns },
+    entities2026: { extractor: extractors, classifier: classifiers, splitter: splitters },
+    runs2026: { extractor: extractRuns, classifier: classifyRuns, splitter: splitRuns },
+  });
+
   return {
     processors,
     processorRuns,
+    /** 2026-02-09: GET/POST /extractors, /extractors/{id}, /extractors/{id}/versions... */
+    extractors,
+    classifiers,
+    splitters,
+    /** 2026-02-09: /extract_runs (create, retrieve, list, cancel, delete, createBatch), sync /extract. */
+    extractRuns,
+    classifyRuns,
+    splitRuns,
+    /** 2026-02-09: GET /batch_runs/{id} (the run batches). */
+    batchRuns: batchRunRoutes(deps),
+    /** Processors of a type by the version in effect: /processors (2025-04-21) or /extractors, /classifiers, /splitters (2026-02-09). */
+    entities: facade.entities,
+    /** Every processor, or every extractor, classifier and splitter. */
+    listEntities: facade.listEntities,
+    /** The processor/extractor/classifier/splitter an id names (its type from the id or `type`, else looked up). */
+    findEntity: facade.findEntity,
+    /** The operations on the object an id names, on the route family of its kind. */
+    entityOps: facade.entityOps,
+    /** Runs of a type by the version in effect: /processor_runs (2025-04-21) or /extract_runs... (2026-02-09). */
+    runs: facade.runs,
     files,
     evaluationSets,
     evaluationSetItems,
@@ -601,8 +648,8 @@ export type Client = ReturnType<typeof createClient>;
 
 /**
  * A client configured from the environment: EVALKIT_BASE_URL, EVALKIT_API_TOKEN,
- * EVALKIT_API_VERSION, EVALKIT_VERSION_HEADER. `overrides` win over the environment
- * (flags such as --base-url).
+ * EVALKIT_API_VERSION, EVALKIT_VERSION_HEADER, EVALKIT_WORKSPACE_ID. `overrides` win over the
+ * environment (flags such as --base-url).
  */
 export function clientFromEnv(overrides: Partial<ClientOptions> = {}, env: NodeJS.ProcessEnv = process.env): Client {
   const baseUrl = overrides.baseUrl ?? nonEmpty(env.EVALKIT_BASE_URL);
@@ -623,6 +670,7 @@ export function clientFromEnv(overrides: Partial<ClientOptions> = {}, env: NodeJ
     token,
     apiVersion,
     versionHeader: overrides.versionHeader ?? nonEmpty(env.EVALKIT_VERSION_HEADER),
+    workspaceId: overrides.workspaceId ?? nonEmpty(env.EVALKIT_WORKSPACE_ID),
   });
 }
 

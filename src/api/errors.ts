@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { EvalkitError } from '../util/errors.js';
 import { toPointer } from '../util/json.js';
+import { apiErrorBodySchema, type ApiErrorBody } from './model-2026-02-09.js';
 
 /**
  * What went wrong with one API call:
@@ -19,6 +20,10 @@ export interface ApiErrorInit {
   path: string;
   status?: number | null;
   serviceError?: string;
+  /** The `code` of a 2026-02-09 `ApiError` body (INVALID_REQUEST, NOT_FOUND, RATE_LIMIT_EXCEEDED...). */
+  code?: string;
+  /** The `requestId` of a 2026-02-09 `ApiError` body: quote it to the service's support. */
+  requestId?: string;
   retryable?: boolean;
   attempts?: number;
   hint?: string;
@@ -39,6 +44,10 @@ export class ApiError extends EvalkitError {
   readonly status: number | null;
   /** The service's `error` text (part 7), when it sent one. */
   readonly serviceError: string | undefined;
+  /** The service's error code (2026-02-09 `ApiError` bodies), when it sent one. */
+  readonly code: string | undefined;
+  /** The service's request id (2026-02-09 `ApiError` bodies), when it sent one. */
+  readonly requestId: string | undefined;
   readonly method: string;
   readonly path: string;
   /** True for network errors, timeouts, 408, 429 and 5xx: trying again later may succeed. */
@@ -58,6 +67,8 @@ export class ApiError extends EvalkitError {
     this.kind = init.kind;
     this.status = init.status ?? null;
     this.serviceError = init.serviceError;
+    this.code = init.code;
+    this.requestId = init.requestId;
     this.method = init.method;
     this.path = init.path;
     this.retryable = init.retryable ?? false;
@@ -73,6 +84,8 @@ export class ApiError extends EvalkitError {
       message: this.message,
       status: this.status,
       serviceError: this.serviceError,
+      code: this.code,
+      requestId: this.requestId,
       method: this.method,
       path: this.path,
       retryable: this.retryable,
@@ -120,7 +133,7 @@ function hintFor(status: number, path: string, versionHeader: string, serviceErr
     case 401:
       return 'check that EVALKIT_API_TOKEN holds a valid, unexpired token for this EVALKIT_BASE_URL';
     case 403:
-      return 'the token is valid but may not use this resource: check that the token (and its workspace) has access to the processor or workflow';
+      return 'the token is valid but may not use this resource: check that the token (and its workspace) has access to the processor or workflow; an API key scoped to an organization needs the workspace (EVALKIT_WORKSPACE_ID or --workspace-id)';
     case 404:
       return `check the id(s) in ${path.split('?')[0]}: the resource does not exist for this token and EVALKIT_BASE_URL`;
     case 408:
@@ -131,7 +144,12 @@ function hintFor(status: number, path: string, versionHeader: string, serviceErr
   }
 }
 
-/** Builds the error for a non-2xx answer. `secrets` are removed from the service's text. */
+/**
+ * Builds the error for a non-2xx answer. `secrets` are removed from the service's text. A
+ * 2026-02-09 `ApiError` body (`{code, message, retryable, requestId?}`) gives the message, code
+ * and request id, and its `retryable` decides whether the call is tried again; any other body
+ * (2025-04-21's `{success: false, error}`, text) gives the text, and the status decides.
+ */
 export function httpError(opts: {
   method: string;
   path: string;
@@ -142,20 +160,37 @@ export function httpError(opts: {
   secrets: readonly string[];
 }): ApiError {
   const { method, path, status } = opts;
-  const serviceError = scrub(extractServiceError(opts.bodyText), opts.secrets);
+  const body = apiErrorBody(opts.bodyText);
+  const serviceError = scrub(body ? body.message : extractServiceError(opts.bodyText), opts.secrets);
+  const code = scrub(body?.code, opts.secrets);
+  const requestId = scrub(body?.requestId, opts.secrets);
   const label = STATUS_TEXT[status] ?? 'error';
   const retried = opts.attempts > 1 ? ` (after ${opts.attempts} attempts)` : '';
-  const message = `${method} ${path}: ${status} ${label}${serviceError ? `: ${serviceError}` : ''}${retried}`;
+  const said = serviceError ? `: ${code ? `${code}: ` : ''}${serviceError}` : code ? `: ${code}` : '';
+  const message = `${method} ${path}: ${status} ${label}${said}${requestId ? ` (request ${requestId})` : ''}${retried}`;
   return new ApiError(message, {
     kind: 'http',
     method,
     path,
     status,
     serviceError,
-    retryable: isRetryableStatus(status),
+    code,
+    requestId,
+    retryable: body ? body.retryable : isRetryableStatus(status),
     attempts: opts.attempts,
     hint: hintFor(status, path, opts.versionHeader, serviceError),
   });
+}
+
+/** The body as a 2026-02-09 `ApiError`, when it is one. */
+function apiErrorBody(text: string): ApiErrorBody | undefined {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  try {
+    const r = apiErrorBodySchema.safeParse(JSON.parse(text));
+    return r.success ? r.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `{success: false, error}` per part 7; anything else: the start of the text. */

@@ -9,9 +9,12 @@
  * fastValidate.ts). Headers are built once per client; schemas once per process.
  */
 import type { z } from 'zod';
-import { ApiError, describeIssues, httpError, invalidResponseError, isRetryableStatus, scrub } from './errors.js';
+import { ApiError, describeIssues, httpError, invalidResponseError, scrub } from './errors.js';
 import { backoffMs } from '../util/backoff.js';
 import { validate } from './fastValidate.js';
+
+/** The workspace header of 2026-02-09 (spec 1.1). */
+export const WORKSPACE_HEADER = 'x-extend-workspace-id';
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -38,6 +41,8 @@ export interface TransportOptions {
   token?: string;
   apiVersion: string;
   versionHeader: string;
+  /** Sent as `x-extend-workspace-id` when set (spec 1.1: organization-scoped keys need it). */
+  workspaceId?: string;
   /** Retries after the first attempt. */
   maxRetries: number;
   /** Per attempt, including reading the body. 0 disables. */
@@ -80,6 +85,11 @@ export interface RequestSpec<S extends z.ZodType> {
    * failure it throws an ApiError with `outcomeUnknown`, and the caller reads the state back.
    */
   idempotent?: boolean;
+  /**
+   * What a DELETE answers when it succeeded: parsed in place of the 404 that a DELETE sent again
+   * after a lost answer gets. Default `{success: true}` (2025-04-21); 2026-02-09 answers `{id}`.
+   */
+  goneBody?: unknown;
   schema: S;
 }
 
@@ -96,13 +106,14 @@ function causeCode(e: unknown): string | undefined {
 
 /**
  * Failures after which the service has certainly not carried a request out: the connection was
- * never made, or it answered 429 (rate limited) or 408 (it gave up waiting for the request),
- * which refuse a request before any work. A timeout, a reset connection or a 5xx prove
- * nothing: the work may be done and only its answer lost.
+ * never made, or it answered 429 (rate limited), 408 (it gave up waiting for the request) or
+ * another 4xx (a refusal, retried only when a 2026-02-09 `ApiError` body says `retryable`), which
+ * refuse a request before any work. A timeout, a reset connection or a 5xx prove nothing: the
+ * work may be done and only its answer lost.
  */
 export function provesNotActed(failure: { kind: string; cause: unknown } | undefined, status: number): boolean {
   if (failure !== undefined) return failure.kind === 'network' && causeCode(failure.cause) !== undefined;
-  return status === 429 || status === 408;
+  return status >= 400 && status < 500;
 }
 
 export const realClock: Clock = {
@@ -257,6 +268,7 @@ export function createTransport(options: TransportOptions): Transport {
   // Built once: fetch copies them into its own Headers per request.
   const baseHeaders: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
   if (options.apiVersion) baseHeaders[versionHeader] = options.apiVersion;
+  if (options.workspaceId) baseHeaders[WORKSPACE_HEADER] = options.workspaceId;
   if (token) baseHeaders.authorization = `Bearer ${token}`;
   const jsonHeaders: Record<string, string> = { ...baseHeaders, 'content-type': 'application/json' };
 
@@ -350,15 +362,15 @@ export function createTransport(options: TransportOptions): Transport {
 
       if (failure === undefined && status >= 200 && status < 300) return parseBody(method, path, status, text, schema);
       // A DELETE sent again after its answer was lost finds the resource gone: the first one did it.
-      if (failure === undefined && status === 404 && method === 'DELETE' && lostEarlier) return parseBody(method, path, 200, '{"success":true}', schema);
+      if (failure === undefined && status === 404 && method === 'DELETE' && lostEarlier) return parseBody(method, path, 200, JSON.stringify(spec.goneBody ?? { success: true }), schema);
 
       // Not a success: decide whether to try again, and when.
       if (failure?.kind === 'aborted') throw fail(method, path, 'aborted', attempt, failure.cause, timeoutMs);
-      const retryable = failure !== undefined || isRetryableStatus(status);
       const error = failure
         ? fail(method, path, failure.kind, attempt, failure.cause, timeoutMs)
         : httpError({ method, path, status, bodyText: text, attempts: attempt, versionHeader, secrets });
-      if (!retryable) throw error;
+      // The status decides, unless a 2026-02-09 ApiError body says otherwise (httpError).
+      if (!error.retryable) throw error;
       if (!idempotent && !provesNotActed(failure, status)) throw outcomeUnknown(error);
       if (!provesNotActed(failure, status)) lostEarlier = true;
 
@@ -371,7 +383,7 @@ export function createTransport(options: TransportOptions): Transport {
       if (asked !== undefined) {
         if (asked > options.maxRetryAfterMs) {
           throw new ApiError(`${error.message}; the service asked to wait ${Math.ceil(asked / 1000)} s, longer than the ${Math.ceil(options.maxRetryAfterMs / 1000)} s evalkit waits`, {
-            kind: 'http', method, path, status, serviceError: error.serviceError, attempts: attempt, retryable: true, hint: error.hint,
+            kind: 'http', method, path, status, serviceError: error.serviceError, code: error.code, requestId: error.requestId, attempts: attempt, retryable: true, hint: error.hint,
           });
         }
       }
@@ -390,7 +402,7 @@ export function createTransport(options: TransportOptions): Transport {
   /** The failure of a request that may have been carried out: never sent again blindly. */
   function outcomeUnknown(error: ApiError): ApiError {
     return new ApiError(`${error.message}; the service may have carried it out (its answer was lost), so it was not sent again`, {
-      kind: error.kind, method: error.method, path: error.path, status: error.status, serviceError: error.serviceError, attempts: error.attempts,
+      kind: error.kind, method: error.method, path: error.path, status: error.status, serviceError: error.serviceError, code: error.code, requestId: error.requestId, attempts: error.attempts,
       retryable: false, outcomeUnknown: true, cause: error.cause,
       hint: 'this request is not safe to repeat blindly: check what the service holds (list what it would have created) before sending it again',
     });

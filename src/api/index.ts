@@ -1,7 +1,25 @@
 /**
  * The service client and resource model. Everything other modules need from src/api.
  */
-export { createClient, clientFromEnv, guessContentType, DEFAULT_API_VERSION, DEFAULT_VERSION_HEADER } from './client.js';
+export { createClient, clientFromEnv, guessContentType, DEFAULT_API_VERSION, DEFAULT_VERSION_HEADER, VERSION_HEADER_2026 } from './client.js';
+export { API_2026_02_09, speaks2026 } from './version.js';
+export { WORKSPACE_HEADER } from './http.js';
+export { typeOfId, isVersionId } from './ids.js';
+export { runBody2026 } from './facade.js';
+export type { Entity, EntityVersion, Run, AnyRunFile, CreateRunInput, ListRunsParams, EntityPageParams, EntityOps, RunOps } from './facade.js';
+export type {
+  CursorParams,
+  ListEntitiesParams,
+  ListEntityVersionsParams,
+  CreateEntityInput,
+  UpdateEntityInput,
+  CreateEntityVersionInput,
+  RunEntityRef,
+  RunFile2026,
+  CreateRun2026Input,
+  CreateRunBatch2026Input,
+  ListRuns2026Params,
+} from './client-2026.js';
 export type {
   Client,
   ClientOptions,
@@ -38,6 +56,7 @@ export { paginate, collect } from './paging.js';
 export type { PageFetcher, PaginateOptions } from './paging.js';
 export type { WaitOptions } from './poll.js';
 export * from './model.js';
+export * from './model-2026-02-09.js';
 export {
   verifyWebhook,
   signWebhook,

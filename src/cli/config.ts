@@ -80,7 +80,7 @@ export async function showSettings(argv: Record<string, unknown>): Promise<Shown
   const settings: Record<string, ShownValue> = {};
   const file = loaded?.file;
 
-  const service = (key: 'baseUrl' | 'apiVersion', env: string, flag: string | undefined, dflt: string | undefined): ShownValue => {
+  const service = (key: 'baseUrl' | 'apiVersion' | 'workspaceId', env: string, flag: string | undefined, dflt: string | undefined): ShownValue => {
     if (flag !== undefined && typeof argv[key] === 'string') return { value: argv[key], source: 'flag', from: flag };
     const e = nonEmpty(process.env[env]);
     if (e !== undefined) return { value: e, source: 'environment', from: env };
@@ -92,6 +92,7 @@ export async function showSettings(argv: Record<string, unknown>): Promise<Shown
   // A password in the address (the environment's or a flag's; the config file's is refused) is never shown.
   if (typeof settings.baseUrl.value === 'string') settings.baseUrl.value = redactUrl(settings.baseUrl.value);
   settings.apiVersion = service('apiVersion', 'EVALKIT_API_VERSION', undefined, DEFAULT_API_VERSION);
+  settings.workspaceId = service('workspaceId', 'EVALKIT_WORKSPACE_ID', '--workspace-id', undefined);
   // Whether it is set, never what it is.
   settings.apiToken = nonEmpty(process.env.EVALKIT_API_TOKEN) !== undefined ? { value: '(set)', source: 'environment', from: 'EVALKIT_API_TOKEN' } : { value: null, source: 'unset' };
 

@@ -55,6 +55,12 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
       group: 'Service:',
       describe: 'API version in effect: sent to the service and the layout `migrate` targets by default (default: $EVALKIT_API_VERSION, else the config file, else 2025-04-21)',
     })
+    .option('workspace-id', {
+      type: 'string',
+      global: true,
+      group: 'Service:',
+      describe: 'workspace sent as x-extend-workspace-id (API keys scoped to an organization need it; default: $EVALKIT_WORKSPACE_ID, else the config file)',
+    })
     .option('config-file', {
       type: 'string',
       global: true,
@@ -89,6 +95,10 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
       if (typeof argv.apiVersion === 'string') {
         if (!/^\d{4}-\d{2}-\d{2}$/.test(argv.apiVersion)) throw new UsageError(`--api-version "${argv.apiVersion}" is not a release date (YYYY-MM-DD)`, { hint: 'for example --api-version 2025-04-21' });
         process.env.EVALKIT_API_VERSION = argv.apiVersion;
+      }
+      if (typeof argv.workspaceId === 'string') {
+        if (!/^[\x21-\x7e]+$/.test(argv.workspaceId)) throw new UsageError('--workspace-id must be the workspace id alone (printable characters, no spaces)');
+        process.env.EVALKIT_WORKSPACE_ID = argv.workspaceId;
       }
     }, true)
     // After the flags above: a flag that set EVALKIT_BASE_URL wins over the file.

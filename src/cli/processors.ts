@@ -1,10 +1,11 @@
 /**
- * `evalkit processors list | get | create | update | publish | versions | diff`: processors and
- * their versions without curl. Parses flags, calls src/processors, renders.
+ * `evalkit processors list | get | create | update | publish | versions | diff`: processors (on
+ * 2026-02-09: extractors, classifiers and splitters) and their versions without curl. Parses
+ * flags, calls src/processors, renders.
  */
 import type { Argv } from 'yargs';
-import type { ProcessorType, ProcessorVersion } from '../api/index.js';
-import type { ConfigChange } from '../processors/index.js';
+import type { ProcessorType } from '../api/index.js';
+import type { ConfigChange, ProcessorJson, VersionJson } from '../processors/index.js';
 import { listSubcommands, defineCommand } from './command.js';
 import { formatOption, out, outJson } from './io.js';
 
@@ -18,10 +19,11 @@ interface ListArgs extends Common {
 }
 interface IdArgs extends Common {
   id: string;
+  type?: ProcessorType;
 }
 interface CreateArgs extends Common {
   name: string;
-  type: ProcessorType;
+  type?: ProcessorType;
   config?: string;
 }
 interface UpdateArgs extends IdArgs {
@@ -49,24 +51,32 @@ function table(head: string[], rows: string[][]): string {
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-function versionRows(versions: readonly ProcessorVersion[]): string[][] {
+function versionRows(versions: readonly VersionJson[]): string[][] {
   return versions.map((v) => [v.version, v.id, String(v.updatedAt ?? v.createdAt ?? ''), v.description ?? '']);
+}
+
+/** What the API version in effect calls it: processor (2025-04-21), extractor, classifier or splitter. */
+function noun(p: ProcessorJson): string {
+  return p.object === 'extractor' || p.object === 'classifier' || p.object === 'splitter' ? p.object : 'processor';
 }
 
 function sourceLine(c: ConfigChange): string {
   const s = c.source;
   if (!s) return '';
-  return s.patch.length ? `; config from ${s.file} (migrated ${s.from ?? 'either layout'} -> 2025-04-21, ${s.patch.length} change${s.patch.length === 1 ? '' : 's'})` : `; config from ${s.file}`;
+  return s.patch.length ? `; config from ${s.file} (migrated ${s.from ?? 'either layout'} -> ${s.to}, ${s.patch.length} change${s.patch.length === 1 ? '' : 's'})` : `; config from ${s.file}`;
 }
 
-const idPositional = (y: Argv): Argv => y.positional('id', { type: 'string', demandOption: true, describe: 'the processor id (dp_...)' });
+const idPositional = (y: Argv): Argv =>
+  y
+    .positional('id', { type: 'string', demandOption: true, describe: 'the processor id (dp_...; on 2026-02-09 also ex_..., cl_..., spl_...)' })
+    .option('type', { choices: TYPES, describe: 'on 2026-02-09: the kind (EXTRACT: extractor, CLASSIFY: classifier, SPLITTER: splitter) when the id does not tell it (default: looked up)' });
 
 const list = defineCommand<ListArgs>({
   command: 'list',
-  describe: 'list the processors this token can see',
+  describe: 'list the processors this token can see (2026-02-09: extractors, classifiers and splitters)',
   builder: (y) =>
     y
-      .option('type', { choices: TYPES, describe: 'only processors of this type' })
+      .option('type', { choices: TYPES, describe: 'only processors of this type (2026-02-09: only extractors, classifiers or splitters)' })
       .option('format', formatOption)
       .example('$0 processors list', 'id, name, type and last change of each processor, newest first')
       .example('$0 processors list --type CLASSIFY --format json', 'machine-readable') as unknown as Argv<ListArgs>,
@@ -82,7 +92,7 @@ const list = defineCommand<ListArgs>({
 
 const get = defineCommand<IdArgs>({
   command: 'get <id>',
-  describe: "a processor: its name, type, versions and the draft's config (2025-04-21 layout)",
+  describe: "a processor: its name, type, versions and the draft's config (in the layout of the API version in effect)",
   builder: (y) =>
     idPositional(y)
       .option('format', formatOption)
@@ -90,19 +100,19 @@ const get = defineCommand<IdArgs>({
       .example("$0 processors get dp_123 --format json | jq '.versions[0].config' > draft.json", 'save the draft config') as unknown as Argv<IdArgs>,
   run: async (a) => {
     const { client, processors } = await core();
-    const d = await processors.getProcessor(client, a.id);
+    const d = await processors.getProcessor(client, a.id, undefined, a.type);
     if (a.format === 'json') {
       outJson(d);
       return 0;
     }
     const p = d.processor;
-    out(`processor ${p.id} "${p.name}" (${p.type}), created ${String(p.createdAt)}, updated ${String(p.updatedAt)}`);
+    out(`${noun(p)} ${p.id} "${p.name}" (${p.type}), created ${String(p.createdAt)}, updated ${String(p.updatedAt)}`);
     out('');
     out(table(['version', 'id', 'updated', 'description'], versionRows(d.versions)));
     const draft = d.versions.find((v) => v.version === 'draft');
     if (draft) {
       out('');
-      out('draft config (2025-04-21):');
+      out(`draft config (${processors.checkedLayout(client.options.apiVersion)}):`);
       out(JSON.stringify(draft.config, null, 2));
     }
     return 0;
@@ -111,12 +121,12 @@ const get = defineCommand<IdArgs>({
 
 const create = defineCommand<CreateArgs>({
   command: 'create',
-  describe: 'create a processor, its draft from a config file (either layout; migrated to 2025-04-21 and checked first)',
+  describe: 'create a processor (2026-02-09: an extractor, classifier or splitter), its draft from a config file (any layout; migrated to the API version\'s layout and checked first)',
   builder: (y) =>
     y
       .option('name', { type: 'string', demandOption: true, describe: 'the processor name' })
-      .option('type', { choices: TYPES, demandOption: true, describe: 'processor type' })
-      .option('config', { type: 'string', describe: 'JSON file: a config in either layout, or a saved processor, version or request body holding one (default: the service\'s defaults)' })
+      .option('type', { choices: TYPES, describe: "processor type (default: the config's; needed without --config)" })
+      .option('config', { type: 'string', describe: 'JSON file: a config in any layout, or a saved processor, version or request body holding one (default: the service\'s defaults)' })
       .option('format', formatOption)
       .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create it; prints the new id')
       .example('$0 processors create --name docs --type CLASSIFY --config old-layout.json --format json', 'a 2024-11-14 config is migrated on the way in') as unknown as Argv<CreateArgs>,
@@ -124,27 +134,27 @@ const create = defineCommand<CreateArgs>({
     const { client, processors } = await core();
     const r = await processors.createProcessor(client, { name: a.name, type: a.type, configFile: a.config });
     if (a.format === 'json') outJson(r);
-    else if (r.existed) out(`processor ${r.processor.id} "${r.processor.name}" (${r.processor.type}) exists already with this config; nothing created`);
-    else out(`processor ${r.processor.id} "${r.processor.name}" (${r.processor.type}) created${r.answerLost ? ' (its answer was lost; found in the processor list)' : ''}${sourceLine(r)}`);
+    else if (r.existed) out(`${noun(r.processor)} ${r.processor.id} "${r.processor.name}" (${r.processor.type}) exists already with this config; nothing created`);
+    else out(`${noun(r.processor)} ${r.processor.id} "${r.processor.name}" (${r.processor.type}) created${r.answerLost ? ` (its answer was lost; found in the ${noun(r.processor)} list)` : ''}${sourceLine(r)}`);
     return 0;
   },
 });
 
 const update = defineCommand<UpdateArgs>({
   command: 'update <id>',
-  describe: "replace the draft's config from a file (either layout), and/or rename the processor",
+  describe: "replace the draft's config from a file (any layout), and/or rename the processor",
   builder: (y) =>
     idPositional(y)
-      .option('config', { type: 'string', describe: "JSON file with the draft's new config (either layout; a saved processor, version or request body works too)" })
+      .option('config', { type: 'string', describe: "JSON file with the draft's new config (any layout; a saved processor, version or request body works too)" })
       .option('name', { type: 'string', describe: 'a new name' })
       .option('format', formatOption)
       .example('$0 processors update dp_123 --config invoice.json', "the draft's config becomes the file's")
       .example('$0 processors update dp_123 --name "invoices v2"', 'rename') as unknown as Argv<UpdateArgs>,
   run: async (a) => {
     const { client, processors } = await core();
-    const r = await processors.updateProcessor(client, a.id, { configFile: a.config, name: a.name });
+    const r = await processors.updateProcessor(client, a.id, { configFile: a.config, name: a.name, type: a.type });
     if (a.format === 'json') outJson(r);
-    else out(`processor ${r.processor.id} "${r.processor.name}": ${a.config !== undefined ? 'draft updated' : 'renamed'}${sourceLine(r)}`);
+    else out(`${noun(r.processor)} ${r.processor.id} "${r.processor.name}": ${a.config !== undefined ? 'draft updated' : 'renamed'}${sourceLine(r)}`);
     return 0;
   },
 });
@@ -161,7 +171,7 @@ const publish = defineCommand<PublishArgs>({
       .example('$0 processors publish dp_123 --release minor --format json', 'the new version as JSON') as unknown as Argv<PublishArgs>,
   run: async (a) => {
     const { client, processors } = await core();
-    const { alreadyPublished, answerLost, ...v } = await processors.publishProcessor(client, a.id, { releaseType: a.release, description: a.description });
+    const { alreadyPublished, answerLost, ...v } = await processors.publishProcessor(client, a.id, { releaseType: a.release, description: a.description, type: a.type });
     if (a.format === 'json') outJson({ version: v, published: !alreadyPublished, ...(answerLost ? { answerLost } : {}) });
     else if (alreadyPublished) out(`processor ${a.id}: ${v.version} (${v.id}) already holds the draft's config; nothing published`);
     else out(`processor ${a.id}: published ${v.version} (${v.id})${v.description ? `: ${v.description}` : ''}${answerLost ? ' (its answer was lost; found in the version list)' : ''}`);
@@ -176,10 +186,10 @@ const versions = defineCommand<IdArgs>({
     idPositional(y)
       .option('format', formatOption)
       .example('$0 processors versions dp_123', 'version, id, last change, description')
-      .example('$0 processors versions dp_123 --format json', 'with each config (2025-04-21 layout)') as unknown as Argv<IdArgs>,
+      .example('$0 processors versions dp_123 --format json', 'with each config (in the layout of the API version in effect)') as unknown as Argv<IdArgs>,
   run: async (a) => {
     const { client, processors } = await core();
-    const vs = await processors.listVersions(client, a.id);
+    const vs = await processors.listVersions(client, a.id, undefined, a.type);
     if (a.format === 'json') outJson({ processorId: a.id, versions: vs });
     else out(table(['version', 'id', 'updated', 'description'], versionRows(vs)));
     return 0;
@@ -200,7 +210,7 @@ const diff = defineCommand<DiffArgs>({
       .example('$0 processors diff dp_123 1.0 1.1 --exit-code', 'exit 1 when they differ (CI)') as unknown as Argv<DiffArgs>,
   run: async (a) => {
     const { client, processors } = await core();
-    const d = await processors.diffVersions(client, a.id, String(a.v1), String(a.v2));
+    const d = await processors.diffVersions(client, a.id, String(a.v1), String(a.v2), undefined, a.type);
     if (a.format === 'json') outJson(d);
     else {
       out(`processor ${d.processorId}: ${d.from.version} (${d.from.id}) -> ${d.to.version} (${d.to.id}): ${d.patch.length === 0 ? 'same config' : `${d.patch.length} change${d.patch.length === 1 ? '' : 's'}`}`);
@@ -217,7 +227,8 @@ export default defineCommand<{ command?: string }>({
     y
       .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create from a saved config (either layout)')
       .example('$0 processors publish dp_123 --release major', 'publish the draft as 1.0')
-      .example('$0 processors diff dp_123 1.0 draft', 'what the draft changes') as unknown as Argv<{ command?: string }>,
+      .example('$0 processors diff dp_123 1.0 draft', 'what the draft changes')
+      .example('$0 processors list --api-version 2026-02-09', 'every extractor, classifier and splitter (API 2026-02-09)') as unknown as Argv<{ command?: string }>,
   subcommands: [list, get, create, update, publish, versions, diff],
   // yargs runs a subcommand's handler; this one runs for none (a list) or an unknown one.
   run: async (argv) => listSubcommands('processors', argv.command, [list, get, create, update, publish, versions, diff]),

@@ -106,6 +106,7 @@ function applyServiceSettings(loaded: LoadedSettings | undefined): void {
   };
   set('EVALKIT_BASE_URL', loaded?.config.baseUrl);
   set('EVALKIT_API_VERSION', loaded?.config.apiVersion);
+  set('EVALKIT_WORKSPACE_ID', loaded?.config.workspaceId);
 }
 
 /** Reads the config file (--config-file, else the nearest evalkit.config.json upward) and picks the dataset. */

@@ -12,13 +12,12 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, type Client, type FetchLike } from '../api/index.js';
-import type { Processor, ProcessorVersion } from '../api/index.js';
 import { migrateConfig, type MigrateResult, type ProcessorType } from '../config/index.js';
 import { uploadDataset, type UploadResult } from '../dataset/index.js';
 import { runEvaluation, writeExport } from '../eval/index.js';
 import type { EvalResult } from '../eval/index.js';
 import type { Report, Verdict } from '../metrics/generated/report.js';
-import { createProcessor, publishProcessor, updateProcessor } from '../processors/index.js';
+import { createProcessor, publishProcessor, updateProcessor, type ProcessorJson, type VersionJson } from '../processors/index.js';
 import { computeReport, MemoryDocuments, writeReports, type WrittenReport } from '../report/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { CONFIG_FILE_NAME, readSettings, renderSettings, SCHEMA_FILE, type DatasetSettings, type LoadedSettings } from '../settings/load.js';
@@ -60,7 +59,7 @@ export type DemoEvent =
   | { step: 'sandbox'; url: string; engine: string }
   | { step: 'config'; file: string; datasets: string[] }
   | { step: 'migrate'; dataset: DemoDataset; result: MigrateResult; file: string }
-  | { step: 'processor'; dataset: DemoDataset; processor: Processor; published: ProcessorVersion; configFile: string; draftConfigFile: string }
+  | { step: 'processor'; dataset: DemoDataset; processor: ProcessorJson; published: VersionJson; configFile: string; draftConfigFile: string }
   | { step: 'validate'; dataset: DemoDataset; result: UploadResult; processorId: string; configFile: string }
   | { step: 'upload'; dataset: DemoDataset; result: UploadResult; processorId: string }
   | { step: 'evaluate'; dataset: DemoDataset; version: string; result: EvalResult; file: string; evaluationSetId: string }

@@ -52,12 +52,12 @@ function versionKey(label: string): [number, number] | undefined {
 }
 
 /** Picks the version a reference means: latest = newest published, or the draft when none is. */
-export function pickVersion(versions: readonly ProcessorVersion[], ref: string): ProcessorVersion | undefined {
+export function pickVersion<V extends Pick<ProcessorVersion, 'version'>>(versions: readonly V[], ref: string): V | undefined {
   const want = normalizeVersionRef(ref);
   if (want === undefined) return undefined;
   if (want === 'draft') return versions.find((v) => v.version === 'draft');
   if (want === 'latest') {
-    let best: { v: ProcessorVersion; key: [number, number] } | undefined;
+    let best: { v: V; key: [number, number] } | undefined;
     for (const v of versions) {
       const key = versionKey(v.version);
       if (key && (!best || key[0] > best.key[0] || (key[0] === best.key[0] && key[1] > best.key[1]))) best = { v, key };

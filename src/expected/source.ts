@@ -4,7 +4,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import type { Client, ProcessorVersion } from '../api/index.js';
-import { paginate } from '../api/index.js';
+import { isVersionId, paginate } from '../api/index.js';
 import { InputError } from '../util/errors.js';
 import { migrateDocument, NEW_LAYOUT, type Layout } from '../config/index.js';
 import { fromPointer, isPlainObject, parseJson } from '../util/json.js';
@@ -113,13 +113,13 @@ function newer(a: ProcessorVersion, b: ProcessorVersion): boolean {
 }
 
 /**
- * A processor's config from the service. `version`: a version id (`dpv_...`), a published
+ * A processor's config from the service. `version`: a version id (`dpv_...`; `exv_`, `clv_`, `splv_`), a published
  * number (`1.0`, `2`), `draft`, or `latest` (default: the newest published version, or the
  * draft when none is published).
  */
 export async function fetchProcessorConfig(client: Client, processorId: string, version = 'latest'): Promise<ConfigSource> {
   let found: ProcessorVersion | undefined;
-  if (version.startsWith('dpv_')) found = await client.processors.getVersion(processorId, version);
+  if (isVersionId(version)) found = await client.processors.getVersion(processorId, version);
   else {
     let draft: ProcessorVersion | undefined;
     let latest: ProcessorVersion | undefined;

@@ -1,11 +1,13 @@
 /**
- * A processor config from a user's file, on its way to the service: read in either layout
- * (bare, or inside a saved processor, version, run or request body), migrated losslessly to the
- * 2025-04-21 layout by the migrate module, and checked against that layout's schema before any
+ * A processor config from a user's file, on its way to the service: read in any layout (bare,
+ * or inside a saved processor, version, run or request body), migrated losslessly through the
+ * chain of layouts to the one of the API version in effect (2025-04-21, or 2026-02-09 for the
+ * extractor/classifier/splitter routes), and checked against that layout's schema before any
  * request is made. What cannot be migrated without loss is refused, never dropped.
  */
 import type { Operation } from 'fast-json-patch';
-import { migrateConfig, NEW_LAYOUT, OLD_LAYOUT, validateConfig, type Layout, type ProcessorType } from '../config/index.js';
+import { speaks2026 } from '../api/version.js';
+import { LATEST_LAYOUT, migrateConfig, NEW_LAYOUT, OLD_LAYOUT, validateConfig, type Layout, type ProcessorType } from '../config/index.js';
 import { readConfigFile } from '../expected/index.js';
 import { InputError } from '../util/errors.js';
 import { isPlainObject } from '../util/json.js';
@@ -13,18 +15,31 @@ import { isPlainObject } from '../util/json.js';
 type Json = Record<string, unknown>;
 
 export interface ProcessorConfigFile {
-  /** The config in the 2025-04-21 layout, `type` included. */
+  /** The config in the `to` layout: 2025-04-21 with `type`, or 2026-02-09 (no `type`: the route carries it). */
   config: Json;
   type: ProcessorType;
   file: string;
   /** The layout the file was in (null: no key told). */
   from: Layout | null;
+  /** The layout `config` is in. */
+  to: Layout;
   /** RFC 6902 operations from the file's config to `config` (empty when it was already current). */
   patch: Operation[];
 }
 
-/** Reads, migrates and validates; every error names the file and the JSON pointer. */
-export async function readProcessorConfig(file: string, opts: { type?: ProcessorType } = {}): Promise<ProcessorConfigFile> {
+/**
+ * The layout configs are checked in for an API version: 2026-02-09 for 2026-02-09 and later,
+ * else 2025-04-21 (older versions get it migrated down once more: inApiLayout).
+ */
+export function checkedLayout(apiVersion: string | undefined): Layout {
+  return apiVersion !== undefined && speaks2026(apiVersion) ? LATEST_LAYOUT : NEW_LAYOUT;
+}
+
+/**
+ * Reads, migrates and validates; every error names the file and the JSON pointer. `apiVersion`:
+ * the version in effect, which decides the layout (default: 2025-04-21's).
+ */
+export async function readProcessorConfig(file: string, opts: { type?: ProcessorType; apiVersion?: string } = {}): Promise<ProcessorConfigFile> {
   // The file's own type (the config's, or its envelope's) first, so that a mismatch with the
   // type asked for is caught; the asked-for type only settles a config that names none.
   let source: Awaited<ReturnType<typeof readConfigFile>>;
@@ -41,39 +56,50 @@ export async function readProcessorConfig(file: string, opts: { type?: Processor
     });
   }
   const type = source.type;
+  const to = checkedLayout(opts.apiVersion);
   let migrated: ReturnType<typeof migrateConfig>;
   try {
-    migrated = migrateConfig(source.config, { to: NEW_LAYOUT, type });
+    migrated = migrateConfig(source.config, { to, type, inEffect: to });
   } catch (e) {
     if (e instanceof InputError) {
       throw new InputError(e.message, {
         location: { ...e.location, file },
-        hint: e.hint ?? 'run `evalkit migrate FILE --allow-lossy --dry-run` to see what the 2025-04-21 layout cannot hold',
+        hint: e.hint ?? `run \`evalkit migrate FILE --to ${to} --allow-lossy --dry-run\` to see what the ${to} layout cannot hold`,
         cause: e,
       });
     }
     throw e;
   }
   const config = { ...(migrated.doc as Json) };
-  if (config.type === undefined) config.type = type;
-  const problems = validateConfig(config, NEW_LAYOUT, type);
+  // 2025-04-21 configs carry their type; 2026-02-09 ones do not (the route does).
+  if (to === NEW_LAYOUT && config.type === undefined) config.type = type;
+  const problems = validateConfig(config, to, type);
   if (problems.length) {
     const shown = problems.slice(0, 5).map((p) => `${p.pointer || '/'}: ${p.message}`).join('; ');
     const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
-    throw new InputError(`not a valid ${type} config (2025-04-21 layout): ${shown}${more}`, {
+    throw new InputError(`not a valid ${type} config (${to} layout): ${shown}${more}`, {
       location: { file, pointer: problems[0].pointer },
       hint: migrated.changed
-        ? 'the pointers are those of the config migrated to 2025-04-21 (`evalkit migrate FILE --dry-run` shows it); fix the file and retry'
-        : 'fix the config; `evalkit schema` and schemas/config-2025-04-21.schema.json show the layout',
+        ? `the pointers are those of the config migrated to ${to} (\`evalkit migrate FILE --to ${to} --dry-run\` shows it); fix the file and retry`
+        : `fix the config; \`evalkit schema\` and schemas/config-${to}.schema.json show the layout`,
     });
   }
-  return { config, type, file, from: migrated.from, patch: migrated.patch };
+  return { config, type, file, from: migrated.from, to, patch: migrated.patch };
 }
 
 /** The config in the layout the service speaks at `apiVersion` (older versions take the 2024-11-14 keys). */
 export function inApiLayout(config: Json, type: ProcessorType, apiVersion: string): Json {
   if (apiVersion === '' || apiVersion >= NEW_LAYOUT) return config;
   return migrateConfig(config, { to: OLD_LAYOUT, type }).doc as Json;
+}
+
+/**
+ * A config the service returned, for diffs and display: on 2026-02-09 as the service holds it
+ * (its own layout), else read in the 2025-04-21 layout.
+ */
+export function shownConfig(config: unknown, type: ProcessorType, apiVersion: string): Json {
+  if (speaks2026(apiVersion)) return isPlainObject(config) ? config : {};
+  return inHubLayout(config, type);
 }
 
 /** A config the service returned, read in the 2025-04-21 layout (for diffs and display). */

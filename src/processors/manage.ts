@@ -1,29 +1,42 @@
 /**
  * Processors and their versions through the service client: list, get, create, update the
  * draft, publish, list versions and diff two versions' configs. Configs from files go through
- * readProcessorConfig (either layout in, 2025-04-21 checked, the API's layout out).
+ * readProcessorConfig (any layout in, checked in the layout of the API version in effect, the
+ * API's layout out).
  *
- * The service has no get-one-processor endpoint (service-facts.md): a processor is found in the
- * processor list, and its configs are read from its version list (the draft included).
+ * The client's facade (`client.entities(type)`, `client.entityOps(id)`) picks the routes by the
+ * API version in effect: /processors on 2025-04-21, /extractors, /classifiers, /splitters on
+ * 2026-02-09. 2025-04-21 has no get-one-processor endpoint (service-facts.md): a processor is
+ * found in the processor list, and its configs are read from its version list (the draft
+ * included). 2026-02-09 version lists hold no configs: each config is read from its version.
+ *
+ * What the functions return is the service's object as it answered (plus `type`, which the
+ * 2026-02-09 objects leave to the route), with configs in the layout shownConfig gives.
  */
-import type { Client, Processor, ProcessorType, ProcessorVersion, ReleaseType } from '../api/index.js';
+import pLimit from 'p-limit';
+import type { Client, Entity, EntityOps, EntityVersion, ProcessorType, ReleaseType } from '../api/index.js';
 import { isApiError, lostAnswerError, pauseBeforeReadBack } from '../api/index.js';
 import { deepEqual } from '../config/patch.js';
 import { normalizeVersionRef, pickVersion } from '../eval/resolve.js';
 import { InputError, UsageError } from '../util/errors.js';
-import { inApiLayout, inHubLayout, readProcessorConfig, type ProcessorConfigFile } from './config.js';
+import { inApiLayout, readProcessorConfig, shownConfig, type ProcessorConfigFile } from './config.js';
 import { diffConfigs, type ConfigDiff } from './diff.js';
 
 type Json = Record<string, unknown>;
 
+/** A processor (2025-04-21) or an extractor, classifier or splitter (2026-02-09), as the service answered, with its type. */
+export type ProcessorJson = Json & { id: string; name: string; type: ProcessorType };
+/** A version as the service answered, its config (when read) in the shown layout. */
+export type VersionJson = Json & { id: string; version: string; description?: string | null; config?: Json };
+
 export interface ProcessorDetails {
-  processor: Processor;
-  /** The draft first, then published versions newest first; configs in the 2025-04-21 layout. */
-  versions: ProcessorVersion[];
+  processor: ProcessorJson;
+  /** The draft first, then published versions newest first. */
+  versions: VersionJson[];
 }
 
 export interface ConfigChange {
-  processor: Processor;
+  processor: ProcessorJson;
   /** Where the config came from and how it was migrated on the way in. */
   source?: Omit<ProcessorConfigFile, 'config'>;
   /** create: a processor of this name and type with this config was there already; nothing was created. */
@@ -33,12 +46,12 @@ export interface ConfigChange {
 }
 
 /** What publishProcessor did: the version, and whether it is new. */
-export interface PublishedVersion extends ProcessorVersion {
+export type PublishedVersion = VersionJson & {
   /** The latest published version already held the draft's config; nothing was published. */
   alreadyPublished?: true;
   /** The answer to the publish was lost; the version it made was found in the version list. */
   answerLost?: true;
-}
+};
 
 export interface VersionDiff extends ConfigDiff {
   processorId: string;
@@ -62,16 +75,32 @@ function rethrow404(id: string): (e: unknown) => never {
 }
 
 function checkId(id: string): void {
-  if (typeof id !== 'string' || id.trim() === '') throw new UsageError('the processor id must not be empty', { hint: 'pass an id such as dp_123' });
+  if (typeof id !== 'string' || id.trim() === '') throw new UsageError('the processor id must not be empty', { hint: 'pass an id such as dp_123 (2026-02-09: ex_..., cl_..., spl_...)' });
 }
 
-export async function listProcessors(client: Client, opts: { type?: ProcessorType; signal?: AbortSignal } = {}): Promise<Processor[]> {
-  const out: Processor[] = [];
-  for await (const p of client.processors.listAll({ type: opts.type, sortBy: 'createdAt', sortDir: 'desc' }, { signal: opts.signal })) out.push(p);
+function entityJson(e: Entity): ProcessorJson {
+  return { ...e.raw, type: e.type } as ProcessorJson;
+}
+
+function versionJson(client: Client, v: EntityVersion): VersionJson {
+  const out = { ...v.raw } as VersionJson;
+  if (v.config !== undefined) out.config = shownConfig(v.config, v.type, client.options.apiVersion);
   return out;
 }
 
-function versionOrder(a: ProcessorVersion, b: ProcessorVersion): number {
+/** The operations on one processor; a 404 while finding its route is "not found". */
+async function opsFor(client: Client, id: string, type: ProcessorType | undefined, signal?: AbortSignal): Promise<{ ops: EntityOps; entity?: Entity }> {
+  checkId(id);
+  return client.entityOps(id, type, { signal }).catch(rethrow404(id));
+}
+
+export async function listProcessors(client: Client, opts: { type?: ProcessorType; signal?: AbortSignal } = {}): Promise<ProcessorJson[]> {
+  const out: ProcessorJson[] = [];
+  for await (const p of client.listEntities({ type: opts.type, sortBy: 'createdAt', sortDir: 'desc' }, { signal: opts.signal })) out.push(entityJson(p));
+  return out;
+}
+
+function versionOrder(a: EntityVersion, b: EntityVersion): number {
   if (a.version === 'draft') return b.version === 'draft' ? 0 : -1;
   if (b.version === 'draft') return 1;
   const [am, an] = a.version.split('.').map(Number);
@@ -79,37 +108,46 @@ function versionOrder(a: ProcessorVersion, b: ProcessorVersion): number {
   return bm - am || bn - an;
 }
 
-export async function listVersions(client: Client, id: string, signal?: AbortSignal): Promise<ProcessorVersion[]> {
-  checkId(id);
-  const out: ProcessorVersion[] = [];
+/** The versions, draft first then newest first; configs only where the list holds them (2025-04-21). */
+async function versionsOf(ops: EntityOps, id: string, signal?: AbortSignal): Promise<EntityVersion[]> {
+  const out: EntityVersion[] = [];
   try {
-    for await (const v of client.paginate((t) => client.processors.listVersions(id, { nextPageToken: t }, { signal }), { signal })) {
-      out.push({ ...v, config: inHubLayout(v.config, v.processorType) as ProcessorVersion['config'] });
-    }
+    for await (const v of ops.listAllVersions(id, { signal })) out.push(v);
   } catch (e) {
     rethrow404(id)(e);
   }
   return out.sort(versionOrder);
 }
 
-export async function getProcessor(client: Client, id: string, signal?: AbortSignal): Promise<ProcessorDetails> {
+/** Version configs read at once by listVersions. */
+const CONFIG_READS = 4;
+
+/** The version with its config: read from the version itself when the list left it out (2026-02-09). */
+async function withConfig(ops: EntityOps, id: string, v: EntityVersion, signal?: AbortSignal): Promise<EntityVersion> {
+  if (v.config !== undefined) return v;
+  return ops.retrieveVersion(id, v.id, { signal }).catch(rethrow404(id));
+}
+
+/** Every version of a processor with its config. `type` (or the id's prefix) names the kind on 2026-02-09; else it is looked up. */
+export async function listVersions(client: Client, id: string, signal?: AbortSignal, type?: ProcessorType): Promise<VersionJson[]> {
+  const { ops } = await opsFor(client, id, type, signal);
+  const vs = await versionsOf(ops, id, signal);
+  // 2026-02-09: one read per version, a few at a time (2025-04-21: none, the list holds the configs).
+  const limit = pLimit(CONFIG_READS);
+  const full = await Promise.all(vs.map((v) => limit(() => withConfig(ops, id, v, signal))));
+  return full.map((v) => versionJson(client, v));
+}
+
+export async function getProcessor(client: Client, id: string, signal?: AbortSignal, type?: ProcessorType): Promise<ProcessorDetails> {
   checkId(id);
-  let processor: Processor | undefined;
-  for await (const p of client.processors.listAll({}, { signal })) {
-    if (p.id === id) {
-      processor = p;
-      break;
-    }
-  }
-  if (!processor) throw notFound(id);
-  return { processor, versions: await listVersions(client, id, signal) };
+  const entity = await client.findEntity(id, type, { signal }).catch(rethrow404(id));
+  return { processor: entityJson(entity), versions: await listVersions(client, id, signal, entity.type) };
 }
 
 /** Members the caller supplied are what the service holds (the service fills in the rest with defaults). */
-function holdsConfig(draft: ProcessorVersion | undefined, wanted: Json | undefined): boolean {
+function holdsConfig(held: Json | undefined, wanted: Json | undefined): boolean {
   if (wanted === undefined) return true;
-  if (draft === undefined) return false;
-  const held = draft.config as Json;
+  if (held === undefined) return false;
   return Object.keys(wanted).every((k) => Object.hasOwn(held, k) && deepEqual(wanted[k], held[k]));
 }
 
@@ -117,58 +155,71 @@ function holdsConfig(draft: ProcessorVersion | undefined, wanted: Json | undefin
  * Creates a processor unless one of this name and type holding this config exists (then it is
  * returned with `existed`): a re-run after a kill or a lost answer creates nothing twice. A
  * create whose answer is lost is not sent again blindly: the processor list is read again, and
- * a processor of this name and type that was not there before is the one it made.
+ * a processor of this name and type that was not there before is the one it made. The type is
+ * `type`, else the config's.
  */
-export async function createProcessor(client: Client, input: { name: string; type: ProcessorType; configFile?: string }, signal?: AbortSignal): Promise<ConfigChange> {
+export async function createProcessor(client: Client, input: { name: string; type?: ProcessorType; configFile?: string }, signal?: AbortSignal): Promise<ConfigChange> {
   if (input.name.trim() === '') throw new UsageError('--name must not be empty');
-  const read = input.configFile !== undefined ? await readProcessorConfig(input.configFile, { type: input.type }) : undefined;
-  const config = read ? inApiLayout(read.config, read.type, client.options.apiVersion) : undefined;
+  const apiVersion = client.options.apiVersion;
+  const read = input.configFile !== undefined ? await readProcessorConfig(input.configFile, { type: input.type, apiVersion }) : undefined;
+  const type = input.type ?? read?.type;
+  if (type === undefined) throw new UsageError('which type of processor? pass --type EXTRACT, CLASSIFY or SPLITTER (or --config FILE, whose config names it)');
+  const ops = client.entities(type);
+  const config = read ? inApiLayout(read.config, read.type, apiVersion) : undefined;
   const source = read && strip(read);
-  const named = async (): Promise<Processor[]> => (await listProcessors(client, { type: input.type, signal })).filter((p) => p.name === input.name);
+  const noun = ops.noun;
+  const named = async (): Promise<Entity[]> => {
+    const out: Entity[] = [];
+    for await (const p of ops.listAll({ sortBy: 'createdAt', sortDir: 'desc' }, { signal })) if (p.name === input.name) out.push(p);
+    return out;
+  };
   const before = await named();
   for (const p of before) {
-    const draft = (await listVersions(client, p.id, signal)).find((v) => v.version === 'draft');
-    if (holdsConfig(draft, read?.config as Json | undefined)) return { processor: p, source, existed: true };
+    const draft = await ops.draft(p.id, { signal });
+    const held = draft?.config !== undefined ? shownConfig(draft.config, type, apiVersion) : undefined;
+    if (holdsConfig(held, read?.config)) return { processor: entityJson(p), source, existed: true };
   }
   if (before.length > 0) {
-    throw new InputError(`a ${input.type} processor named "${input.name}" exists already (${before.map((p) => p.id).join(', ')}), with another draft config`, {
+    throw new InputError(`a ${type} ${noun} named "${input.name}" exists already (${before.map((p) => p.id).join(', ')}), with another draft config`, {
       hint: `change its draft with \`evalkit processors update ${before[0].id} --config FILE\`, or create it under another --name`,
     });
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      const processor = await client.processors.create({ name: input.name, type: input.type, ...(config ? { config } : {}) }, { signal });
-      return { processor, source };
+      const created = await ops.create({ name: input.name, ...(config ? { config } : {}) }, { signal });
+      return { processor: entityJson(created), source };
     } catch (e) {
       if (!(isApiError(e) && e.outcomeUnknown)) throw e;
       await pauseBeforeReadBack(client, attempt, signal);
       const fresh = (await named().catch((r: unknown) => {
-        throw lostAnswerError(e, `a ${input.type} processor named "${input.name}" may have been created; reading the processor list back failed too (${(r as Error).message})`, 'run the same command again: it finds a processor of this name, type and config instead of creating another');
+        throw lostAnswerError(e, `a ${type} ${noun} named "${input.name}" may have been created; reading the ${noun} list back failed too (${(r as Error).message})`, 'run the same command again: it finds a processor of this name, type and config instead of creating another');
       })).filter((p) => !before.some((b) => b.id === p.id));
-      if (fresh.length === 1) return { processor: fresh[0], source, answerLost: true };
+      if (fresh.length === 1) return { processor: entityJson(fresh[0]), source, answerLost: true };
       if (fresh.length > 1) {
-        throw lostAnswerError(e, `the service now holds ${fresh.length} ${input.type} processors named "${input.name}" that were not there before this run (${fresh.map((p) => p.id).join(', ')}): this run's lost answers, or someone else's creates`, 'keep one of them and delete the others (the service has no delete endpoint for processors: use its dashboard)');
+        throw lostAnswerError(e, `the service now holds ${fresh.length} ${type} ${noun}s named "${input.name}" that were not there before this run (${fresh.map((p) => p.id).join(', ')}): this run's lost answers, or someone else's creates`, 'keep one of them and delete the others (the service has no delete endpoint for processors: use its dashboard)');
       }
       // None: the service did not act on it, so sending it again cannot make a second one.
-      if (attempt > client.options.maxRetries) throw lostAnswerError(e, `no processor named "${input.name}" was created (the processor list holds none that is new)`, 'retry later: the service did not answer');
+      if (attempt > client.options.maxRetries) throw lostAnswerError(e, `no ${noun} named "${input.name}" was created (the ${noun} list holds none that is new)`, 'retry later: the service did not answer');
     }
   }
 }
 
-export async function updateProcessor(client: Client, id: string, input: { configFile?: string; name?: string }, signal?: AbortSignal): Promise<ConfigChange> {
+export async function updateProcessor(client: Client, id: string, input: { configFile?: string; name?: string; type?: ProcessorType }, signal?: AbortSignal): Promise<ConfigChange> {
   checkId(id);
   if (input.configFile === undefined && input.name === undefined) throw new UsageError('nothing to update', { hint: 'pass --config FILE (the draft\'s new config) and/or --name NAME' });
   if (input.name !== undefined && input.name.trim() === '') throw new UsageError('--name must not be empty');
+  const apiVersion = client.options.apiVersion;
+  const { ops, entity } = await opsFor(client, id, input.type, signal);
   let read: ProcessorConfigFile | undefined;
   let config: Json | undefined;
   if (input.configFile !== undefined) {
-    // The config must be of the processor's type (read from its draft) before anything is sent.
-    const draft = (await listVersions(client, id, signal)).find((v) => v.version === 'draft');
-    read = await readProcessorConfig(input.configFile, { type: draft?.processorType });
-    config = inApiLayout(read.config, read.type, client.options.apiVersion);
+    // The config must be of the processor's type (its kind, or its draft's) before anything is sent.
+    const type = entity?.type ?? (await ops.draft(id, { signal }).catch(rethrow404(id)))?.type;
+    read = await readProcessorConfig(input.configFile, { type, apiVersion });
+    config = inApiLayout(read.config, read.type, apiVersion);
   }
-  const processor = await client.processors.update(id, { ...(input.name !== undefined ? { name: input.name } : {}), ...(config ? { config } : {}) }, { signal }).catch(rethrow404(id));
-  return { processor, source: read && strip(read) };
+  const updated = await ops.update(id, { ...(input.name !== undefined ? { name: input.name } : {}), ...(config ? { config } : {}) }, { signal }).catch(rethrow404(id));
+  return { processor: entityJson(updated), source: read && strip(read) };
 }
 
 /**
@@ -177,21 +228,26 @@ export async function updateProcessor(client: Client, id: string, input: { confi
  * a kill publishes nothing twice. A publish whose answer is lost is not sent again blindly: the
  * version list is read again, and a new version holding the draft's config is the one it made.
  */
-export async function publishProcessor(client: Client, id: string, input: { releaseType: ReleaseType; description?: string }, signal?: AbortSignal): Promise<PublishedVersion> {
+export async function publishProcessor(client: Client, id: string, input: { releaseType: ReleaseType; description?: string; type?: ProcessorType }, signal?: AbortSignal): Promise<PublishedVersion> {
   checkId(id);
   if (input.releaseType !== 'major' && input.releaseType !== 'minor') throw new UsageError('--release must be major or minor');
+  const { ops } = await opsFor(client, id, input.type, signal);
   const state = async () => {
-    const vs = await listVersions(client, id, signal);
+    const vs = await versionsOf(ops, id, signal);
     const draft = vs.find((v) => v.version === 'draft');
     return { draft, published: vs.filter((v) => v.version !== 'draft') };
   };
   const before = await state();
   const latest = before.published[0];
-  if (latest && before.draft && deepEqual(latest.config, before.draft.config)) return { ...latest, alreadyPublished: true };
+  if (latest && before.draft) {
+    const [l, dr] = await Promise.all([withConfig(ops, id, latest, signal), withConfig(ops, id, before.draft, signal)]);
+    const lj = versionJson(client, l);
+    if (deepEqual(lj.config, versionJson(client, dr).config)) return { ...lj, alreadyPublished: true };
+  }
   for (let attempt = 1; ; attempt++) {
     try {
-      const v = await client.processors.publish(id, { releaseType: input.releaseType, ...(input.description !== undefined ? { description: input.description } : {}) }, { signal }).catch(rethrow404(id));
-      return { ...v, config: inHubLayout(v.config, v.processorType) as ProcessorVersion['config'] };
+      const v = await ops.publish(id, { releaseType: input.releaseType, ...(input.description !== undefined ? { description: input.description } : {}) }, { signal }).catch(rethrow404(id));
+      return versionJson(client, v);
     } catch (e) {
       if (!(isApiError(e) && e.outcomeUnknown)) throw e;
       await pauseBeforeReadBack(client, attempt, signal);
@@ -199,7 +255,7 @@ export async function publishProcessor(client: Client, id: string, input: { rele
         throw lostAnswerError(e, `a new version of ${id} may have been published; reading the version list back failed too (${(r as Error).message})`, `run the same command again: it publishes nothing when the latest version already holds the draft's config (\`evalkit processors versions ${id}\` shows them)`);
       });
       const fresh = after.published.filter((v) => !before.published.some((b) => b.id === v.id));
-      if (fresh.length === 1) return { ...fresh[0], answerLost: true };
+      if (fresh.length === 1) return { ...versionJson(client, await withConfig(ops, id, fresh[0], signal)), answerLost: true };
       if (fresh.length > 1) {
         throw lostAnswerError(e, `${fresh.length} versions of ${id} were published during this run (${fresh.map((v) => `${v.version} ${v.id}`).join(', ')}): this run's lost answers, or someone else's publishes`, `check them with \`evalkit processors versions ${id}\`; a published version cannot be undone`);
       }
@@ -208,8 +264,8 @@ export async function publishProcessor(client: Client, id: string, input: { rele
   }
 }
 
-/** A version by reference: draft, latest, a number (1, 1.0, 1.0.0) or a version id (dpv_...). */
-export function findVersion(versions: readonly ProcessorVersion[], ref: string, processorId: string): ProcessorVersion {
+/** A version by reference: draft, latest, a number (1, 1.0, 1.0.0) or a version id (dpv_..., exv_..., clv_..., splv_...). */
+export function findVersion<V extends { id: string; version: string }>(versions: readonly V[], ref: string, processorId: string): V {
   const byId = versions.find((v) => v.id === ref);
   if (byId) return byId;
   if (normalizeVersionRef(ref) === undefined) {
@@ -222,13 +278,13 @@ export function findVersion(versions: readonly ProcessorVersion[], ref: string, 
   return found;
 }
 
-export async function diffVersions(client: Client, id: string, fromRef: string, toRef: string, signal?: AbortSignal): Promise<VersionDiff> {
-  const versions = await listVersions(client, id, signal);
-  const a = findVersion(versions, fromRef, id);
-  const b = findVersion(versions, toRef, id);
-  return { processorId: id, from: { version: a.version, id: a.id }, to: { version: b.version, id: b.id }, ...diffConfigs(a.config, b.config) };
+export async function diffVersions(client: Client, id: string, fromRef: string, toRef: string, signal?: AbortSignal, type?: ProcessorType): Promise<VersionDiff> {
+  const { ops } = await opsFor(client, id, type, signal);
+  const versions = await versionsOf(ops, id, signal);
+  const [a, b] = await Promise.all([withConfig(ops, id, findVersion(versions, fromRef, id), signal), withConfig(ops, id, findVersion(versions, toRef, id), signal)]);
+  return { processorId: id, from: { version: a.version, id: a.id }, to: { version: b.version, id: b.id }, ...diffConfigs(versionJson(client, a).config, versionJson(client, b).config) };
 }
 
 function strip(r: ProcessorConfigFile): Omit<ProcessorConfigFile, 'config'> {
-  return { type: r.type, file: r.file, from: r.from, patch: r.patch };
+  return { type: r.type, file: r.file, from: r.from, to: r.to, patch: r.patch };
 }

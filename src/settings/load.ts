@@ -99,6 +99,7 @@ function describeError(e: ErrorObject): { pointer: string; message: string } {
       if (/\/gates\/\d+$/.test(e.instancePath)) return { pointer: e.instancePath, message: 'a gate is METRIC>=N, METRIC<=N or METRIC=N, the same as >= (for example micro.f1>=0.9)' };
       if (e.instancePath === '/baseUrl') return { pointer: e.instancePath, message: 'must be an http(s) address such as http://127.0.0.1:8787' };
       if (e.instancePath === '/apiVersion') return { pointer: e.instancePath, message: 'must be a release date YYYY-MM-DD such as 2025-04-21' };
+      if (e.instancePath === '/workspaceId') return { pointer: e.instancePath, message: 'must be the workspace id alone (printable characters, no spaces)' };
       if (p.pattern === '\\S') return { pointer: e.instancePath, message: 'must not be empty' };
       return { pointer: e.instancePath, message: `must match ${String(p.pattern)}` };
     case 'enum':

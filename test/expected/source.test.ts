@@ -76,6 +76,12 @@ describe('fetchProcessorConfig', () => {
     expect(s.type).toBe('EXTRACT');
   });
 
+  it('takes a 2026-02-09 version id (exv_, clv_, splv_) as a version id too', async () => {
+    const s = await fetchProcessorConfig(fakeClient([{ version: 'draft' }, { version: '1.0', id: 'exv_9', config: { ...EXTRACT_NEW, extractionRules: 'by id' } }]), 'ex_1', 'exv_9');
+    expect(s.origin).toBe('ex_1@1.0');
+    expect(s.config.extractionRules).toBe('by id');
+  });
+
   it('falls back to the draft when nothing is published', async () => {
     const s = await fetchProcessorConfig(fakeClient([{ version: 'draft' }]), 'dp_1');
     expect(s.origin).toBe('dp_1@draft');

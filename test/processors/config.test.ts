@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffConfigs, inApiLayout, readProcessorConfig } from '../../src/processors/index.js';
@@ -24,6 +26,23 @@ describe('readProcessorConfig', () => {
     expect(e).toBeInstanceOf(InputError);
     expect((e as InputError).message).toMatch(message);
     expect((e as InputError).location.file).toBe(file);
+  });
+
+  it('on 2026-02-09: migrated up the chain, checked in the 2026-02-09 layout, without type; a 2026-02-09 config goes down to 2025-04-21', async () => {
+    const up = await readProcessorConfig(fixture('envelope-processor'), { apiVersion: '2026-02-09' });
+    expect(up).toMatchObject({ type: 'EXTRACT', from: '2024-11-14', to: '2026-02-09' });
+    expect(up.config).toMatchObject({ extractionRules: 'Use the printed currency.' });
+    expect(up.config).not.toHaveProperty('type');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-pconfig-'));
+    try {
+      const file = path.join(dir, 'saved-2026.json');
+      writeFileSync(file, JSON.stringify({ object: 'splitter_version', id: 'splv_1', version: 'draft', splitterId: 'spl_1', config: { splitClassifications: [{ id: 'a', type: 'a', description: 'A' }], parseConfig: { target: 'markdown' } } }));
+      const down = await readProcessorConfig(file, { type: 'SPLITTER', apiVersion: '2025-04-21' });
+      expect(down).toMatchObject({ type: 'SPLITTER', to: '2025-04-21' });
+      expect(down.config).toEqual({ type: 'SPLITTER', splitClassifications: [{ id: 'a', type: 'a', description: 'A' }], parser: { target: 'markdown' } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('sends the old layout to an API version before 2025-04-21', () => {

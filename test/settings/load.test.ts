@@ -69,6 +69,7 @@ describe('evalkit.config.json: checking', () => {
     ['an unknown report format', { datasets: { a: { formats: ['pdf'] } } }, '/datasets/a/formats/0', 'must be one of "json", "md", "html", "junit"'],
     ['a base URL that is not http', { baseUrl: 'localhost:8787' }, '/baseUrl', 'http(s) address'],
     ['an API version that is not a date', { apiVersion: 'latest' }, '/apiVersion', 'YYYY-MM-DD'],
+    ['a workspace id with a space', { workspaceId: 'ws 1' }, '/workspaceId', 'the workspace id alone'],
     ['a dataset name with a slash', { datasets: { 'a/b': {} } }, '/datasets/a~1b', 'dataset name "a/b"'],
     ['no datasets in "datasets"', { datasets: {} }, '/datasets', 'must NOT have fewer than 1 properties'],
     ['a document that is not an object', [], '', 'must hold a JSON object'],

@@ -17,6 +17,10 @@ export interface EvalkitConfig {
    */
   apiVersion?: string;
   /**
+   * Workspace id sent as x-extend-workspace-id with every request (API keys scoped to an organization need it); --workspace-id and EVALKIT_WORKSPACE_ID override it. Not a secret.
+   */
+  workspaceId?: string;
+  /**
    * One section per evaluation dataset, by name. `--dataset NAME` picks one; with a single section it is implied.
    */
   datasets?: {

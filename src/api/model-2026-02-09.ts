@@ -1,0 +1,187 @@
+/**
+ * The 2026-02-09 resource model (spec api-2026-02-09.md section 7): extractors, classifiers and
+ * splitters, their versions and runs, batch runs, the `list` and deletion answers and the
+ * `ApiError` body. One zod schema per shape; the three kinds share their builders, since the
+ * SDK's types for them differ only in names.
+ *
+ * As in model.ts every object passes unknown members through, and the members the spec types
+ * as nullable are read as nullable and optional: an absent member and null mean the same to
+ * evalkit. Configs pass through as records: src/config owns their layouts.
+ */
+import { z } from 'zod';
+import type { ProcessorType } from './model.js';
+
+/** The three kinds of 2026-02-09, each a route family. */
+export type EntityKind = 'extractor' | 'classifier' | 'splitter';
+export const ENTITY_KINDS: readonly EntityKind[] = ['extractor', 'classifier', 'splitter'];
+
+/** Everything that differs between the three families: paths, object names, body keys. */
+export interface KindRoutes {
+  kind: EntityKind;
+  type: ProcessorType;
+  /** `/extractors` */
+  base: string;
+  /** `/extract_runs` */
+  runs: string;
+  /** `/extract`: the synchronous run. */
+  sync: string;
+  /** The run object's name: `extract_run`. */
+  runObject: string;
+  /** The version's parent id member and the runs' list filter: `extractorId`. */
+  idKey: string;
+  /** `cloneExtractorId` */
+  cloneKey: string;
+}
+
+export const KIND_ROUTES: Readonly<Record<EntityKind, KindRoutes>> = {
+  extractor: { kind: 'extractor', type: 'EXTRACT', base: '/extractors', runs: '/extract_runs', sync: '/extract', runObject: 'extract_run', idKey: 'extractorId', cloneKey: 'cloneExtractorId' },
+  classifier: { kind: 'classifier', type: 'CLASSIFY', base: '/classifiers', runs: '/classify_runs', sync: '/classify', runObject: 'classify_run', idKey: 'classifierId', cloneKey: 'cloneClassifierId' },
+  splitter: { kind: 'splitter', type: 'SPLITTER', base: '/splitters', runs: '/split_runs', sync: '/split', runObject: 'split_run', idKey: 'splitterId', cloneKey: 'cloneSplitterId' },
+};
+
+export function kindOfType(type: ProcessorType): EntityKind {
+  return type === 'EXTRACT' ? 'extractor' : type === 'CLASSIFY' ? 'classifier' : 'splitter';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks
+
+const timestamp = z.string();
+const nullableString = z.string().nullable().optional();
+const record = z.record(z.string(), z.unknown());
+
+/** `CreatedBy`: `{type: 'user', email}` or `{type: 'api_key', name}`; open for new kinds. */
+export const createdBySchema = z.looseObject({ type: z.string() });
+
+/** `FileSummary` (and the bare `File`, which adds contents and presignedUrl). */
+export const fileSummarySchema = z.looseObject({
+  object: z.literal('file'),
+  id: z.string(),
+  name: z.string(),
+  type: z.string().nullable().optional(),
+  parentFileId: nullableString,
+  metadata: record.nullable().optional(),
+  createdAt: timestamp.optional(),
+  updatedAt: timestamp.optional(),
+});
+
+/** A config of a version or run: its layout (2026-02-09, or the answer-only legacy `fields` form) is src/config's business. */
+export const entityConfigSchema = record;
+
+// ---------------------------------------------------------------------------------------------
+// Extractors, classifiers, splitters and their versions
+
+function versionSummary<K extends EntityKind>(kind: K) {
+  return z.looseObject({
+    object: z.literal(`${kind}_version` as `${K}_version`),
+    id: z.string(),
+    description: nullableString,
+    /** "draft", "1.0", "1.1"... */
+    version: z.string(),
+    createdAt: timestamp,
+    createdBy: createdBySchema.nullable().optional(),
+  }).extend({ [`${kind}Id`]: z.string() } as { [P in `${K}Id`]: z.ZodString });
+}
+
+function entitySummary<K extends EntityKind>(kind: K) {
+  return z.looseObject({ object: z.literal(kind), id: z.string(), name: z.string(), createdAt: timestamp, updatedAt: timestamp });
+}
+
+function entitySchemas<K extends EntityKind>(kind: K) {
+  const versionSum = versionSummary(kind);
+  const version = versionSum.extend({ config: entityConfigSchema });
+  const summary = entitySummary(kind);
+  return { summary, entity: summary.extend({ draftVersion: version }), versionSummary: versionSum, version };
+}
+
+export const extractorSchemas = entitySchemas('extractor');
+export const classifierSchemas = entitySchemas('classifier');
+export const splitterSchemas = entitySchemas('splitter');
+export const ENTITY_SCHEMAS = { extractor: extractorSchemas, classifier: classifierSchemas, splitter: splitterSchemas } as const;
+
+/** Any kind's full object (`Extractor`, `Classifier`, `Splitter`): `object` names the kind. */
+export type Entity2026 = z.infer<typeof extractorSchemas.entity> | z.infer<typeof classifierSchemas.entity> | z.infer<typeof splitterSchemas.entity>;
+export type EntitySummary2026 = z.infer<typeof extractorSchemas.summary> | z.infer<typeof classifierSchemas.summary> | z.infer<typeof splitterSchemas.summary>;
+export type EntityVersion2026 = z.infer<typeof extractorSchemas.version> | z.infer<typeof classifierSchemas.version> | z.infer<typeof splitterSchemas.version>;
+export type EntityVersionSummary2026 = z.infer<typeof extractorSchemas.versionSummary> | z.infer<typeof classifierSchemas.versionSummary> | z.infer<typeof splitterSchemas.versionSummary>;
+
+// ---------------------------------------------------------------------------------------------
+// Runs
+
+const runUsageSchema = z.looseObject({ credits: z.number() });
+
+function runSchemas<K extends EntityKind>(kind: K) {
+  const s = ENTITY_SCHEMAS[kind];
+  const summary = z.looseObject({
+    object: z.literal(KIND_ROUTES[kind].runObject),
+    id: z.string(),
+    /** PENDING, PROCESSING, PROCESSED, FAILED, CANCELLED; open: the service may add values. */
+    status: z.string(),
+    failureReason: nullableString,
+    failureMessage: nullableString,
+    metadata: record.nullable().optional(),
+    reviewed: z.boolean().optional(),
+    edited: z.boolean().optional(),
+    file: fileSummarySchema.nullable().optional(),
+    files: z.array(fileSummarySchema).nullable().optional(),
+    parseRunId: nullableString,
+    dashboardUrl: z.string().optional(),
+    usage: runUsageSchema.nullable().optional(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  }).extend({
+    [kind]: s.summary.nullable().optional(),
+    [`${kind}Version`]: s.versionSummary.nullable().optional(),
+  } as { [P in K]: z.ZodOptional<z.ZodNullable<(typeof s)['summary']>> } & { [P in `${K}Version`]: z.ZodOptional<z.ZodNullable<(typeof s)['versionSummary']>> });
+  const run = summary.extend({
+    /** null until the run is PROCESSED. */
+    output: record.nullable(),
+    initialOutput: record.nullable().optional(),
+    reviewedOutput: record.nullable().optional(),
+    edits: z.record(z.string(), z.unknown()).nullable().optional(),
+    config: entityConfigSchema.optional(),
+  });
+  return { summary, run };
+}
+
+export const RUN_SCHEMAS = { extractor: runSchemas('extractor'), classifier: runSchemas('classifier'), splitter: runSchemas('splitter') } as const;
+export type Run2026 = z.infer<(typeof RUN_SCHEMAS)[EntityKind]['run']>;
+export type RunSummary2026 = z.infer<(typeof RUN_SCHEMAS)[EntityKind]['summary']>;
+
+/** `BatchRun`: a run batch (`/extract_runs/batch`...) as `/batch_runs/{id}` answers it. */
+export const batchRunSchema = z.looseObject({
+  object: z.literal('batch_run'),
+  id: z.string(),
+  status: z.string(),
+  runCount: z.number().int(),
+  createdAt: timestamp,
+});
+export type BatchRun = z.infer<typeof batchRunSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Answers common to every resource
+
+/** `{object: "list", data, nextPageToken?}`: the token is absent on the last page. */
+export function listOf<S extends z.ZodType>(item: S) {
+  return z.looseObject({ object: z.literal('list'), data: z.array(item), nextPageToken: z.string().nullable().optional() });
+}
+
+/** A deletion's answer: `{id}`. */
+export const deletedSchema = z.looseObject({ id: z.string() });
+
+/** The error body of the new endpoints (`ApiError`). */
+export const apiErrorBodySchema = z.looseObject({
+  code: z.string(),
+  message: z.string(),
+  retryable: z.boolean(),
+  requestId: z.string().optional(),
+  docUrl: z.string().optional(),
+});
+export type ApiErrorBody = z.infer<typeof apiErrorBodySchema>;
+
+/** List schemas, built once. */
+export const LISTS = {
+  extractor: { entities: listOf(extractorSchemas.summary), versions: listOf(extractorSchemas.versionSummary), runs: listOf(RUN_SCHEMAS.extractor.summary) },
+  classifier: { entities: listOf(classifierSchemas.summary), versions: listOf(classifierSchemas.versionSummary), runs: listOf(RUN_SCHEMAS.classifier.summary) },
+  splitter: { entities: listOf(splitterSchemas.summary), versions: listOf(splitterSchemas.versionSummary), runs: listOf(RUN_SCHEMAS.splitter.summary) },
+} as const;
