@@ -24,6 +24,7 @@ import { workflowRoutes } from './routes/workflows.js';
 import { evaluationRoutes } from './routes/evaluation.js';
 import { fileRoutes } from './routes/files.js';
 import { processorRunRoutes } from './routes/processorRuns.js';
+import { currentRunRoutes } from './routes/currentRuns.js';
 import { processorRoutes } from './routes/processors.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
 import { notEmulatedRoutes } from './routes/notEmulated.js';
@@ -90,6 +91,8 @@ export interface SandboxOptions {
   webhooks?: string | WebhooksSpec;
   /** Receives unexpected server errors (with stacks); never sent to clients. */
   log?: (line: string) => void;
+  /** How long `POST /extract`, `/classify`, `/split` (2026-02-09) wait for their run (default 300000: 5 minutes). */
+  syncTimeoutMs?: number;
 }
 
 export interface SandboxHandle {
@@ -173,6 +176,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       secret,
       maxBodyBytes,
       presignTtlSeconds: 3600,
+      syncTimeoutMs: num('sync timeout', options.syncTimeoutMs, 0, 3_600_000, 300_000),
     };
     // src/config and src/expected (ajv schemas) load while the server starts listening.
     ctx.ready = loadCore().then((core) => {
@@ -185,6 +189,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const router = new Router().add(
       ...processorRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...batchRoutes,
       ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes, ...lifecycleRoutes, ...notEmulatedRoutes,
+      ...currentRunRoutes,
     );
     const server = createSandboxServer(ctx, {
       router,
