@@ -142,6 +142,12 @@ describe('extract runs', () => {
     expect(config.schema).toEqual(INVOICE_CONFIG.schema);
     expect(config.advancedOptions).toMatchObject({ citationsEnabled: true });
     await refused('POST', '/extract_runs', { extractor: { id: extractor, overrideConfig: { type: 'EXTRACT' } }, file: { id: fileId } }, 400, '/extractor/overrideConfig/type');
+    // A fields-form config has no 2026-02-09 layout to merge into: refused, and runs as it is without an override.
+    const fieldsForm = await createProcessor(t, 'EXTRACT', { type: 'EXTRACT', fields: [{ id: 'total', name: 'total', type: 'number', description: 'the total' }] }, 'Old form');
+    await refused('POST', '/extract_runs', { extractor: { id: fieldsForm, overrideConfig: { extractionRules: 'x' } }, file: { id: fileId } }, 400, 'fields-form config');
+    const plain = await call('POST', '/extract_runs', { extractor: { id: fieldsForm }, file: { id: fileId } });
+    expect(plain.status).toBe(200);
+    expect((plain.body.config as J).fields).toHaveLength(1);
   });
 });
 
@@ -247,7 +253,7 @@ describe('one run, two routes', () => {
     const listed = await t.call<{ processorRuns: J[] }>('GET', `/processor_runs?processorId=${extractor}&maxPageSize=1000`);
     expect(listed.body.processorRuns.map((r) => r.id)).toContain(created.body.id);
     // Another type's run is not found on this route, and the answer names its own.
-    await refused('GET', `/classify_runs/${id}`, undefined, 404, 'it is a extract run', `/extract_runs/${id}`);
+    await refused('GET', `/classify_runs/${id}`, undefined, 404, 'it is an extract run', `/extract_runs/${id}`);
   });
 });
 

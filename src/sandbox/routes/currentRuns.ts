@@ -205,6 +205,8 @@ function inlineProcessor(type: ProcessorType, now: string): { processor: Process
   };
 }
 
+const a = (noun: string): string => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
+
 function otherKind(type: string): RunKind | undefined {
   return Object.hasOwn(RUN_KINDS, type) ? RUN_KINDS[type as ProcessorType] : undefined;
 }
@@ -215,11 +217,14 @@ function runConfig(ctx: Ctx, req: Req, kind: RunKind, ref: EntityRef | undefined
     const p = loadProcessor(ctx, req, ref.id, kind.entity);
     if (p.type !== kind.type) {
       const other = otherKind(p.type);
-      throw notFound(`${kind.entity} ${p.id} not found: ${p.id} is a ${other?.entity ?? p.type}${other ? `; run it with POST /${other.route}` : ''}`);
+      throw notFound(`${kind.entity} ${p.id} not found: ${p.id} is ${a(other?.entity ?? p.type)}${other ? `; run it with POST /${other.route}` : ''}`);
     }
     const version = resolveVersion(ctx, p, ref.version, `${kind.entity}.version`);
     const stored = JSON.parse(version.config) as Json;
     if (!ref.overrideConfig) return { processor: p, version, config: stored };
+    if (Array.isArray(legacyConfig(stored).fields)) {
+      throw badRequest(`${kind.entity} ${p.id} version ${version.version} has a fields-form config, which has no 2026-02-09 layout to override; run it without overrideConfig, or send a full config instead of ${kind.entity}`);
+    }
     // Member-wise: each top-level member given replaces the stored one; the others are kept.
     const merged = { ...currentFromStored(ctx, stored, kind.type), ...ref.overrideConfig };
     return { processor: p, version, config: acceptCurrentConfig(ctx, merged, kind.type, `/${kind.entity}/overrideConfig`) };
@@ -306,7 +311,7 @@ function loadKindRun(ctx: Ctx, req: Req, kind: RunKind): RunRow {
   const row = loadRun(ctx, req, req.params.id, kind.noun);
   if (row.processor_type !== kind.type) {
     const other = otherKind(row.processor_type);
-    throw notFound(`${kind.noun} ${row.id} not found: it is a ${other?.noun ?? row.processor_type}${other ? `; use /${other.route}/${row.id}` : ''}`);
+    throw notFound(`${kind.noun} ${row.id} not found: it is ${a(other?.noun ?? row.processor_type)}${other ? `; use /${other.route}/${row.id}` : ''}`);
   }
   return row;
 }
