@@ -269,6 +269,23 @@ describe('sync routes', () => {
     await refused('POST', '/split', { splitter: { id: splitter }, file: { id: fileId }, priority: 5 }, 400, 'priority is not a member of POST /split');
   });
 
+  test('a sync request whose run is cancelled meanwhile answers it CANCELLED at once', async () => {
+    t.sb.pauseEngine();
+    try {
+      const pending = call('POST', '/classify', { classifier: { id: classifier }, file: { text: 'to be cancelled' }, metadata: { tag: 'sync-cancel' } });
+      let id: string | undefined;
+      while (!id) {
+        const list = (await call('GET', '/classify_runs?status=PROCESSING&maxPageSize=1000')).body.data as J[];
+        id = list.find((r) => (r.metadata as J | null)?.tag === 'sync-cancel')?.id as string | undefined;
+      }
+      expect((await call('POST', `/classify_runs/${id}/cancel`)).status).toBe(200);
+      const r = await pending;
+      expect(r.body).toMatchObject({ id, status: 'CANCELLED' });
+    } finally {
+      t.sb.resumeEngine();
+    }
+  });
+
   test('at the cap the run is answered as it stands (PROCESSING) and goes on', async () => {
     const s = await start({ syncTimeoutMs: 300 });
     try {
