@@ -109,6 +109,15 @@ describe('extract runs', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.file).toBeNull();
     expect((r.body.files as J[]).map((f) => f.id)).toEqual([fileId, second]);
+    // The engine reads the package as one document: the first file's values, cited on it.
+    await t.sb.idle();
+    const done = (await call('GET', `/extract_runs/${String(r.body.id)}`)).body;
+    expect(done.status).toBe('PROCESSED');
+    const output = done.output as { value: J; metadata: Record<string, { citations?: J[] }> };
+    expect(output.value.invoice_number).toBe('INV-42');
+    expect(output.metadata.invoice_number.citations).toMatchObject([{ fileId, page: { number: 1 }, referenceText: 'INV-42' }]);
+    const legacy = (await t.call<{ processorRun: J }>('GET', `/processor_runs/${String(r.body.id)}`)).body.processorRun;
+    expect((legacy.files as J[]).map((f) => f.id)).toEqual([fileId, second]);
     // Stored page 2 of the package is page 1 of its second file.
     const stored = { value: { a: 'x' }, metadata: { a: { citations: [{ page: 2, referenceText: 'x', polygon: [{ x: 1, y: 0 }], pageWidth: 10, pageHeight: 3 }] } } };
     const refs = [{ id: 'file_a', name: 'a.txt', type: 'TXT', metadata: { pageCount: 1 }, createdAt: '', updatedAt: '' }, { id: 'file_b', name: 'b.txt', type: 'TXT', metadata: { pageCount: 2 }, createdAt: '', updatedAt: '' }];
