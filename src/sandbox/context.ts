@@ -25,4 +25,6 @@ export interface Ctx {
   maxBodyBytes: number;
   /** Validity of presigned file URLs. */
   presignTtlSeconds: number;
+  /** How long the 2026-02-09 sync run routes wait (default 5 minutes, routes/currentRuns.ts). */
+  syncTimeoutMs?: number;
 }

@@ -45,7 +45,7 @@ export interface Core {
    * the hub has no place for (pointer in the 2026-02-09 layout, value). 400 when it is not a
    * 2026-02-09 config (a `type`, `parser`, `fields`, `fixedPageLimit`... inside).
    */
-  fromCurrent(config: Json, type: ProcessorType): { hub: Json; extras: Array<[string, unknown]> };
+  fromCurrent(config: Json, type: ProcessorType, at?: string): { hub: Json; extras: Array<[string, unknown]> };
   /** Hub layout -> 2026-02-09 layout; members 2026-02-09 has no place for are left out. */
   toCurrent(config: Json, type: ProcessorType): Json;
   /** `splits` <-> `subDocumentClassifications`. */
@@ -108,13 +108,13 @@ function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
       // Members without an old name are left out: an older caller cannot see them anyway.
       return config.migrateConfig(cfg, { to: layout, from: HUB, type, allowLossy: true }).doc as Json;
     },
-    fromCurrent(cfg, type) {
-      if (Object.hasOwn(cfg, 'type')) throw new HttpError(400, `invalid config at /config/type: 2026-02-09 configs have no type (the route says it is ${type}); remove it`);
+    fromCurrent(cfg, type, at = '/config') {
+      if (Object.hasOwn(cfg, 'type')) throw new HttpError(400, `invalid config at ${at}/type: 2026-02-09 configs have no type (the route says it is ${type}); remove it`);
       // The 2026-02-09 schema first: a key of another layout (`parser`, `fields`, `fixedPageLimit`)
       // or an unknown one is a 400 naming it, never a member silently lost on the way down.
       const issues = config.validateConfig(cfg, CURRENT, type);
       if (issues.length) {
-        const shown = issues.slice(0, 5).map((i) => `/config${i.pointer}: ${i.message}`);
+        const shown = issues.slice(0, 5).map((i) => `${at}${i.pointer}: ${i.message}`);
         const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
         throw new HttpError(400, `invalid ${type} config for API version ${CURRENT}: ${shown.join('; ')}${more}`);
       }
@@ -122,7 +122,7 @@ function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
         const r = config.migrateConfig(cfg, { from: CURRENT, to: HUB, type, allowLossy: true });
         return { hub: r.doc as Json, extras: r.dropped.map((d) => [d.pointer, d.value] as [string, unknown]) };
       } catch (e) {
-        return asHttp400(e, 'invalid config');
+        return asHttp400(e, `invalid config at ${at}`);
       }
     },
     toCurrent(cfg, type) {

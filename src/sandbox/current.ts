@@ -115,10 +115,11 @@ export function mayHaveExtras(text: string): boolean {
 /**
  * A config from a 2026-02-09 request (no `type`, `parseConfig`...) -> the stored form: the hub
  * layout (migrated down the chain, defaults to be filled in by the caller) plus its 2026-only members.
- * Throws a 400 (via the core) for a config that is not in the 2026-02-09 layout.
+ * Throws a 400 (via the core) for a config that is not in the 2026-02-09 layout; messages point
+ * into the request body at `at` (`/config`, `/extractor/overrideConfig`).
  */
-export function storedFromCurrent(ctx: Ctx, config: Json, type: ProcessorType): Json {
-  const { hub, extras } = ctx.core.fromCurrent(config, type);
+export function storedFromCurrent(ctx: Ctx, config: Json, type: ProcessorType, at = '/config'): Json {
+  const { hub, extras } = ctx.core.fromCurrent(config, type, at);
   return extras.length ? { ...hub, [EXTRAS]: extras } : hub;
 }
 

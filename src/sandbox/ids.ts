@@ -25,6 +25,11 @@ export const ID_PREFIX = {
   classifierVersion: 'clv_',
   splitter: 'spl_',
   splitterVersion: 'splv_',
+  // 2026-02-09 runs (spec 1.4): the same processor runs, minted under the run routes of that version.
+  extractRun: 'exr_',
+  classifyRun: 'clr_',
+  splitRun: 'splr_',
+  batchRun: 'bpr_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -25,6 +25,7 @@ import { evaluationRoutes } from './routes/evaluation.js';
 import { evaluationSetRoutes } from './routes/evaluationSets.js';
 import { fileRoutes } from './routes/files.js';
 import { processorRunRoutes } from './routes/processorRuns.js';
+import { currentRunRoutes } from './routes/currentRuns.js';
 import { processorRoutes } from './routes/processors.js';
 import { entityRoutes } from './routes/entities.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
@@ -92,6 +93,8 @@ export interface SandboxOptions {
   webhooks?: string | WebhooksSpec;
   /** Receives unexpected server errors (with stacks); never sent to clients. */
   log?: (line: string) => void;
+  /** How long `POST /extract`, `/classify`, `/split` (2026-02-09) wait for their run (default 300000: 5 minutes). */
+  syncTimeoutMs?: number;
 }
 
 export interface SandboxHandle {
@@ -175,6 +178,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       secret,
       maxBodyBytes,
       presignTtlSeconds: 3600,
+      syncTimeoutMs: num('sync timeout', options.syncTimeoutMs, 0, 3_600_000, 300_000),
     };
     // src/config and src/expected (ajv schemas) load while the server starts listening.
     ctx.ready = loadCore().then((core) => {
@@ -187,6 +191,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const router = new Router().add(
       ...processorRoutes, ...entityRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...evaluationSetRoutes, ...batchRoutes,
       ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes, ...lifecycleRoutes, ...notEmulatedRoutes,
+      ...currentRunRoutes,
     );
     const server = createSandboxServer(ctx, {
       router,

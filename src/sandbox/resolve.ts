@@ -100,7 +100,7 @@ export function acceptConfig(ctx: Ctx, raw: Json, type: ProcessorType, at = '/co
  * as the hub layout with defaults plus its 2026-only members (current.ts); validated as the hub.
  */
 export function acceptCurrentConfig(ctx: Ctx, raw: Json, type: ProcessorType, at = '/config'): Json {
-  const stored = withDefaults(storedFromCurrent(ctx, raw, type), type);
+  const stored = withDefaults(storedFromCurrent(ctx, raw, type, at), type);
   assertValidConfig(ctx, legacyConfig(stored), at);
   return stored;
 }

@@ -5,7 +5,8 @@ import type { FileRow, ProcessorRow, RunRow, VersionRow } from './store.js';
 
 /** What the engine needs to process a run; stored beside the run, never served. */
 export interface Job {
-  input: { kind: 'text'; text: string } | { kind: 'file'; fileId: string };
+  /** `package`: a 2026-02-09 extract run over several files, read as one document (their pages in order). */
+  input: { kind: 'text'; text: string } | { kind: 'file'; fileId: string } | { kind: 'package'; fileIds: string[] };
   versionLabel: string;
   evaluationSetItemId?: string;
 }
@@ -18,7 +19,7 @@ export interface NewRun {
   version: VersionRow;
   /** Config in effect (2025-04-21): the version's or the request's override. */
   config: Json;
-  input: { kind: 'text'; text: string } | { kind: 'file'; file: RunFile };
+  input: { kind: 'text'; text: string } | { kind: 'file'; file: RunFile } | { kind: 'package'; files: RunFile[] };
   priority: number;
   metadata: Json;
   source: string;
@@ -32,7 +33,8 @@ export interface NewRun {
 
 export function buildRun(n: NewRun): RunRow {
   const id = n.id;
-  const file = n.input.kind === 'file' ? n.input.file : undefined;
+  const all = n.input.kind === 'file' ? [n.input.file] : n.input.kind === 'package' ? n.input.files : [];
+  const file = all[0];
   const doc: Json = {
     object: 'document_processor_run',
     id,
@@ -52,7 +54,7 @@ export function buildRun(n: NewRun): RunRow {
     edits: {},
     type: n.processor.type as ProcessorType,
     config: n.config,
-    files: file ? [fileRef(file)] : [],
+    files: all.map(fileRef),
     // The official SDK's ProcessorRun: the sandbox never merges processors.
     mergedProcessors: [],
     priority: n.priority,
@@ -64,14 +66,17 @@ export function buildRun(n: NewRun): RunRow {
     updatedAt: n.now,
   };
   const job: Job = {
-    input: n.input.kind === 'text' ? { kind: 'text', text: n.input.text } : { kind: 'file', fileId: n.input.file.id },
+    input:
+      n.input.kind === 'text' ? { kind: 'text', text: n.input.text }
+      : n.input.kind === 'package' ? { kind: 'package', fileIds: n.input.files.map((f) => f.id) }
+      : { kind: 'file', fileId: n.input.file.id },
     versionLabel: n.version.version,
     ...(n.itemId ? { evaluationSetItemId: n.itemId } : {}),
   };
   return {
     seq: 0, id, processor_id: n.processor.id, processor_type: n.processor.type, processor_version_id: n.version.id, status: 'PROCESSING',
     priority: n.priority, source: n.source, source_id: n.sourceId, batch_id: n.batchId, item_id: n.itemId, file_id: file?.id ?? null,
-    file_name: file?.name ?? null, created_at: n.now, updated_at: n.now, run_time_ms: null, num_pages: file?.num_pages ?? 1,
+    file_name: file?.name ?? null, created_at: n.now, updated_at: n.now, run_time_ms: null, num_pages: all.reduce((sum, f) => sum + f.num_pages, 0) || 1,
     doc: JSON.stringify(doc), job: JSON.stringify(job),
   };
 }

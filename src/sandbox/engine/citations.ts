@@ -1,8 +1,9 @@
 /**
  * Citations of the simulated outputs: where on its page each predicted value is printed. The
  * finding works on a neutral layout (text runs with boxes, top-left origin) and returns a neutral
- * citation per value; `citation20250421` shapes one for the 2025-04-21 output metadata. Another
- * API version is one more serializer beside it, never a second finder.
+ * citation per value; `citation20250421` shapes one for the 2025-04-21 output metadata (the form
+ * runs are stored in) and `citation20260209` for 2026-02-09 answers. Another API version is one
+ * more serializer beside them, never a second finder.
  *
  * Layouts: a PDF's text runs as pdf.js positions them (PDF points at scale 1); a text file's lines
  * in character cells (x: column, y: line, each line one cell high), so a viewer draws a box at
@@ -187,6 +188,43 @@ function polygonOf(owned: Array<[TextRun, number]>, referenceText: string, page:
 /** The 2025-04-21 citation (service facts: `{page, referenceText, polygon:[{x,y}], pageWidth, pageHeight}`). */
 export function citation20250421(c: Citation): Record<string, unknown> {
   return { page: c.page, referenceText: c.referenceText, polygon: c.polygon.map((q) => ({ x: q.x, y: q.y })), pageWidth: c.pageWidth, pageHeight: c.pageHeight };
+}
+
+/**
+ * The 2026-02-09 citation (spec 3.8: `{fileId?, page?: {number, width?, height?}, referenceText?,
+ * polygon?}`): the page size moves into `page`, and `fileId` names the file the page belongs to
+ * (left out when the run read raw text and has no file).
+ */
+export function citation20260209(c: Citation, fileId?: string): Record<string, unknown> {
+  return {
+    ...(fileId ? { fileId } : {}),
+    page: { number: c.page, width: c.pageWidth, height: c.pageHeight },
+    referenceText: c.referenceText,
+    polygon: c.polygon.map((q) => ({ x: q.x, y: q.y })),
+  };
+}
+
+/**
+ * A citation as runs store it (the 2025-04-21 shape `citation20250421` wrote) back in the neutral
+ * form; undefined when it is not one (a replayed output may carry anything).
+ */
+export function citationFrom20250421(o: unknown): Citation | undefined {
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return undefined;
+  const c = o as Record<string, unknown>;
+  if (typeof c.page !== 'number' || !Array.isArray(c.polygon)) return undefined;
+  const polygon: Point[] = [];
+  for (const q of c.polygon as unknown[]) {
+    const p = q as Partial<Point> | null;
+    if (!p || typeof p.x !== 'number' || typeof p.y !== 'number') return undefined;
+    polygon.push({ x: p.x, y: p.y });
+  }
+  return {
+    page: c.page,
+    polygon,
+    referenceText: typeof c.referenceText === 'string' ? c.referenceText : '',
+    pageWidth: typeof c.pageWidth === 'number' ? c.pageWidth : 0,
+    pageHeight: typeof c.pageHeight === 'number' ? c.pageHeight : 0,
+  };
 }
 
 /** The value at a metadata path such as `line_items[0].description` (undefined: none). */

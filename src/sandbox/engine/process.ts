@@ -64,11 +64,26 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
 async function layoutOf(c: Ctx, row: RunRow): Promise<PageLayout[] | undefined> {
   const job = JSON.parse(row.job) as Job;
   if (job.input.kind === 'text') return textLayout([job.input.text]);
-  const file = c.store.st('SELECT type, pages FROM files WHERE id = ?').get(job.input.fileId) as Pick<FileRow, 'type' | 'pages'> | undefined;
+  if (job.input.kind === 'package') {
+    // The package read as one document: each file's pages in order (a file without a layout keeps
+    // its pages' places, empty, so that page numbers still count through the package).
+    const out: PageLayout[] = [];
+    for (const id of job.input.fileIds) {
+      const pages = (c.store.st('SELECT num_pages FROM files WHERE id = ?').get(id) as { num_pages: number } | undefined)?.num_pages ?? 0;
+      const own = await fileLayout(c, id);
+      for (let i = 0; i < pages; i++) out.push(own?.[i] ?? { width: 1, height: 1, runs: [] });
+    }
+    return out;
+  }
+  return fileLayout(c, job.input.fileId);
+}
+
+async function fileLayout(c: Ctx, fileId: string): Promise<PageLayout[] | undefined> {
+  const file = c.store.st('SELECT type, pages FROM files WHERE id = ?').get(fileId) as Pick<FileRow, 'type' | 'pages'> | undefined;
   if (!file) return undefined;
   if (file.type === 'TXT' || file.type === 'CSV') return textLayout(JSON.parse(file.pages) as string[]);
   if (file.type !== 'PDF') return undefined;
-  const bytes = c.store.fileContent(job.input.fileId);
+  const bytes = c.store.fileContent(fileId);
   return bytes ? pdfLayout(bytes) : undefined;
 }
 
@@ -82,6 +97,16 @@ function runEngine(c: Ctx, row: RunRow, doc: Json, layout?: PageLayout[]): { res
     text = job.input.text;
     pages = [text];
     sha256 = createHash('sha256').update(text).digest('hex');
+  } else if (job.input.kind === 'package') {
+    const stmt = c.store.st('SELECT id, name, sha256, raw_text, pages FROM files WHERE id = ?');
+    const files = job.input.fileIds.map((id) => stmt.get(id) as Pick<FileRow, 'id' | 'name' | 'sha256' | 'raw_text' | 'pages'> | undefined);
+    const gone = job.input.fileIds.find((_, i) => !files[i]);
+    if (gone) return { pages: [], result: { ok: false, reason: 'FILE_NOT_FOUND', message: `file ${gone} was deleted before the run was processed`, label: { engine: c.engine.spec } } };
+    const present = files as Array<Pick<FileRow, 'id' | 'name' | 'sha256' | 'raw_text' | 'pages'>>;
+    text = present.map((f) => f.raw_text).join('\n\n');
+    pages = present.flatMap((f) => JSON.parse(f.pages) as string[]);
+    sha256 = createHash('sha256').update(present.map((f) => f.sha256).join(',')).digest('hex');
+    fileName = present[0]?.name ?? null;
   } else {
     const file = c.store.st('SELECT id, name, sha256, raw_text, pages FROM files WHERE id = ?').get(job.input.fileId) as Pick<FileRow, 'id' | 'name' | 'sha256' | 'raw_text' | 'pages'> | undefined;
     if (!file) return { pages: [], result: { ok: false, reason: 'FILE_NOT_FOUND', message: `file ${job.input.fileId} was deleted before the run was processed`, label: { engine: c.engine.spec } } };

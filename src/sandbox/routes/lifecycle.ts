@@ -12,25 +12,17 @@
  * Only a PROCESSING run can be cancelled, and a PROCESSING run cannot be deleted (cancel it
  * first): a 400 naming the status. A cancelled run of an evaluation run counts as ended.
  */
-import { assertProcessorAccess, assertWorkflowAccess } from '../auth.js';
+import { assertWorkflowAccess } from '../auth.js';
 import type { Ctx } from '../context.js';
 import { HUB, type Json } from '../core.js';
-import { finishBatch } from '../engine/process.js';
 import { badRequest, checkId, notFound, objectBody, RawJson, type Req } from '../http.js';
 import { nowIso } from '../ids.js';
 import type { Route } from '../router.js';
 import { runObject, runSplice } from '../serialize.js';
 import type { RunRow, WorkflowRunRow } from '../store.js';
 import { isPlainObject } from '../../util/json.js';
-import { advanceWorkflowRun, updateWorkflowOutput, WORKFLOW_SOURCE, workflowRunText } from '../workflows/runs.js';
-
-function loadRun(req: Req, ctx: Ctx, id = req.params.id): RunRow {
-  checkId(id, 'processor run id');
-  const row = ctx.store.byId<RunRow>('processor_runs', id);
-  if (!row) throw notFound(`processor run ${id} not found`);
-  assertProcessorAccess(req.token, row.processor_id);
-  return row;
-}
+import { updateWorkflowOutput, WORKFLOW_SOURCE, workflowRunText } from '../workflows/runs.js';
+import { cancelRun, cancelRunRow, deleteRun, loadRun } from '../runOps.js';
 
 function loadWorkflowRun(req: Req, ctx: Ctx): WorkflowRunRow {
   const id = checkId(req.params.id, 'workflow run id');
@@ -45,29 +37,15 @@ function served(ctx: Ctx, req: Req, id: string): string {
   return req.layout === HUB ? runSplice(ctx, doc, id) : JSON.stringify(runObject(ctx, JSON.parse(doc) as Json, req.layout));
 }
 
-/** Ends a PROCESSING processor run as CANCELLED (inside the caller's transaction); false when it had already ended. */
-function cancelRun(ctx: Ctx, row: RunRow, now: string): boolean {
-  const doc = JSON.parse(row.doc) as Json;
-  doc.status = 'CANCELLED';
-  doc.updatedAt = now;
-  const batch = ctx.store.finishRun(row.id, 'CANCELLED', JSON.stringify(doc), 0, now, (b) => finishBatch(ctx, b));
-  const ended = ctx.store.byId<RunRow>('processor_runs', row.id)?.status === 'CANCELLED';
-  if (ended && row.source === WORKFLOW_SOURCE) advanceWorkflowRun(ctx, row, doc, now);
-  if (batch) ctx.events.emit({ type: batch.status === 'PROCESSED' ? 'batch_processor_run.processed' : 'batch_processor_run.failed', batchProcessorRunId: batch.id });
-  return ended;
-}
-
 function cancelProcessorRun(req: Req, ctx: Ctx): RawJson {
-  const row = loadRun(req, ctx);
-  if (row.status !== 'PROCESSING') throw badRequest(`processor run ${row.id} is ${row.status}; only a PROCESSING run can be cancelled`);
-  if (!ctx.store.tx(() => cancelRun(ctx, row, nowIso()))) throw badRequest(`processor run ${row.id} ended before it could be cancelled`);
+  const row = loadRun(ctx, req, req.params.id);
+  cancelRun(ctx, row, 'processor run');
   return new RawJson(`{"success":true,"processorRun":${served(ctx, req, row.id)}}`);
 }
 
 function deleteProcessorRun(req: Req, ctx: Ctx): Json {
-  const row = loadRun(req, ctx);
-  if (row.status === 'PROCESSING') throw badRequest(`processor run ${row.id} is still PROCESSING; cancel it first (POST /processor_runs/${row.id}/cancel)`);
-  ctx.store.deleteById('processor_runs', row.id);
+  const row = loadRun(ctx, req, req.params.id);
+  deleteRun(ctx, row, 'processor run', `/processor_runs/${row.id}/cancel`);
   return { success: true, documentProcessorRunId: row.id, message: `processor run ${row.id} deleted` };
 }
 
@@ -76,7 +54,7 @@ function cancelWorkflowRun(req: Req, ctx: Ctx): RawJson {
   if (wr.status !== 'PROCESSING') throw badRequest(`workflow run ${wr.id} is ${wr.status}; only a PROCESSING run can be cancelled`);
   ctx.store.tx(() => {
     const step = ctx.store.st("SELECT * FROM processor_runs WHERE source = ? AND source_id = ? AND status = 'PROCESSING'").get(WORKFLOW_SOURCE, wr.id) as RunRow | undefined;
-    if (step && cancelRun(ctx, step, nowIso())) return;
+    if (step && cancelRunRow(ctx, step, nowIso())) return;
     // No step in progress (a step just ended): the run itself ends here.
     const doc = JSON.parse(wr.doc) as Json;
     const now = nowIso();
@@ -106,7 +84,7 @@ function updateOutput(req: Req, ctx: Ctx): RawJson {
   const body = objectBody(req.body);
   for (const k of Object.keys(body)) if (k !== 'reviewedOutput') throw badRequest(`${k} is not accepted: an output update is {reviewedOutput}`);
   if (!isPlainObject(body.reviewedOutput)) throw badRequest('reviewedOutput is required: the output object after review');
-  const row = loadRun(req, ctx, outputId);
+  const row = loadRun(ctx, req, outputId);
   const doc = JSON.parse(row.doc) as Json;
   if (doc.status !== 'PROCESSED') throw badRequest(`output ${outputId} is ${String(doc.status)}; only a PROCESSED output can be reviewed`);
   const given = row.processor_type === 'SPLITTER' ? ctx.core.splitterOutput(body.reviewedOutput, HUB) : body.reviewedOutput;

@@ -1,29 +1,20 @@
 /** Processor runs (spec 4.6, 4.7; listing and `file: {fileId}` / `sync` from service-facts.md). */
-import { createHash } from 'node:crypto';
-import { assertProcessorAccess } from '../auth.js';
 import type { Ctx } from '../context.js';
 import { HUB, type Json } from '../core.js';
-import { decodeBase64, extractContents, fetchLoopback, fileTypeOf } from '../files.js';
 import { withDownloads } from '../downloads.js';
-import { badRequest, checkId, notFound, objectBody, optObject, optString, queryEnum, queryId, RawJson, type Req } from '../http.js';
+import { badRequest, checkId, objectBody, optObject, optString, queryEnum, queryId, RawJson, type Req } from '../http.js';
 import { nowIso } from '../ids.js';
-import { pageOf, pageParams } from '../paging.js';
+import { pageParams } from '../paging.js';
 import { acceptConfig, loadProcessor, normalizeVersionLabel, resolveVersion } from '../resolve.js';
 import type { Route } from '../router.js';
 import { buildRun } from '../runs.js';
 import { runObject, runSplice } from '../serialize.js';
-import type { FileRow, RunRow, Where } from '../store.js';
+import type { FileRow, RunRow } from '../store.js';
+import { listRuns, loadRun, priorityOf, resolveSource, RUN_STATUSES, startRuns, type FileSource, type RunFilters } from '../runOps.js';
 import { isPlainObject } from '../../util/json.js';
 
-export const RUN_STATUSES = ['PENDING', 'PROCESSING', 'PROCESSED', 'FAILED', 'CANCELLED'] as const;
-
-/** Checks the priority rule of 4.6: integer 1 to 100, default 50. */
-export function priorityOf(body: Json): number {
-  const v = body.priority;
-  if (v === undefined || v === null) return 50;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 100) throw badRequest('priority must be an integer from 1 to 100 (lower values are served first)');
-  return v;
-}
+// Core operations of runs (runOps.ts), exported here too for the routes that import them from here.
+export { prepareFile, priorityOf, RUN_STATUSES, storeFile } from '../runOps.js';
 
 type FileSpec = { kind: 'id'; fileId: string } | { kind: 'url'; fileName: string; fileUrl: string } | { kind: 'base64'; fileName: string; fileBase64: string };
 
@@ -46,25 +37,6 @@ function fileSpec(v: unknown): FileSpec {
     return { kind: 'url', fileName, fileUrl };
   }
   return { kind: 'base64', fileName, fileBase64: optString(v, 'fileBase64', 'file.') as string };
-}
-
-/** A file resource for bytes, parsed but not stored (type check and text extraction: 400s for bad files). */
-export async function prepareFile(ctx: Ctx, name: string, bytes: Buffer, what: string): Promise<FileRow> {
-  const t = fileTypeOf(name, what);
-  const ex = await extractContents(t, bytes, name);
-  const now = nowIso();
-  return {
-    seq: 0, id: ctx.ids('file'), name, type: t.type, mime: t.mime, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'),
-    num_pages: Math.max(1, ex.pages.length), raw_text: ex.rawText, pages: JSON.stringify(ex.pages), html: ex.html, parent_file_id: null, metadata: null,
-    created_at: now, updated_at: now,
-  };
-}
-
-/** Stores bytes as a file resource (type check and text extraction first: 400s for bad files). */
-export async function storeFile(ctx: Ctx, name: string, bytes: Buffer, what: string): Promise<FileRow> {
-  const row = await prepareFile(ctx, name, bytes, what);
-  ctx.store.insertFile(row, bytes);
-  return row;
 }
 
 async function create(req: Req, ctx: Ctx): Promise<RawJson> {
@@ -94,40 +66,20 @@ async function create(req: Req, ctx: Ctx): Promise<RawJson> {
   const config = override ? acceptConfig(ctx, override, p.type as never) : (JSON.parse(version.config) as Json);
 
   let file: FileRow | undefined;
-  if (spec?.kind === 'id') {
-    file = ctx.store.byId<FileRow>('files', spec.fileId);
-    if (!file) throw badRequest(`file.fileId ${spec.fileId} does not exist (upload it with POST /files/upload first)`);
-  } else if (spec?.kind === 'url') {
-    fileTypeOf(spec.fileName, 'file.fileName');
-    const url = spec.fileUrl;
-    file = await storeFile(ctx, spec.fileName, await withDownloads(req, (signal) => fetchLoopback(url, 'file.fileUrl', ctx.maxBodyBytes, undefined, signal)), 'file.fileName');
-  } else if (spec?.kind === 'base64') {
-    fileTypeOf(spec.fileName, 'file.fileName');
-    file = await storeFile(ctx, spec.fileName, decodeBase64(spec.fileBase64, 'file.fileBase64'), 'file.fileName');
-  }
+  if (spec?.kind === 'id') file = await resolveSource(ctx, { kind: 'id', fileId: spec.fileId, what: 'file.fileId' });
+  else if (spec?.kind === 'url') {
+    const src: FileSource = { kind: 'url', name: spec.fileName, url: spec.fileUrl, what: { url: 'file.fileUrl', name: 'file.fileName' } };
+    file = await withDownloads(req, (signal) => resolveSource(ctx, src, signal));
+  } else if (spec?.kind === 'base64') file = await resolveSource(ctx, { kind: 'base64', name: spec.fileName, base64: spec.fileBase64, what: { base64: 'file.fileBase64', name: 'file.fileName' } });
 
   const row = buildRun({
     id: ctx.ids('run'),
     processor: p, version, config, priority, metadata, source: 'API', sourceId: null, batchId: null, itemId: null, now: nowIso(),
     input: file ? { kind: 'file', file } : { kind: 'text', text: text as string },
   });
-  let finished: Promise<void> | undefined;
-  if (body.sync === true) {
-    finished = new Promise((resolve) => {
-      const off = ctx.events.on((e) => {
-        if ((e.type === 'processor_run.processed' || e.type === 'processor_run.failed') && e.runId === row.id) {
-          off();
-          resolve();
-        }
-      });
-      ctx.scheduler.idle().then(() => ctx.scheduler.isClosed && resolve());
-    });
-  }
-  ctx.store.insertRuns([row]);
-  ctx.scheduler.enqueue(row.id, priority);
-  if (finished) await finished;
-  const doc = finished ? ((ctx.store.byId<RunRow>('processor_runs', row.id) as RunRow).doc) : row.doc;
-  return new RawJson(`{"success":true,"processorRun":${serve(ctx, doc, row.id, req)}}`);
+  // `sync: true` waits as long as the run takes (2026-02-09's sync routes have a 5-minute cap).
+  const stored = await startRuns(ctx, [row], [], body.sync === true ? Infinity : undefined);
+  return new RawJson(`{"success":true,"processorRun":${serve(ctx, stored.doc, row.id, req)}}`);
 }
 
 /** Stored text + url for the current layout; parse and convert only for older versions. */
@@ -136,38 +88,23 @@ function serve(ctx: Ctx, doc: string, id: string, req: Req): string {
 }
 
 function get(req: Req, ctx: Ctx): RawJson {
-  const id = checkId(req.params.id, 'processor run id');
-  const row = ctx.store.st('SELECT doc, processor_id FROM processor_runs WHERE id = ?').get(id) as { doc: string; processor_id: string } | undefined;
-  if (!row) throw notFound(`processor run ${id} not found`);
-  assertProcessorAccess(req.token, row.processor_id);
-  return new RawJson(`{"success":true,"processorRun":${serve(ctx, row.doc, id, req)}}`);
+  const row = loadRun(ctx, req, req.params.id);
+  return new RawJson(`{"success":true,"processorRun":${serve(ctx, row.doc, row.id, req)}}`);
 }
 
 function list(req: Req, ctx: Ctx): RawJson {
   const q = req.query;
   const page = pageParams(q, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
-  const where: Where[] = [];
-  const status = queryEnum(q, 'status', RUN_STATUSES);
-  if (status) where.push(['status = ?', status]);
-  const processorId = queryId(q, 'processorId');
-  if (processorId) where.push(['processor_id = ?', processorId]);
-  const type = queryEnum(q, 'processorType', ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const);
-  if (type) where.push(['processor_type = ?', type]);
-  const source = q.get('source');
-  if (source) where.push(['source = ?', source]);
-  const sourceId = queryId(q, 'sourceId');
-  if (sourceId) where.push(['source_id = ?', sourceId]);
-  const batchId = queryId(q, 'batchProcessorRunId');
-  if (batchId) where.push(['batch_id = ?', batchId]);
-  const nameContains = q.get('fileNameContains');
-  if (nameContains) where.push(["file_name LIKE ? ESCAPE '\\'", `%${nameContains.replace(/[\\%_]/g, (c) => '\\' + c)}%`]);
-  if (req.token.processors !== '*') where.push(['processor_id IN (SELECT value FROM json_each(?))', JSON.stringify([...req.token.processors])]);
-  const rows = ctx.store.list<Pick<RunRow, 'seq' | 'id' | 'doc' | 'created_at' | 'updated_at'>>(
-    'processor_runs',
-    { where, sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1 },
-    'seq, id, doc, created_at, updated_at',
-  );
-  const { rows: items, nextPageToken } = pageOf(rows, page, (r) => (page.sortCol === 'updated_at' ? r.updated_at : r.created_at));
+  const filters: RunFilters = {
+    status: queryEnum(q, 'status', RUN_STATUSES),
+    processorId: queryId(q, 'processorId'),
+    processorType: queryEnum(q, 'processorType', ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const),
+    source: q.get('source') || undefined,
+    sourceId: queryId(q, 'sourceId'),
+    batchId: queryId(q, 'batchProcessorRunId'),
+    fileNameContains: q.get('fileNameContains') || undefined,
+  };
+  const { rows: items, nextPageToken } = listRuns<Pick<RunRow, 'seq' | 'id' | 'doc' | 'created_at' | 'updated_at'>>(ctx, req, filters, page, 'seq, id, doc, created_at, updated_at');
   const parts = items.map((r) => serve(ctx, r.doc, r.id, req));
   return new RawJson(`{"success":true,"processorRuns":[${parts.join(',')}],"nextPageToken":${JSON.stringify(nextPageToken)}}`);
 }
