@@ -228,8 +228,9 @@ export function updateWorkflowOutput(ctx: Ctx, workflowRunId: string, runDoc: Js
  * 2025-04-21 splitter outputs as subDocumentClassifications and configs in their layout.
  */
 export function workflowRunText(ctx: Ctx, doc: string, layout: Layout): string {
-  // Fast path (events and GETs of batches): a document written by this sandbox at this address.
-  if (layout === HUB && doc.includes(`"url":${JSON.stringify(`${ctx.baseUrl}/workflow_runs/`)}`)) return doc;
+  // Fast path (events and GETs of batches): a document written by this sandbox at this address,
+  // every step of which has its output (else the unfinished steps are left out: producedOutputs).
+  if (layout === HUB && !doc.includes('"output":null') && doc.includes(`"url":${JSON.stringify(`${ctx.baseUrl}/workflow_runs/`)}`)) return doc;
   return JSON.stringify(workflowRunJson(ctx, JSON.parse(doc) as Json, layout));
 }
 
@@ -243,9 +244,8 @@ export function workflowRunJson(ctx: Ctx, d: Json, layout: Layout): Json {
     stepRuns: d.stepRuns ?? [],
     files: ((d.files as Json[] | undefined) ?? []).map((f) => ({ metadata: {}, createdAt: created, updatedAt: created, ...f })),
   };
-  out.outputs = (d.outputs as Json[]).map((o) => {
-    const full = o.config === undefined ? storedOutput(ctx, o) : o;
-    const item: Json = { ...full, url: `${ctx.baseUrl}/processor_runs/${String(o.id)}` };
+  out.outputs = producedOutputs(ctx, d.outputs as Json[]).map((o) => {
+    const item: Json = { ...o, url: `${ctx.baseUrl}/processor_runs/${String(o.id)}` };
     const type = String(o.type);
     if (item.config) item.config = configFor(ctx, item.config as Json, layout, type as ProcessorType);
     if (layout === HUB) return item;
@@ -253,6 +253,16 @@ export function workflowRunJson(ctx: Ctx, d: Json, layout: Layout): Json {
     return item;
   });
   return out;
+}
+
+/**
+ * The items of `outputs` whose step has produced its output: a step still running, cancelled or
+ * failed has `output: null`, which the SDK types (ProcessorRun.output is an object) do not allow;
+ * such a step is in `stepRuns` (2026-02-09) and in its processor run (`GET /processor_runs/{id}`).
+ * The stored document keeps every started step: advanceWorkflowRun reads the last one.
+ */
+export function producedOutputs(ctx: Ctx, outputs: Json[]): Json[] {
+  return outputs.map((o) => (o.config === undefined ? storedOutput(ctx, o) : o)).filter((o) => o.output !== null && o.output !== undefined);
 }
 
 /** An output item stored before items carried the whole run: rebuilt from its processor run. */
