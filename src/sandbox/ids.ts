@@ -18,6 +18,7 @@ export const ID_PREFIX = {
   webhookEndpoint: 'whe_',
   webhookEvent: 'evt_',
   webhookDelivery: 'whd_',
+  webhookSubscription: 'whes_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -21,6 +21,8 @@ import { reviewRoutes } from './routes/review.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { workflowRunRoutes } from './routes/workflowRuns.js';
 import { workflowRoutes } from './routes/workflows.js';
+import { workflowCurrentRoutes } from './routes/workflowsCurrent.js';
+import { webhookCurrentRoutes } from './routes/webhooksCurrent.js';
 import { evaluationRoutes } from './routes/evaluation.js';
 import { fileRoutes } from './routes/files.js';
 import { processorRunRoutes } from './routes/processorRuns.js';
@@ -185,7 +187,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const router = new Router().add(
       ...processorRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...batchRoutes,
       ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes, ...lifecycleRoutes, ...notEmulatedRoutes,
+      ...workflowCurrentRoutes, ...webhookCurrentRoutes,
     );
+    ctx.router = router;
     const server = createSandboxServer(ctx, {
       router,
       registry: new TokenRegistry(tokens),

@@ -12,17 +12,17 @@
  * Only a PROCESSING run can be cancelled, and a PROCESSING run cannot be deleted (cancel it
  * first): a 400 naming the status. A cancelled run of an evaluation run counts as ended.
  */
-import { assertProcessorAccess, assertWorkflowAccess } from '../auth.js';
+import { assertProcessorAccess } from '../auth.js';
 import type { Ctx } from '../context.js';
 import { HUB, type Json } from '../core.js';
-import { finishBatch } from '../engine/process.js';
 import { badRequest, checkId, notFound, objectBody, RawJson, type Req } from '../http.js';
 import { nowIso } from '../ids.js';
 import type { Route } from '../router.js';
 import { runObject, runSplice } from '../serialize.js';
 import type { RunRow, WorkflowRunRow } from '../store.js';
 import { isPlainObject } from '../../util/json.js';
-import { advanceWorkflowRun, updateWorkflowOutput, WORKFLOW_SOURCE, workflowRunText } from '../workflows/runs.js';
+import { cancelProcessorRun, cancelWorkflowRun, deleteWorkflowRun, loadWorkflowRun } from '../workflows/ops.js';
+import { updateWorkflowOutput, workflowRunText } from '../workflows/runs.js';
 
 function loadRun(req: Req, ctx: Ctx, id = req.params.id): RunRow {
   checkId(id, 'processor run id');
@@ -32,35 +32,15 @@ function loadRun(req: Req, ctx: Ctx, id = req.params.id): RunRow {
   return row;
 }
 
-function loadWorkflowRun(req: Req, ctx: Ctx): WorkflowRunRow {
-  const id = checkId(req.params.id, 'workflow run id');
-  const row = ctx.store.byId<WorkflowRunRow>('workflow_runs', id);
-  if (!row) throw notFound(`workflow run ${id} not found`);
-  assertWorkflowAccess(req.token, row.workflow_id);
-  return row;
-}
-
 function served(ctx: Ctx, req: Req, id: string): string {
   const doc = (ctx.store.byId<RunRow>('processor_runs', id) as RunRow).doc;
   return req.layout === HUB ? runSplice(ctx, doc, id) : JSON.stringify(runObject(ctx, JSON.parse(doc) as Json, req.layout));
 }
 
-/** Ends a PROCESSING processor run as CANCELLED (inside the caller's transaction); false when it had already ended. */
-function cancelRun(ctx: Ctx, row: RunRow, now: string): boolean {
-  const doc = JSON.parse(row.doc) as Json;
-  doc.status = 'CANCELLED';
-  doc.updatedAt = now;
-  const batch = ctx.store.finishRun(row.id, 'CANCELLED', JSON.stringify(doc), 0, now, (b) => finishBatch(ctx, b));
-  const ended = ctx.store.byId<RunRow>('processor_runs', row.id)?.status === 'CANCELLED';
-  if (ended && row.source === WORKFLOW_SOURCE) advanceWorkflowRun(ctx, row, doc, now);
-  if (batch) ctx.events.emit({ type: batch.status === 'PROCESSED' ? 'batch_processor_run.processed' : 'batch_processor_run.failed', batchProcessorRunId: batch.id });
-  return ended;
-}
-
-function cancelProcessorRun(req: Req, ctx: Ctx): RawJson {
+function cancelProcessorRunRoute(req: Req, ctx: Ctx): RawJson {
   const row = loadRun(req, ctx);
   if (row.status !== 'PROCESSING') throw badRequest(`processor run ${row.id} is ${row.status}; only a PROCESSING run can be cancelled`);
-  if (!ctx.store.tx(() => cancelRun(ctx, row, nowIso()))) throw badRequest(`processor run ${row.id} ended before it could be cancelled`);
+  if (!ctx.store.tx(() => cancelProcessorRun(ctx, row, nowIso()))) throw badRequest(`processor run ${row.id} ended before it could be cancelled`);
   return new RawJson(`{"success":true,"processorRun":${served(ctx, req, row.id)}}`);
 }
 
@@ -71,29 +51,14 @@ function deleteProcessorRun(req: Req, ctx: Ctx): Json {
   return { success: true, documentProcessorRunId: row.id, message: `processor run ${row.id} deleted` };
 }
 
-function cancelWorkflowRun(req: Req, ctx: Ctx): RawJson {
-  const wr = loadWorkflowRun(req, ctx);
-  if (wr.status !== 'PROCESSING') throw badRequest(`workflow run ${wr.id} is ${wr.status}; only a PROCESSING run can be cancelled`);
-  ctx.store.tx(() => {
-    const step = ctx.store.st("SELECT * FROM processor_runs WHERE source = ? AND source_id = ? AND status = 'PROCESSING'").get(WORKFLOW_SOURCE, wr.id) as RunRow | undefined;
-    if (step && cancelRun(ctx, step, nowIso())) return;
-    // No step in progress (a step just ended): the run itself ends here.
-    const doc = JSON.parse(wr.doc) as Json;
-    const now = nowIso();
-    Object.assign(doc, { status: 'CANCELLED', endTime: now, updatedAt: now });
-    ctx.store.st('UPDATE workflow_runs SET status = ?, doc = ?, updated_at = ? WHERE id = ?').run('CANCELLED', JSON.stringify(doc), now, wr.id);
-  });
-  const doc = (ctx.store.byId<WorkflowRunRow>('workflow_runs', wr.id) as WorkflowRunRow).doc;
+function cancelWorkflowRunRoute(req: Req, ctx: Ctx): RawJson {
+  const doc = cancelWorkflowRun(ctx, loadWorkflowRun(req, ctx));
   return new RawJson(`{"success":true,"workflowRun":${workflowRunText(ctx, doc, req.layout)}}`);
 }
 
-function deleteWorkflowRun(req: Req, ctx: Ctx): Json {
+function deleteWorkflowRunRoute(req: Req, ctx: Ctx): Json {
   const wr = loadWorkflowRun(req, ctx);
-  if (wr.status === 'PROCESSING') throw badRequest(`workflow run ${wr.id} is still PROCESSING; cancel it first (POST /workflow_runs/${wr.id}/cancel)`);
-  ctx.store.tx(() => {
-    ctx.store.st('DELETE FROM processor_runs WHERE source = ? AND source_id = ?').run(WORKFLOW_SOURCE, wr.id);
-    ctx.store.deleteById('workflow_runs', wr.id);
-  });
+  deleteWorkflowRun(ctx, wr);
   return { success: true, workflowRunId: wr.id, message: `workflow run ${wr.id} deleted` };
 }
 
@@ -136,9 +101,9 @@ function asOutput(type: string, o: Json): Json {
 }
 
 export const lifecycleRoutes: Route[] = [
-  { method: 'POST', pattern: '/processor_runs/:id/cancel', versions: 'both', body: 'json', handler: cancelProcessorRun },
+  { method: 'POST', pattern: '/processor_runs/:id/cancel', versions: 'both', body: 'json', handler: cancelProcessorRunRoute },
   { method: 'DELETE', pattern: '/processor_runs/:id', versions: 'both', handler: deleteProcessorRun },
-  { method: 'POST', pattern: '/workflow_runs/:id/cancel', body: 'json', handler: cancelWorkflowRun },
-  { method: 'DELETE', pattern: '/workflow_runs/:id', handler: deleteWorkflowRun },
+  { method: 'POST', pattern: '/workflow_runs/:id/cancel', body: 'json', handler: cancelWorkflowRunRoute },
+  { method: 'DELETE', pattern: '/workflow_runs/:id', handler: deleteWorkflowRunRoute },
   { method: 'POST', pattern: '/workflow_runs/:id/outputs/:outputId', body: 'json', handler: updateOutput },
 ];

@@ -11,21 +11,14 @@
 import { assertWorkspaceToken } from '../auth.js';
 import type { Ctx } from '../context.js';
 import type { Json } from '../core.js';
-import { badRequest, notFound, objectBody, optString, type Req } from '../http.js';
-import { pageOf, pageParams } from '../paging.js';
+import { badRequest, objectBody, optString, type Req } from '../http.js';
+import { pageParams } from '../paging.js';
 import type { Route } from '../router.js';
 import type { WorkflowStep } from '../settings.js';
-import type { ProcessorRow, WorkflowRow, Where } from '../store.js';
-import { loadWorkflow, publishWorkflow, saveWorkflow, updateDraft, workflowJson } from '../workflows/definitions.js';
+import type { WorkflowRow } from '../store.js';
+import { checkSteps, listWorkflows, loadWorkflow, publishWorkflow, saveWorkflow, updateDraft, workflowJson } from '../workflows/definitions.js';
 
 const settings = () => import('../settings.js');
-
-/** Steps must name processors that exist (the workspace token may use them all). */
-function checkSteps(ctx: Ctx, steps: WorkflowStep[], at: string): void {
-  steps.forEach((s, i) => {
-    if (!ctx.store.byId<ProcessorRow>('processors', s.processorId)) throw notFound(`${at}/${i}/processorId: processor ${s.processorId} not found`);
-  });
-}
 
 async function create(req: Req, ctx: Ctx): Promise<Json> {
   assertWorkspaceToken(req.token, 'creating a workflow');
@@ -86,11 +79,8 @@ function get(req: Req, ctx: Ctx): Json {
 
 function list(req: Req, ctx: Ctx): Json {
   const page = pageParams(req.query, { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' }, 'createdAt', 'desc');
-  const where: Where[] = [];
-  if (req.token.workflows !== '*') where.push(['id IN (SELECT value FROM json_each(?))', JSON.stringify([...req.token.workflows])]);
-  const rows = ctx.store.list<WorkflowRow>('workflows', { where, sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1 });
-  const { rows: items, nextPageToken } = pageOf(rows, page, (r) => r[page.sortCol as 'created_at' | 'updated_at' | 'name']);
-  return { success: true, workflows: items.map((w) => workflowJson(ctx, w)), nextPageToken };
+  const { rows, nextPageToken } = listWorkflows(ctx, req, page);
+  return { success: true, workflows: rows.map((w) => workflowJson(ctx, w)), nextPageToken };
 }
 
 export const workflowRoutes: Route[] = [

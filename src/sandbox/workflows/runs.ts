@@ -27,10 +27,10 @@ type FileInput = RunFile;
 export type RunInput = { kind: 'text'; text: string } | { kind: 'file'; file: FileInput };
 
 /** What the next steps need; stored beside the run, never served. */
-interface WorkflowJob {
+export interface WorkflowJob {
   input: { kind: 'text'; text: string } | { kind: 'file'; fileId: string };
-  /** Processor versions pinned at creation. */
-  steps: Array<{ processorId: string; versionId: string }>;
+  /** Processor versions pinned at creation (and the step's name, when it has one). */
+  steps: Array<{ processorId: string; versionId: string; name?: string }>;
   priority: number;
 }
 
@@ -91,7 +91,7 @@ function stepRun(ids: IdSource, step: { processor: ProcessorRow; version: Versio
 export function buildWorkflowRuns(n: NewWorkflowRuns): { runs: WorkflowRunRow[]; steps: RunRow[] } {
   const runs: WorkflowRunRow[] = [];
   const steps: RunRow[] = [];
-  const pinned = n.steps.map((s) => ({ processorId: s.processor.id, versionId: s.version.id }));
+  const pinned = n.steps.map((s) => ({ processorId: s.processor.id, versionId: s.version.id, ...(s.name === undefined ? {} : { name: s.name }) }));
   for (const { input, metadata } of n.inputs) {
     const id = n.ids('workflowRun');
     const first = stepRun(n.ids, n.steps[0], input, id, metadata, n.priority, n.now);
@@ -146,6 +146,8 @@ export interface Advanced {
   /** The next step's processor run, to enqueue once the transaction committed. */
   next?: RunRow;
   event?: SandboxEvent;
+  /** `workflow_run.step_run.processed` when the step ended PROCESSED. */
+  stepEvent?: SandboxEvent;
 }
 
 /**
@@ -171,9 +173,11 @@ export function advanceWorkflowRun(ctx: Ctx, run: RunRow, runDoc: Json, now: str
     doc.endTime = now;
     out.event = { type: 'workflow_run.failed', workflowRunId: wr.id };
   };
+  if (runDoc.status === 'PROCESSED') out.stepEvent = { type: 'workflow_run.step_run.processed', workflowRunId: wr.id, runId: run.id };
   if (runDoc.status === 'CANCELLED') {
     doc.status = 'CANCELLED';
     doc.endTime = now;
+    out.event = { type: 'workflow_run.cancelled', workflowRunId: wr.id };
   } else if (runDoc.status === 'FAILED') {
     fail(String(runDoc.failureReason ?? 'PROCESSOR_RUN_FAILED'), `step ${i + 1} (processor ${run.processor_id}) failed: ${String(runDoc.failureMessage ?? 'no reason given')}`);
   } else if (i + 1 < job.steps.length) {

@@ -1,0 +1,3 @@
+import type { Route } from '../router.js';
+
+export const webhookCurrentRoutes: Route[] = [];
