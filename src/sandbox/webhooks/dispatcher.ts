@@ -13,7 +13,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { webhookSignatureHeaders } from '../../api/signing.js';
+import { WEBHOOK_EVENT_TYPES, webhookSignatureHeaders } from '../../api/signing.js';
 import type { Ctx } from '../context.js';
 import type { Layout } from '../core.js';
 import type { SandboxEvent } from '../events.js';
@@ -88,6 +88,8 @@ class Queue<T> {
   }
 }
 
+const LEGACY_TYPES: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+
 export class WebhookDispatcher {
   private endpoints = new Map<string, Endpoint>();
   private events: SandboxEvent[] = [];
@@ -95,6 +97,7 @@ export class WebhookDispatcher {
   private readonly ready = new Map<string, Queue<Job>>();
   private readonly inFlight = new Map<string, number>();
   private active = 0;
+  private wantedTypes: ReadonlySet<string> | 'all' = new Set();
   /** Event batches whose 2026-02-09 payloads are being rendered asynchronously. */
   private rendering = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -138,6 +141,10 @@ export class WebhookDispatcher {
   /** Call after endpoints change; jobs of removed endpoints are dropped (the store cancelled them). */
   reload(): void {
     this.endpoints = new Map(allEndpoints(this.ctx).map((e) => [e.id, e]));
+    // Internal event types taken in: with a 2026-02-09 endpoint, any (its subscriptions decide);
+    // else the 2025-04-21 ones (the events 2026-02-09 added are not sent to older endpoints).
+    const all = [...this.endpoints.values()];
+    this.wantedTypes = all.some((ep) => ep.family === 'current' && ep.enabled) ? 'all' : all.length ? LEGACY_TYPES : new Set();
     for (const id of [...this.ready.keys()]) if (!this.endpoints.has(id)) this.ready.delete(id);
     this.settle();
   }
@@ -175,7 +182,7 @@ export class WebhookDispatcher {
   }
 
   private onEvent(e: SandboxEvent): void {
-    if (this.closed || this.endpoints.size === 0) return;
+    if (this.closed || !this.wanted(e.type)) return;
     this.events.push(e);
     if (this.drainScheduled) return;
     this.drainScheduled = true;
@@ -201,6 +208,10 @@ export class WebhookDispatcher {
         this.settle();
       });
     });
+  }
+
+  private wanted(type: string): boolean {
+    return this.wantedTypes === 'all' || this.wantedTypes.has(type);
   }
 
   /** The 2026-02-09 name of each event (when a 2026-02-09 endpoint may want it). */
