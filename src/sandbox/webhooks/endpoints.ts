@@ -104,10 +104,6 @@ export function syncConfigEndpoints(ctx: Ctx, defs: EndpointDefinition[]): void 
       } else insertEndpoint(ctx, id, def, def.secret as string, apiVersion, 'config');
     }
     const stale = ctx.store.st("SELECT id FROM webhook_endpoints WHERE source = 'config'").all() as Array<{ id: string }>;
-    for (const { id } of stale) {
-      if (keep.has(id)) continue;
-      ctx.store.deleteById('webhook_endpoints', id);
-      cancelDeliveries(ctx, id, now);
-    }
+    for (const { id } of stale) if (!keep.has(id)) deleteEndpoint(ctx, id);
   });
 }
