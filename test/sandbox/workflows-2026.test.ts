@@ -81,6 +81,22 @@ describe('workflows and versions', () => {
     expect(missing.body).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining(`${id}_v<version>`) });
   });
 
+  test('createdBy: the token that created the workflow or version through either version; null for --workflows FILE', async () => {
+    const legacy = await t.call<{ workflow: { id: string } }>('POST', '/workflows', { body: { name: 'old route', steps: [{ processorId: extract }] } });
+    const id = legacy.body.workflow.id;
+    await t.call('POST', `/workflows/${id}/publish`, { body: {} });
+    const got = await call('GET', `/workflows/${id}`);
+    expect(got.body.createdBy).toEqual({ type: 'api_key', name: expect.any(String) });
+    expect((await call('GET', `/workflows/${id}/versions/1`)).body.createdBy).toEqual(got.body.createdBy);
+    const s = await start({ workflows: [{ id: 'workflow_from_file', name: 'file', steps: [{ processorId: 'dp_later' }] }] });
+    try {
+      const fromFile = await s.call('GET', '/workflows/workflow_from_file', { version: V26 });
+      expect(fromFile.body).toMatchObject({ createdBy: null, draftVersion: { createdBy: null } });
+    } finally {
+      await s.close();
+    }
+  });
+
   test('list: summaries without draftVersion, cursor paging', async () => {
     await workflow('a', steps(['EXTRACT', extract]));
     await workflow('b', steps(['EXTRACT', extract]));

@@ -16,6 +16,8 @@ import { pageParams } from '../paging.js';
 import type { Route } from '../router.js';
 import type { WorkflowStep } from '../settings.js';
 import type { WorkflowRow } from '../store.js';
+import { setMeta } from '../meta.js';
+import { workflowVersionId } from '../workflows/runs.js';
 import { checkSteps, listWorkflows, loadWorkflow, publishWorkflow, saveWorkflow, updateDraft, workflowJson } from '../workflows/definitions.js';
 
 const settings = () => import('../settings.js');
@@ -29,6 +31,7 @@ async function create(req: Req, ctx: Ctx): Promise<Json> {
     if (name === '' || name.length > 256) throw badRequest('invalid workflow at /name: must be a non-empty string of at most 256 characters');
     const def = { id: ctx.ids('workflow'), name, versions: [{ version: 'draft', steps: [] }] };
     saveWorkflow(ctx.store, def, 'api', false);
+    setMeta(ctx, def.id, { createdBy: req.token });
     return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', def.id) as WorkflowRow) };
   }
   const r = (await settings()).parseWorkflowDefinition(body);
@@ -37,6 +40,8 @@ async function create(req: Req, ctx: Ctx): Promise<Json> {
   const given = req.body as { versions?: unknown };
   def.versions.forEach((v, i) => checkSteps(ctx, v.steps, given.versions ? `/versions/${i}/steps` : '/steps'));
   saveWorkflow(ctx.store, def, 'api', false);
+  // Who created it, for API 2026-02-09's createdBy (meta.ts); no 2025-04-21 answer shows it.
+  setMeta(ctx, def.id, { createdBy: req.token });
   return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', def.id) as WorkflowRow) };
 }
 
@@ -70,6 +75,7 @@ async function publish(req: Req, ctx: Ctx): Promise<Json> {
   const draft = ctx.store.st("SELECT steps FROM workflow_versions WHERE workflow_id = ? AND version = 'draft'").get(wf.id) as { steps: string } | undefined;
   if (!steps && (!draft || (JSON.parse(draft.steps) as unknown[]).length === 0)) throw badRequest(`workflow ${wf.id} has no steps in its draft; publish with {steps} or give the draft steps first`);
   const v = publishWorkflow(ctx, wf, steps);
+  setMeta(ctx, workflowVersionId(wf.id, v.version), { createdBy: req.token });
   return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', wf.id) as WorkflowRow), version: v.version };
 }
 
