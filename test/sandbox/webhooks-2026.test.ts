@@ -151,6 +151,10 @@ describe('deliveries to a 2026-02-09 endpoint', () => {
     expect(completed.payload).toEqual((await call('GET', `/workflow_runs/${String(run.body.id)}`)).body);
     const step = got.find((e) => e.eventType === 'workflow_run.step_run.processed') as { payload: Json };
     expect(step.payload).toMatchObject({ object: 'workflow_step_run', workflowRunId: run.body.id, status: 'PROCESSED', stepType: 'EXTRACT', step: { name: 'Extract' } });
+    // The delivery log takes the 2026-02-09 names as filters.
+    const logged = await call('GET', '/webhook_deliveries?eventType=workflow_run.completed');
+    expect(logged.status).toBe(200);
+    expect((logged.body.webhookDeliveries as Json[]).map((d) => d.eventId)).toEqual([completed.eventId]);
     for (const r of rx.received) {
       const ts = String(r.headers['x-extend-request-timestamp']);
       expect(r.headers['x-extend-request-signature']).toBe(signWebhook(secret, ts, r.body));

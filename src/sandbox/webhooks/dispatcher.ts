@@ -161,9 +161,10 @@ export class WebhookDispatcher {
     try {
       const events = this.events;
       this.events = [];
-      const rendered = this.renderCurrent(events);
+      const names = this.currentNames(events);
+      const rendered = this.renderCurrent(events, names);
       if (rendered instanceof Promise) this.log?.(`sandbox webhooks: ${events.length} events raised while closing need an asynchronous payload and are not stored`);
-      else this.persist(events, rendered);
+      else this.persist(events, names, rendered);
     } catch (e) {
       this.log?.(`sandbox webhooks: could not store events at close: ${(e as Error).message}`);
     }
@@ -193,13 +194,14 @@ export class WebhookDispatcher {
       this.events = [];
       const store = (rendered: Array<Map<string, Rendered>>): void => {
         try {
-          for (const job of this.persist(events, rendered)) this.enqueue(job);
+          for (const job of this.persist(events, names, rendered)) this.enqueue(job);
         } catch (err) {
           this.log?.(`sandbox webhooks: could not store events: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         }
         this.pump();
       };
-      const rendered = this.renderCurrent(events);
+      const names = this.currentNames(events);
+      const rendered = this.renderCurrent(events, names);
       if (!(rendered instanceof Promise)) return store(rendered);
       // A 2026-02-09 payload whose route answers asynchronously: stored once rendered.
       this.rendering++;
@@ -226,8 +228,7 @@ export class WebhookDispatcher {
   }
 
   /** Per event, the answers of the 2026-02-09 GETs its payloads come from (sync when every route is). */
-  private renderCurrent(events: SandboxEvent[]): Array<Map<string, Rendered>> | Promise<Array<Map<string, Rendered>>> {
-    const names = this.currentNames(events);
+  private renderCurrent(events: SandboxEvent[], names: Array<CurrentEvent | undefined>): Array<Map<string, Rendered>> | Promise<Array<Map<string, Rendered>>> {
     const out = events.map(() => new Map<string, Rendered>());
     const pending: Array<Promise<void>> = [];
     events.forEach((e, i) => {
@@ -242,11 +243,10 @@ export class WebhookDispatcher {
   }
 
   /** One delivery per subscribed endpoint for each event, stored in one transaction. */
-  private persist(events: SandboxEvent[], rendered: Array<Map<string, Rendered>> = []): Job[] {
+  private persist(events: SandboxEvent[], names: Array<CurrentEvent | undefined>, rendered: Array<Map<string, Rendered>>): Job[] {
     if (!events.length) return [];
     const jobs: Job[] = [];
     const now = nowIso();
-    const names = this.currentNames(events);
     const ins = this.ctx.store.st(
       "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, body, status, attempts, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'PENDING', 0, ?, ?, ?)",
     );
