@@ -175,6 +175,31 @@ describe('deliveries to a 2026-02-09 endpoint', () => {
     expect(rx.received.length).toBe(before);
   });
 
+  test('workflow.created and workflow.deployed (either version\'s routes): the Workflow as GET /workflows/{id} answers it', async () => {
+    const { t, rx, call } = await setup();
+    await endpoint(call, `${rx.url}/h`, ['workflow.created', 'workflow.deployed']);
+    const pid = await createProcessor(t, 'EXTRACT', INVOICE_CONFIG);
+    const wf = await call('POST', '/workflows', { name: 'w', steps: [{ type: 'EXTRACT', name: 'E', config: { extractor: { id: pid } } }] });
+    await t.sb.idle();
+    await call('POST', `/workflows/${String(wf.body.id)}/versions`, {});
+    const legacy = await t.call<{ workflow: { id: string } }>('POST', '/workflows', { body: { name: 'old', steps: [{ processorId: pid }] } });
+    await t.call('POST', `/workflows/${legacy.body.workflow.id}/publish`, { body: {} });
+    await t.sb.idle();
+    const got = received(rx).map((e) => [e.eventType, e.payload.object, e.payload.id]);
+    // Delivery order is not guaranteed (docs): compared as a set.
+    expect(got).toHaveLength(4);
+    expect(got).toEqual(
+      expect.arrayContaining([
+        ['workflow.created', 'workflow', wf.body.id],
+        ['workflow.deployed', 'workflow', wf.body.id],
+        ['workflow.created', 'workflow', legacy.body.workflow.id],
+        ['workflow.deployed', 'workflow', legacy.body.workflow.id],
+      ]),
+    );
+    const deployed = received(rx).find((e) => e.eventType === 'workflow.deployed' && e.payload.id === legacy.body.workflow.id);
+    expect(deployed?.payload).toEqual((await call('GET', `/workflows/${legacy.body.workflow.id}`)).body);
+  });
+
   test('run and extractor events of a processor created through /processors: 1.x eventType, payload from the 2026-02-09 route or not delivered with a logged reason', async () => {
     const { t, rx, logs, call } = await setup();
     await endpoint(call, `${rx.url}/h`, ['extractor.created', 'extractor.version.published', 'extract_run.processed', 'classify_run.processed']);
@@ -233,6 +258,7 @@ describe('deliveries to a 2026-02-09 endpoint', () => {
         { type: 'workflow_run.step_run.processed', resourceId: 'workflow_1', path: '/workflow_runs/workflow_run_1', stepRunId: 'workflow_step_run_dpr_ex' },
       ],
       [{ type: 'batch_processor_run.processed', batchProcessorRunId: 'bpr_1' }, { type: 'batch_processor_run.processed', resourceId: 'dp_cl', path: '/batch_runs/bpr_1' }],
+      [{ type: 'workflow.created', workflowId: 'workflow_gone' }, undefined],
       [{ type: 'processor_run.processed', runId: 'dpr_gone' }, undefined],
     ];
     for (const [e, want] of table) expect(currentEventOf(ctx, e), JSON.stringify(e)).toEqual(want);

@@ -32,6 +32,7 @@ async function create(req: Req, ctx: Ctx): Promise<Json> {
     const def = { id: ctx.ids('workflow'), name, versions: [{ version: 'draft', steps: [] }] };
     saveWorkflow(ctx.store, def, 'api', false);
     setMeta(ctx, def.id, { createdBy: req.token });
+    ctx.events.emit({ type: 'workflow.created', workflowId: def.id });
     return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', def.id) as WorkflowRow) };
   }
   const r = (await settings()).parseWorkflowDefinition(body);
@@ -42,6 +43,7 @@ async function create(req: Req, ctx: Ctx): Promise<Json> {
   saveWorkflow(ctx.store, def, 'api', false);
   // Who created it, for API 2026-02-09's createdBy (meta.ts); no 2025-04-21 answer shows it.
   setMeta(ctx, def.id, { createdBy: req.token });
+  ctx.events.emit({ type: 'workflow.created', workflowId: def.id });
   return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', def.id) as WorkflowRow) };
 }
 
@@ -76,6 +78,7 @@ async function publish(req: Req, ctx: Ctx): Promise<Json> {
   if (!steps && (!draft || (JSON.parse(draft.steps) as unknown[]).length === 0)) throw badRequest(`workflow ${wf.id} has no steps in its draft; publish with {steps} or give the draft steps first`);
   const v = publishWorkflow(ctx, wf, steps);
   setMeta(ctx, workflowVersionId(wf.id, v.version), { createdBy: req.token });
+  ctx.events.emit({ type: 'workflow.deployed', workflowId: wf.id });
   return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', wf.id) as WorkflowRow), version: v.version };
 }
 

@@ -70,6 +70,7 @@ function createWorkflow(req: Req, ctx: Ctx): Json {
     saveWorkflow(ctx.store, { id, name, versions: [{ version: 'draft', steps }] }, 'api', false);
     setMeta(ctx, id, { createdBy: req.token });
   });
+  ctx.events.emit({ type: 'workflow.created', workflowId: id });
   return workflowCurrent(ctx, reload(ctx, id));
 }
 
@@ -125,6 +126,7 @@ function createVersion(req: Req, ctx: Ctx): Json {
     setMeta(ctx, workflowVersionId(wf.id, row.version), { createdBy: req.token, name: name ?? null });
     return row;
   });
+  ctx.events.emit({ type: 'workflow.deployed', workflowId: wf.id });
   return versionCurrent(ctx, reload(ctx, wf.id), v);
 }
 

@@ -88,6 +88,9 @@ export function currentEventOf(ctx: Ctx, e: SandboxEvent): CurrentEvent | undefi
       const path = `/workflow_runs/${e.workflowRunId}`;
       return e.type === 'workflow_run.step_run.processed' ? { type: e.type, resourceId: r.workflow_id, path, stepRunId: stepRunId(e.runId) } : { type: e.type, resourceId: r.workflow_id, path };
     }
+    case 'workflow.created':
+    case 'workflow.deployed':
+      return ctx.store.byId('workflows', e.workflowId) ? { type: e.type, resourceId: e.workflowId, path: `/workflows/${e.workflowId}` } : undefined;
     case 'batch_processor_run.processed':
     case 'batch_processor_run.failed': {
       const b = ctx.store.st('SELECT processor_id FROM batch_processor_runs WHERE id = ?').get(e.batchProcessorRunId) as { processor_id: string } | undefined;
