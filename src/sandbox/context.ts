@@ -3,6 +3,7 @@ import type { Engine } from './engine/index.js';
 import type { Scheduler } from './engine/scheduler.js';
 import type { EventBus } from './events.js';
 import type { IdSource } from './ids.js';
+import type { Router } from './router.js';
 import type { Store } from './store.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
@@ -27,4 +28,6 @@ export interface Ctx {
   presignTtlSeconds: number;
   /** How long the 2026-02-09 sync run routes wait (default 5 minutes, routes/currentRuns.ts). */
   syncTimeoutMs?: number;
+  /** The routes, for resources rendered as a GET would answer them (internal.ts); set once they are added. */
+  router?: Router;
 }

@@ -6,7 +6,11 @@ export type SandboxEvent =
   | { type: 'processor.created' | 'processor.updated'; processorId: string }
   | { type: 'processor.version.published'; processorId: string; versionId: string }
   | { type: 'processor_run.processed' | 'processor_run.failed'; runId: string }
-  | { type: 'workflow_run.completed' | 'workflow_run.failed'; workflowRunId: string }
+  | { type: 'workflow_run.completed' | 'workflow_run.failed' | 'workflow_run.cancelled'; workflowRunId: string }
+  /** A workflow was created, or one of its versions published ("deployed" in 2026-02-09's words). */
+  | { type: 'workflow.created' | 'workflow.deployed'; workflowId: string }
+  /** A step of a workflow run (its processor run `runId`) ended PROCESSED. */
+  | { type: 'workflow_run.step_run.processed'; workflowRunId: string; runId: string }
   | { type: 'batch_processor_run.processed' | 'batch_processor_run.failed'; batchProcessorRunId: string };
 
 export type Listener = (e: SandboxEvent) => void;

@@ -30,6 +30,7 @@ export const ID_PREFIX = {
   classifyRun: 'clr_',
   splitRun: 'splr_',
   batchRun: 'bpr_',
+  webhookSubscription: 'whes_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -21,6 +21,8 @@ import { reviewRoutes } from './routes/review.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { workflowRunRoutes } from './routes/workflowRuns.js';
 import { workflowRoutes } from './routes/workflows.js';
+import { workflowCurrentRoutes } from './routes/workflowsCurrent.js';
+import { webhookCurrentRoutes } from './routes/webhooksCurrent.js';
 import { evaluationRoutes } from './routes/evaluation.js';
 import { evaluationSetRoutes } from './routes/evaluationSets.js';
 import { fileRoutes } from './routes/files.js';
@@ -192,7 +194,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       ...processorRoutes, ...entityRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...evaluationSetRoutes, ...batchRoutes,
       ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes, ...lifecycleRoutes, ...notEmulatedRoutes,
       ...currentRunRoutes,
+      ...workflowCurrentRoutes, ...webhookCurrentRoutes,
     );
+    ctx.router = router;
     const server = createSandboxServer(ctx, {
       router,
       registry: new TokenRegistry(tokens),

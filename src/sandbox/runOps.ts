@@ -188,7 +188,10 @@ export function cancelRunRow(ctx: Ctx, row: RunRow, now: string): boolean {
   doc.updatedAt = now;
   const batch = ctx.store.finishRun(row.id, 'CANCELLED', JSON.stringify(doc), 0, now, (b) => finishBatch(ctx, b));
   const ended = ctx.store.byId<RunRow>('processor_runs', row.id)?.status === 'CANCELLED';
-  if (ended && row.source === WORKFLOW_SOURCE) advanceWorkflowRun(ctx, row, doc, now);
+  if (ended && row.source === WORKFLOW_SOURCE) {
+    const step = advanceWorkflowRun(ctx, row, doc, now);
+    if (step?.event) ctx.events.emit(step.event);
+  }
   if (batch) ctx.events.emit({ type: batch.status === 'PROCESSED' ? 'batch_processor_run.processed' : 'batch_processor_run.failed', batchProcessorRunId: batch.id });
   return ended;
 }

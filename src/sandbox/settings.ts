@@ -74,6 +74,8 @@ export interface WorkflowStep {
   processorId: string;
   /** "latest" (default), "draft" or "1.0". */
   version: string;
+  /** The step's name, when it was defined through API 2026-02-09 (workflows/current.ts). */
+  name?: string;
 }
 
 export interface WorkflowDefinition {

@@ -19,7 +19,8 @@ import { InputError } from '../util/errors.js';
 /**
  * 1: processors, versions, runs, files, evaluation sets and items, batch processor runs.
  * 2: workflows, workflow runs, webhook endpoints, deliveries and attempts. Only new tables, so a
- *    store of schema 1 is upgraded in place by the DDL's CREATE TABLE IF NOT EXISTS.
+ *    store of schema 1 is upgraded in place by the DDL's CREATE TABLE IF NOT EXISTS. The same
+ *    holds for the tables API 2026-02-09 added (resource_meta, webhook_subscriptions).
  */
 export const SCHEMA_VERSION = 2;
 
@@ -62,11 +63,16 @@ export interface DeliveryRow {
   seq: number; id: string; endpoint_id: string; event_id: string; event_type: string; body: string; status: string; attempts: number;
   next_attempt_at: string | null; created_at: string; updated_at: string;
 }
+/** What API 2026-02-09 shows of a resource that older rows do not carry (createdBy, a version's name, an endpoint's name...). */
+export interface MetaRow { id: string; created_by: string | null; name: string | null; extra: string | null }
+export interface SubscriptionRow {
+  seq: number; id: string; endpoint_id: string; resource_type: string; resource_id: string; events: string; created_at: string; updated_at: string;
+}
 export interface AttemptRow { seq: number; delivery_id: string; attempt: number; at: string; duration_ms: number; status_code: number | null; error: string | null; ok: number }
 
 export type Table =
   | 'processors' | 'processor_versions' | 'processor_runs' | 'files' | 'evaluation_sets' | 'evaluation_set_items' | 'batch_processor_runs'
-  | 'workflows' | 'workflow_runs' | 'webhook_endpoints' | 'webhook_deliveries';
+  | 'workflows' | 'workflow_runs' | 'webhook_endpoints' | 'webhook_deliveries' | 'webhook_subscriptions';
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -126,6 +132,10 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL, attempt INTEGER NOT NULL, at TEXT NOT NULL, duration_ms INTEGER NOT NULL,
   status_code INTEGER, error TEXT, ok INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (delivery_id, attempt);
+CREATE TABLE IF NOT EXISTS resource_meta (id TEXT PRIMARY KEY, created_by TEXT, name TEXT, extra TEXT);
+CREATE TABLE IF NOT EXISTS webhook_subscriptions (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, endpoint_id TEXT NOT NULL, resource_type TEXT NOT NULL,
+  resource_id TEXT NOT NULL, events TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, UNIQUE (endpoint_id, resource_id));
 `;
 
 /** One condition of a list query: an SQL fragment written in code (never from input) and its values. */

@@ -13,9 +13,11 @@ afterAll(() => t.close());
 async function processed(type: string, config: unknown, text: string): Promise<{ workflowRunId: string; runId: string }> {
   const pid = await createProcessor(t, type, config);
   const wf = (await t.call<{ workflow: { id: string } }>('POST', '/workflows', { body: { name: 'review', steps: [{ processorId: pid }] } })).body.workflow.id;
-  const run = (await t.call<{ workflowRuns: Array<{ id: string; outputs: Array<{ id: string }> }> }>('POST', '/workflow_runs', { body: { workflowId: wf, rawTexts: [text] } })).body.workflowRuns[0];
+  const run = (await t.call<{ workflowRuns: Array<{ id: string }> }>('POST', '/workflow_runs', { body: { workflowId: wf, rawTexts: [text] } })).body.workflowRuns[0];
   await t.sb.idle();
-  return { workflowRunId: run.id, runId: run.outputs[0].id };
+  // The step's output item appears once the step has produced its output.
+  const done = (await t.call<{ workflowRun: { outputs: Array<{ id: string }> } }>('GET', `/workflow_runs/${run.id}`)).body.workflowRun;
+  return { workflowRunId: run.id, runId: done.outputs[0].id };
 }
 
 async function review(runId: string, body: unknown, version?: string) {

@@ -58,12 +58,36 @@ describe('cancel and delete', () => {
     t.sb.resumeEngine();
     await t.sb.idle();
     expect(c.body.workflowRun.status).toBe('CANCELLED');
-    const outputs = c.body.workflowRun.outputs as Json[];
+    // The cancelled step produced no output: it is not an `outputs` item with `output: null` (the
+    // SDK types output as an object); its processor run says CANCELLED.
+    expect(c.body.workflowRun.outputs).toEqual([]);
+    const outputs = (await t.call<{ processorRuns: Json[] }>('GET', `/processor_runs?sourceId=${String(run.id)}`)).body.processorRuns;
     expect(outputs.map((o) => o.status)).toEqual(['CANCELLED']);
     expect((await t.call<{ workflowRun: Json }>('GET', `/workflow_runs/${String(run.id)}`)).body.workflowRun.status).toBe('CANCELLED');
     expect((await t.call('GET', `/workflow_runs?workflowId=${wid}&status=CANCELLED`)).body.workflowRuns).toHaveLength(1);
     expect((await t.call('DELETE', `/workflow_runs/${String(run.id)}`)).body).toMatchObject({ success: true, workflowRunId: run.id });
     expect((await t.call('GET', `/processor_runs/${String(outputs[0].id)}`)).status).toBe(404);
+  });
+});
+
+describe('workflow run outputs', () => {
+  test('a step that has not produced its output is not an outputs item; finished steps are', async () => {
+    const p = await createProcessor(t, 'EXTRACT', INVOICE_CONFIG);
+    const wf = await t.call<{ workflow: { id: string } }>('POST', '/workflows', { body: { name: 'two steps', steps: [{ processorId: p }, { processorId: p }] } });
+    t.sb.pauseEngine();
+    const run = (await t.call<{ workflowRuns: Json[] }>('POST', '/workflow_runs', { body: { workflowId: wf.body.workflow.id, rawTexts: ['Total: 3'] } })).body.workflowRuns[0];
+    expect(run.outputs).toEqual([]);
+    const got = await t.call<{ workflowRun: Json }>('GET', `/workflow_runs/${String(run.id)}`);
+    expect(got.body.workflowRun.outputs).toEqual([]);
+    const listed = await t.call<{ workflowRuns: Json[] }>('GET', `/workflow_runs?workflowId=${wf.body.workflow.id}`);
+    expect(listed.body.workflowRuns).toHaveLength(1);
+    t.sb.resumeEngine();
+    await t.sb.idle();
+    const done = (await t.call<{ workflowRun: Json }>('GET', `/workflow_runs/${String(run.id)}`)).body.workflowRun;
+    expect(done.status).toBe('PROCESSED');
+    const outputs = done.outputs as Json[];
+    expect(outputs.map((o) => o.status)).toEqual(['PROCESSED', 'PROCESSED']);
+    for (const o of outputs) expect(o.output).toEqual(expect.objectContaining({ value: expect.any(Object) }));
   });
 });
 

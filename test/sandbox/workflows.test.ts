@@ -111,7 +111,8 @@ describe('POST /workflow_runs (4.2)', () => {
     for (const run of runs) {
       expect(run).toMatchObject({ object: 'workflow_run', status: 'PROCESSING', metadata: { customer: 'acme' }, workflow: { object: 'workflow', id, version: 'draft' } });
       expect(run).not.toHaveProperty('batchId');
-      expect(run.outputs).toHaveLength(1);
+      // The first step is running: no output yet, so no outputs item (stepRuns in 2026-02-09).
+      expect(run.outputs).toEqual([]);
     }
     expect(runs[0].files[0].id).toBe(runs[1].files[0].id);
     expect(runs[2].files[0].id).toBe(fileId);
@@ -138,8 +139,11 @@ describe('POST /workflow_runs (4.2)', () => {
     await t.call('POST', `/processors/${p}/publish`, { body: { releaseType: 'major' } });
     await t.call('POST', `/processors/${p}/publish`, { body: { releaseType: 'major' } });
     const id = await workflow({ name: 'pinned', versions: [{ version: 1, steps: [{ processorId: p, version: '1.0' }] }, { version: 'draft', steps: [{ processorId: p, version: 'draft' }] }] });
-    const run = async (version?: unknown): Promise<Run> =>
-      (await t.call<{ workflowRuns: Run[] }>('POST', '/workflow_runs', { body: { workflowId: id, rawTexts: ['x'], ...(version === undefined ? {} : { version }) } })).body.workflowRuns[0];
+    const run = async (version?: unknown): Promise<Run> => {
+      const created = (await t.call<{ workflowRuns: Run[] }>('POST', '/workflow_runs', { body: { workflowId: id, rawTexts: ['x'], ...(version === undefined ? {} : { version }) } })).body.workflowRuns[0];
+      await t.sb.idle();
+      return (await t.call<{ workflowRun: Run }>('GET', `/workflow_runs/${created.id}`)).body.workflowRun;
+    };
     expect((await run()).outputs[0]).toMatchObject({ processorVersion: '1.0' });
     expect((await run(1)).outputs[0]).toMatchObject({ processorVersion: '1.0' });
     expect((await run('draft')).outputs[0]).toMatchObject({ processorVersion: 'draft' });
@@ -159,7 +163,9 @@ describe('POST /workflow_runs (4.2)', () => {
       const run = (await s.call<{ workflowRun: Run }>('GET', `/workflow_runs/${created.id}`)).body.workflowRun;
       expect(run).toMatchObject({ status: 'FAILED', failureReason: 'SIMULATED_FAILURE' });
       expect(run.failureMessage).toMatch(/^step 1 \(processor dp_\w+\) failed: /);
-      expect(run.outputs).toHaveLength(1);
+      // The failed step has no output: not an outputs item; its processor run says FAILED.
+      expect(run.outputs).toEqual([]);
+      expect((await s.call<{ processorRuns: Json[] }>('GET', `/processor_runs?sourceId=${created.id}`)).body.processorRuns.map((r) => r.status)).toEqual(['FAILED']);
       expect((await s.call<{ workflowRuns: Run[] }>('GET', '/workflow_runs?status=FAILED')).body.workflowRuns.map((r) => r.id)).toEqual([created.id]);
     } finally {
       await s.close();

@@ -56,6 +56,7 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
     c.events.emit({ type: result.ok ? 'processor_run.processed' : 'processor_run.failed', runId: id });
     if (batch) c.events.emit({ type: batch.status === 'PROCESSED' ? 'batch_processor_run.processed' : 'batch_processor_run.failed', batchProcessorRunId: batch.id });
     if (step?.next) c.scheduler.enqueue(step.next.id, step.next.priority);
+    if (step?.stepEvent) c.events.emit(step.stepEvent);
     if (step?.event) c.events.emit(step.event);
   };
 }

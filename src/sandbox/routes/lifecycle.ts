@@ -12,7 +12,6 @@
  * Only a PROCESSING run can be cancelled, and a PROCESSING run cannot be deleted (cancel it
  * first): a 400 naming the status. A cancelled run of an evaluation run counts as ended.
  */
-import { assertWorkflowAccess } from '../auth.js';
 import type { Ctx } from '../context.js';
 import { HUB, type Json } from '../core.js';
 import { badRequest, checkId, notFound, objectBody, RawJson, type Req } from '../http.js';
@@ -21,16 +20,9 @@ import type { Route } from '../router.js';
 import { runObject, runSplice } from '../serialize.js';
 import type { RunRow, WorkflowRunRow } from '../store.js';
 import { isPlainObject } from '../../util/json.js';
-import { updateWorkflowOutput, WORKFLOW_SOURCE, workflowRunText } from '../workflows/runs.js';
-import { cancelRun, cancelRunRow, deleteRun, loadRun } from '../runOps.js';
-
-function loadWorkflowRun(req: Req, ctx: Ctx): WorkflowRunRow {
-  const id = checkId(req.params.id, 'workflow run id');
-  const row = ctx.store.byId<WorkflowRunRow>('workflow_runs', id);
-  if (!row) throw notFound(`workflow run ${id} not found`);
-  assertWorkflowAccess(req.token, row.workflow_id);
-  return row;
-}
+import { updateWorkflowOutput, workflowRunText } from '../workflows/runs.js';
+import { cancelWorkflowRun, deleteWorkflowRun, loadWorkflowRun } from '../workflows/ops.js';
+import { cancelRun, deleteRun, loadRun } from '../runOps.js';
 
 function served(ctx: Ctx, req: Req, id: string): string {
   const doc = (ctx.store.byId<RunRow>('processor_runs', id) as RunRow).doc;
@@ -49,29 +41,14 @@ function deleteProcessorRun(req: Req, ctx: Ctx): Json {
   return { success: true, documentProcessorRunId: row.id, message: `processor run ${row.id} deleted` };
 }
 
-function cancelWorkflowRun(req: Req, ctx: Ctx): RawJson {
-  const wr = loadWorkflowRun(req, ctx);
-  if (wr.status !== 'PROCESSING') throw badRequest(`workflow run ${wr.id} is ${wr.status}; only a PROCESSING run can be cancelled`);
-  ctx.store.tx(() => {
-    const step = ctx.store.st("SELECT * FROM processor_runs WHERE source = ? AND source_id = ? AND status = 'PROCESSING'").get(WORKFLOW_SOURCE, wr.id) as RunRow | undefined;
-    if (step && cancelRunRow(ctx, step, nowIso())) return;
-    // No step in progress (a step just ended): the run itself ends here.
-    const doc = JSON.parse(wr.doc) as Json;
-    const now = nowIso();
-    Object.assign(doc, { status: 'CANCELLED', endTime: now, updatedAt: now });
-    ctx.store.st('UPDATE workflow_runs SET status = ?, doc = ?, updated_at = ? WHERE id = ?').run('CANCELLED', JSON.stringify(doc), now, wr.id);
-  });
-  const doc = (ctx.store.byId<WorkflowRunRow>('workflow_runs', wr.id) as WorkflowRunRow).doc;
+function cancelWorkflowRunRoute(req: Req, ctx: Ctx): RawJson {
+  const doc = cancelWorkflowRun(ctx, loadWorkflowRun(req, ctx));
   return new RawJson(`{"success":true,"workflowRun":${workflowRunText(ctx, doc, req.layout)}}`);
 }
 
-function deleteWorkflowRun(req: Req, ctx: Ctx): Json {
+function deleteWorkflowRunRoute(req: Req, ctx: Ctx): Json {
   const wr = loadWorkflowRun(req, ctx);
-  if (wr.status === 'PROCESSING') throw badRequest(`workflow run ${wr.id} is still PROCESSING; cancel it first (POST /workflow_runs/${wr.id}/cancel)`);
-  ctx.store.tx(() => {
-    ctx.store.st('DELETE FROM processor_runs WHERE source = ? AND source_id = ?').run(WORKFLOW_SOURCE, wr.id);
-    ctx.store.deleteById('workflow_runs', wr.id);
-  });
+  deleteWorkflowRun(ctx, wr);
   return { success: true, workflowRunId: wr.id, message: `workflow run ${wr.id} deleted` };
 }
 
@@ -116,7 +93,7 @@ function asOutput(type: string, o: Json): Json {
 export const lifecycleRoutes: Route[] = [
   { method: 'POST', pattern: '/processor_runs/:id/cancel', versions: 'both', body: 'json', handler: cancelProcessorRun },
   { method: 'DELETE', pattern: '/processor_runs/:id', versions: 'both', handler: deleteProcessorRun },
-  { method: 'POST', pattern: '/workflow_runs/:id/cancel', body: 'json', handler: cancelWorkflowRun },
-  { method: 'DELETE', pattern: '/workflow_runs/:id', handler: deleteWorkflowRun },
+  { method: 'POST', pattern: '/workflow_runs/:id/cancel', body: 'json', handler: cancelWorkflowRunRoute },
+  { method: 'DELETE', pattern: '/workflow_runs/:id', handler: deleteWorkflowRunRoute },
   { method: 'POST', pattern: '/workflow_runs/:id/outputs/:outputId', body: 'json', handler: updateOutput },
 ];

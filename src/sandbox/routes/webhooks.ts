@@ -21,8 +21,11 @@ import type { Route } from '../router.js';
 import type { AttemptRow, DeliveryRow, EndpointRow, Where } from '../store.js';
 import { deleteEndpoint, endpointJson, generateSecret, insertEndpoint } from '../webhooks/endpoints.js';
 import { WEBHOOK_EVENT_TYPES } from '../../api/signing.js';
+import { ENDPOINT_EVENT_TYPES, SUBSCRIPTION_EVENT_TYPES } from '../webhooks/current.js';
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'CANCELLED'] as const;
+/** Deliveries carry the event names of their endpoint's version: 2025-04-21's and 2026-02-09's. */
+const DELIVERY_EVENT_TYPES: readonly string[] = [...new Set<string>([...WEBHOOK_EVENT_TYPES, ...ENDPOINT_EVENT_TYPES, ...SUBSCRIPTION_EVENT_TYPES])];
 
 async function create(req: Req, ctx: Ctx): Promise<Json> {
   assertWorkspaceToken(req.token, 'registering a webhook endpoint');
@@ -112,7 +115,7 @@ function listDeliveries(req: Req, ctx: Ctx): Json {
   if (endpointId) where.push(['endpoint_id = ?', endpointId]);
   const eventId = queryId(q, 'eventId');
   if (eventId) where.push(['event_id = ?', eventId]);
-  const eventType = queryEnum(q, 'eventType', WEBHOOK_EVENT_TYPES);
+  const eventType = queryEnum(q, 'eventType', DELIVERY_EVENT_TYPES);
   if (eventType) where.push(['event_type = ?', eventType]);
   const status = queryEnum(q, 'status', DELIVERY_STATUSES);
   if (status) where.push(['status = ?', status]);

@@ -11,21 +11,16 @@
 import { assertWorkspaceToken } from '../auth.js';
 import type { Ctx } from '../context.js';
 import type { Json } from '../core.js';
-import { badRequest, notFound, objectBody, optString, type Req } from '../http.js';
-import { pageOf, pageParams } from '../paging.js';
+import { badRequest, objectBody, optString, type Req } from '../http.js';
+import { pageParams } from '../paging.js';
 import type { Route } from '../router.js';
 import type { WorkflowStep } from '../settings.js';
-import type { ProcessorRow, WorkflowRow, Where } from '../store.js';
-import { loadWorkflow, publishWorkflow, saveWorkflow, updateDraft, workflowJson } from '../workflows/definitions.js';
+import type { WorkflowRow } from '../store.js';
+import { setMeta } from '../meta.js';
+import { workflowVersionId } from '../workflows/runs.js';
+import { checkSteps, listWorkflows, loadWorkflow, publishWorkflow, saveWorkflow, updateDraft, workflowJson } from '../workflows/definitions.js';
 
 const settings = () => import('../settings.js');
-
-/** Steps must name processors that exist (the workspace token may use them all). */
-function checkSteps(ctx: Ctx, steps: WorkflowStep[], at: string): void {
-  steps.forEach((s, i) => {
-    if (!ctx.store.byId<ProcessorRow>('processors', s.processorId)) throw notFound(`${at}/${i}/processorId: processor ${s.processorId} not found`);
-  });
-}
 
 async function create(req: Req, ctx: Ctx): Promise<Json> {
   assertWorkspaceToken(req.token, 'creating a workflow');
@@ -36,6 +31,8 @@ async function create(req: Req, ctx: Ctx): Promise<Json> {
     if (name === '' || name.length > 256) throw badRequest('invalid workflow at /name: must be a non-empty string of at most 256 characters');
     const def = { id: ctx.ids('workflow'), name, versions: [{ version: 'draft', steps: [] }] };
     saveWorkflow(ctx.store, def, 'api', false);
+    setMeta(ctx, def.id, { createdBy: req.token });
+    ctx.events.emit({ type: 'workflow.created', workflowId: def.id });
     return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', def.id) as WorkflowRow) };
   }
   const r = (await settings()).parseWorkflowDefinition(body);
@@ -44,6 +41,9 @@ async function create(req: Req, ctx: Ctx): Promise<Json> {
   const given = req.body as { versions?: unknown };
   def.versions.forEach((v, i) => checkSteps(ctx, v.steps, given.versions ? `/versions/${i}/steps` : '/steps'));
   saveWorkflow(ctx.store, def, 'api', false);
+  // Who created it, for API 2026-02-09's createdBy (meta.ts); no 2025-04-21 answer shows it.
+  setMeta(ctx, def.id, { createdBy: req.token });
+  ctx.events.emit({ type: 'workflow.created', workflowId: def.id });
   return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', def.id) as WorkflowRow) };
 }
 
@@ -77,6 +77,8 @@ async function publish(req: Req, ctx: Ctx): Promise<Json> {
   const draft = ctx.store.st("SELECT steps FROM workflow_versions WHERE workflow_id = ? AND version = 'draft'").get(wf.id) as { steps: string } | undefined;
   if (!steps && (!draft || (JSON.parse(draft.steps) as unknown[]).length === 0)) throw badRequest(`workflow ${wf.id} has no steps in its draft; publish with {steps} or give the draft steps first`);
   const v = publishWorkflow(ctx, wf, steps);
+  setMeta(ctx, workflowVersionId(wf.id, v.version), { createdBy: req.token });
+  ctx.events.emit({ type: 'workflow.deployed', workflowId: wf.id });
   return { success: true, workflow: workflowJson(ctx, ctx.store.byId<WorkflowRow>('workflows', wf.id) as WorkflowRow), version: v.version };
 }
 
@@ -86,11 +88,8 @@ function get(req: Req, ctx: Ctx): Json {
 
 function list(req: Req, ctx: Ctx): Json {
   const page = pageParams(req.query, { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' }, 'createdAt', 'desc');
-  const where: Where[] = [];
-  if (req.token.workflows !== '*') where.push(['id IN (SELECT value FROM json_each(?))', JSON.stringify([...req.token.workflows])]);
-  const rows = ctx.store.list<WorkflowRow>('workflows', { where, sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1 });
-  const { rows: items, nextPageToken } = pageOf(rows, page, (r) => r[page.sortCol as 'created_at' | 'updated_at' | 'name']);
-  return { success: true, workflows: items.map((w) => workflowJson(ctx, w)), nextPageToken };
+  const { rows, nextPageToken } = listWorkflows(ctx, req, page);
+  return { success: true, workflows: rows.map((w) => workflowJson(ctx, w)), nextPageToken };
 }
 
 export const workflowRoutes: Route[] = [

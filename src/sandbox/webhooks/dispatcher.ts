@@ -20,6 +20,8 @@ import type { SandboxEvent } from '../events.js';
 import { nowIso } from '../ids.js';
 import { allEndpoints, type Endpoint } from './endpoints.js';
 import { envelopeText, payloadText } from './payloads.js';
+import { currentEventOf, payloadOf, type CurrentEvent } from './current.js';
+import { currentGet, type Rendered } from '../internal.js';
 import { backoffMs as backoff } from '../../util/backoff.js';
 
 export interface DeliveryPolicy {
@@ -36,8 +38,6 @@ export interface DeliveryPolicy {
 
 /** 8 attempts over about two minutes (1, 2, 4, ... 60 s between them). */
 export const DEFAULT_DELIVERY: DeliveryPolicy = { maxAttempts: 8, baseDelayMs: 1000, maxDelayMs: 60_000, timeoutMs: 10_000, concurrency: 8 };
-
-const DELIVERED: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
 
 interface Job {
   id: string;
@@ -88,6 +88,8 @@ class Queue<T> {
   }
 }
 
+const LEGACY_TYPES: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+
 export class WebhookDispatcher {
   private endpoints = new Map<string, Endpoint>();
   private events: SandboxEvent[] = [];
@@ -95,6 +97,9 @@ export class WebhookDispatcher {
   private readonly ready = new Map<string, Queue<Job>>();
   private readonly inFlight = new Map<string, number>();
   private active = 0;
+  private wantedTypes: ReadonlySet<string> | 'all' = new Set();
+  /** Event batches whose 2026-02-09 payloads are being rendered asynchronously. */
+  private rendering = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly requests = new Set<http.ClientRequest>();
   // node:http with keep-alive rather than fetch: a fraction of the CPU per delivery, which is
@@ -136,6 +141,10 @@ export class WebhookDispatcher {
   /** Call after endpoints change; jobs of removed endpoints are dropped (the store cancelled them). */
   reload(): void {
     this.endpoints = new Map(allEndpoints(this.ctx).map((e) => [e.id, e]));
+    // Internal event types taken in: with a 2026-02-09 endpoint, any (its subscriptions decide);
+    // else the 2025-04-21 ones (the events 2026-02-09 added are not sent to older endpoints).
+    const all = [...this.endpoints.values()];
+    this.wantedTypes = all.some((ep) => ep.family === 'current' && ep.enabled) ? 'all' : all.length ? LEGACY_TYPES : new Set();
     for (const id of [...this.ready.keys()]) if (!this.endpoints.has(id)) this.ready.delete(id);
     this.settle();
   }
@@ -150,7 +159,12 @@ export class WebhookDispatcher {
   close(): void {
     if (this.closed) return;
     try {
-      this.persist();
+      const events = this.events;
+      this.events = [];
+      const names = this.currentNames(events);
+      const rendered = this.renderCurrent(events, names);
+      if (rendered instanceof Promise) this.log?.(`sandbox webhooks: ${events.length} events raised while closing need an asynchronous payload and are not stored`);
+      else this.persist(events, names, rendered);
     } catch (e) {
       this.log?.(`sandbox webhooks: could not store events at close: ${(e as Error).message}`);
     }
@@ -169,26 +183,67 @@ export class WebhookDispatcher {
   }
 
   private onEvent(e: SandboxEvent): void {
-    if (this.closed || !DELIVERED.has(e.type) || this.endpoints.size === 0) return;
+    if (this.closed || !this.wanted(e.type)) return;
     this.events.push(e);
     if (this.drainScheduled) return;
     this.drainScheduled = true;
     setImmediate(() => {
       this.drainScheduled = false;
       if (this.closed) return;
-      try {
-        for (const job of this.persist()) this.enqueue(job);
-      } catch (err) {
-        this.log?.(`sandbox webhooks: could not store events: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      }
-      this.pump();
+      const events = this.events;
+      this.events = [];
+      const store = (rendered: Array<Map<string, Rendered>>): void => {
+        try {
+          for (const job of this.persist(events, names, rendered)) this.enqueue(job);
+        } catch (err) {
+          this.log?.(`sandbox webhooks: could not store events: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        }
+        this.pump();
+      };
+      const names = this.currentNames(events);
+      const rendered = this.renderCurrent(events, names);
+      if (!(rendered instanceof Promise)) return store(rendered);
+      // A 2026-02-09 payload whose route answers asynchronously: stored once rendered.
+      this.rendering++;
+      void rendered.then(store, (err: unknown) => this.log?.(`sandbox webhooks: could not render events: ${String(err)}`)).finally(() => {
+        this.rendering--;
+        this.settle();
+      });
     });
   }
 
-  /** One delivery per subscribed endpoint for each queued event, stored in one transaction. */
-  private persist(): Job[] {
-    const events = this.events;
-    this.events = [];
+  private wanted(type: string): boolean {
+    return this.wantedTypes === 'all' || this.wantedTypes.has(type);
+  }
+
+  /** The 2026-02-09 name of each event (when a 2026-02-09 endpoint may want it). */
+  private currentNames(events: SandboxEvent[]): Array<CurrentEvent | undefined> {
+    const any = [...this.endpoints.values()].some((ep) => ep.family === 'current' && ep.enabled);
+    return events.map((e) => (any ? currentEventOf(this.ctx, e) : undefined));
+  }
+
+  private wantsCurrent(ep: Endpoint, e: SandboxEvent, c: CurrentEvent): boolean {
+    // A 2026-02-09 endpoint registered with a 2025-04-21 event name gets that event under its 2026-02-09 name.
+    return ep.events.has(c.type) || ep.events.has(e.type) || ep.subscriptions.get(c.resourceId)?.has(c.type) === true;
+  }
+
+  /** Per event, the answers of the 2026-02-09 GETs its payloads come from (sync when every route is). */
+  private renderCurrent(events: SandboxEvent[], names: Array<CurrentEvent | undefined>): Array<Map<string, Rendered>> | Promise<Array<Map<string, Rendered>>> {
+    const out = events.map(() => new Map<string, Rendered>());
+    const pending: Array<Promise<void>> = [];
+    events.forEach((e, i) => {
+      const c = names[i];
+      if (!c) return;
+      if (![...this.endpoints.values()].some((ep) => ep.family === 'current' && ep.enabled && this.wantsCurrent(ep, e, c))) return;
+      const r = currentGet(this.ctx, c.path);
+      if (r instanceof Promise) pending.push(r.then((x) => void out[i].set(c.path, x)));
+      else out[i].set(c.path, r);
+    });
+    return pending.length ? Promise.all(pending).then(() => out) : out;
+  }
+
+  /** One delivery per subscribed endpoint for each event, stored in one transaction. */
+  private persist(events: SandboxEvent[], names: Array<CurrentEvent | undefined>, rendered: Array<Map<string, Rendered>>): Job[] {
     if (!events.length) return [];
     const jobs: Job[] = [];
     const now = nowIso();
@@ -196,20 +251,36 @@ export class WebhookDispatcher {
       "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, body, status, attempts, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'PENDING', 0, ?, ?, ?)",
     );
     this.ctx.store.tx(() => {
-      for (const e of events) {
+      events.forEach((e, i) => {
         const eventId = this.ctx.ids('webhookEvent');
         const payloads = new Map<Layout, string | undefined>();
+        const c = names[i];
         for (const ep of this.endpoints.values()) {
-          if (!ep.events.has(e.type)) continue;
-          if (!payloads.has(ep.layout)) payloads.set(ep.layout, payloadText(this.ctx, e, ep.layout));
-          const payload = payloads.get(ep.layout);
+          let type: string = e.type;
+          let payload: string | undefined;
+          if (ep.family === 'current') {
+            if (!c || !ep.enabled || !this.wantsCurrent(ep, e, c)) continue;
+            const r = rendered[i]?.get(c.path);
+            if (!r) continue;
+            if (!r.ok) {
+              // Gone (deleted since) is silent, as for 2025-04-21 endpoints; unrouted is a gap to know about.
+              if (r.reason !== 'gone') this.log?.(`sandbox webhooks: ${c.type} (${eventId}) not delivered to ${ep.id}: ${r.message}`);
+              continue;
+            }
+            type = c.type;
+            payload = payloadOf(c, r.text);
+          } else {
+            if (!ep.events.has(e.type)) continue;
+            if (!payloads.has(ep.layout)) payloads.set(ep.layout, payloadText(this.ctx, e, ep.layout));
+            payload = payloads.get(ep.layout);
+          }
           if (payload === undefined) continue;
-          const body = envelopeText(eventId, e.type, payload);
+          const body = envelopeText(eventId, type, payload);
           const id = this.ctx.ids('webhookDelivery');
-          ins.run(id, ep.id, eventId, e.type, body, now, now, now);
+          ins.run(id, ep.id, eventId, type, body, now, now, now);
           jobs.push({ id, endpointId: ep.id, body, attempts: 0 });
         }
-      }
+      });
     });
     return jobs;
   }
@@ -257,6 +328,7 @@ export class WebhookDispatcher {
         method: 'POST',
         agent: url.protocol === 'https:' ? this.agents.https : this.agents.http,
         headers: {
+          ...ep.headers,
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
           'user-agent': 'evalkit-sandbox-webhooks',
@@ -338,7 +410,7 @@ export class WebhookDispatcher {
   }
 
   private isIdle(): boolean {
-    return this.closed || (!this.events.length && !this.drainScheduled && this.active === 0 && this.ready.size === 0 && this.timers.size === 0 && !this.outcomes.length && !this.flushScheduled);
+    return this.closed || (!this.events.length && !this.drainScheduled && this.rendering === 0 && this.active === 0 && this.ready.size === 0 && this.timers.size === 0 && !this.outcomes.length && !this.flushScheduled);
   }
 
   private settle(): void {

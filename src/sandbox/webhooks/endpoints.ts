@@ -4,25 +4,45 @@ import type { Ctx } from '../context.js';
 import type { Json, Layout } from '../core.js';
 import { nowIso } from '../ids.js';
 import type { EndpointDefinition } from '../settings.js';
-import type { EndpointRow } from '../store.js';
-import { CURRENT_VERSION, layoutOf, type ApiVersion } from '../versioning.js';
+import { deleteMeta } from '../meta.js';
+import type { EndpointRow, SubscriptionRow } from '../store.js';
+import { CURRENT_VERSION, familyOf, layoutOf, type ApiVersion, type Family } from '../versioning.js';
 
 export interface Endpoint {
   id: string;
   url: string;
   apiVersion: ApiVersion;
   layout: Layout;
+  /** `current`: deliveries carry the 2026-02-09 event names and payloads (webhooks/current.ts). */
+  family: Family;
+  /** False for a 2026-02-09 endpoint whose status is `disabled`: nothing is delivered to it. */
+  enabled: boolean;
   secret: string;
   events: ReadonlySet<string>;
+  /** `advancedOptions.headers` of a 2026-02-09 endpoint: sent with every delivery (signature headers win). */
+  headers: Record<string, string>;
+  /** Resource-scoped subscriptions (2026-02-09): resource id -> its enabled events. */
+  subscriptions: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
-export function toEndpoint(r: EndpointRow): Endpoint {
+export function toEndpoint(r: EndpointRow & { extra?: string | null }, subscriptions: ReadonlyMap<string, ReadonlySet<string>> = new Map()): Endpoint {
   const apiVersion = r.api_version as ApiVersion;
-  return { id: r.id, url: r.url, apiVersion, layout: layoutOf(apiVersion), secret: r.secret, events: new Set(JSON.parse(r.events) as string[]) };
+  const extra = r.extra ? (JSON.parse(r.extra) as { status?: string; advancedOptions?: { headers?: Record<string, string> } | null }) : {};
+  return {
+    id: r.id, url: r.url, apiVersion, layout: layoutOf(apiVersion), family: familyOf(apiVersion), enabled: extra.status !== 'disabled',
+    secret: r.secret, events: new Set(JSON.parse(r.events) as string[]), headers: extra.advancedOptions?.headers ?? {}, subscriptions,
+  };
 }
 
 export function allEndpoints(ctx: Ctx): Endpoint[] {
-  return (ctx.store.st('SELECT * FROM webhook_endpoints ORDER BY seq').all() as EndpointRow[]).map(toEndpoint);
+  const subs = new Map<string, Map<string, Set<string>>>();
+  for (const s of ctx.store.st('SELECT endpoint_id, resource_id, events FROM webhook_subscriptions').all() as Array<Pick<SubscriptionRow, 'endpoint_id' | 'resource_id' | 'events'>>) {
+    let m = subs.get(s.endpoint_id);
+    if (!m) subs.set(s.endpoint_id, (m = new Map()));
+    m.set(s.resource_id, new Set(JSON.parse(s.events) as string[]));
+  }
+  const rows = ctx.store.st('SELECT e.*, m.extra AS extra FROM webhook_endpoints e LEFT JOIN resource_meta m ON m.id = e.id ORDER BY e.seq').all() as Array<EndpointRow & { extra: string | null }>;
+  return rows.map((r) => toEndpoint(r, subs.get(r.id)));
 }
 
 /** Never carries the secret: it is shown once, when the sandbox generates it. */
@@ -50,7 +70,11 @@ function cancelDeliveries(ctx: Ctx, endpointId: string, now: string): void {
 export function deleteEndpoint(ctx: Ctx, id: string): boolean {
   return ctx.store.tx(() => {
     const gone = ctx.store.deleteById('webhook_endpoints', id);
-    if (gone) cancelDeliveries(ctx, id, nowIso());
+    if (gone) {
+      cancelDeliveries(ctx, id, nowIso());
+      ctx.store.st('DELETE FROM webhook_subscriptions WHERE endpoint_id = ?').run(id);
+      deleteMeta(ctx, id);
+    }
     return gone;
   });
 }
@@ -80,10 +104,6 @@ export function syncConfigEndpoints(ctx: Ctx, defs: EndpointDefinition[]): void 
       } else insertEndpoint(ctx, id, def, def.secret as string, apiVersion, 'config');
     }
     const stale = ctx.store.st("SELECT id FROM webhook_endpoints WHERE source = 'config'").all() as Array<{ id: string }>;
-    for (const { id } of stale) {
-      if (keep.has(id)) continue;
-      ctx.store.deleteById('webhook_endpoints', id);
-      cancelDeliveries(ctx, id, now);
-    }
+    for (const { id } of stale) if (!keep.has(id)) deleteEndpoint(ctx, id);
   });
 }

@@ -11,7 +11,8 @@ import { badRequest, checkId, clip, notFound, type Req } from '../http.js';
 import { nowIso } from '../ids.js';
 import { normalizeVersionLabel } from '../resolve.js';
 import type { WorkflowDefinition, WorkflowStep } from '../settings.js';
-import type { ProcessorRow, Store, VersionRow, WorkflowRow, WorkflowVersionRow } from '../store.js';
+import { pageOf, type PageParams } from '../paging.js';
+import type { ProcessorRow, Store, VersionRow, WorkflowRow, WorkflowVersionRow, Where } from '../store.js';
 
 /** The draft sorts before every published version. */
 const DRAFT_ORD = 1e15;
@@ -67,6 +68,21 @@ function versionRow(ctx: Ctx, workflowId: string, version: string): WorkflowVers
   return ctx.store.st('SELECT * FROM workflow_versions WHERE workflow_id = ? AND version = ?').get(workflowId, version) as WorkflowVersionRow | undefined;
 }
 
+/** Steps must name processors that exist (the workspace token may use them all). */
+export function checkSteps(ctx: Ctx, steps: WorkflowStep[], at: string): void {
+  steps.forEach((s, i) => {
+    if (!ctx.store.byId<ProcessorRow>('processors', s.processorId)) throw notFound(`${at}/${i}/processorId: processor ${s.processorId} not found`);
+  });
+}
+
+/** A page of the workflows the token may see. */
+export function listWorkflows(ctx: Ctx, req: Req, page: PageParams): { rows: WorkflowRow[]; nextPageToken: string | null } {
+  const where: Where[] = [];
+  if (req.token.workflows !== '*') where.push(['id IN (SELECT value FROM json_each(?))', JSON.stringify([...req.token.workflows])]);
+  const rows = ctx.store.list<WorkflowRow>('workflows', { where, sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1 });
+  return pageOf(rows, page, (r) => r[page.sortCol as 'created_at' | 'updated_at' | 'name']);
+}
+
 /** 400 for a malformed id, 403 before 404: a scoped token learns nothing about other workflows. */
 export function loadWorkflow(ctx: Ctx, req: Req, id: string, what = 'workflow'): WorkflowRow {
   checkId(id, what === 'workflow' ? 'workflow id' : what);
@@ -101,6 +117,8 @@ export function resolveWorkflowVersion(ctx: Ctx, wf: WorkflowRow, ref: unknown):
 export interface ResolvedStep {
   processor: ProcessorRow;
   version: VersionRow;
+  /** The step's name when it has one (defined through API 2026-02-09). */
+  name?: string;
 }
 
 /**
@@ -119,7 +137,7 @@ export function resolveSteps(ctx: Ctx, wf: WorkflowRow, v: WorkflowVersionRow): 
         ? (ctx.store.latestPublished(processor.id) ?? ctx.store.byId<VersionRow>('processor_versions', processor.draft_version_id))
         : ctx.store.versionByLabel(processor.id, label);
     if (!version) throw notFound(`${where}: version ${label} of processor ${processor.id} not found`);
-    return { processor, version };
+    return s.name === undefined ? { processor, version } : { processor, version, name: s.name };
   });
 }
 

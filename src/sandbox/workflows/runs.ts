@@ -27,10 +27,10 @@ type FileInput = RunFile;
 export type RunInput = { kind: 'text'; text: string } | { kind: 'file'; file: FileInput };
 
 /** What the next steps need; stored beside the run, never served. */
-interface WorkflowJob {
+export interface WorkflowJob {
   input: { kind: 'text'; text: string } | { kind: 'file'; fileId: string };
-  /** Processor versions pinned at creation. */
-  steps: Array<{ processorId: string; versionId: string }>;
+  /** Processor versions pinned at creation (and the step's name, when it has one). */
+  steps: Array<{ processorId: string; versionId: string; name?: string }>;
   priority: number;
 }
 
@@ -91,7 +91,7 @@ function stepRun(ids: IdSource, step: { processor: ProcessorRow; version: Versio
 export function buildWorkflowRuns(n: NewWorkflowRuns): { runs: WorkflowRunRow[]; steps: RunRow[] } {
   const runs: WorkflowRunRow[] = [];
   const steps: RunRow[] = [];
-  const pinned = n.steps.map((s) => ({ processorId: s.processor.id, versionId: s.version.id }));
+  const pinned = n.steps.map((s) => ({ processorId: s.processor.id, versionId: s.version.id, ...(s.name === undefined ? {} : { name: s.name }) }));
   for (const { input, metadata } of n.inputs) {
     const id = n.ids('workflowRun');
     const first = stepRun(n.ids, n.steps[0], input, id, metadata, n.priority, n.now);
@@ -146,6 +146,8 @@ export interface Advanced {
   /** The next step's processor run, to enqueue once the transaction committed. */
   next?: RunRow;
   event?: SandboxEvent;
+  /** `workflow_run.step_run.processed` when the step ended PROCESSED. */
+  stepEvent?: SandboxEvent;
 }
 
 /**
@@ -171,9 +173,11 @@ export function advanceWorkflowRun(ctx: Ctx, run: RunRow, runDoc: Json, now: str
     doc.endTime = now;
     out.event = { type: 'workflow_run.failed', workflowRunId: wr.id };
   };
+  if (runDoc.status === 'PROCESSED') out.stepEvent = { type: 'workflow_run.step_run.processed', workflowRunId: wr.id, runId: run.id };
   if (runDoc.status === 'CANCELLED') {
     doc.status = 'CANCELLED';
     doc.endTime = now;
+    out.event = { type: 'workflow_run.cancelled', workflowRunId: wr.id };
   } else if (runDoc.status === 'FAILED') {
     fail(String(runDoc.failureReason ?? 'PROCESSOR_RUN_FAILED'), `step ${i + 1} (processor ${run.processor_id}) failed: ${String(runDoc.failureMessage ?? 'no reason given')}`);
   } else if (i + 1 < job.steps.length) {
@@ -228,8 +232,9 @@ export function updateWorkflowOutput(ctx: Ctx, workflowRunId: string, runDoc: Js
  * 2025-04-21 splitter outputs as subDocumentClassifications and configs in their layout.
  */
 export function workflowRunText(ctx: Ctx, doc: string, layout: Layout): string {
-  // Fast path (events and GETs of batches): a document written by this sandbox at this address.
-  if (layout === HUB && doc.includes(`"url":${JSON.stringify(`${ctx.baseUrl}/workflow_runs/`)}`)) return doc;
+  // Fast path (events and GETs of batches): a document written by this sandbox at this address,
+  // every step of which has its output (else the unfinished steps are left out: producedOutputs).
+  if (layout === HUB && !doc.includes('"output":null') && doc.includes(`"url":${JSON.stringify(`${ctx.baseUrl}/workflow_runs/`)}`)) return doc;
   return JSON.stringify(workflowRunJson(ctx, JSON.parse(doc) as Json, layout));
 }
 
@@ -243,9 +248,8 @@ export function workflowRunJson(ctx: Ctx, d: Json, layout: Layout): Json {
     stepRuns: d.stepRuns ?? [],
     files: ((d.files as Json[] | undefined) ?? []).map((f) => ({ metadata: {}, createdAt: created, updatedAt: created, ...f })),
   };
-  out.outputs = (d.outputs as Json[]).map((o) => {
-    const full = o.config === undefined ? storedOutput(ctx, o) : o;
-    const item: Json = { ...full, url: `${ctx.baseUrl}/processor_runs/${String(o.id)}` };
+  out.outputs = producedOutputs(ctx, d.outputs as Json[]).map((o) => {
+    const item: Json = { ...o, url: `${ctx.baseUrl}/processor_runs/${String(o.id)}` };
     const type = String(o.type);
     if (item.config) item.config = configFor(ctx, item.config as Json, layout, type as ProcessorType);
     if (layout === HUB) return item;
@@ -253,6 +257,16 @@ export function workflowRunJson(ctx: Ctx, d: Json, layout: Layout): Json {
     return item;
   });
   return out;
+}
+
+/**
+ * The items of `outputs` whose step has produced its output: a step still running, cancelled or
+ * failed has `output: null`, which the SDK types (ProcessorRun.output is an object) do not allow;
+ * such a step is in `stepRuns` (2026-02-09) and in its processor run (`GET /processor_runs/{id}`).
+ * The stored document keeps every started step: advanceWorkflowRun reads the last one.
+ */
+export function producedOutputs(ctx: Ctx, outputs: Json[]): Json[] {
+  return outputs.map((o) => (o.config === undefined ? storedOutput(ctx, o) : o)).filter((o) => o.output !== null && o.output !== undefined);
 }
 
 /** An output item stored before items carried the whole run: rebuilt from its processor run. */
