@@ -23,6 +23,7 @@ import { workflowRunRoutes } from './routes/workflowRuns.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { evaluationRoutes } from './routes/evaluation.js';
 import { evaluationSetRoutes } from './routes/evaluationSets.js';
+import { evaluationSetRunRoutes } from './routes/evaluationSetRuns.js';
 import { fileRoutes } from './routes/files.js';
 import { processorRunRoutes } from './routes/processorRuns.js';
 import { currentRunRoutes } from './routes/currentRuns.js';
@@ -189,7 +190,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     syncConfigEndpoints(ctx, webhooks?.endpoints ?? []);
     ctx.webhooks = new WebhookDispatcher(ctx, webhooks?.delivery ?? DEFAULT_DELIVERY, versionHeaders, options.log);
     const router = new Router().add(
-      ...processorRoutes, ...entityRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...evaluationSetRoutes, ...batchRoutes,
+      ...processorRoutes, ...entityRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...evaluationSetRoutes, ...evaluationSetRunRoutes, ...batchRoutes,
       ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes, ...lifecycleRoutes, ...notEmulatedRoutes,
       ...currentRunRoutes,
     );
