@@ -79,6 +79,14 @@ export function endStatus(runs: ReadonlyArray<Pick<RunRow, 'status'>>): 'PROCESS
   return runs.some((r) => r.status === 'PROCESSED') ? 'PROCESSED' : 'FAILED';
 }
 
+/**
+ * An evaluation as `BatchRun` (spec 7; `GET /batch_runs/{id}`, and the payload spec 6 gives the
+ * `batch_processor_run.*` events): its status and its number of item runs.
+ */
+export function evaluationBatchRun(b: BatchRow): Json {
+  return { object: 'batch_run', id: b.id, status: b.status, runCount: b.run_count, createdAt: b.created_at };
+}
+
 /** Members of `EvaluationSetRunOptions` (spec 7); the legacy extension's other options are not shown. */
 const RUN_OPTION_KEYS = ['fuzzyMatchFields', 'excludeFields'];
 

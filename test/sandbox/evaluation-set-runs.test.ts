@@ -109,6 +109,8 @@ describe('EXTRACT metrics (spec 4.2), by hand', () => {
     expect(legacy.status).toBe(200);
     expect(legacy.body.batchProcessorRun).toMatchObject({ object: 'batch_processor_run', id: run.id, status: 'PROCESSED', source: 'EVAL_SET', sourceId: setId, runCount: 3, processorId: exId });
     expect((legacy.body.batchProcessorRun.metrics as Json).numFailedRuns).toBe(1);
+    // ... and a BatchRun (spec 1.4: bpr_; the payload spec 6 gives batch_processor_run.* events).
+    expect(await ok('GET', `/batch_runs/${String(run.id)}`)).toEqual({ object: 'batch_run', id: run.id, status: 'PROCESSED', runCount: 3, createdAt: run.createdAt });
     const list = await ok<{ data: Json[] }>('GET', `/extract_runs?batchId=${String(run.id)}&sortDir=asc`);
     expect(list.data.map((r) => (r.metadata as Json).evaluationSetItemId)).toEqual([items.a, items.b, items.c]);
     expect(list.data.map((r) => r.status)).toEqual(['PROCESSED', 'PROCESSED', 'FAILED']);
