@@ -216,6 +216,21 @@ describe('running', () => {
     ]);
   });
 
+  test('FAILED when no item run was processed: one failed, one cancelled (the legacy record ends the same)', async () => {
+    t.sb.pauseEngine();
+    const created = await ok<Json>('POST', '/evaluation_set_runs', { evaluationSetId: setId, evaluationSetItemIds: [items.a, items.c] });
+    const runs = await ok<{ data: Json[] }>('GET', `/extract_runs?batchId=${String(created.id)}&sortDir=asc`);
+    await ok('POST', `/extract_runs/${String(runs.data[0].id)}/cancel`);
+    t.sb.resumeEngine();
+    await t.sb.idle();
+    const run = await ok<Json>('GET', `/evaluation_set_runs/${String(created.id)}`);
+    expect(run.status).toBe('FAILED');
+    expect(run.metrics).toMatchObject({ numFilesTotal: 2, numFilesProcessed: 2, numPages: 0 });
+    expect(run.metrics).not.toHaveProperty('accuracy');
+    const legacy = await call<{ batchProcessorRun: Json }>('GET', `/batch_processor_runs/${String(created.id)}`);
+    expect(legacy.body.batchProcessorRun.status).toBe('FAILED');
+  });
+
   test('an item subset, in the order given', async () => {
     const run = await runToEnd({ evaluationSetId: setId, evaluationSetItemIds: [items.b, items.a] });
     expect(run.metrics).toMatchObject({ numFilesTotal: 2, accuracy: 0.8 });
