@@ -25,10 +25,13 @@ type Json = Record<string, unknown>;
 // ---------------------------------------------------------------------------------------------
 // 2026-02-09 shapes (spec 7 "Files", "Evaluation")
 
-/** `File_`: a FileSummary with its presigned URL and, when asked for, its contents. */
+/**
+ * `File_`: a FileSummary with its presigned URL and, when asked for, its contents. As in
+ * model-2026-02-09.ts, members the spec types as required (nullable or not) are required.
+ */
 export const file2026Schema = fileSummarySchema.extend({
-  presignedUrl: z.string().nullable().optional(),
-  contents: z.record(z.string(), z.unknown()).nullable().optional(),
+  presignedUrl: z.string().nullable(),
+  contents: z.record(z.string(), z.unknown()).nullable(),
 });
 
 /** `EvaluationSet`: `entity` is the extractor, classifier or splitter summary (`object` names the kind). */
@@ -36,11 +39,11 @@ export const evaluationSet2026Schema = z.looseObject({
   object: z.literal('evaluation_set'),
   id: z.string(),
   name: z.string(),
-  description: z.string().nullable().optional(),
+  description: z.string(),
   entity: z.looseObject({ object: z.string(), id: z.string() }),
   createdAt: z.string(),
   updatedAt: z.string(),
-  createdBy: createdBySchema.nullable().optional(),
+  createdBy: createdBySchema.nullable(),
 });
 
 /** `EvaluationSetItemSummary`: a list row, without expectedOutput. */
@@ -48,7 +51,7 @@ export const evaluationSetItemSummary2026Schema = z.looseObject({
   object: z.literal('evaluation_set_item'),
   id: z.string(),
   file: fileSummarySchema,
-  createdBy: createdBySchema.nullable().optional(),
+  createdBy: createdBySchema.nullable(),
 });
 
 export const evaluationSetItem2026Schema = evaluationSetItemSummary2026Schema.extend({
@@ -140,7 +143,8 @@ interface Deps {
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-function fromFile(f: File | z.infer<typeof file2026Schema>): StoredFile {
+/** A 2025-04-21 File, a 2026-02-09 File_ or a FileSummary (no presignedUrl). */
+function fromFile(f: { id: string; name: string; type?: string | null; presignedUrl?: string | null }): StoredFile {
   return { id: f.id, name: f.name, type: f.type ?? null, presignedUrl: typeof f.presignedUrl === 'string' ? f.presignedUrl : null, raw: f as Json };
 }
 
