@@ -51,6 +51,8 @@ describe('evalkit report: the reconciliation', () => {
     const html = readFileSync(path.join(out, 'report.html'), 'utf8');
     expect(html).toContain('<h2 id="reconciliation">The service\'s figures</h2>');
     expect(html).toContain('<code>fieldMetrics.date.countAccurate</code>');
+    // service − evalkit of the aggregate: 0.625 − 8/12 = −0.0417.
+    expect(html).toContain('<td><code>micro.recall</code></td><td><strong>−0.042</strong></td>');
   });
 
   it('a JSONL export gives the same reconciliation as the JSON one', async () => {
