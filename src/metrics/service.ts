@@ -258,17 +258,19 @@ class ExtractAccumulator {
   }
 
   result(): { accuracy?: number; fieldMetrics: Record<string, FieldMetric> } {
-    const fieldMetrics: Record<string, FieldMetric> = {};
+    // Field paths are users' keys (`__proto__` is one): entries, made an object by fromEntries.
+    const entries: Array<[string, FieldMetric]> = [];
     let accurate = 0;
     let expectedTotal = 0;
     this.#paths.forEach((path, k) => {
       const m = { ...this.#m[k] };
       const acc = ratio(m.countAccurate, m.countExpected);
       if (acc !== undefined) m.accuracy = acc;
-      fieldMetrics[path] = m;
+      entries.push([path, m]);
       accurate += m.countAccurate;
       expectedTotal += m.countExpected;
     });
+    const fieldMetrics: Record<string, FieldMetric> = Object.fromEntries(entries);
     const accuracy = ratio(accurate, expectedTotal);
     return accuracy === undefined ? { fieldMetrics } : { accuracy, fieldMetrics };
   }
@@ -328,13 +330,14 @@ class ClassifyAccumulator {
   }
 
   result(): { accuracy?: number; classificationMetrics: Record<string, ClassMetric> } {
-    const classificationMetrics: Record<string, ClassMetric> = {};
+    const entries: Array<[string, ClassMetric]> = [];
     for (const [t, m] of this.#metrics) {
       const precision = ratio(m.countCorrect, m.countPredicted);
       const recall = ratio(m.countCorrect, m.countExpected);
       const f1 = harmonic(precision, recall);
-      classificationMetrics[t] = { ...m, ...(precision !== undefined && { precision }), ...(recall !== undefined && { recall }), ...(f1 !== undefined && { f1 }) };
+      entries.push([t, { ...m, ...(precision !== undefined && { precision }), ...(recall !== undefined && { recall }), ...(f1 !== undefined && { f1 }) }]);
     }
+    const classificationMetrics: Record<string, ClassMetric> = Object.fromEntries(entries);
     const accuracy = ratio(this.#correct, this.#total);
     return accuracy === undefined ? { classificationMetrics } : { accuracy, classificationMetrics };
   }

@@ -223,3 +223,18 @@ describe('a partial run', () => {
     expect(r.warnings.some((w) => w.includes('partial run'))).toBe(true);
   });
 });
+
+describe("users' keys", () => {
+  test('fields named __proto__ and constructor are reconciled like any other', () => {
+    const config = JSON.parse('{"schema":{"type":"object","properties":{"__proto__":{"type":["string","null"]},"constructor":{"type":["string","null"]}}}}');
+    const items = [item('1', JSON.parse('{"value":{"__proto__":"a","constructor":"b"}}'), JSON.parse('{"value":{"__proto__":"a","constructor":"x"}}'))];
+    const metrics = JSON.parse('{"type":"EXTRACT","accuracy":0.5,"fieldMetrics":{"__proto__":{"countTotal":1,"countPresent":1,"countExpected":1,"countAccurate":1,"accuracy":1},"constructor":{"countTotal":1,"countPresent":1,"countExpected":1,"countAccurate":1,"accuracy":1}}}');
+    const rec = computeReport(exportOf('EXTRACT', config, items, metrics), { bootstrap: 0 }).reconciliation;
+    expect(rowOf(rec?.rows ?? [], 'field', '__proto__')).toMatchObject({ service: 1, recomputed: 1, evalkit: 1, differs: false });
+    expect(rowOf(rec?.rows ?? [], 'field', 'constructor')).toMatchObject({ service: 1, recomputed: 0, evalkit: 0, differs: true });
+    expect(rec?.findings).toEqual([
+      { metric: 'fieldMetrics.constructor.countAccurate', service: 1, recomputed: 0 },
+      { metric: 'fieldMetrics.constructor.accuracy', service: 1, recomputed: 0 },
+    ]);
+  });
+});
