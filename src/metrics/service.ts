@@ -84,16 +84,20 @@ export function isScored(item: Pick<ServiceItem, 'status' | 'output'>): boolean 
 export class ServiceMetricsAccumulator {
   readonly #type: ServiceMetricsType;
   readonly #base = new BaseAccumulator();
-  readonly #part: { add(item: ServiceItem): void; result(): object };
+  readonly #part: { add(item: ServiceItem, onField?: OnField): void; result(): object };
 
   constructor(type: ServiceMetricsType, config: Json) {
     this.#type = type;
     this.#part = type === 'EXTRACT' ? new ExtractAccumulator(config) : type === 'CLASSIFY' ? new ClassifyAccumulator(config) : new SplitterAccumulator();
   }
 
-  add(item: ServiceItem): void {
+  /**
+   * `onField` sees each field's outcome of a scored EXTRACT run as the metrics count it (the
+   * report's reconciliation reads them rather than comparing twice).
+   */
+  add(item: ServiceItem, onField?: OnField): void {
     this.#base.add(item);
-    if (isScored(item)) this.#part.add(item);
+    if (isScored(item)) this.#part.add(item, onField);
   }
 
   result(): ServiceMetrics {
@@ -244,17 +248,18 @@ class ExtractAccumulator {
     this.#m = this.#paths.map(() => ({ countTotal: 0, countPresent: 0, countExpected: 0, countAccurate: 0 }));
   }
 
-  add(item: ServiceItem): void {
+  add(item: ServiceItem, onField?: OnField): void {
     const got = extractedRecord(item.output);
     const want = expectedRecord(item.expected);
-    this.#paths.forEach((path, k) => {
+    for (let k = 0; k < this.#paths.length; k++) {
       const m = this.#m[k];
-      const { present, expected, accurate } = serviceOutcome(got, want, path);
+      const o = serviceOutcome(got, want, this.#paths[k]);
       m.countTotal++;
-      if (present) m.countPresent++;
-      if (expected) m.countExpected++;
-      if (accurate) m.countAccurate++;
-    });
+      if (o.present) m.countPresent++;
+      if (o.expected) m.countExpected++;
+      if (o.accurate) m.countAccurate++;
+      if (onField) onField(k, o);
+    }
   }
 
   result(): { accuracy?: number; fieldMetrics: Record<string, FieldMetric> } {
@@ -275,6 +280,10 @@ class ExtractAccumulator {
     return accuracy === undefined ? { fieldMetrics } : { accuracy, fieldMetrics };
   }
 }
+
+export type FieldOutcome = ReturnType<typeof serviceOutcome>;
+/** Receives field k's outcome (k: the index of its path in fieldPaths(config)). */
+export type OnField = (k: number, o: FieldOutcome) => void;
 
 /** One scored run's field `path` as the service sees it; `got`/`want` from serviceRecords. */
 export function serviceOutcome(got: unknown, want: unknown, path: string): { got: unknown; want: unknown; present: boolean; expected: boolean; accurate: boolean } {

@@ -241,7 +241,7 @@ function scoreOptions(opts: ComputeReportOptions, s: Settings, documents: Docume
   };
   const sink: ScoreOptions['sink'] = rec
     ? (line, record) => {
-        rec.record(line.id, line.fields);
+        rec.record(line);
         documents.write(line, record);
       }
     : (line, record) => documents.write(line, record);

@@ -8,8 +8,8 @@
  */
 import type { EvaluationExportHeader, ExportItem, ExportServiceMetrics } from '../metrics/generated/export.js';
 import type { CountPair, Reconciliation, ReconciliationFinding, ReconciliationReason, ReconciliationRow, Report } from '../metrics/generated/report.js';
-import type { OutcomeTuple } from '../metrics/generated/report.js';
-import { classType, fieldPaths, isScored, ServiceMetricsAccumulator, serviceOutcome, serviceRecords, splitsOf as serviceSplits, type ServiceItem, type ServiceMetrics } from '../metrics/service.js';
+import type { ExtractRecord } from '../metrics/records.js';
+import { classType, fieldPaths, isScored, ServiceMetricsAccumulator, serviceOutcome, serviceRecords, splitsOf as serviceSplits, type FieldOutcome, type ServiceItem, type ServiceMetrics } from '../metrics/service.js';
 import { isEmpty } from '../metrics/values.js';
 import { classOf, configClasses } from '../metrics/classify.js';
 import { splitsOf as evalkitSplits } from '../metrics/splitter.js';
@@ -75,13 +75,21 @@ export class Reconciler {
   readonly #service: NonNullable<EvaluationExportHeader['service']>;
   readonly #recompute: ServiceMetricsAccumulator;
   readonly #paths: string[];
-  readonly #fields = new Map<string, FieldSeen>();
-  /** evalkit leaf path -> the service path it belongs to (null: none). */
-  readonly #leafOf = new Map<string, string | null>();
+  /** Per service path (by its index in #paths): what the items showed. */
+  readonly #seen: FieldSeen[];
+  /** The current EXTRACT item's facts per path (bits F_*), until its record arrives. */
+  readonly #facts: Uint8Array;
+  /** evalkit's field paths under each service path, once the first record shows the run's fields. */
+  #leaves: string[][] | undefined;
+  #leavesFor: readonly string[] | undefined;
+  readonly #sum = [0, 0, 0, 0, 0];
   readonly #classes = new Map<string, Tally>();
   readonly #aggregate = new Tally();
   readonly #idToType: Map<string, string>;
-  #pending: { id: string; facts: ItemFacts } | undefined;
+  #pending: string | undefined;
+  readonly #onField = (k: number, o: FieldOutcome): void => {
+    this.#facts[k] = factsOf(true, o);
+  };
   #processedWithoutPages = 0;
 
   constructor(header: EvaluationExportHeader) {
@@ -90,75 +98,61 @@ export class Reconciler {
     const config = header.processor.config as Json;
     this.#recompute = new ServiceMetricsAccumulator(this.#type, config);
     this.#paths = this.#type === 'EXTRACT' ? fieldPaths(config) : [];
-    for (const p of this.#paths) this.#fields.set(p, { tally: new Tally(), lists: 0 });
+    this.#seen = this.#paths.map(() => ({ tally: new Tally(), lists: 0 }));
+    this.#facts = new Uint8Array(this.#paths.length);
     this.#idToType = configClasses(config).idToType;
   }
 
   /** Every item of the scoring pass, before its record (EXTRACT: `record` after). */
   add(item: ExportItem): void {
     const s: ServiceItem = { expected: item.expectedOutput, status: item.status, output: item.output, ...(item.pageCount !== undefined ? { pages: item.pageCount } : {}) };
-    this.#recompute.add(s);
     if (item.status === 'PROCESSED' && item.pageCount === undefined) this.#processedWithoutPages++;
-    if (this.#type === 'EXTRACT') this.#pending = { id: item.id, facts: this.#extractFacts(s) };
-    else if (this.#type === 'CLASSIFY') this.#classifyItem(s);
+    if (this.#type === 'EXTRACT') {
+      // A scored run's facts come from the recomputation's own comparisons (onField).
+      this.#recompute.add(s, this.#onField);
+      if (!isScored(s)) this.#unscoredFacts(s);
+      this.#pending = item.id;
+      return;
+    }
+    this.#recompute.add(s);
+    if (this.#type === 'CLASSIFY') this.#classifyItem(s);
     else this.#splitterItem(s, item.pageCount);
   }
 
   /** EXTRACT: the document's record, right after its item: evalkit's outcomes per leaf. */
-  record(id: string, fields: Record<string, OutcomeTuple>): void {
-    const p = this.#pending;
-    if (!p || p.id !== id) return;
+  record(line: ExtractRecord): void {
+    if (this.#pending !== line.id) return;
     this.#pending = undefined;
-    const byPath = new Map<string, OutcomeTuple>();
-    for (const leaf of Object.keys(fields)) {
-      const path = this.#servicePathOf(leaf);
-      if (path === null) continue;
-      const t = fields[leaf];
-      const sum = byPath.get(path);
-      byPath.set(path, sum ? (sum.map((v, i) => v + t[i]) as OutcomeTuple) : ([...t] as OutcomeTuple));
-    }
-    for (const [path, f] of p.facts) {
-      const seen = this.#fields.get(path) as FieldSeen;
-      const t = byPath.get(path);
-      if (f.invented) seen.tally.add('invented-value');
-      if (f.emptyValue) seen.tally.add('empty-value');
-      if (f.list) seen.lists++;
-      if (f.failedExpected) seen.tally.add('failed-runs');
+    const leaves = this.#leavesOf(line.paths);
+    const sum = this.#sum;
+    for (let k = 0; k < this.#paths.length; k++) {
+      const f = this.#facts[k];
+      const seen = this.#seen[k];
+      if (f & F_INVENTED) seen.tally.add('invented-value');
+      if (f & F_EMPTY) seen.tally.add('empty-value');
+      if (f & F_LIST) seen.lists++;
+      if (f & F_FAILED) seen.tally.add('failed-runs');
       // Both sides hold a value for both: do the two matchings agree?
-      if (!f.scored || !f.expected || !t || t[0] + t[3] + t[4] === 0) continue;
-      const evalkitRight = t[0] > 0 && t[2] + t[3] + t[4] === 0;
-      if (evalkitRight && !f.accurate && !isEmpty(f.got)) seen.tally.add('normalised-match');
-      else if (!evalkitRight && f.accurate) seen.tally.add('evalkit-stricter');
+      if (!(f & F_SCORED) || !(f & F_EXPECTED) || leaves[k].length === 0) continue;
+      sum.fill(0);
+      for (const leaf of leaves[k]) line.addTo(leaf, sum);
+      if (sum[0] + sum[3] + sum[4] === 0) continue;
+      const evalkitRight = sum[0] > 0 && sum[2] + sum[3] + sum[4] === 0;
+      if (evalkitRight && !(f & F_ACCURATE) && f & F_GOT) seen.tally.add('normalised-match');
+      else if (!evalkitRight && f & F_ACCURATE) seen.tally.add('evalkit-stricter');
     }
   }
 
-  #servicePathOf(leaf: string): string | null {
-    let p = this.#leafOf.get(leaf);
-    if (p === undefined) {
-      p = this.#paths.find((s) => leaf === s || leaf.startsWith(`${s}.`) || leaf.startsWith(`${s}[]`)) ?? null;
-      this.#leafOf.set(leaf, p);
-    }
-    return p;
+  #leavesOf(paths: readonly string[]): string[][] {
+    if (this.#leaves && this.#leavesFor === paths) return this.#leaves;
+    this.#leavesFor = paths;
+    this.#leaves = this.#paths.map((s) => paths.filter((leaf) => underPath(leaf, s)));
+    return this.#leaves;
   }
 
-  #extractFacts(s: ServiceItem): ItemFacts {
-    const scored = isScored(s);
-    const { got, want } = serviceRecords(s);
-    const facts: ItemFacts = new Map();
-    for (const path of this.#paths) {
-      const o = serviceOutcome(scored ? got : undefined, want, path);
-      facts.set(path, {
-        scored,
-        expected: o.expected,
-        accurate: o.accurate,
-        got: o.got,
-        invented: scored && !o.expected && o.present && !isEmpty(o.got),
-        emptyValue: scored && ((o.expected && isEmpty(o.want)) || (o.present && isEmpty(o.got))),
-        list: o.expected && Array.isArray(o.want) && !isEmpty(o.want),
-        failedExpected: !scored && o.expected && !isEmpty(o.want),
-      });
-    }
-    return facts;
+  #unscoredFacts(s: ServiceItem): void {
+    const { want } = serviceRecords(s);
+    for (let k = 0; k < this.#paths.length; k++) this.#facts[k] = factsOf(false, serviceOutcome(undefined, want, this.#paths[k]));
   }
 
   #classTally(t: string): Tally {
@@ -256,8 +250,9 @@ export class Reconciler {
         if (t === undefined) {
           if (g?.fieldMetrics !== undefined) notGiven.push(`fieldMetrics.${path}`);
         } else for (const m of ['countTotal', 'countPresent', 'countExpected', 'countAccurate', 'accuracy'] as const) check(`fieldMetrics.${path}.${m}`, t[m], o?.[m]);
-        const seen = this.#fields.get(path);
-        const leaves = fields.filter((f) => f.path === path || f.path.startsWith(`${path}.`) || f.path.startsWith(`${path}[]`));
+        const k = this.#paths.indexOf(path);
+        const seen = k >= 0 ? this.#seen[k] : undefined;
+        const leaves = fields.filter((f) => underPath(f.path, path));
         const tally = new Tally();
         for (const r of seen?.tally.reasons() ?? []) tally.add(r.code, r.count);
         const expecting = o?.countExpected ?? (typeof t?.countExpected === 'number' ? t.countExpected : 0);
@@ -352,7 +347,36 @@ export class Reconciler {
   }
 }
 
-type ItemFacts = Map<string, { scored: boolean; expected: boolean; accurate: boolean; got: unknown; invented: boolean; emptyValue: boolean; list: boolean; failedExpected: boolean }>;
+const F_SCORED = 1;
+const F_EXPECTED = 2;
+const F_ACCURATE = 4;
+/** The extracted value is not empty to evalkit. */
+const F_GOT = 8;
+const F_INVENTED = 16;
+const F_EMPTY = 32;
+const F_LIST = 64;
+const F_FAILED = 128;
+
+/** One field of one item as bits: what the service saw and which reasons it shows. */
+function factsOf(scored: boolean, o: FieldOutcome): number {
+  const gotEmpty = !o.present || isEmpty(o.got);
+  const wantEmpty = !o.expected || isEmpty(o.want);
+  let f = 0;
+  if (scored) f |= F_SCORED;
+  if (o.expected) f |= F_EXPECTED;
+  if (o.accurate) f |= F_ACCURATE;
+  if (!gotEmpty) f |= F_GOT;
+  if (scored && !o.expected && !gotEmpty) f |= F_INVENTED;
+  if (scored && ((o.expected && wantEmpty) || (o.present && gotEmpty))) f |= F_EMPTY;
+  if (o.expected && Array.isArray(o.want) && !wantEmpty) f |= F_LIST;
+  if (!scored && !wantEmpty) f |= F_FAILED;
+  return f;
+}
+
+/** An evalkit field path under a service field path: itself, a member (`p.x`) or a row's (`p[].x`). */
+function underPath(leaf: string, path: string): boolean {
+  return leaf === path || leaf.startsWith(`${path}.`) || leaf.startsWith(`${path}[]`);
+}
 
 /** The warnings a reconciliation gives (report.warnings: stderr and every report). */
 export function reconciliationWarnings(r: Reconciliation, mismatch?: string): string[] {
