@@ -131,6 +131,13 @@ describe('EXTRACT', () => {
     expect(noFields.reconciliation?.notGiven).toContain('fieldMetrics');
   });
 
+  test('metrics of another type: not compared, a warning, no crash', () => {
+    const r = computeReport(exportOf('EXTRACT', EXTRACT_CONFIG, EXTRACT_ITEMS, { type: 'CLASSIFY', accuracy: 0.9 }), { bootstrap: 0 });
+    expect(r.reconciliation?.rows.every((x) => x.service === null && !x.differs)).toBe(true);
+    expect(r.reconciliation?.findings).toEqual([]);
+    expect(r.warnings).toContain("reconciliation: the service's metrics are of type CLASSIFY but the processor is EXTRACT: its figures are not compared");
+  });
+
   test('no service run in the export: no reconciliation', () => {
     const { service: _s, ...plain } = exportOf('EXTRACT', EXTRACT_CONFIG, EXTRACT_ITEMS, EXTRACT_ANSWER);
     expect(computeReport(plain as EvaluationExport, { bootstrap: 0 }).reconciliation).toBeUndefined();
