@@ -18,7 +18,8 @@
 // CLI as a process, under /usr/bin/time) is printed beside the ratios, without a target.
 // The same run is also measured as an export that records the service's evaluation set run (its
 // metrics as serviceMetrics gives them for these items): the report then adds the reconciliation
-// (docs/metrics.md), and its ratio to the floor is printed beside the plain report's.
+// (docs/metrics.md), and its ratio to the floor is printed beside the plain report's (and with
+// --instructions its count beside the plain report's).
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
@@ -190,6 +191,10 @@ if (process.argv[2] === '--measure') {
       mkdirSync(out);
       const reportIr = ir('bootstrap', out);
       console.log(`instructions (callgrind, all threads): floor ${(floorIr / 1e9).toFixed(1)} G, report ${(reportIr / 1e9).toFixed(1)} G, ${(reportIr / floorIr).toFixed(2)}x`);
+      rmSync(out, { recursive: true, force: true });
+      mkdirSync(out);
+      const serviceIr = instructions('service', [process.execPath, self, '--measure', 'service', serviceFile, out]);
+      console.log(`instructions with the service's metrics: ${(serviceIr / 1e9).toFixed(1)} G, ${(serviceIr / floorIr).toFixed(2)}x of the floor, ${(serviceIr / reportIr).toFixed(3)}x of the report without them`);
     }
     const service = best(services);
     console.log(`report without bootstrap: ${(report.cpu / floor.cpu).toFixed(2)}x of the floor CPU`);
