@@ -101,7 +101,8 @@ function normalizeDefinition(d: z.infer<typeof workflowDefinitionSchema>): Workf
 // ---------------------------------------------------------------------------------------------
 // Webhook endpoints and the delivery policy
 
-const httpUrl = z.string().refine((s) => {
+/** An http or https URL (webhook endpoints, here and in the 2026-02-09 routes). */
+export const httpUrl = z.string().refine((s) => {
   try {
     const u = new URL(s);
     return u.protocol === 'http:' || u.protocol === 'https:';

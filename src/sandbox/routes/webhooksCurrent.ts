@@ -19,6 +19,7 @@ import { createdByOf, extraOf, metaOf, setMeta } from '../meta.js';
 import { pageOf, pageParams } from '../paging.js';
 import type { Route } from '../router.js';
 import type { EndpointRow, SubscriptionRow, Where } from '../store.js';
+import { httpUrl } from '../settings.js';
 import { LATEST_VERSION } from '../versioning.js';
 import { deleteEndpoint, generateSecret, insertEndpoint } from '../webhooks/endpoints.js';
 import { ENDPOINT_EVENT_TYPES, EVENTS_OF_RESOURCE, SUBSCRIPTION_EVENT_TYPES, SUBSCRIPTION_RESOURCE_TYPES, type ResourceType } from '../webhooks/current.js';
@@ -29,15 +30,6 @@ const STATUSES = ['enabled', 'disabled'] as const;
 const ENDPOINT_EVENTS: ReadonlySet<string> = new Set(ENDPOINT_EVENT_TYPES);
 const SUBSCRIPTION_EVENTS: ReadonlySet<string> = new Set(SUBSCRIPTION_EVENT_TYPES);
 const LEGACY_EVENTS: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
-
-const httpUrl = z.string().refine((s) => {
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}, 'must be an http or https URL');
 
 const advancedOptionsSchema = z
   .strictObject({

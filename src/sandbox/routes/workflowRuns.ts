@@ -125,16 +125,22 @@ function get(req: Req, ctx: Ctx): RawJson {
   return new RawJson(`{"success":true,"workflowRun":${workflowRunText(ctx, loadWorkflowRun(req, ctx).doc, req.layout)}}`);
 }
 
-function update(req: Req, ctx: Ctx): RawJson {
-  const row = loadWorkflowRun(req, ctx);
-  const body = objectBody(req.body);
+/** The body of a workflow run update (both versions): `name` and/or `metadata`, nothing else. */
+export function runUpdateBody(raw: unknown): { name: string | undefined; metadata: Json | undefined } {
+  const body = objectBody(raw);
   onlyKeys(body, ['name', 'metadata'], '', 'a workflow run update takes name and metadata');
   const name = body.name;
   if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > 256)) throw badRequest('name must be a string of at most 256 characters');
   const metadata = optObject(body, 'metadata');
   if ((name === undefined || name === null) && metadata === undefined) throw badRequest('supply name or metadata to update a workflow run');
+  return { name: typeof name === 'string' ? name : undefined, metadata };
+}
+
+function update(req: Req, ctx: Ctx): RawJson {
+  const row = loadWorkflowRun(req, ctx);
+  const { name, metadata } = runUpdateBody(req.body);
   // 4.5: merged into the existing metadata; on the same key the new value wins.
-  const text = updateWorkflowRun(ctx, row, typeof name === 'string' ? name : undefined, metadata);
+  const text = updateWorkflowRun(ctx, row, name, metadata);
   return new RawJson(`{"success":true,"workflowRun":${workflowRunText(ctx, text, req.layout)}}`);
 }
 

@@ -25,7 +25,7 @@ import {
 } from '../workflows/current.js';
 import { cancelWorkflowRun, createWorkflowRuns, deleteWorkflowRun, listWorkflowRuns, loadWorkflowRun, updateWorkflowRun, type Item, type RunTarget, type Source } from '../workflows/ops.js';
 import { workflowVersionId } from '../workflows/runs.js';
-import { MAX_BATCH_INPUTS } from './workflowRuns.js';
+import { MAX_BATCH_INPUTS, runUpdateBody } from './workflowRuns.js';
 import { priorityOf } from './processorRuns.js';
 
 /** Spec 2: a workflow run takes one `file` or a `package` of 2 to 50 files. */
@@ -259,13 +259,8 @@ function getRun(req: Req, ctx: Ctx): Promise<Json> {
 
 function updateRun(req: Req, ctx: Ctx): Promise<Json> {
   const row = loadWorkflowRun(req, ctx);
-  const body = objectBody(req.body);
-  onlyKeys(body, ['name', 'metadata'], '', 'a workflow run update takes name and metadata');
-  const name = body.name;
-  if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > 256)) throw badRequest('name must be a string of at most 256 characters');
-  const metadata = optObject(body, 'metadata');
-  if ((name === undefined || name === null) && metadata === undefined) throw badRequest('supply name or metadata to update a workflow run');
-  updateWorkflowRun(ctx, row, typeof name === 'string' ? name : undefined, metadata);
+  const { name, metadata } = runUpdateBody(req.body);
+  updateWorkflowRun(ctx, row, name, metadata);
   return workflowRunCurrent(ctx, loadWorkflowRun(req, ctx));
 }
 
