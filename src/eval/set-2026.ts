@@ -1,0 +1,81 @@
+/**
+ * An evaluation set and its items read on API version 2026-02-09 (spec 4.1, 3.7): the set names
+ * its entity (`entity.object`: extractor, classifier or splitter), list rows carry no expected
+ * output (each item is read on its own), and expected outputs come in the 2026-02-09 form. The
+ * export keeps the 2025-04-21 form (splits get their `split_<n>` ids back: src/config's step).
+ */
+import jsonpatch, { type Operation } from 'fast-json-patch';
+import pLimit from 'p-limit';
+import { z } from 'zod';
+import type { Client, EvaluationSetItem, ProcessorType } from '../api/index.js';
+import { listOf } from '../api/index.js';
+import { expectedDown } from '../config/index.js';
+import { isPlainObject } from '../util/json.js';
+import { notFoundAs } from './resolve.js';
+
+type Json = Record<string, unknown>;
+
+const TYPE_OF_OBJECT: Readonly<Record<string, ProcessorType>> = { extractor: 'EXTRACT', classifier: 'CLASSIFY', splitter: 'SPLITTER' };
+
+const setSchema = z.looseObject({
+  object: z.literal('evaluation_set'),
+  id: z.string(),
+  name: z.string(),
+  entity: z.looseObject({ object: z.string(), id: z.string(), name: z.string().optional() }),
+});
+const fileRef = z.looseObject({ id: z.string(), name: z.string().optional() });
+const itemSummarySchema = z.looseObject({ object: z.literal('evaluation_set_item'), id: z.string(), file: fileRef });
+const itemSchema = itemSummarySchema.extend({ expectedOutput: z.record(z.string(), z.unknown()) });
+const itemList = listOf(itemSummarySchema);
+
+export interface Set2026 {
+  id: string;
+  name: string;
+  entityId: string;
+  entityName: string;
+  type: ProcessorType;
+}
+
+export async function loadSet2026(client: Client, id: string, flag: string, signal?: AbortSignal): Promise<Set2026> {
+  const path = `/evaluation_sets/${encodeURIComponent(id)}`;
+  const s = await client.request({ method: 'GET', path, schema: setSchema }, { signal }).catch(notFoundAs<z.infer<typeof setSchema>>('evaluation set', id, flag));
+  const type = TYPE_OF_OBJECT[s.entity.object];
+  if (type === undefined) throw new Error(`evaluation set ${id} belongs to a ${s.entity.object}; evalkit evaluates extractors, classifiers and splitters`);
+  return { id: s.id, name: s.name, entityId: s.entity.id, entityName: s.entity.name ?? '', type };
+}
+
+/** The ids of the set's items, in the set's order (one list, no expected outputs). */
+export async function listItemIds2026(client: Client, setId: string, signal?: AbortSignal): Promise<Array<{ id: string; fileId: string }>> {
+  const path = `/evaluation_sets/${encodeURIComponent(setId)}/items`;
+  const out: Array<{ id: string; fileId: string }> = [];
+  for await (const i of client.paginate(async (nextPageToken) => {
+    const a = await client.request({ method: 'GET', path, query: { nextPageToken, sortBy: 'createdAt', sortDir: 'asc' }, schema: itemList }, { signal });
+    return { items: a.data, nextPageToken: a.nextPageToken ?? null };
+  }, { signal })) out.push({ id: i.id, fileId: i.file.id });
+  return out;
+}
+
+/** Every item with its expected output in the export's (2025-04-21) form: one GET per item, 8 at a time. */
+export async function loadItems2026(client: Client, setId: string, type: ProcessorType, signal?: AbortSignal): Promise<EvaluationSetItem[]> {
+  const ids = await listItemIds2026(client, setId, signal);
+  const limit = pLimit(8);
+  const base = `/evaluation_sets/${encodeURIComponent(setId)}/items/`;
+  return Promise.all(
+    ids.map(({ id }) =>
+      limit(async () => {
+        const i = await client.request({ method: 'GET', path: base + encodeURIComponent(id), schema: itemSchema }, { signal });
+        return { id: i.id, fileId: i.file.id, evaluationSetId: setId, expectedOutput: expectedToExport(i.expectedOutput, type) } as unknown as EvaluationSetItem;
+      }),
+    ),
+  );
+}
+
+/** A 2026-02-09 expected output in the export's 2025-04-21 form (src/config's step down: split ids). */
+export function expectedToExport(output: Json, type: ProcessorType): Json {
+  if (!isPlainObject(output)) return output;
+  const ops: Operation[] = expectedDown(output, type).map((e) => {
+    const path = '/' + e.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+    return e.kind === 'drop' ? { op: 'remove', path } : { op: 'add', path, value: (e as { value?: unknown }).value };
+  });
+  return ops.length ? (jsonpatch.applyPatch(structuredClone(output), ops, true, false).newDocument as Json) : output;
+}
