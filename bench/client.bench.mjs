@@ -1,20 +1,24 @@
-// Client overhead: 5,000 GET /processor_runs/:id at concurrency 32 against the sandbox, in the
-// same run and interleaved block by block, through
-// - the evalkit client (auth, version header, retry bookkeeping, timeout, zod parsing),
-// - the service's official SDK (npm extend-ai, a devDependency) pointed at the sandbox with only
-//   baseUrl and token, as a user would otherwise call the service,
-// - bare fetch + res.json() (the floor).
-// All three go through Node's global fetch and its default undici dispatcher (one keep-alive
-// pool, same settings); the client and the SDK each arm a timeout per request, bare fetch none.
-// Prints the sandbox's requests per second and, last, the client's wall time as ratios of bare
-// fetch (target <= 1.2x) and of the SDK (target < 1x).
+// Client overhead: GET of one run, 5,000 times at concurrency 32 against the sandbox, in the
+// same run and interleaved block by block, on both API versions:
+// - 2025-04-21: GET /processor_runs/:id through the evalkit client, the service's official SDK
+//   0.0.12 (npm extend-ai) and bare fetch;
+// - 2026-02-09: GET /extract_runs/:id through the evalkit client on 2026-02-09, the SDK 1.17
+//   (the devDependency alias extend-ai-1) and bare fetch with x-extend-api-version.
+// The evalkit client does auth, the version header, retry bookkeeping, a timeout and zod parsing;
+// each SDK is pointed at the sandbox with only baseUrl and token, as a user would call the
+// service otherwise; bare fetch + res.json() is the floor.
+// All go through Node's global fetch and its default undici dispatcher (one keep-alive pool, same
+// settings); the client and the SDKs each arm a timeout per request, bare fetch none.
+// Prints the sandbox's requests per second per side and, last, the client's wall time as ratios
+// of bare fetch (target <= 1.2x) and of the SDK (target < 1x), per API version.
 //
 // The sandbox runs in a child process by default so that its CPU does not share the event loop
 // with the code being measured; `--in-process` starts it in this process instead.
 //
 // Usage: npm run bench -- client [--requests N] [--concurrency N] [--rounds N] [--in-process]
+//        [--api-version 2025-04-21|2026-02-09|both]   (default both)
 import { spawn } from 'node:child_process';
-import { hasFlag, numFlag } from './args.mjs';
+import { hasFlag, numFlag, strFlag } from './args.mjs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -24,9 +28,15 @@ const REQUESTS = numFlag('requests', 5000);
 const CONCURRENCY = numFlag('concurrency', 32);
 const ROUNDS = numFlag('rounds', 3);
 const inProcess = hasFlag('in-process');
+const VERSIONS = { '2025-04-21': ['2025-04-21'], '2026-02-09': ['2026-02-09'], both: ['2025-04-21', '2026-02-09'] }[strFlag('api-version', 'both')];
+if (!VERSIONS) {
+  console.error('--api-version must be 2025-04-21, 2026-02-09 or both');
+  process.exit(2);
+}
 
 const { createClient } = await import(pathToFileURL(path.join(dist, 'api', 'index.js')).href);
 const { ExtendClient } = await import('extend-ai');
+const { ExtendClient: ExtendClient1 } = await import('extend-ai-1');
 const sandboxModule = pathToFileURL(path.join(dist, 'sandbox', 'index.js')).href;
 
 async function startInChild() {
@@ -76,9 +86,9 @@ async function timed(n, concurrency, fn) {
   return performance.now() - start;
 }
 
-const sandbox = inProcess ? await startHere() : await startInChild();
-try {
-  const client = createClient({ baseUrl: sandbox.url, token: sandbox.token });
+/** The 2025-04-21 sides: GET /processor_runs/:id. */
+async function sides2025(sandbox) {
+  const client = createClient({ baseUrl: sandbox.url, token: sandbox.token, apiVersion: '2025-04-21' });
   const processor = await client.processors.create({
     name: 'bench invoices',
     type: 'EXTRACT',
@@ -89,18 +99,59 @@ try {
 
   const url = `${sandbox.url}/processor_runs/${created.id}`;
   const headers = { authorization: `Bearer ${sandbox.token}`, 'x-service-api-version': '2025-04-21' };
-  const bare = async () => {
-    const res = await fetch(url, { headers });
-    if (res.status !== 200) throw new Error(`bare fetch got ${res.status}`);
-    await res.json();
-  };
-  const viaClient = () => client.processorRuns.get(created.id);
   const sdk = new ExtendClient({ baseUrl: sandbox.url, token: sandbox.token });
-  const viaSdk = async () => {
-    const r = await sdk.processorRun.get(created.id);
-    if (r.processorRun?.id !== created.id) throw new Error('the SDK got another run');
+  return {
+    bare: async () => {
+      const res = await fetch(url, { headers });
+      if (res.status !== 200) throw new Error(`bare fetch got ${res.status}`);
+      await res.json();
+    },
+    client: () => client.processorRuns.get(created.id),
+    sdk: async () => {
+      const r = await sdk.processorRun.get(created.id);
+      if (r.processorRun?.id !== created.id) throw new Error('the SDK got another run');
+    },
   };
-  const sides = { bare, client: viaClient, sdk: viaSdk };
+}
+
+/** The 2026-02-09 sides: GET /extract_runs/:id of a PROCESSED run (output, config, file, usage). */
+async function sides2026(sandbox) {
+  const client = createClient({ baseUrl: sandbox.url, token: sandbox.token, apiVersion: '2026-02-09' });
+  const extractor = await client.extractors.create({
+    name: 'bench invoices 2026',
+    config: { schema: { type: 'object', properties: { invoice_number: { type: ['string', 'null'] }, total: { type: ['number', 'null'] } } } },
+  });
+  const created = await client.extractRuns.create({ extractor: { id: extractor.id }, file: { text: 'Invoice INV-42, total 1,234.50 EUR', name: 'inv-42.txt' } });
+  const done = await client.extractRuns.waitFor(created.id, { timeoutMs: 10_000, intervalMs: 50 });
+  if (done.status !== 'PROCESSED') throw new Error(`the bench run ended ${done.status}`);
+
+  const url = `${sandbox.url}/extract_runs/${created.id}`;
+  const headers = { authorization: `Bearer ${sandbox.token}`, 'x-extend-api-version': '2026-02-09' };
+  const sdk = new ExtendClient1({ baseUrl: sandbox.url, token: sandbox.token });
+  return {
+    bare: async () => {
+      const res = await fetch(url, { headers });
+      if (res.status !== 200) throw new Error(`bare fetch got ${res.status}`);
+      await res.json();
+    },
+    client: () => client.extractRuns.retrieve(created.id),
+    sdk: async () => {
+      const r = await sdk.extractRuns.retrieve(created.id);
+      if (r.id !== created.id) throw new Error('the SDK got another run');
+    },
+  };
+}
+
+const SDK_NAME = { '2025-04-21': 'extend-ai 0.0.12', '2026-02-09': 'extend-ai 1.17' };
+const ROUTE = { '2025-04-21': 'GET /processor_runs/:id', '2026-02-09': 'GET /extract_runs/:id' };
+
+const sandbox = inProcess ? await startHere() : await startInChild();
+try {
+  const sides = {};
+  for (const v of VERSIONS) {
+    const s = v === '2025-04-21' ? await sides2025(sandbox) : await sides2026(sandbox);
+    for (const [name, fn] of Object.entries(s)) sides[`${name} ${v}`] = fn;
+  }
   const names = Object.keys(sides);
 
   // Warm up every path (JIT, keep-alive sockets, zod's compiled parsers).
@@ -122,15 +173,20 @@ try {
     for (const n of names) ms[n].push(sum[n]);
   }
   const mean = (xs) => xs.reduce((x, y) => x + y, 0) / xs.length;
-  const b = mean(ms.bare);
-  const c = mean(ms.client);
-  const k = mean(ms.sdk);
   console.log(`rounds (ms): ${names.map((n) => `${n} ${ms[n].map(Math.round).join(' ')}`).join('; ')}`);
-  console.log(`requests: ${REQUESTS} GET /processor_runs/:id per side x ${ROUNDS} rounds, concurrency ${CONCURRENCY}, blocks of ${BLOCK} taking turns, sandbox ${inProcess ? 'in-process' : 'in a child process'}`);
-  console.log(`bare fetch: ${b.toFixed(0)} ms mean per ${REQUESTS} (${Math.round((REQUESTS / b) * 1000)} sandbox requests/s)`);
-  console.log(`SDK:        ${k.toFixed(0)} ms mean per ${REQUESTS} (${Math.round((REQUESTS / k) * 1000)} requests/s; extend-ai)`);
-  console.log(`client:     ${c.toFixed(0)} ms mean per ${REQUESTS} (${Math.round((REQUESTS / c) * 1000)} requests/s)`);
-  console.log(`client: ${(c / b).toFixed(2)}x of bare fetch (target <= 1.2x); ${(c / k).toFixed(2)}x of the SDK (target < 1x)`);
+  console.log(`requests: ${REQUESTS} per side x ${ROUNDS} rounds, concurrency ${CONCURRENCY}, blocks of ${BLOCK} taking turns, sandbox ${inProcess ? 'in-process' : 'in a child process'}`);
+  const ratios = [];
+  for (const v of VERSIONS) {
+    const b = mean(ms[`bare ${v}`]);
+    const c = mean(ms[`client ${v}`]);
+    const k = mean(ms[`sdk ${v}`]);
+    console.log(`${v} (${ROUTE[v]}):`);
+    console.log(`  bare fetch: ${b.toFixed(0)} ms mean per ${REQUESTS} (${Math.round((REQUESTS / b) * 1000)} sandbox requests/s)`);
+    console.log(`  SDK:        ${k.toFixed(0)} ms mean per ${REQUESTS} (${Math.round((REQUESTS / k) * 1000)} requests/s; ${SDK_NAME[v]})`);
+    console.log(`  client:     ${c.toFixed(0)} ms mean per ${REQUESTS} (${Math.round((REQUESTS / c) * 1000)} requests/s)`);
+    ratios.push(`${v} ${(c / b).toFixed(2)}x of bare fetch, ${(c / k).toFixed(2)}x of the SDK`);
+  }
+  console.log(`client: ${ratios.join('; ')} (targets <= 1.2x of bare fetch, < 1x of the SDK)`);
 } finally {
   await sandbox.close();
 }

@@ -4,9 +4,11 @@
  * `ApiError` body. One zod schema per shape; the three kinds share their builders, since the
  * SDK's types for them differ only in names.
  *
- * As in model.ts every object passes unknown members through, and the members the spec types
- * as nullable are read as nullable and optional: an absent member and null mean the same to
- * evalkit. Configs pass through as records: src/config owns their layouts.
+ * As in model.ts every object passes unknown members through. The members the spec types as
+ * required (nullable or not) are required: the sandbox sends each of them on every answer
+ * (test/e2e/processors-2026-sandbox.test.ts, test/sandbox/runs-2026.test.ts), so an answer
+ * without one is a broken answer, reported as such rather than read as null. Members the spec
+ * types as optional stay optional. Configs pass through as records: src/config owns their layouts.
  */
 import { z } from 'zod';
 import type { ProcessorType } from './model.js';
@@ -47,7 +49,7 @@ export function kindOfType(type: ProcessorType): EntityKind {
 // Building blocks
 
 const timestamp = z.string();
-const nullableString = z.string().nullable().optional();
+const nullableString = z.string().nullable();
 const record = z.record(z.string(), z.unknown());
 
 /** `CreatedBy`: `{type: 'user', email}` or `{type: 'api_key', name}`; open for new kinds. */
@@ -58,11 +60,12 @@ export const fileSummarySchema = z.looseObject({
   object: z.literal('file'),
   id: z.string(),
   name: z.string(),
-  type: z.string().nullable().optional(),
+  type: z.string().nullable(),
   parentFileId: nullableString,
-  metadata: record.nullable().optional(),
-  createdAt: timestamp.optional(),
-  updatedAt: timestamp.optional(),
+  /** `FileMetadata`: pageCount?, parentSplit? */
+  metadata: record,
+  createdAt: timestamp,
+  updatedAt: timestamp,
 });
 
 /** A config of a version or run: its layout (2026-02-09, or the answer-only legacy `fields` form) is src/config's business. */
@@ -79,7 +82,7 @@ function versionSummary<K extends EntityKind>(kind: K) {
     /** "draft", "1.0", "1.1"... */
     version: z.string(),
     createdAt: timestamp,
-    createdBy: createdBySchema.nullable().optional(),
+    createdBy: createdBySchema.nullable(),
   }).extend({ [`${kind}Id`]: z.string() } as { [P in `${K}Id`]: z.ZodString });
 }
 
@@ -119,27 +122,29 @@ function runSchemas<K extends EntityKind>(kind: K) {
     status: z.string(),
     failureReason: nullableString,
     failureMessage: nullableString,
-    metadata: record.nullable().optional(),
-    reviewed: z.boolean().optional(),
-    edited: z.boolean().optional(),
-    file: fileSummarySchema.nullable().optional(),
+    metadata: record.nullable(),
+    reviewed: z.boolean(),
+    edited: z.boolean(),
+    file: fileSummarySchema.nullable(),
+    /** Extract runs only (a package run's files); classify and split runs have one `file`. */
     files: z.array(fileSummarySchema).nullable().optional(),
     parseRunId: nullableString,
-    dashboardUrl: z.string().optional(),
-    usage: runUsageSchema.nullable().optional(),
+    dashboardUrl: z.string(),
+    usage: runUsageSchema.nullable(),
     createdAt: timestamp,
     updatedAt: timestamp,
   }).extend({
-    [kind]: s.summary.nullable().optional(),
-    [`${kind}Version`]: s.versionSummary.nullable().optional(),
-  } as { [P in K]: z.ZodOptional<z.ZodNullable<(typeof s)['summary']>> } & { [P in `${K}Version`]: z.ZodOptional<z.ZodNullable<(typeof s)['versionSummary']>> });
+    [kind]: s.summary.nullable(),
+    [`${kind}Version`]: s.versionSummary.nullable(),
+  } as { [P in K]: z.ZodNullable<(typeof s)['summary']> } & { [P in `${K}Version`]: z.ZodNullable<(typeof s)['versionSummary']> });
   const run = summary.extend({
     /** null until the run is PROCESSED. */
     output: record.nullable(),
-    initialOutput: record.nullable().optional(),
-    reviewedOutput: record.nullable().optional(),
+    initialOutput: record.nullable(),
+    reviewedOutput: record.nullable(),
+    /** Extract runs only. */
     edits: z.record(z.string(), z.unknown()).nullable().optional(),
-    config: entityConfigSchema.optional(),
+    config: entityConfigSchema,
   });
   return { summary, run };
 }

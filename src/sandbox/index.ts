@@ -25,6 +25,7 @@ import { workflowCurrentRoutes } from './routes/workflowsCurrent.js';
 import { webhookCurrentRoutes } from './routes/webhooksCurrent.js';
 import { evaluationRoutes } from './routes/evaluation.js';
 import { evaluationSetRoutes } from './routes/evaluationSets.js';
+import { evaluationSetRunRoutes } from './routes/evaluationSetRuns.js';
 import { fileRoutes } from './routes/files.js';
 import { processorRunRoutes } from './routes/processorRuns.js';
 import { currentRunRoutes } from './routes/currentRuns.js';
@@ -191,7 +192,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     syncConfigEndpoints(ctx, webhooks?.endpoints ?? []);
     ctx.webhooks = new WebhookDispatcher(ctx, webhooks?.delivery ?? DEFAULT_DELIVERY, versionHeaders, options.log);
     const router = new Router().add(
-      ...processorRoutes, ...entityRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...evaluationSetRoutes, ...batchRoutes,
+      ...processorRoutes, ...entityRoutes, ...processorRunRoutes, ...fileRoutes, ...evaluationRoutes, ...evaluationSetRoutes, ...evaluationSetRunRoutes, ...batchRoutes,
       ...workflowRoutes, ...workflowRunRoutes, ...reviewRoutes, ...webhookRoutes, ...lifecycleRoutes, ...notEmulatedRoutes,
       ...currentRunRoutes,
       ...workflowCurrentRoutes, ...webhookCurrentRoutes,

@@ -9,6 +9,8 @@ export interface Job {
   input: { kind: 'text'; text: string } | { kind: 'file'; fileId: string } | { kind: 'package'; fileIds: string[] };
   versionLabel: string;
   evaluationSetItemId?: string;
+  /** The item's expected output (stored layout) as it was when the run started (evaluationRuns.ts). */
+  expected?: Json;
 }
 
 /** What a run keeps of its file. */
@@ -26,6 +28,8 @@ export interface NewRun {
   sourceId: string | null;
   batchId: string | null;
   itemId: string | null;
+  /** The item's expected output, copied into the job (evaluation runs). */
+  expected?: Json;
   now: string;
   /** From the sandbox's IdSource. */
   id: string;
@@ -72,6 +76,7 @@ export function buildRun(n: NewRun): RunRow {
       : { kind: 'file', fileId: n.input.file.id },
     versionLabel: n.version.version,
     ...(n.itemId ? { evaluationSetItemId: n.itemId } : {}),
+    ...(n.expected !== undefined ? { expected: n.expected } : {}),
   };
   return {
     seq: 0, id, processor_id: n.processor.id, processor_type: n.processor.type, processor_version_id: n.version.id, status: 'PROCESSING',

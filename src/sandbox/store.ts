@@ -327,7 +327,7 @@ export class Store {
       if (!row.batch_id) return undefined;
       this.st('UPDATE batch_processor_runs SET done_count = done_count + 1, updated_at = ? WHERE id = ?').run(now, row.batch_id);
       const batch = this.byId<BatchRow>('batch_processor_runs', row.batch_id);
-      if (!batch || batch.done_count < batch.run_count || batch.status !== 'PROCESSING') return undefined;
+      if (!batch || batch.done_count < batch.run_count || (batch.status !== 'PROCESSING' && batch.status !== 'PENDING')) return undefined;
       const done = finishBatch(batch);
       this.st('UPDATE batch_processor_runs SET status = ?, metrics = ?, updated_at = ? WHERE id = ?').run(done.status, done.metrics, now, batch.id);
       return { ...batch, status: done.status, metrics: done.metrics, updated_at: now };
@@ -377,6 +377,11 @@ export class Store {
       `SELECT i.* FROM evaluation_set_items i JOIN evaluation_sets s ON s.id = i.evaluation_set_id
        WHERE i.file_id = ? AND s.processor_id = ? ORDER BY i.seq DESC LIMIT 1`,
     ).get(fileId, processorId) as ItemRow | undefined;
+  }
+
+  /** A PENDING evaluation (batch processor run) becomes PROCESSING when the engine takes up one of its runs. */
+  markBatchStarted(runId: string, now: string): void {
+    this.st("UPDATE batch_processor_runs SET status = 'PROCESSING', updated_at = ? WHERE status = 'PENDING' AND id = (SELECT batch_id FROM processor_runs WHERE id = ?)").run(now, runId);
   }
 
   runsOfBatch(batchId: string): RunRow[] {

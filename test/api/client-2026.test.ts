@@ -13,7 +13,14 @@ const fx = {
   extractorFull: (over: object = {}) => ({ ...fx.extractor(), draftVersion: { object: 'extractor_version', id: 'exv_1', description: null, version: 'draft', extractorId: 'ex_1', config: {}, createdAt: ts, createdBy: null }, ...over }),
   classifierVersion: (over: object = {}) => ({ object: 'classifier_version', id: 'clv_1', description: null, version: 'draft', classifierId: 'cl_1', createdAt: ts, createdBy: null, ...over }),
   classifier: (over: object = {}) => ({ object: 'classifier', id: 'cl_1', name: 'Docs', createdAt: ts, updatedAt: ts, draftVersion: fx.classifierVersion({ config: { classifications: [] } }), ...over }),
-  extractRun: (over: object = {}) => ({ object: 'extract_run', id: 'exr_1', status: 'PROCESSING', output: null, extractor: fx.extractor(), extractorVersion: null, createdAt: ts, updatedAt: ts, ...over }),
+  /** Every member the spec's section 7 requires of a run summary (ClassifyRunSummary...), as the sandbox sends them. */
+  runSummary: (object: string, over: object = {}) => ({
+    object, status: 'PROCESSING', failureReason: null, failureMessage: null, metadata: null, reviewed: false, edited: false,
+    file: null, parseRunId: null, dashboardUrl: 'https://dashboard/x', usage: null, createdAt: ts, updatedAt: ts, ...over,
+  }),
+  /** A full run: the summary's members, the outputs and the config. */
+  run: (object: string, over: object = {}) => fx.runSummary(object, { output: null, initialOutput: null, reviewedOutput: null, config: {}, ...over }),
+  extractRun: (over: object = {}) => fx.run('extract_run', { id: 'exr_1', extractor: fx.extractor(), extractorVersion: null, files: [], edits: null, ...over }),
 };
 
 let server: ScriptedServer | undefined;
@@ -87,6 +94,16 @@ describe('cursor paging', () => {
     expect(e).toBeInstanceOf(ApiError);
     expect((e as ApiError).kind).toBe('invalid-response');
     expect((e as ApiError).message).toMatch(/\/object: .*\/data: /s);
+  });
+
+  it('a member the spec requires as nullable is required: a run without initialOutput or dashboardUrl is an invalid response naming each', async () => {
+    const { initialOutput: _i, dashboardUrl: _d, ...broken } = fx.extractRun() as Record<string, unknown>;
+    const { client } = await setup(() => ({ body: broken }));
+    const e = await client.extractRuns.retrieve('exr_1').catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ApiError);
+    expect((e as ApiError).kind).toBe('invalid-response');
+    expect((e as ApiError).message).toMatch(/\/initialOutput/);
+    expect((e as ApiError).message).toMatch(/\/dashboardUrl/);
   });
 });
 
@@ -196,7 +213,7 @@ describe('the facade', () => {
   });
 
   it('runs(type).list maps the filters per version: /classify_runs?classifierId= on 2026-02-09, /processor_runs?processorType&processorId&batchProcessorRunId on 2025-04-21', async () => {
-    const clr = { object: 'classify_run', id: 'clr_1', status: 'PROCESSED', classifier: { object: 'classifier', id: 'cl_1', name: 'n', createdAt: ts, updatedAt: ts }, classifierVersion: null, createdAt: ts, updatedAt: ts };
+    const clr = fx.runSummary('classify_run', { id: 'clr_1', status: 'PROCESSED', classifier: { object: 'classifier', id: 'cl_1', name: 'n', createdAt: ts, updatedAt: ts }, classifierVersion: null });
     const dpr = { object: 'document_processor_run', id: 'dpr_1', status: 'PROCESSED', output: null, processorId: 'dp_1', processorVersionId: 'dpv_1' };
     const { client, s } = await setup((r) => (r.url.startsWith('/classify_runs') ? { body: { object: 'list', data: [clr] } } : { body: { success: true, processorRuns: [dpr] } }));
     const now = (await client.runs('CLASSIFY').list({ entityId: 'cl_1', batchId: 'bpr_1' })).items[0];
@@ -215,7 +232,7 @@ describe('the facade', () => {
   it('runs(type).waitFor polls the kind\'s route until a terminal status; cancel and delete use it too', async () => {
     const statuses = ['PROCESSING', 'PROCESSING', 'PROCESSED'];
     const { client, s } = await setup((r, i) =>
-      r.method === 'DELETE' ? { body: { id: 'splr_1' } } : { body: { object: 'split_run', id: 'splr_1', status: statuses[Math.min(i, 2)], output: null, createdAt: ts, updatedAt: ts } },
+      r.method === 'DELETE' ? { body: { id: 'splr_1' } } : { body: fx.run('split_run', { id: 'splr_1', status: statuses[Math.min(i, 2)], splitter: null, splitterVersion: null }) },
     );
     expect((await client.runs('SPLITTER').waitFor('splr_1')).status).toBe('PROCESSED');
     await client.runs('SPLITTER').cancel('splr_1');

@@ -10,7 +10,4 @@
  * is still to do (spec 2026-02-09, section 5.1 and 6).
  */
 export const KNOWN_GAPS: Readonly<Record<string, string>> = {
-  'batchProcessorRun.get': 'needs evaluationSetRuns.create; legacy route kept in 2026-02-09: passes once the version value is accepted (spec 5.1 item 1)',
-  'evaluationSetRuns.create': 'needs evaluationSets.create; no /evaluation_set_runs route yet (spec 5.1 item 4)',
-  'evaluationSetRuns.retrieve': 'needs evaluationSetRuns.create; no /evaluation_set_runs route yet (spec 5.1 item 4)',
 };

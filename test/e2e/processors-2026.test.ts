@@ -1,6 +1,8 @@
 // `evalkit processors ... --api-version 2026-02-09` through the built binary, against a stub that
-// answers the extractor/classifier/splitter routes in the spec's section-7 shapes (the sandbox
-// does not serve them yet). The 2025-04-21 path is test/e2e/processors.test.ts, unchanged.
+// answers the extractor/classifier/splitter routes in the spec's section-7 shapes. The same
+// commands against the real sandbox: test/e2e/processors-2026-sandbox.test.ts; the stub stays for
+// what a sandbox cannot show: an answer lost after the work, and every header each request carried.
+// The 2025-04-21 path is test/e2e/processors.test.ts, unchanged.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

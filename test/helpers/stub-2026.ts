@@ -1,6 +1,7 @@
 // A small in-memory service that answers the 2026-02-09 extractor/classifier/splitter routes in
 // the shapes of spec section 7 (bare objects, {object: "list", data, nextPageToken?}, ApiError
-// bodies), until the sandbox serves them. Only what the processors commands call.
+// bodies), with what the sandbox cannot do: lose an answer after the work, record each request's
+// headers. Only what the processors commands call.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 

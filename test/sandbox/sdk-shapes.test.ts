@@ -40,7 +40,8 @@ describe('cancel and delete', () => {
     await t.call('POST', `/processor_runs/${String(runs.body.processorRuns[0].id)}/cancel`);
     t.sb.resumeEngine();
     const got = await t.call<{ batchProcessorRun: Json }>('GET', `/batch_processor_runs/${b.body.batchProcessorRun.id}`);
-    expect(got.body.batchProcessorRun).toMatchObject({ status: 'PROCESSED', runCount: 1, endedRunCount: 1 });
+    // Ended, and FAILED: no run of it was processed, so there is nothing to score (docs/sandbox-api.md).
+    expect(got.body.batchProcessorRun).toMatchObject({ status: 'FAILED', runCount: 1, endedRunCount: 1 });
   });
 
   test('a workflow run is cancelled with its current step, then deleted with its steps', async () => {

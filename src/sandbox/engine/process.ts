@@ -10,7 +10,8 @@ import { HUB, type Json, type ProcessorType } from '../core.js';
 import { nowIso } from '../ids.js';
 import { computeMetrics, type EvaluatedRun } from '../metrics.js';
 import type { Job } from '../runs.js';
-import type { BatchRow, FileRow, ItemRow, RunRow } from '../store.js';
+import type { BatchRow, FileRow, RunRow } from '../store.js';
+import { endStatus, expectedOf } from '../evaluationRuns.js';
 import { advanceWorkflowRun, WORKFLOW_SOURCE, type Advanced } from '../workflows/runs.js';
 import type { EngineInput, EngineResult } from './types.js';
 import { splitFiles } from './splitFiles.js';
@@ -19,6 +20,8 @@ import { pdfLayout, textLayout, type PageLayout } from './citations.js';
 export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Promise<void> {
   return async (id, started) => {
     const c = ctx();
+    // An evaluation started PENDING is PROCESSING from the moment the engine takes up its first item.
+    if (!c.scheduler.isClosed) c.store.markBatchStarted(id, nowIso());
     if (!(await c.scheduler.sleep(c.scheduler.runDelay()))) return;
     if (!c.coreLoaded) await c.ready;
     const row = c.store.byId<RunRow>('processor_runs', id);
@@ -116,9 +119,16 @@ function runEngine(c: Ctx, row: RunRow, doc: Json, layout?: PageLayout[]): { res
     sha256 = file.sha256;
     fileName = file.name;
   }
-  let item: ItemRow | undefined;
-  if (job.evaluationSetItemId) item = c.store.byId<ItemRow>('evaluation_set_items', job.evaluationSetItemId);
-  else if (job.input.kind === 'file') item = c.store.itemForFile(job.input.fileId, row.processor_id);
+  // An evaluation's item run is told the copy of its expected output taken at its start (evaluationRuns.ts).
+  let expected: Json | undefined;
+  let truthKey: string | undefined;
+  if (job.evaluationSetItemId) {
+    expected = expectedOf(c, row);
+    truthKey = job.evaluationSetItemId;
+  } else if (job.input.kind === 'file') {
+    const item = c.store.itemForFile(job.input.fileId, row.processor_id);
+    if (item) ({ expected, truthKey } = { expected: JSON.parse(item.expected) as Json, truthKey: item.id });
+  }
   const input: EngineInput = {
     runId: row.id,
     processorId: row.processor_id,
@@ -131,8 +141,8 @@ function runEngine(c: Ctx, row: RunRow, doc: Json, layout?: PageLayout[]): { res
     layout,
     fileName,
     sha256,
-    expected: item ? (JSON.parse(item.expected) as Json) : undefined,
-    truthKey: item?.id ?? sha256,
+    expected,
+    truthKey: truthKey ?? sha256,
   };
   const parent = job.input.kind === 'file' ? { id: job.input.fileId, name: fileName ?? '' } : undefined;
   try {
@@ -153,13 +163,11 @@ export function creditsFor(type: string, pages: number): number {
 
 export function finishBatch(c: Ctx, b: BatchRow): { status: string; metrics: string } {
   const runs = c.store.runsOfBatch(b.id);
-  const itemStmt = c.store.st('SELECT expected FROM evaluation_set_items WHERE id = ?');
   const evaluated: EvaluatedRun[] = runs.map((r) => {
     const doc = JSON.parse(r.doc) as Json;
-    const item = r.item_id ? (itemStmt.get(r.item_id) as { expected: string } | undefined) : undefined;
     return {
       status: r.status,
-      expected: item ? (JSON.parse(item.expected) as Json) : undefined,
+      expected: expectedOf(c, r),
       output: (doc.output as Json | null) ?? null,
       runTimeMs: r.run_time_ms,
       numPages: r.num_pages,
@@ -167,6 +175,5 @@ export function finishBatch(c: Ctx, b: BatchRow): { status: string; metrics: str
   });
   const opts = JSON.parse(b.options) as { fuzzyMatchFields?: string[]; excludeFields?: string[] };
   const metrics = computeMetrics(runs[0]?.processor_type as ProcessorType, evaluated, opts);
-  const allFailed = runs.length > 0 && runs.every((r) => r.status === 'FAILED');
-  return { status: allFailed ? 'FAILED' : 'PROCESSED', metrics: JSON.stringify(metrics) };
+  return { status: endStatus(runs), metrics: JSON.stringify(metrics) };
 }

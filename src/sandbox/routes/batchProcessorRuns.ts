@@ -3,18 +3,18 @@
  * of 2025-04-21 has no public endpoint that starts an evaluation run. It creates one processor
  * run per item of the evaluation set (source EVAL_SET, sourceId = the set), in one transaction
  * with the batch; the batch is PROCESSING until every run has ended, then PROCESSED with
- * metrics (FAILED when every run failed). Its runs are listed by
+ * metrics (FAILED when no run was processed). The same evaluation is also
+ * `GET /evaluation_set_runs/{id}` under 2026-02-09 (evaluationRuns.ts holds the core). Its runs are listed by
  * `GET /processor_runs?batchProcessorRunId=`.
  */
 import { assertProcessorAccess } from '../auth.js';
 import type { Ctx } from '../context.js';
 import type { Json } from '../core.js';
 import { badRequest, checkId, notFound, objectBody, optString, queryEnum, queryId, reqId, type Req } from '../http.js';
-import { nowIso } from '../ids.js';
 import { pageOf, pageParams } from '../paging.js';
 import { normalizeVersionLabel, resolveVersion } from '../resolve.js';
 import type { Route } from '../router.js';
-import { buildRun, type RunFile } from '../runs.js';
+import { startEvaluation } from '../evaluationRuns.js';
 import { batchJson } from '../serialize.js';
 import type { BatchRow, Where } from '../store.js';
 import { isPlainObject } from '../../util/json.js';
@@ -48,25 +48,7 @@ function create(req: Req, ctx: Ctx): Json {
   const version = resolveVersion(ctx, processor, versionRef);
   const items = ctx.store.allItems(set.id);
   if (!items.length) throw badRequest(`evaluation set ${set.id} has no items; add items before starting an evaluation run`);
-  const now = nowIso();
-  const batch: BatchRow = {
-    seq: 0, id: ctx.ids('batchProcessorRun'), processor_id: processor.id, processor_version_id: version.id, processor_name: processor.name,
-    status: 'PROCESSING', source: 'EVAL_SET', source_id: set.id, run_count: items.length, done_count: 0, options: JSON.stringify(opts),
-    metrics: '{}', created_at: now, updated_at: now,
-  };
-  const config = JSON.parse(version.config) as Json;
-  const fileStmt = ctx.store.st('SELECT id, name, type, num_pages, created_at, updated_at FROM files WHERE id = ?');
-  const runs = items.map((item) => {
-    const file = (fileStmt.get(item.file_id) as RunFile | undefined) ?? { id: item.file_id, name: '(deleted file)', type: 'UNKNOWN', num_pages: 1, created_at: now, updated_at: now };
-    return buildRun({
-      id: ctx.ids('run'),
-      processor, version, config, priority, now, source: 'EVAL_SET', sourceId: set.id, batchId: batch.id, itemId: item.id,
-      metadata: { evaluationSetId: set.id, evaluationSetItemId: item.id },
-      input: { kind: 'file', file },
-    });
-  });
-  ctx.store.insertRuns(runs, batch);
-  for (const r of runs) ctx.scheduler.enqueue(r.id, priority);
+  const batch = startEvaluation(ctx, { set, processor, version, items, options: opts, priority, status: 'PROCESSING', runIdKind: 'run' });
   return { success: true, batchProcessorRun: batchJson(batch) };
 }
 

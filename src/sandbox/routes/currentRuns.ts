@@ -24,10 +24,11 @@ import { nowIso } from '../ids.js';
 import { pageParams } from '../paging.js';
 import { acceptCurrentConfig, loadProcessor, normalizeVersionLabel, resolveVersion, withDefaults } from '../resolve.js';
 import type { Route } from '../router.js';
+import { evaluationBatchRun } from '../evaluationRuns.js';
 import { batchRunAnswer, Lookups, RUN_KINDS, runAnswer, type RunKind } from '../runAnswers.js';
 import { buildRun, type NewRun } from '../runs.js';
 import { cancelRun, deleteRun, listRuns, loadRun, prepareSource, priorityOf, RUN_STATUSES, startRuns, type FileSource } from '../runOps.js';
-import type { FileRow, ProcessorRow, RunRow, VersionRow } from '../store.js';
+import type { BatchRow, FileRow, ProcessorRow, RunRow, VersionRow } from '../store.js';
 import { isPlainObject } from '../../util/json.js';
 
 /** The sync routes' documented limit (spec 1.6). */
@@ -342,11 +343,17 @@ function cancel(req: Req, ctx: Ctx, kind: RunKind): Json {
 function getBatchRun(req: Req, ctx: Ctx): Json {
   const id = checkId(req.params.id, 'batch run id');
   // Run batches have no row of their own: their runs carry the batch id (source API; the runs of
-  // evaluation runs carry theirs with source EVAL_SET and are not batch runs).
+  // evaluations carry theirs with source EVAL_SET, and the evaluation has its record).
   const counts = ctx.store
     .st("SELECT processor_id, status, count(*) AS n, min(created_at) AS created FROM processor_runs WHERE batch_id = ? AND source = 'API' GROUP BY processor_id, status")
     .all(id) as Array<{ processor_id: string; status: string; n: number; created: string }>;
-  if (!counts.length) throw notFound(`batch run ${id} not found`);
+  if (!counts.length) {
+    // An evaluation (its runs carry source EVAL_SET) is a batch run too: the same bpr_ id, its own record.
+    const evaluation = ctx.store.byId<BatchRow>('batch_processor_runs', id);
+    if (!evaluation) throw notFound(`batch run ${id} not found`);
+    assertProcessorAccess(req.token, evaluation.processor_id);
+    return evaluationBatchRun(evaluation);
+  }
   for (const c of counts) assertProcessorAccess(req.token, c.processor_id);
   return batchRunAnswer(id, counts);
 }
