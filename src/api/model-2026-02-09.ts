@@ -213,25 +213,30 @@ export const evaluationSetRunMetricsSchema = z.union([
   z.looseObject({ ...metricsBase, type: z.literal('EXTRACT'), accuracy: num, fieldMetrics: z.record(z.string(), evaluationSetRunFieldMetricSchema).optional() }),
   z.looseObject({ ...metricsBase, type: z.literal('CLASSIFY'), accuracy: num, classificationMetrics: z.record(z.string(), classificationMetricSchema).optional() }),
   z.looseObject({ ...metricsBase, type: z.literal('SPLITTER'), precision: num, recall: num, f1: num, numSplitsExpected: num, numSplitsPredicted: num, numSplitsCorrect: num }),
-  z.looseObject({ ...metricsBase, type: z.string().optional() }),
+  // A type the spec does not name (open enums): the common members typed, the rest passed through.
+  z.looseObject({ ...metricsBase, type: z.string().refine((t) => !['EXTRACT', 'CLASSIFY', 'SPLITTER'].includes(t)).optional() }),
 ]);
 export type EvaluationSetRunMetrics = z.infer<typeof evaluationSetRunMetricsSchema>;
 
 const anyEntitySummary = z.union([extractorSchemas.summary, classifierSchemas.summary, splitterSchemas.summary]);
 const anyVersionSummary = z.union([extractorSchemas.versionSummary, classifierSchemas.versionSummary, splitterSchemas.versionSummary]);
 
-/** `EvaluationSetRun` (`bpr_` ids): starts PENDING; `metrics` carry progress while it runs. */
+/**
+ * `EvaluationSetRun` (`bpr_` ids): starts PENDING; `metrics` carry progress while it runs. Every
+ * member the spec requires is required, except `metrics`: an answer without them is still a run
+ * (eval run records them as absent and warns) rather than an invalid response.
+ */
 export const evaluationSetRunSchema = z.looseObject({
   object: z.literal('evaluation_set_run'),
   id: z.string(),
   evaluationSetId: z.string(),
-  entity: anyEntitySummary.nullable().optional(),
-  entityVersion: anyVersionSummary.nullable().optional(),
-  metrics: evaluationSetRunMetricsSchema.nullable().optional(),
+  entity: anyEntitySummary,
+  entityVersion: anyVersionSummary,
+  metrics: evaluationSetRunMetricsSchema.optional(),
   /** PENDING, PROCESSING, PROCESSED, FAILED, CANCELLED (BatchRunStatus); open. */
   status: z.string(),
-  options: z.looseObject({ fuzzyMatchFields: z.array(z.string()).optional(), excludeFields: z.array(z.string()).optional() }).nullable().optional(),
-  createdAt: timestamp.optional(),
-  updatedAt: timestamp.optional(),
+  options: z.looseObject({ fuzzyMatchFields: z.array(z.string()).optional(), excludeFields: z.array(z.string()).optional() }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
 });
 export type EvaluationSetRun = z.infer<typeof evaluationSetRunSchema>;

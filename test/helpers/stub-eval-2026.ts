@@ -111,6 +111,8 @@ export async function startEvalStub(o: EvalStubOptions): Promise<EvalStub> {
           object: k.runObject, id: runId, status: i.output ? 'PROCESSED' : 'FAILED', output: i.output,
           failureReason: i.output ? null : 'SIMULATED_FAILURE', failureMessage: i.output ? null : 'the engine failed',
           metadata: { evaluationSetId: setId, evaluationSetItemId: i.id }, [k.entity]: entity, [`${k.entity}Version`]: summary(version),
+          reviewed: false, edited: false, parseRunId: null, initialOutput: i.output, reviewedOutput: null, config: o.config,
+          ...(o.type === 'EXTRACT' ? { edits: null } : {}),
           file: file(i), ...(o.type === 'EXTRACT' ? { files: [file(i)] } : {}), usage: { credits: 1 }, dashboardUrl: 'x',
           createdAt: t, updatedAt: '2026-03-01T00:00:02.000Z',
         });
@@ -125,7 +127,7 @@ export async function startEvalStub(o: EvalStubOptions): Promise<EvalStub> {
     }
     if (p[0] === k.runs && p.length === 1) {
       const batch = url.searchParams.get('batchId');
-      const data = batch === evalRun?.id ? [...runs.values()].map((r) => Object.fromEntries(Object.entries(r).filter(([key]) => key !== 'output'))) : [];
+      const data = batch === evalRun?.id ? [...runs.values()].map((r) => Object.fromEntries(Object.entries(r).filter(([key]) => !['output', 'initialOutput', 'reviewedOutput', 'config', 'edits'].includes(key)))) : [];
       return { status: 200, body: list(data) };
     }
     if (p[0] === k.runs && p.length === 2) {
