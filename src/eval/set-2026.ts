@@ -10,7 +10,8 @@ import { z } from 'zod';
 import type { Client, EvaluationSetItem, ProcessorType } from '../api/index.js';
 import { listOf } from '../api/index.js';
 import { expectedDown } from '../config/index.js';
-import { isPlainObject } from '../util/json.js';
+import { isPlainObject, toPointer } from '../util/json.js';
+import { InputError } from '../util/errors.js';
 import { notFoundAs } from './resolve.js';
 
 type Json = Record<string, unknown>;
@@ -40,7 +41,7 @@ export async function loadSet2026(client: Client, id: string, flag: string, sign
   const path = `/evaluation_sets/${encodeURIComponent(id)}`;
   const s = await client.request({ method: 'GET', path, schema: setSchema }, { signal }).catch(notFoundAs<z.infer<typeof setSchema>>('evaluation set', id, flag));
   const type = TYPE_OF_OBJECT[s.entity.object];
-  if (type === undefined) throw new Error(`evaluation set ${id} belongs to a ${s.entity.object}; evalkit evaluates extractors, classifiers and splitters`);
+  if (type === undefined) throw new InputError(`evaluation set ${id} belongs to a ${s.entity.object}; evalkit evaluates extractors, classifiers and splitters`, { hint: `check ${flag}` });
   return { id: s.id, name: s.name, entityId: s.entity.id, entityName: s.entity.name ?? '', type };
 }
 
@@ -74,7 +75,7 @@ export async function loadItems2026(client: Client, setId: string, type: Process
 export function expectedToExport(output: Json, type: ProcessorType): Json {
   if (!isPlainObject(output)) return output;
   const ops: Operation[] = expectedDown(output, type).map((e) => {
-    const path = '/' + e.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+    const path = toPointer(e.path);
     return e.kind === 'drop' ? { op: 'remove', path } : { op: 'add', path, value: (e as { value?: unknown }).value };
   });
   return ops.length ? (jsonpatch.applyPatch(structuredClone(output), ops, true, false).newDocument as Json) : output;
