@@ -127,6 +127,20 @@ describe('eval run on 2026-02-09 (evaluation set run)', () => {
     expect(r.notices.join('\n')).toContain('1 item was deleted from ev_stub1 while the run was in flight: evi_2');
   });
 
+  it('a run still going at --timeout: exit 2, nothing returned, the hint names the export command that gets it later', async () => {
+    const client = await start({ type: 'CLASSIFY', config: CLASSIFY_CONFIG, polls: 1_000_000, items: [item(1, { id: 'invoice', type: 'invoice' }, null)] });
+    await expect(runEvaluation(client, { evaluationSetId: 'ev_stub1', timeoutMs: 50, ...fast })).rejects.toMatchObject({
+      exitCode: 2, message: expect.stringContaining('evaluation set run bpr_stub1 did not finish within'), hint: expect.stringContaining('evalkit eval export bpr_stub1 --wait'),
+    });
+  });
+
+  it('stopped while waiting (Ctrl-C): interrupted, the run goes on, the hint names the export command', async () => {
+    const client = await start({ type: 'CLASSIFY', config: CLASSIFY_CONFIG, polls: 1_000_000, items: [item(1, { id: 'invoice', type: 'invoice' }, null)] });
+    const ac = new AbortController();
+    const r = runEvaluation(client, { evaluationSetId: 'ev_stub1', ...fast }, { signal: ac.signal, onProgress: (p) => p.phase === 'wait' && ac.abort() });
+    await expect(r).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('evaluation set run bpr_stub1 keeps running on the service'), hint: expect.stringContaining('evalkit eval export bpr_stub1 --wait') });
+  });
+
   it('refuses the 2025-04-21-only options before any request', async () => {
     const client = await start({ type: 'CLASSIFY', config: CLASSIFY_CONFIG, items: [] });
     await expect(runEvaluation(client, { evaluationSetId: 'ev_stub1', strategy: 'per-item' })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('--strategy per-item is a 2025-04-21 strategy') });
