@@ -16,6 +16,10 @@
 // report --from FILE` also notes where each item's line is while it scores, and reads each
 // document's line back to show its values in the explorer. One such run (the built
 // CLI as a process, under /usr/bin/time) is printed beside the ratios, without a target.
+// The same run is also measured as an export that records the service's evaluation set run (its
+// metrics as serviceMetrics gives them for these items): the report then adds the reconciliation
+// (docs/metrics.md), and its ratio to the floor is printed beside the plain report's (and with
+// --instructions its count beside the plain report's).
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
@@ -36,16 +40,24 @@ const flag = (name, dflt) => {
   return i > 0 ? process.argv[i + 1] : dflt;
 };
 /** The export as JSONL lines: the header, then one item per line (generated one at a time). */
-function* exportLines(seededRandom) {
-  yield JSON.stringify(exportHeader);
+function* exportLines(seededRandom, header = exportHeader) {
+  yield JSON.stringify(header);
   for (const item of exportItems(seededRandom, DOCS, 7)) yield JSON.stringify(item);
 }
 
-async function writeExport(file, seededRandom) {
+/** The header of the same run with the service's evaluation set run and its metrics for these items. */
+async function serviceHeader(seededRandom) {
+  const { ServiceMetricsAccumulator } = await dist('metrics/service.js');
+  const acc = new ServiceMetricsAccumulator('EXTRACT', exportHeader.processor.config);
+  for (const item of exportItems(seededRandom, DOCS, 7)) acc.add({ expected: item.expectedOutput, status: item.status, output: item.output });
+  return { ...exportHeader, service: { evaluationSetRunId: 'evr_bench', status: 'PROCESSED', metrics: acc.result() } };
+}
+
+async function writeExport(file, seededRandom, header = exportHeader) {
   const out = createWriteStream(file);
   let buf = [];
   let size = 0;
-  for (const line of exportLines(seededRandom)) {
+  for (const line of exportLines(seededRandom, header)) {
     buf.push(line, '\n');
     size += line.length + 1;
     if (size > 1 << 20) {
@@ -80,7 +92,7 @@ async function measure(mode, file, outDir) {
     const [{ openExport }, { computeReportStream }, { FileDocuments }, { writeReports }] = await Promise.all(['report/load.js', 'report/build.js', 'report/documents.js', 'report/write.js'].map(dist));
     const exp = await openExport(file);
     const documents = new FileDocuments(outDir);
-    const B = mode === 'bootstrap' ? 2000 : 0;
+    const B = mode === 'bootstrap' || mode === 'service' ? 2000 : 0;
     const report = await computeReportStream(exp.header, exp.items, { bootstrap: B, seed: 1, sourceFile: 'bench.jsonl' }, documents);
     const c1 = process.cpuUsage();
     out.scoreCpu = cpuMs(process.cpuUsage(c0));
@@ -90,6 +102,7 @@ async function measure(mode, file, outDir) {
     out.md = files.find((f) => f.format === 'md').text.length;
     out.documentsFile = statSync(documents.target).size;
     Object.assign(out, { microF1: report.extract.micro.f1.value, interval: report.extract.micro.f1.interval, docAccuracy: report.extract.document.accuracy.value });
+    if (mode === 'service') Object.assign(out, { reconciled: report.reconciliation.rows.length, findings: report.reconciliation.findings.length });
   }
   out.total = performance.now() - t0;
   out.cpu = cpuMs(process.cpuUsage(c0));
@@ -125,15 +138,18 @@ if (process.argv[2] === '--measure') {
   const { seededRandom } = await dist('util/random.js');
   const dir = mkdtempSync(path.join(flag('dir', os.tmpdir()), 'evalkit-bench-report-'));
   const file = path.join(dir, 'bench.jsonl');
+  const serviceFile = path.join(dir, 'bench-service.jsonl');
   const rounds = Number(flag('rounds', DOCS >= 500_000 ? 1 : 2));
   try {
     await writeExport(file, seededRandom);
+    await writeExport(serviceFile, seededRandom, await serviceHeader(seededRandom));
     console.log(`export: ${DOCS} documents, ${(statSync(file).size / 1e6).toFixed(0)} MB of JSONL`);
     const floors = [];
     const reports = [];
     const boots = [];
+    const services = [];
     for (let round = 1; round <= rounds; round++) {
-      const outs = [1, 2].map((k) => {
+      const outs = [1, 2, 3].map((k) => {
         const o = path.join(dir, `out${k}`);
         rmSync(o, { recursive: true, force: true });
         mkdirSync(o);
@@ -142,9 +158,10 @@ if (process.argv[2] === '--measure') {
       floors.push(child('floor', file));
       reports.push(child('report', file, outs[0]));
       boots.push(child('bootstrap', file, outs[1]));
-      const [f, r, b] = [floors.at(-1), reports.at(-1), boots.at(-1)];
+      services.push(child('service', serviceFile, outs[2]));
+      const [f, r, b, s] = [floors.at(-1), reports.at(-1), boots.at(-1), services.at(-1)];
       console.log(
-        `round ${round}: floor (read lines + JSON.parse) ${sec(f.total)}, CPU ${sec(f.cpu)}; report without bootstrap ${sec(r.total)}, CPU ${sec(r.cpu)}; with bootstrap ${sec(b.total)}, CPU ${sec(b.cpu)}`,
+        `round ${round}: floor (read lines + JSON.parse) ${sec(f.total)}, CPU ${sec(f.cpu)}; report without bootstrap ${sec(r.total)}, CPU ${sec(r.cpu)}; with bootstrap ${sec(b.total)}, CPU ${sec(b.cpu)}; with the service's metrics ${sec(s.total)}, CPU ${sec(s.cpu)}`,
       );
     }
     const floor = best(floors);
@@ -174,8 +191,16 @@ if (process.argv[2] === '--measure') {
       mkdirSync(out);
       const reportIr = ir('bootstrap', out);
       console.log(`instructions (callgrind, all threads): floor ${(floorIr / 1e9).toFixed(1)} G, report ${(reportIr / 1e9).toFixed(1)} G, ${(reportIr / floorIr).toFixed(2)}x`);
+      rmSync(out, { recursive: true, force: true });
+      mkdirSync(out);
+      const serviceIr = instructions('service', [process.execPath, self, '--measure', 'service', serviceFile, out]);
+      console.log(`instructions with the service's metrics: ${(serviceIr / 1e9).toFixed(1)} G, ${(serviceIr / floorIr).toFixed(2)}x of the floor, ${(serviceIr / reportIr).toFixed(3)}x of the report without them`);
     }
+    const service = best(services);
     console.log(`report without bootstrap: ${(report.cpu / floor.cpu).toFixed(2)}x of the floor CPU`);
+    console.log(
+      `report of the export with the service's metrics (reconciliation of ${service.reconciled} figures, ${service.findings} finding(s)): ${(service.cpu / floor.cpu).toFixed(2)}x of the floor CPU, against ${(boot.cpu / floor.cpu).toFixed(2)}x without them (${service.maxRssMb.toFixed(0)} MB peak RSS)`,
+    );
     console.log(`report: ${(boot.cpu / floor.cpu).toFixed(2)}x of read-lines+JSON.parse floor CPU (target <= ${DOCS >= 1_000_000 ? '2.5' : '3'}x)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

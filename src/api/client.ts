@@ -40,6 +40,7 @@ import { pollUntil, type WaitOptions } from './poll.js';
 import { DEFAULT_API_VERSION, speaks2026 } from './version.js';
 import { batchRunRoutes, entityRoutes, evaluationSetRunRoutes, runRoutes } from './client-2026.js';
 import { makeFacade } from './facade.js';
+import { makeSetFacade } from './evaluationSets.js';
 
 export { DEFAULT_API_VERSION };
 /** The version header for 2025-04-21 and older (service-api.md part 9). */
@@ -284,6 +285,15 @@ export function multipartFile(field: string, fileName: string, contentType: stri
   return { data: Buffer.concat([head, data, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
+/** The multipart body of POST /files/upload (field `file`), for either API version. */
+function uploadBody(input: UploadFileInput): { encoded: { data: Uint8Array; contentType: string } } | { form: FormData } {
+  const type = input.contentType ?? guessContentType(input.name);
+  if (!(input.data instanceof Blob)) return { encoded: multipartFile('file', input.name, type, typeof input.data === 'string' ? Buffer.from(input.data, 'utf8') : input.data) };
+  const form = new FormData();
+  form.append('file', input.data, input.name);
+  return { form };
+}
+
 function normalizeBaseUrl(raw: string): string {
   let url: URL;
   try {
@@ -438,14 +448,7 @@ export function createClient(opts: ClientOptions) {
   const files = {
     /** POST /files/upload (multipart, form field `file`). */
     async upload(input: UploadFileInput, o?: RequestOptions): Promise<File> {
-      const type = input.contentType ?? guessContentType(input.name);
-      if (!(input.data instanceof Blob)) {
-        const encoded = multipartFile('file', input.name, type, typeof input.data === 'string' ? Buffer.from(input.data, 'utf8') : input.data);
-        return (await request({ method: 'POST', path: '/files/upload', encoded, schema: envelopes.file }, o)).file;
-      }
-      const form = new FormData();
-      form.append('file', input.data, input.name);
-      return (await request({ method: 'POST', path: '/files/upload', form, schema: envelopes.file }, o)).file;
+      return (await request({ method: 'POST', path: '/files/upload', ...uploadBody(input), schema: envelopes.file }, o)).file;
     },
     /** GET /files/:id with optional rawText, markdown and html contents. */
     async get(id: string, flags: GetFileFlags = {}, o?: RequestOptions): Promise<File> {
@@ -608,6 +611,8 @@ export function createClient(opts: ClientOptions) {
     runs2026: { extractor: extractRuns, classifier: classifyRuns, splitter: splitRuns },
   });
 
+  const setFacade = makeSetFacade({ apiVersion, request, legacy: { files, evaluationSets, evaluationSetItems }, encodeFile: uploadBody });
+
   return {
     processors,
     processorRuns,
@@ -636,6 +641,12 @@ export function createClient(opts: ClientOptions) {
     files,
     evaluationSets,
     evaluationSetItems,
+    /** Files by the version in effect, in one shape (evaluationSets.ts). */
+    fileStore: () => setFacade.files,
+    /** Evaluation sets on a processor (2025-04-21) or an extractor, classifier or splitter (2026-02-09), in one shape. */
+    sets: () => setFacade.sets,
+    /** A set's items: /evaluation_set_items (2025-04-21) or /evaluation_sets/{id}/items (2026-02-09), in one shape. */
+    items: setFacade.items,
     batchProcessorRuns,
     workflowRuns,
     /** Any other endpoint: the same auth, retries, gate and response parsing. */

@@ -6,6 +6,8 @@ export { API_2026_02_09, speaks2026 } from './version.js';
 export { WORKSPACE_HEADER } from './http.js';
 export { typeOfId, isVersionId } from './ids.js';
 export { runBody2026 } from './facade.js';
+export { MAX_ITEMS_PER_CREATE_2025, MAX_ITEMS_PER_CREATE_2026 } from './evaluationSets.js';
+export type { StoredFile, EvalSet, SetItem, NewItem, FileOps, SetOps, ItemOps } from './evaluationSets.js';
 export type { Entity, EntityVersion, Run, AnyRunFile, CreateRunInput, ListRunsParams, EntityPageParams, EntityOps, RunOps } from './facade.js';
 export type {
   CursorParams,

@@ -107,7 +107,7 @@ const upload = defineCommand<UploadArgs>({
       .option('source', { type: 'string', describe: 'with an errors file (report --export-errors): the dataset CSV the corrections are also written into (default: the config file\'s "csv")' })
       .option('write-back', { type: 'boolean', default: true, describe: 'with an errors file: write the corrections into the dataset CSV too (--no-write-back: the set only)' })
       .option('concurrency', { type: 'number', default: 8, describe: 'requests in flight at once' })
-      .option('chunk-size', { type: 'number', default: 100, describe: 'items per bulk create (1 to 1000)' })
+      .option('chunk-size', { type: 'number', default: 100, describe: 'items per create call (1 to 1000; at most 100 with API 2026-02-09)' })
       .option('max-rps', { type: 'number', describe: 'send at most this many requests per second (meet a known rate limit without 429 pauses)' })
       .option('progress', { type: 'boolean', describe: 'progress on stderr (default: a bar on a terminal, a line every 5 s otherwise; --no-progress: none)' })
       .option('format', formatOption)

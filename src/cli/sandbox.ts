@@ -86,7 +86,7 @@ export default defineCommand<SandboxArgs>({
     if (!Number.isInteger(argv.engineConcurrency) || argv.engineConcurrency < 1) throw new UsageError('--engine-concurrency must be an integer >= 1');
     if (argv.record !== undefined) return record(argv);
     if (argv.upstream !== undefined) throw new UsageError('--upstream is for record mode', { hint: 'add --record FILE' });
-    const { startSandbox } = await import('../sandbox/index.js');
+    const { startSandbox, API_VERSIONS } = await import('../sandbox/index.js');
     const sb = await startSandbox({
       port: argv.port,
       host: argv.host,
@@ -108,7 +108,7 @@ export default defineCommand<SandboxArgs>({
     // Handlers first: whoever reads the banner may signal at once.
     const stopped = untilSignal();
     if (argv.format === 'json') {
-      outJson({ url: sb.url, engine: sb.engine, dataDir: argv.dataDir ?? null, workflows: argv.workflows ?? null, webhooks: argv.webhooks ?? null, ...(sb.devToken ? { token: sb.token } : {}) });
+      outJson({ url: sb.url, apiVersions: [...API_VERSIONS].reverse(), engine: sb.engine, dataDir: argv.dataDir ?? null, workflows: argv.workflows ?? null, webhooks: argv.webhooks ?? null, ...(sb.devToken ? { token: sb.token } : {}) });
     } else {
       out(`evalkit sandbox listening on ${sb.url} (engine ${sb.engine}, ${argv.dataDir ? `data in ${argv.dataDir}` : 'in memory'})`);
       if (sb.devToken) {
@@ -119,7 +119,8 @@ export default defineCommand<SandboxArgs>({
       if (argv.webhooks) out(`webhook endpoints from ${argv.webhooks}`);
       for (const f of argv.fault ?? []) out(`fault: ${f}`);
       const names = argv.versionHeader?.length ? argv.versionHeader.map((h) => h.toLowerCase()) : ['x-service-api-version', 'x-extend-api-version'];
-      out(`Send "${names[0]}: 2025-04-21"${names.length > 1 ? ` (or ${names.slice(1).join(', ')})` : ''} (required for tokens created on or after 2025-04-21). Ctrl-C stops.`);
+      out(`API versions served: 2026-02-09 (extractors, classifiers, splitters; the official SDK 1.x) and ${API_VERSIONS.filter((v) => v < '2026-02-09').reverse().join(', ')} (processors)`);
+      out(`Send "${names[0]}: 2025-04-21"${names.length > 1 ? ` (or ${names.slice(1).join(', ')})` : ''} or "x-extend-api-version: 2026-02-09" (required for tokens created on or after 2025-04-21). Ctrl-C stops.`);
     }
     await stopped;
     await sb.close();

@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { isApiError, type Client, type EvaluationSetItem, type FetchLike } from '../api/index.js';
+import { isApiError, type Client, type EvalSet, type FetchLike } from '../api/index.js';
 import { InputError } from '../util/errors.js';
 import { AtomicWriter, writeFileAtomic } from '../util/fs.js';
 import { fetchProcessorConfig, type ExpectedForm } from '../expected/index.js';
@@ -20,7 +20,7 @@ import type { CoerceOptions } from './cells.js';
 import { inCurrentLayout } from './config.js';
 import { csvLine } from './rejects.js';
 import { appliedKey, journalPathFor, readJournal, serviceKey } from './journal.js';
-import { patiently } from './remote.js';
+import { patiently, readItems } from './remote.js';
 import { applyWriteBack, planWriteBack, writeBackError, type WriteBackTarget } from './writeback.js';
 
 export interface DownloadOptions {
@@ -69,17 +69,18 @@ function unique(name: string, taken: Set<string>): string {
   return candidate;
 }
 
-export async function downloadDataset(client: Client, opts: DownloadOptions): Promise<DownloadResult> {
-  const { signal } = opts;
-  const set = await patiently(() => client.evaluationSets.get(opts.evaluationSetId, { signal })).catch((e: unknown) => {
-    if (isApiError(e) && e.status === 404) throw new InputError(`evaluation set "${opts.evaluationSetId}" not found`, { hint: 'check --evaluation-set: the id must exist and be visible to this token', cause: e });
+async function findSet(client: Client, id: string, signal?: AbortSignal): Promise<EvalSet> {
+  return patiently(() => client.sets().retrieve(id, { signal })).catch((e: unknown) => {
+    if (isApiError(e) && e.status === 404) throw new InputError(`evaluation set "${id}" not found`, { hint: 'check --evaluation-set: the id must exist and be visible to this token', cause: e });
     throw e;
   });
-  const items: EvaluationSetItem[] = [];
-  for await (const item of client.evaluationSets.listAllItems(set.id, { maxPageSize: 1000 }, { signal })) {
-    items.push(item);
-    if (items.length % 1000 === 0) opts.onProgress?.({ phase: 'list', done: items.length });
-  }
+}
+
+export async function downloadDataset(client: Client, opts: DownloadOptions): Promise<DownloadResult> {
+  const { signal } = opts;
+  const set = await findSet(client, opts.evaluationSetId, signal);
+  const concurrency = Math.max(1, opts.concurrency ?? 8);
+  const items = await readItems(client, set.id, { concurrency, signal, onListed: (n) => n % 1000 === 0 && opts.onProgress?.({ phase: 'list', done: n }) });
   const csv = path.resolve(opts.out);
   const csvDir = path.dirname(csv);
   let pathOf: Map<string, string> | undefined;
@@ -88,8 +89,9 @@ export async function downloadDataset(client: Client, opts: DownloadOptions): Pr
   if (opts.filesDir !== undefined) {
     const dir = path.resolve(opts.filesDir);
     const ids = [...new Set(items.map((i) => i.fileId))];
-    const limit = pLimit(Math.max(1, opts.concurrency ?? 8));
-    const files = await Promise.all(ids.map((id) => limit(() => patiently(() => client.files.get(id, {}, { signal })))));
+    const limit = pLimit(concurrency);
+    const store = client.fileStore();
+    const files = await Promise.all(ids.map((id) => limit(() => patiently(() => store.retrieve(id, { signal })))));
     // Names in item order, so the same set gives the same paths.
     const taken = new Set<string>();
     pathOf = new Map(files.map((f, i) => [ids[i], path.join(dir, unique(localName(f.name, ids[i]), taken))]));
@@ -100,7 +102,7 @@ export async function downloadDataset(client: Client, opts: DownloadOptions): Pr
       if (!f.presignedUrl) throw new InputError(`file ${f.id} has no presignedUrl to download it from`, { hint: 'download without --files: the CSV then names files by fileId' });
       // The presigned URL authorises itself; the API token must not travel to another host.
       const res = await get(f.presignedUrl, { method: 'GET', signal });
-      if (!res.ok) throw new InputError(`downloading file ${f.id} (${f.name ?? ''}) failed: HTTP ${res.status}`, { hint: 'run the download again; presigned URLs expire, a new run gets fresh ones' });
+      if (!res.ok) throw new InputError(`downloading file ${f.id} (${f.name}) failed: HTTP ${res.status}`, { hint: 'run the download again; presigned URLs expire, a new run gets fresh ones' });
       await writer.write(target, new Uint8Array(await res.arrayBuffer()));
       written++;
       opts.onProgress?.({ phase: 'files', done: written, total: files.length });
@@ -119,7 +121,7 @@ export async function downloadDataset(client: Client, opts: DownloadOptions): Pr
   }
   await writeFileAtomic(csv, lines);
   return {
-    set: { id: set.id, name: set.name, processorId: set.processorId },
+    set: { id: set.id, name: set.name, processorId: set.entityId },
     csv: opts.out,
     items: items.length,
     columns,
@@ -166,17 +168,14 @@ export interface DownloadIntoResult {
  */
 export async function downloadInto(client: Client, opts: DownloadIntoOptions): Promise<DownloadIntoResult> {
   const { signal } = opts;
-  const set = await patiently(() => client.evaluationSets.get(opts.evaluationSetId, { signal })).catch((e: unknown) => {
-    if (isApiError(e) && e.status === 404) throw new InputError(`evaluation set "${opts.evaluationSetId}" not found`, { hint: 'check --evaluation-set: the id must exist and be visible to this token', cause: e });
-    throw e;
-  });
-  const config = inCurrentLayout(await patiently(() => fetchProcessorConfig(client, set.processorId, opts.processorVersion ?? 'draft')));
+  const set = await findSet(client, opts.evaluationSetId, signal);
+  const config = inCurrentLayout(await patiently(() => fetchProcessorConfig(client, set.entityId, opts.processorVersion ?? 'draft')));
   const targets = new Map<string, WriteBackTarget>();
   const fileIdOf = new Map<string, string>();
   // Three-way, as a sync: with a record of the item's last sync, only what changed on the service
   // since is brought in, so a CSV edit not yet synced stays (and one the service changed too is refused).
   const { state } = await readJournal(journalPathFor(path.resolve(opts.into)), serviceKey(client.options.baseUrl));
-  for await (const item of client.evaluationSets.listAllItems(set.id, { maxPageSize: 1000 }, { signal })) {
+  for (const item of await readItems(client, set.id, { concurrency: 8, signal })) {
     const last = state.applied.get(appliedKey(set.id, item.id));
     targets.set(item.id, last === undefined ? { after: item.expectedOutput as Record<string, unknown> } : { before: last, after: item.expectedOutput as Record<string, unknown> });
     fileIdOf.set(item.id, item.fileId);
@@ -186,7 +185,7 @@ export async function downloadInto(client: Client, opts: DownloadIntoOptions): P
   const written = !opts.dryRun && (plan.edits.length > 0 || plan.appended.length > 0);
   if (written) await applyWriteBack(plan);
   return {
-    set: { id: set.id, name: set.name, processorId: set.processorId },
+    set: { id: set.id, name: set.name, processorId: set.entityId },
     csv: opts.into,
     rows: plan.edits.length,
     cells: plan.cellsChanged,

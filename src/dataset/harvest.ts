@@ -101,12 +101,12 @@ export async function harvestReviewed(opts: HarvestOptions): Promise<HarvestResu
   const since = opts.since !== undefined ? parseSince(opts.since) : undefined;
   const client = opts.connect(opts.fetch ?? ((url, init) => fetch(url, init)));
   if (opts.evaluationSetId) {
-    const set = await patiently(() => client.evaluationSets.get(opts.evaluationSetId!, { signal })).catch((e: unknown) => {
+    const set = await patiently(() => client.sets().retrieve(opts.evaluationSetId!, { signal })).catch((e: unknown) => {
       if (isApiError(e) && e.status === 404) throw new InputError(`evaluation set "${opts.evaluationSetId}" not found`, { hint: 'check --evaluation-set', cause: e });
       throw e;
     });
-    if (set.processorId !== opts.processorId) {
-      throw new InputError(`evaluation set ${set.id} belongs to processor ${set.processorId}, not ${opts.processorId}`, { hint: 'harvest into a set of the same processor, or use --create-set NAME' });
+    if (set.entityId !== opts.processorId) {
+      throw new InputError(`evaluation set ${set.id} belongs to processor ${set.entityId}, not ${opts.processorId}`, { hint: 'harvest into a set of the same processor, or use --create-set NAME' });
     }
   }
 

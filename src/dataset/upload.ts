@@ -14,7 +14,7 @@
 import { existsSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
-import { isApiError, type Client, type FetchLike } from '../api/index.js';
+import { isApiError, type Client, type FetchLike, type ItemOps } from '../api/index.js';
 import { fetchProcessorConfig, type ConfigSource, type ExpectedForm } from '../expected/index.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import type { CoerceOptions } from './cells.js';
@@ -29,7 +29,7 @@ import { digestOf, planSync, type ExistingItem, type RowAction } from './plan.js
 import { prepareRows, type Prepared, type ValidRow } from './prepare.js';
 import { rejectsPathFor } from './rejects.js';
 import { acquireUploadLock, uploadLockFor, type UploadLock } from './lock.js';
-import { FileIndex, findSetByName, findUploaded, listExisting, patiently } from './remote.js';
+import { FileIndex, findSetByName, findUploaded, listExisting, patiently, readItems } from './remote.js';
 import { contentIdentity } from './files.js';
 import { inCurrentLayout } from './config.js';
 import { isErrorsHeader, planCorrections, readCorrections } from './corrections.js';
@@ -234,6 +234,19 @@ function message(e: unknown): string {
 }
 
 /**
+ * Items per create call: as asked (default 100), at most what one call of the API version in
+ * effect takes (2026-02-09: 100). One call is one journaled batch, so a chunk is never split
+ * into several calls behind the journal's back.
+ */
+export function chunkSizeFor(asked: number | undefined, client: Pick<Client, 'sets'> | undefined, onNotice?: (m: string) => void): number {
+  const want = Math.max(1, Math.floor(asked ?? DEFAULT_CHUNK_SIZE));
+  const max = client?.sets().maxItemsPerCreate ?? want;
+  if (want <= max) return want;
+  onNotice?.(`--chunk-size ${want} is more than the ${max} items one create call takes with this API version: chunks of ${max}`);
+  return max;
+}
+
+/**
  * A run that writes holds the upload lock of its target set (lock.ts) from its first step to its
  * last, so a second run into the same set refuses at once instead of planning the same creates.
  */
@@ -266,10 +279,10 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
   const started = performance.now();
   const csv = path.resolve(opts.csv);
   const concurrency = Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY));
-  const chunkSize = Math.max(1, Math.floor(opts.chunkSize ?? DEFAULT_CHUNK_SIZE));
   const signal = opts.signal;
   const guard = guardFetch(opts.fetch ?? ((url, init) => fetch(url, init)), { maxRps: opts.maxRps });
   const client = opts.connect?.(guard.fetch);
+  const chunkSize = chunkSizeFor(opts.chunkSize, client, opts.onNotice);
   if (!client && !opts.dryRun) throw new UsageError('an upload needs the service', { hint: 'set EVALKIT_BASE_URL and EVALKIT_API_TOKEN, or use --dry-run with --config for an offline plan' });
   if (!opts.evaluationSetId && !opts.createSet && !(opts.dryRun && opts.config)) throw new UsageError('name the target: --evaluation-set ID, or --create-set NAME --processor ID');
   const progress = (p: Omit<UploadProgress, 'created' | 'updated' | 'deleted' | 'failed' | 'filesUploaded'>, t?: Partial<UploadProgress>): void =>
@@ -278,8 +291,8 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
   // 1. The config and the target set (read only).
   let set: { id: string; name: string; processorId: string } | undefined;
   if (opts.evaluationSetId && client) {
-    const s = await patiently(() => client.evaluationSets.get(opts.evaluationSetId!, { signal }));
-    set = { id: s.id, name: s.name, processorId: s.processorId };
+    const s = await patiently(() => client.sets().retrieve(opts.evaluationSetId!, { signal }));
+    set = { id: s.id, name: s.name, processorId: s.entityId };
   }
   const processorId = opts.createSet?.processorId ?? set?.processorId;
   let config = opts.config;
@@ -308,7 +321,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
     fileIdExists: client
       ? async (id) => {
           try {
-            await patiently(() => client.files.get(id, {}, { signal }));
+            await patiently(() => client.fileStore().retrieve(id, { signal }));
             return true;
           } catch (e) {
             if (isApiError(e) && e.status === 404) return false;
@@ -351,16 +364,16 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
     const fromJournal = state?.sets.get(key);
     // The set the journal remembers, unless it was deleted since; else the one of that name.
     const remembered = fromJournal
-      ? await patiently(() => client.evaluationSets.get(fromJournal, { signal })).catch((e: unknown) => {
+      ? await patiently(() => client.sets().retrieve(fromJournal, { signal })).catch((e: unknown) => {
           if (isApiError(e) && e.status === 404) return undefined;
           throw e;
         })
       : undefined;
     const found = remembered ?? (await findSetByName(client, opts.createSet.processorId, opts.createSet.name, signal));
     if (found) {
-      set = { id: found.id, name: found.name, processorId: found.processorId };
+      set = { id: found.id, name: found.name, processorId: found.entityId };
       result.set = { id: found.id, name: found.name, created: false };
-      if (!remembered) opts.onNotice?.(`processor ${found.processorId} already has a set named "${found.name}" (${found.id}); uploading into it`);
+      if (!remembered) opts.onNotice?.(`processor ${found.entityId} already has a set named "${found.name}" (${found.id}); uploading into it`);
     }
   }
 
@@ -442,14 +455,14 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
       let created;
       try {
         // Writes take no signal: once sent, a write runs to its answer, which the journal records.
-        created = await patiently(() => client!.evaluationSets.create({ name: cs.name, processorId: cs.processorId, description: cs.description }));
+        created = await patiently(() => client!.sets().create({ name: cs.name, entityId: cs.processorId, description: cs.description }));
       } catch (e) {
         if (!isUncertain(e)) throw e;
         created = await findSetByName(client!, cs.processorId, cs.name);
-        if (!created) created = await patiently(() => client!.evaluationSets.create({ name: cs.name, processorId: cs.processorId, description: cs.description }));
+        if (!created) created = await patiently(() => client!.sets().create({ name: cs.name, entityId: cs.processorId, description: cs.description }));
       }
       journal.write({ k: 'set', op: 'done', name: cs.name, processorId: cs.processorId, id: created.id });
-      set = { id: created.id, name: created.name, processorId: created.processorId };
+      set = { id: created.id, name: created.name, processorId: created.entityId };
       result.set = { id: created.id, name: created.name, created: true };
     }
     const writer = new Writer(client!, set.id, journal, state, index, prepared, plan.actions, { merges: review.merges, record }, { concurrency, chunkSize, signal, onProgress: opts.onProgress });
@@ -582,6 +595,7 @@ class Writer {
   readonly counts = { created: 0, updated: 0, cleared: 0, deleted: 0, failed: 0, filesUploaded: 0, filesReused: 0 };
   readonly failures: Failure[] = [];
   private readonly queue: PQueue;
+  private readonly items: ItemOps;
   private readonly inflight = new Set<Promise<void>>();
   private readonly files = new Map<string, Promise<string>>();
   private uncertain: WriteRow[] = [];
@@ -603,6 +617,7 @@ class Writer {
     private readonly o: { concurrency: number; chunkSize: number; signal?: AbortSignal; onProgress?: (p: UploadProgress) => void },
   ) {
     this.queue = new PQueue({ concurrency: o.concurrency });
+    this.items = client.items(setId);
     this.total = actions.filter((a, i) => a.kind === 'create' || (a.kind === 'update' && sync.merges.get(i)?.merge.status === 'update')).length;
   }
 
@@ -757,7 +772,7 @@ class Writer {
           // The content must be what pass 1 hashed: its hash names the upload and identifies the row.
           if (sha256Of(data) !== local.sha256) throw new InputError(`${rel} changed during the upload`, { location: { file: local.abs }, hint: 'run the upload again; it continues where it stopped' });
           this.journal.write({ k: 'file', op: 'start', sha256: local.sha256, path: rel });
-          return patiently(() => this.client.files.upload({ name: uploadName(rel, local.sha256), data }));
+          return patiently(() => this.client.fileStore().upload({ name: uploadName(rel, local.sha256), data }));
         });
         this.journal.write({ k: 'file', op: 'done', sha256: local.sha256, fileId: file.id });
         this.index.learn(identity, file.id);
@@ -800,8 +815,7 @@ class Writer {
     try {
       const created = await this.slot('item', async () => {
         this.journal.write({ k: 'create', op: 'start', set: this.setId, batch, lines: ready.map((r) => r.line), ids: ready.map((r) => r.identity) });
-        if (ready.length === 1) return [await patiently(() => this.client.evaluationSetItems.create({ evaluationSetId: this.setId, fileId: ready[0].fileId!, expectedOutput: ready[0].output }))];
-        return patiently(() => this.client.evaluationSetItems.bulkCreate({ evaluationSetId: this.setId, items: ready.map((r) => ({ fileId: r.fileId!, expectedOutput: r.output })) }));
+        return patiently(() => this.items.create(ready.map((r) => ({ fileId: r.fileId!, expectedOutput: r.output }))));
       });
       this.journal.write({ k: 'create', op: 'done', set: this.setId, batch, items: created.map((c) => c.id) });
       // The bulk endpoint answers the items in the order they were sent.
@@ -853,7 +867,7 @@ class Writer {
     if (this.aborted) return;
     this.journal.write({ k: 'update', op: 'start', set: this.setId, item: itemId, line: row.line });
     try {
-      await patiently(() => this.client.evaluationSetItems.update(itemId, { expectedOutput: (merge?.output ?? row.output) as WriteRow['output'] }));
+      await patiently(() => this.items.update(itemId, { expectedOutput: (merge?.output ?? row.output) as WriteRow['output'] }));
       this.journal.write({ k: 'update', op: 'done', set: this.setId, item: itemId, line: row.line });
       recordApplied(this.journal, this.setId, itemId, row.output);
       if (merge) this.counts.cleared += clearedLabels(merge);
@@ -869,7 +883,7 @@ class Writer {
     if (this.aborted) return;
     this.journal.write({ k: 'delete', op: 'start', set: this.setId, item: item.id });
     try {
-      await patiently(() => this.client.evaluationSetItems.delete(item.id));
+      await patiently(() => this.items.delete(item.id));
     } catch (e) {
       // Gone already (a retry after a lost answer, or someone else): the goal is met.
       if (!(isApiError(e) && e.status === 404)) {
@@ -897,7 +911,7 @@ async function uploadCorrections(
   }
   const corrections = await readCorrections(ctx.source);
   const items = new Map<string, unknown>();
-  for await (const it of client.evaluationSets.listAllItems(set.id, {}, { signal: opts.signal })) items.set(it.id, it.expectedOutput);
+  for (const it of await readItems(client, set.id, { concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY, signal: opts.signal })) items.set(it.id, it.expectedOutput);
   const plan = planCorrections(corrections, items, config, opts.coerce, opts.form);
   const badLines = new Set(plan.findings.filter(isError).map((f) => f.line));
   const result: UploadResult = {
@@ -941,7 +955,7 @@ async function uploadCorrections(
     for (const u of plan.updates) {
       journal.write({ k: 'update', op: 'start', set: set.id, item: u.item, line: u.line });
       try {
-        await patiently(() => client.evaluationSetItems.update(u.item, { expectedOutput: u.output as never }));
+        await patiently(() => client.items(set.id).update(u.item, { expectedOutput: u.output as Record<string, unknown> }));
         journal.write({ k: 'update', op: 'done', set: set.id, item: u.item, line: u.line });
         updated++;
         opts.onProgress?.({ phase: 'write', done: updated, total: plan.updates.length, created: 0, updated, deleted: 0, failed: result.failures.length, filesUploaded: 0 });

@@ -5,7 +5,7 @@
  */
 import type { BatchProcessorRun, Client, EvaluationSetItem, ProcessorRun, ProcessorVersion } from '../api/index.js';
 import { collect, isApiError } from '../api/index.js';
-import type { EvaluationExport, ExportItem, ExportOptions } from '../metrics/generated/export.js';
+import type { EvaluationExport, ExportItem, ExportOptions, ExportServiceRun } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { pairRuns, TIMEOUT_REASON } from './pair.js';
 import { loadItems, notFoundAs, processorName, toHubConfig } from './resolve.js';
@@ -33,6 +33,8 @@ export function buildExport(p: {
   items: ExportItem[];
   evaluationSetId: string;
   batchProcessorRunId?: string;
+  /** The service's evaluation set run (API 2026-02-09), recorded as answered: `report` reconciles its metrics. */
+  service?: ExportServiceRun;
   now?: Date;
 }): EvaluationExport {
   const type = p.version.processorType;
@@ -52,6 +54,7 @@ export function buildExport(p: {
       ...(p.batchProcessorRunId ? { batchProcessorRunId: p.batchProcessorRunId } : {}),
       exportedAt: (p.now ?? new Date()).toISOString(),
     },
+    ...(p.service ? { service: p.service } : {}),
     items: p.items,
   };
 }

@@ -94,6 +94,19 @@ export class ExtractRecord {
     return out;
   }
 
+  /** Every field path of the run, sorted (the same array for every record of a run). */
+  get paths(): readonly string[] {
+    return this.#layout.paths;
+  }
+
+  /** Adds the counts of one field to `sum` ([tp, tn, fa, fn, fd]) without building a tuple. */
+  addTo(path: string, sum: number[]): void {
+    const s = this.#layout.slotOf.get(path);
+    if (s === undefined) return;
+    const o = this.#offset + s * 5;
+    for (let i = 0; i < 5; i++) sum[i] += this.#data[o + i];
+  }
+
   /** The counts of one field without building the whole map. */
   tuple(path: string): OutcomeTuple | undefined {
     const data = this.#data;

@@ -67,11 +67,42 @@ const TERMINAL = new Set(['PROCESSED', 'FAILED', 'CANCELLED']);
  * `schema`/`fields`, `classifications` are read).
  */
 export function serviceMetrics(type: ServiceMetricsType, config: Json, items: readonly ServiceItem[]): ServiceMetrics {
-  const base = baseMetrics(items);
-  const scored = items.filter((i) => i.status === 'PROCESSED' && i.output !== null && typeof i.output === 'object');
-  if (type === 'EXTRACT') return { type, ...base, ...extractMetrics(config, scored) };
-  if (type === 'CLASSIFY') return { type, ...base, ...classifyMetrics(config, scored) };
-  return { type, ...base, ...splitterMetrics(scored) };
+  const acc = new ServiceMetricsAccumulator(type, config);
+  for (const item of items) acc.add(item);
+  return acc.result();
+}
+
+/** Whether the service scores this run: PROCESSED with an output (spec 4.2 scores only those). */
+export function isScored(item: Pick<ServiceItem, 'status' | 'output'>): boolean {
+  return item.status === 'PROCESSED' && item.output !== null && typeof item.output === 'object';
+}
+
+/**
+ * serviceMetrics one item at a time: a report reading a JSONL export recomputes the service's
+ * figures in its one scoring pass without holding the items.
+ */
+export class ServiceMetricsAccumulator {
+  readonly #type: ServiceMetricsType;
+  readonly #base = new BaseAccumulator();
+  readonly #part: { add(item: ServiceItem, onField?: OnField): void; result(): object };
+
+  constructor(type: ServiceMetricsType, config: Json) {
+    this.#type = type;
+    this.#part = type === 'EXTRACT' ? new ExtractAccumulator(config) : type === 'CLASSIFY' ? new ClassifyAccumulator(config) : new SplitterAccumulator();
+  }
+
+  /**
+   * `onField` sees each field's outcome of a scored EXTRACT run as the metrics count it (the
+   * report's reconciliation reads them rather than comparing twice).
+   */
+  add(item: ServiceItem, onField?: OnField): void {
+    this.#base.add(item);
+    if (isScored(item)) this.#part.add(item, onField);
+  }
+
+  result(): ServiceMetrics {
+    return { type: this.#type, ...this.#base.result(), ...this.#part.result() } as ServiceMetrics;
+  }
 }
 
 /** `a / b`, omitted (undefined) when `b` is 0: all ratios of spec 4.2 are optional. */
@@ -90,24 +121,32 @@ export function harmonic(p: number | undefined, r: number | undefined): number |
  * finished so far"; numPages and the latencies count PROCESSED runs. Percentiles are nearest-rank
  * (the smallest latency with at least p% of the latencies at or below it).
  */
-function baseMetrics(items: readonly ServiceItem[]): BaseMetrics {
-  const done = items.filter((i) => TERMINAL.has(i.status));
-  const processed = items.filter((i) => i.status === 'PROCESSED');
-  const out: BaseMetrics = {
-    numFilesTotal: items.length,
-    numFilesProcessed: done.length,
-    numFiles: done.length,
-    numPages: processed.reduce((s, i) => s + (i.pages ?? 0), 0),
-  };
-  const lat = processed.map((i) => i.latencyMs).filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
-  if (lat.length) {
-    out.meanLatencyMs = lat.reduce((s, v) => s + v, 0) / lat.length;
-    out.p50LatencyMs = nearestRank(lat, 50);
-    out.p90LatencyMs = nearestRank(lat, 90);
-    out.p95LatencyMs = nearestRank(lat, 95);
-    out.p99LatencyMs = nearestRank(lat, 99);
+class BaseAccumulator {
+  #total = 0;
+  #done = 0;
+  #pages = 0;
+  readonly #lat: number[] = [];
+
+  add(i: ServiceItem): void {
+    this.#total++;
+    if (TERMINAL.has(i.status)) this.#done++;
+    if (i.status !== 'PROCESSED') return;
+    this.#pages += i.pages ?? 0;
+    if (typeof i.latencyMs === 'number' && Number.isFinite(i.latencyMs)) this.#lat.push(i.latencyMs);
   }
-  return out;
+
+  result(): BaseMetrics {
+    const out: BaseMetrics = { numFilesTotal: this.#total, numFilesProcessed: this.#done, numFiles: this.#done, numPages: this.#pages };
+    const lat = [...this.#lat].sort((a, b) => a - b);
+    if (lat.length) {
+      out.meanLatencyMs = lat.reduce((s, v) => s + v, 0) / lat.length;
+      out.p50LatencyMs = nearestRank(lat, 50);
+      out.p90LatencyMs = nearestRank(lat, 90);
+      out.p95LatencyMs = nearestRank(lat, 95);
+      out.p99LatencyMs = nearestRank(lat, 99);
+    }
+    return out;
+  }
 }
 
 export function nearestRank(sorted: readonly number[], p: number): number {
@@ -160,7 +199,7 @@ function at(value: unknown, path: string): unknown {
 }
 
 /** DECIDED: "no value" is absent or JSON null; anything else (an empty string or array too) is a value. */
-function hasValue(v: unknown): boolean {
+export function hasValue(v: unknown): boolean {
   return v !== undefined && v !== null;
 }
 
@@ -200,36 +239,69 @@ function expectedRecord(expected: unknown): unknown {
  * DECIDED: the aggregate `accuracy` pools every field's counts (sum of countAccurate over sum of
  * countExpected, a micro average).
  */
-function extractMetrics(config: Json, scored: readonly ServiceItem[]): { accuracy?: number; fieldMetrics: Record<string, FieldMetric> } {
-  const paths = fieldPaths(config);
-  const fieldMetrics: Record<string, FieldMetric> = {};
-  let accurate = 0;
-  let expectedTotal = 0;
-  for (const path of paths) {
-    const m: FieldMetric = { countTotal: 0, countPresent: 0, countExpected: 0, countAccurate: 0 };
-    for (const item of scored) {
-      const got = at(extractedRecord(item.output), path);
-      const want = at(expectedRecord(item.expected), path);
-      m.countTotal++;
-      if (hasValue(got)) m.countPresent++;
-      if (!hasValue(want)) continue;
-      m.countExpected++;
-      if (sameJson(got, want)) m.countAccurate++;
-    }
-    const acc = ratio(m.countAccurate, m.countExpected);
-    if (acc !== undefined) m.accuracy = acc;
-    fieldMetrics[path] = m;
-    accurate += m.countAccurate;
-    expectedTotal += m.countExpected;
+class ExtractAccumulator {
+  readonly #paths: string[];
+  readonly #m: FieldMetric[];
+
+  constructor(config: Json) {
+    this.#paths = fieldPaths(config);
+    this.#m = this.#paths.map(() => ({ countTotal: 0, countPresent: 0, countExpected: 0, countAccurate: 0 }));
   }
-  const accuracy = ratio(accurate, expectedTotal);
-  return accuracy === undefined ? { fieldMetrics } : { accuracy, fieldMetrics };
+
+  add(item: ServiceItem, onField?: OnField): void {
+    const got = extractedRecord(item.output);
+    const want = expectedRecord(item.expected);
+    for (let k = 0; k < this.#paths.length; k++) {
+      const m = this.#m[k];
+      const o = serviceOutcome(got, want, this.#paths[k]);
+      m.countTotal++;
+      if (o.present) m.countPresent++;
+      if (o.expected) m.countExpected++;
+      if (o.accurate) m.countAccurate++;
+      if (onField) onField(k, o);
+    }
+  }
+
+  result(): { accuracy?: number; fieldMetrics: Record<string, FieldMetric> } {
+    // Field paths are users' keys (`__proto__` is one): entries, made an object by fromEntries.
+    const entries: Array<[string, FieldMetric]> = [];
+    let accurate = 0;
+    let expectedTotal = 0;
+    this.#paths.forEach((path, k) => {
+      const m = { ...this.#m[k] };
+      const acc = ratio(m.countAccurate, m.countExpected);
+      if (acc !== undefined) m.accuracy = acc;
+      entries.push([path, m]);
+      accurate += m.countAccurate;
+      expectedTotal += m.countExpected;
+    });
+    const fieldMetrics: Record<string, FieldMetric> = Object.fromEntries(entries);
+    const accuracy = ratio(accurate, expectedTotal);
+    return accuracy === undefined ? { fieldMetrics } : { accuracy, fieldMetrics };
+  }
+}
+
+export type FieldOutcome = ReturnType<typeof serviceOutcome>;
+/** Receives field k's outcome (k: the index of its path in fieldPaths(config)). */
+export type OnField = (k: number, o: FieldOutcome) => void;
+
+/** One scored run's field `path` as the service sees it; `got`/`want` from serviceRecords. */
+export function serviceOutcome(got: unknown, want: unknown, path: string): { got: unknown; want: unknown; present: boolean; expected: boolean; accurate: boolean } {
+  const g = at(got, path);
+  const w = at(want, path);
+  const expected = hasValue(w);
+  return { got: g, want: w, present: hasValue(g), expected, accurate: expected && sameJson(g, w) };
+}
+
+/** The extracted and expected records of a run, as the service reads them (`{value}` forms). */
+export function serviceRecords(item: Pick<ServiceItem, 'output' | 'expected'>): { got: unknown; want: unknown } {
+  return { got: item.output !== null && typeof item.output === 'object' ? extractedRecord(item.output) : undefined, want: expectedRecord(item.expected) };
 }
 
 // ---------------------------------------------------------------------------------------------
 // CLASSIFY
 
-function classType(v: unknown): string | undefined {
+export function classType(v: unknown): string | undefined {
   return v && typeof v === 'object' && typeof (v as Json).type === 'string' ? ((v as Json).type as string) : undefined;
 }
 
@@ -238,49 +310,58 @@ function classType(v: unknown): string | undefined {
  * expected type, over scored runs with an expected type. Every class of the config is listed, with
  * zero counts when it never occurs; a type outside the config that occurs is listed too.
  */
-function classifyMetrics(config: Json, scored: readonly ServiceItem[]): { accuracy?: number; classificationMetrics: Record<string, ClassMetric> } {
-  const metrics = new Map<string, ClassMetric>();
-  const get = (t: string): ClassMetric => {
-    let m = metrics.get(t);
-    if (!m) metrics.set(t, (m = { countExpected: 0, countPredicted: 0, countCorrect: 0 }));
+class ClassifyAccumulator {
+  readonly #metrics = new Map<string, ClassMetric>();
+  #correct = 0;
+  #total = 0;
+
+  constructor(config: Json) {
+    for (const c of (config.classifications as Json[] | undefined) ?? []) if (c && typeof c.type === 'string') this.#get(c.type);
+  }
+
+  #get(t: string): ClassMetric {
+    let m = this.#metrics.get(t);
+    if (!m) this.#metrics.set(t, (m = { countExpected: 0, countPredicted: 0, countCorrect: 0 }));
     return m;
-  };
-  for (const c of (config.classifications as Json[] | undefined) ?? []) if (c && typeof c.type === 'string') get(c.type);
-  let correct = 0;
-  let total = 0;
-  for (const item of scored) {
+  }
+
+  add(item: ServiceItem): void {
     const want = classType(item.expected);
     const got = classType(item.output);
-    if (got !== undefined) get(got).countPredicted++;
-    if (want === undefined) continue;
-    total++;
-    get(want).countExpected++;
+    if (got !== undefined) this.#get(got).countPredicted++;
+    if (want === undefined) return;
+    this.#total++;
+    this.#get(want).countExpected++;
     if (got === want) {
-      correct++;
-      get(want).countCorrect++;
+      this.#correct++;
+      this.#get(want).countCorrect++;
     }
   }
-  const classificationMetrics: Record<string, ClassMetric> = {};
-  for (const [t, m] of metrics) {
-    const precision = ratio(m.countCorrect, m.countPredicted);
-    const recall = ratio(m.countCorrect, m.countExpected);
-    const f1 = harmonic(precision, recall);
-    classificationMetrics[t] = { ...m, ...(precision !== undefined && { precision }), ...(recall !== undefined && { recall }), ...(f1 !== undefined && { f1 }) };
+
+  result(): { accuracy?: number; classificationMetrics: Record<string, ClassMetric> } {
+    const entries: Array<[string, ClassMetric]> = [];
+    for (const [t, m] of this.#metrics) {
+      const precision = ratio(m.countCorrect, m.countPredicted);
+      const recall = ratio(m.countCorrect, m.countExpected);
+      const f1 = harmonic(precision, recall);
+      entries.push([t, { ...m, ...(precision !== undefined && { precision }), ...(recall !== undefined && { recall }), ...(f1 !== undefined && { f1 }) }]);
+    }
+    const classificationMetrics: Record<string, ClassMetric> = Object.fromEntries(entries);
+    const accuracy = ratio(this.#correct, this.#total);
+    return accuracy === undefined ? { classificationMetrics } : { accuracy, classificationMetrics };
   }
-  const accuracy = ratio(correct, total);
-  return accuracy === undefined ? { classificationMetrics } : { accuracy, classificationMetrics };
 }
 
 // ---------------------------------------------------------------------------------------------
 // SPLITTER
 
-interface PlainSplit {
+export interface PlainSplit {
   type: string;
   startPage: number;
   endPage: number;
 }
 
-function splitsOf(v: unknown): PlainSplit[] {
+export function splitsOf(v: unknown): PlainSplit[] {
   const splits = v && typeof v === 'object' ? (v as Json).splits : undefined;
   if (!Array.isArray(splits)) return [];
   return splits.filter((s): s is PlainSplit => !!s && typeof s === 'object' && typeof (s as Json).startPage === 'number' && typeof (s as Json).endPage === 'number');
@@ -290,33 +371,37 @@ function splitsOf(v: unknown): PlainSplit[] {
  * DECIDED: a predicted split is correct when an expected split of the same item has the same
  * `type`, `startPage` and `endPage` (each expected split matches at most one prediction).
  */
-function splitterMetrics(scored: readonly ServiceItem[]): { precision?: number; recall?: number; f1?: number; numSplitsExpected: number; numSplitsPredicted: number; numSplitsCorrect: number } {
-  let numSplitsExpected = 0;
-  let numSplitsPredicted = 0;
-  let numSplitsCorrect = 0;
-  for (const item of scored) {
+class SplitterAccumulator {
+  #expected = 0;
+  #predicted = 0;
+  #correct = 0;
+
+  add(item: ServiceItem): void {
     const want = splitsOf(item.expected);
     const got = splitsOf(item.output);
-    numSplitsExpected += want.length;
-    numSplitsPredicted += got.length;
+    this.#expected += want.length;
+    this.#predicted += got.length;
     const used = new Set<number>();
     for (const g of got) {
       const i = want.findIndex((w, k) => !used.has(k) && w.type === g.type && w.startPage === g.startPage && w.endPage === g.endPage);
       if (i >= 0) {
         used.add(i);
-        numSplitsCorrect++;
+        this.#correct++;
       }
     }
   }
-  const precision = ratio(numSplitsCorrect, numSplitsPredicted);
-  const recall = ratio(numSplitsCorrect, numSplitsExpected);
-  const f1 = harmonic(precision, recall);
-  return {
-    ...(precision !== undefined && { precision }),
-    ...(recall !== undefined && { recall }),
-    ...(f1 !== undefined && { f1 }),
-    numSplitsExpected,
-    numSplitsPredicted,
-    numSplitsCorrect,
-  };
+
+  result(): { precision?: number; recall?: number; f1?: number; numSplitsExpected: number; numSplitsPredicted: number; numSplitsCorrect: number } {
+    const precision = ratio(this.#correct, this.#predicted);
+    const recall = ratio(this.#correct, this.#expected);
+    const f1 = harmonic(precision, recall);
+    return {
+      ...(precision !== undefined && { precision }),
+      ...(recall !== undefined && { recall }),
+      ...(f1 !== undefined && { f1 }),
+      numSplitsExpected: this.#expected,
+      numSplitsPredicted: this.#predicted,
+      numSplitsCorrect: this.#correct,
+    };
+  }
 }

@@ -21,6 +21,7 @@ import { evaluateGates, fmtGate, isCountGate, parseGates, underpoweredRegression
 import { parseSliceKeys, SliceAccumulator, sliceLabel, type SliceKey } from './slices.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
 import { applyRunSpread, compareRuns, type RunInput } from './runs.js';
+import { partialRunCheck, Reconciler, reconciliationWarnings } from './reconcile.js';
 
 /**
  * A baseline: an export (in memory, or read item by item from a JSONL file) or a report with its
@@ -74,6 +75,11 @@ export interface ComputeReportOptions {
    * is evaluated by computeReportStream, not held in memory.
    */
   runs?: ReadonlyArray<RunInput | StreamedRun>;
+  /**
+   * Score an export whose service evaluation set run (`service.status`) did not end PROCESSED; by
+   * default such a partial run is refused (an InputError at `/service/status`).
+   */
+  allowPartial?: boolean;
 }
 
 /** A run whose items are read one at a time (openExport). */
@@ -139,6 +145,17 @@ interface Settings {
   sliceLabels?: Map<string, string[]>;
   slices?: SliceAccumulator;
   conf: ConfidenceOptions;
+  /** When the export records the service's evaluation set run: its reconciliation, fed while scoring. */
+  rec?: Reconciler;
+  /** The warning of a partial run scored with allowPartial. */
+  partial?: string;
+}
+
+/** The service run's checks and reconciler (before any scoring: a refused partial run writes nothing). */
+function withService(s: Settings, header: EvaluationExportHeader, opts: ComputeReportOptions): Settings {
+  if (!header.service) return s;
+  const partial = partialRunCheck(header, opts.allowPartial ?? false, opts.sourceFile);
+  return { ...s, rec: new Reconciler(header), ...(partial ? { partial } : {}) };
 }
 
 /**
@@ -146,7 +163,7 @@ interface Settings {
  * memory); report.json carries the reference to them.
  */
 export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions = {}, documents: DocumentsSink = new MemoryDocuments()): Report {
-  const s = settingsOf(opts, exp.processor.type);
+  const s = withService(settingsOf(opts, exp.processor.type), exp, opts);
   const cost = new CostAccumulator();
   documents = slicing(s, documents);
   const ev = evaluateExport(exp, s.cmp, s.conf, scoreOptions(opts, s, documents, cost));
@@ -178,7 +195,7 @@ async function inFile<T>(file: string | undefined, score: () => Promise<T> | T):
  * statistics stay in memory; its record goes to `documents` as it is scored.
  */
 export async function computeReportStream(header: EvaluationExportHeader, items: ItemSource, opts: ComputeReportOptions, documents: DocumentsSink): Promise<Report> {
-  const s = settingsOf(opts, header.processor.type);
+  const s = withService(settingsOf(opts, header.processor.type), header, opts);
   const cost = new CostAccumulator();
   documents = slicing(s, documents);
   const ev = await inFile(opts.sourceFile, () => evaluateSource(header, items, s.cmp, s.conf, scoreOptions(opts, s, documents, cost)));
@@ -215,12 +232,20 @@ function scoreOptions(opts: ComputeReportOptions, s: Settings, documents: Docume
   const labels = s.sliceLabels;
   const progress = opts.onProgress;
   let scored = 0;
+  const rec = s.rec;
   const onItem = (item: ExportItem): void => {
     cost.add(item);
+    if (rec) rec.add(item);
     if (labels) labels.set(item.id, s.sliceKeys.map((k) => sliceLabel(k, item)));
     if (progress && ++scored % 1000 === 0) progress(scored);
   };
-  return { sink: (line, record) => documents.write(line, record), keepKeys: opts.baseline !== undefined || (opts.runs?.length ?? 0) > 0, onItem };
+  const sink: ScoreOptions['sink'] = rec
+    ? (line, record) => {
+        rec.record(line);
+        documents.write(line, record);
+      }
+    : (line, record) => documents.write(line, record);
+  return { sink, keepKeys: opts.baseline !== undefined || (opts.runs?.length ?? 0) > 0, onItem };
 }
 
 /**
@@ -324,6 +349,11 @@ function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumu
     if (u) report.warnings.push(`allowed underpowered comparison: ${underpoweredText(u, ALPHA)}, so the regression check cannot fail`);
   }
   report.warnings.push(...gatePowerWarnings(report));
+  if (s.rec) {
+    if (s.partial) report.warnings.push(s.partial);
+    report.reconciliation = s.rec.result(report, s.partial !== undefined);
+    report.warnings.push(...reconciliationWarnings(report.reconciliation, s.rec.typeMismatch()));
+  }
   return report;
 }
 

@@ -7,6 +7,7 @@
 import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../metrics/generated/report.js';
 import { bootstrapText, costRows, num, thresholdCells, VERDICT_ORDER, VERDICT_RULE } from './markdown.js';
 import { isCountGate } from './gates.js';
+import { reconciliationHtml } from './reconcile-html.js';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -257,6 +258,7 @@ export function overviewHtml(r: Report): string {
     slices(r),
     bars(r),
     heatmap(r),
+    reconciliationHtml(r.reconciliation),
     cost(r),
     calibration(r),
     failures(r),

@@ -1,9 +1,8 @@
 // CLASSIFY and SPLITTER labels in either API form (spec 3.7) through the built CLI against the
 // sandbox: `dataset download --into`, a corrections upload and `dataset harvest` read the set and the CSV in either
 // form, write and send in the form of the API version in effect, and lose nothing the other form
-// cannot say. The sandbox speaks only 2025-04-21 on the wire (issue 32 part 2): its token is pinned
-// to 2025-04-21 and evalkit's version header goes under a name it does not read, so the form in
-// effect is evalkit's alone, applied at its edge as upload applies it.
+// cannot say. Each version on its own wire: the sandbox stores one set and answers each version
+// in its own form (2026-02-09: sets on the entity, nested items; dataset-2026.test.ts).
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -22,11 +21,11 @@ afterEach(async () => {
 type Form = '2025-04-21' | '2026-02-09';
 
 async function pinned(): Promise<Service> {
-  return service({ tokens: [{ token: 'sk_forms_0123456789', createdAt: '2025-05-01', processors: '*', apiVersion: '2025-04-21' }], versionHeaders: ['x-service-api-version'] });
+  return service();
 }
 
 function cli(svc: Service, form: Form, args: string[], cwd: string): Promise<CliResult> {
-  return runCli(['--api-version', form, ...args], { cwd, env: { ...svc.env, EVALKIT_VERSION_HEADER: 'x-evalkit-form-test' } });
+  return runCli(['--api-version', form, ...args], { cwd, env: svc.env });
 }
 
 /** A JSON value as a quoted CSV cell. */
@@ -133,23 +132,24 @@ describe('a corrections upload in the form in effect', () => {
     return renderErrors(rows.map(([file, expected]) => ({ item: ids.get(file)!, file, fileId: 'f', field: 'class', outcome: 'FD', expected, predicted: 'x', confidence: 0.4, document_errors: 1 })), 'csv');
   }
 
-  it('2026-02-09: sent without a confidence of 1; another confidence is an api-version-form finding, nothing written', async () => {
+  it('2026-02-09: the set answers without confidences (its form has none), corrections are sent and written back without one', async () => {
     s = await pinned();
     const { dir, setId, ids } = await uploaded(s, 'CLASSIFY', DATA, 2);
     writeFileSync(path.join(dir, 'errors.csv'), errorsFile(ids, [['doc-1.txt', 'receipt']]));
-    const lossy = await cli(s, '2026-02-09', ['dataset', 'upload', 'errors.csv', '-e', setId, '--source', 'data.csv'], dir);
-    expect(lossy.code).toBe(2);
-    expect(lossy.stdout).toMatch(/errors\.csv:2 \/confidence: api-version-form: item evi_\w+: expected no "confidence"/);
-    expect(read(dir)).toBe(DATA);
-    expect((await s.items(setId)).map((i) => i.expectedOutput)).toEqual([{ id: 'invoice', type: 'invoice', confidence: 1 }, { id: 'invoice', type: 'invoice', confidence: 0.5 }]);
+    const first = await cli(s, '2026-02-09', ['dataset', 'upload', 'errors.csv', '-e', setId, '--source', 'data.csv', '--format', 'json'], dir);
+    expect(first.code, first.stderr).toBe(0);
+    expect(json(first).tally).toMatchObject({ updated: 1 });
+    const afterFirst = DATA.replace(cell({ id: 'invoice', type: 'invoice', confidence: 0.5 }), cell({ id: 'rcpt', type: 'receipt' }));
+    expect(read(dir)).toBe(afterFirst);
+    expect((await s.items(setId)).map((i) => i.expectedOutput)).toEqual([{ id: 'invoice', type: 'invoice', confidence: 1 }, { id: 'rcpt', type: 'receipt' }]);
 
-    // doc-0 corrected (doc-1 left as the report wrote it: unchanged, its confidence no finding).
-    writeFileSync(path.join(dir, 'errors.csv'), errorsFile(ids, [['doc-0.txt', 'receipt'], ['doc-1.txt', 'invoice']]));
+    // doc-0 corrected (doc-1 left as the report wrote it: unchanged).
+    writeFileSync(path.join(dir, 'errors.csv'), errorsFile(ids, [['doc-0.txt', 'receipt'], ['doc-1.txt', 'receipt']]));
     const r = await cli(s, '2026-02-09', ['dataset', 'upload', 'errors.csv', '-e', setId, '--source', 'data.csv', '--format', 'json'], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(json(r).tally).toMatchObject({ updated: 1, unchanged: 1 });
     expect((await s.items(setId)).find((i) => i.id === ids.get('doc-0.txt'))!.expectedOutput).toEqual({ id: 'rcpt', type: 'receipt' });
-    expect(read(dir)).toBe(DATA.replace(cell({ id: 'invoice', type: 'invoice', confidence: 1 }), cell({ id: 'rcpt', type: 'receipt' })));
+    expect(read(dir)).toBe(afterFirst.replace(cell({ id: 'invoice', type: 'invoice', confidence: 1 }), cell({ id: 'rcpt', type: 'receipt' })));
   }, 120_000);
 
   it('2025-04-21: a CSV row in 2026-02-09 form gets the correction with the confidence the set keeps; the next sync plans nothing', async () => {

@@ -38,8 +38,11 @@ describe('evalkit sandbox (built binary)', () => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const s = await launch([]);
       expect(s.token).toMatch(/^sk_sandbox_/);
+      expect(s.stdout()).toContain('API versions served: 2026-02-09 (extractors, classifiers, splitters; the official SDK 1.x) and 2025-04-21, 2024-12-23, 2024-11-14, 2024-07-30, 2024-02-01 (processors)');
       const r = await fetch(`${s.url}/processors`, { headers: { authorization: `Bearer ${s.token}`, 'x-service-api-version': '2025-04-21' } });
       expect(r.status).toBe(200);
+      const current = await fetch(`${s.url}/extractors`, { headers: { authorization: `Bearer ${s.token}`, 'x-extend-api-version': '2026-02-09' } });
+      expect(await current.json()).toEqual({ object: 'list', data: [] });
       s.child.kill(signal);
       expect(await s.exit).toEqual({ code: signal === 'SIGINT' ? 130 : 0, signal: null });
     }

@@ -28,6 +28,7 @@ export interface EvaluationExport {
   processor: ExportProcessor;
   options?: ExportOptions;
   source?: ExportSource;
+  service?: ExportServiceRun;
   items: ExportItem[];
 }
 /**
@@ -75,6 +76,94 @@ export interface ExportSource {
    * ISO 8601 UTC timestamp.
    */
   exportedAt?: string;
+}
+/**
+ * An evaluation set run of the service (API 2026-02-09, `GET /evaluation_set_runs/{id}`), recorded as the service answered it. `evalkit report` reconciles its metrics with its own (docs/report.md, Reconciliation) and refuses to score a run that ended FAILED or CANCELLED unless `--allow-partial`.
+ *
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "service".
+ */
+export interface ExportServiceRun {
+  evaluationSetRunId: string;
+  status: ExportRunStatus;
+  /**
+   * The summary of what ran (`extractor`, `classifier` or `splitter`), as answered.
+   */
+  entity?: {
+    [k: string]: unknown;
+  };
+  /**
+   * The version that ran (`extractor_version`...), as answered.
+   */
+  entityVersion?: {
+    [k: string]: unknown;
+  };
+  metrics?: ExportServiceMetrics;
+  /**
+   * The run's options as the service reports them.
+   */
+  options?: {
+    fuzzyMatchFields?: string[];
+    excludeFields?: string[];
+    [k: string]: unknown;
+  };
+}
+/**
+ * `EvaluationSetRun.metrics` exactly as answered (spec 4.2); every member is optional, and members the spec does not name are kept.
+ *
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "serviceMetrics".
+ */
+export interface ExportServiceMetrics {
+  type?: ExportProcessorType;
+  numFilesTotal?: number;
+  numFilesProcessed?: number;
+  numFiles?: number;
+  numPages?: number;
+  meanLatencyMs?: number;
+  p50LatencyMs?: number;
+  p90LatencyMs?: number;
+  p95LatencyMs?: number;
+  p99LatencyMs?: number;
+  accuracy?: number;
+  precision?: number;
+  recall?: number;
+  f1?: number;
+  numSplitsExpected?: number;
+  numSplitsPredicted?: number;
+  numSplitsCorrect?: number;
+  fieldMetrics?: {
+    [k: string]: ExportServiceFieldMetric;
+  };
+  classificationMetrics?: {
+    [k: string]: ExportServiceClassMetric;
+  };
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "serviceFieldMetric".
+ */
+export interface ExportServiceFieldMetric {
+  countTotal?: number;
+  countPresent?: number;
+  countExpected?: number;
+  countAccurate?: number;
+  accuracy?: number;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `EvaluationExport`'s JSON-Schema
+ * via the `definition` "serviceClassMetric".
+ */
+export interface ExportServiceClassMetric {
+  countExpected?: number;
+  countPredicted?: number;
+  countCorrect?: number;
+  precision?: number;
+  recall?: number;
+  f1?: number;
+  [k: string]: unknown;
 }
 /**
  * One evaluation set item with its run. A run that did not produce an output (failed, cancelled, timed out) has `output: null` and is scored as an empty prediction.
@@ -137,4 +226,5 @@ export interface EvaluationExportHeader {
   processor: ExportProcessor;
   options?: ExportOptions;
   source?: ExportSource;
+  service?: ExportServiceRun;
 }

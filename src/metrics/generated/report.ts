@@ -98,6 +98,7 @@ export interface Report {
   cost?: CostReport;
   slices?: SliceReport;
   runs?: MultiRun;
+  reconciliation?: Reconciliation;
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -892,6 +893,120 @@ export interface MultiRunComparison {
     no_change: number;
     not_comparable: number;
   };
+}
+/**
+ * When the export records the service's evaluation set run (API 2026-02-09): the service's figures next to evalkit's counterparts, the reasons they differ, and evalkit's recomputation of the service's own definitions (docs/metrics.md, Reconciliation).
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "reconciliation".
+ */
+export interface Reconciliation {
+  evaluationSetRunId: string;
+  /**
+   * The run's status as the service answered it.
+   */
+  status: string;
+  /**
+   * The run did not end PROCESSED and was scored with --allow-partial.
+   */
+  partial: boolean;
+  rows: ReconciliationRow[];
+  /**
+   * Figures where the service's answer and evalkit's recomputation of the service's definitions differ by more than 1e-9.
+   */
+  findings: ReconciliationFinding[];
+  /**
+   * Metrics (`fieldMetrics.total.accuracy`) that the service's definitions define for this run but its answer does not give.
+   */
+  notGiven: string[];
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "reconciliationRow".
+ */
+export interface ReconciliationRow {
+  kind: "aggregate" | "field" | "class" | "split";
+  /**
+   * The field path (dot-joined, as the service names it) or class type; "" for aggregates and splits.
+   */
+  key: string;
+  metric: "accuracy" | "precision" | "recall" | "f1";
+  /**
+   * The service's figure as answered; null when not given (or not defined).
+   */
+  service: number | null;
+  serviceCounts?: CountPair;
+  /**
+   * evalkit's recomputation of the service's definition from the export's items; null when undefined.
+   */
+  recomputed: number | null;
+  /**
+   * evalkit's counterpart, computed evalkit's way; null when undefined or when there is none.
+   */
+  evalkit: number | null;
+  evalkitCounts?: CountPair1;
+  /**
+   * Which evalkit number is the counterpart (`field:total.recall`, `micro.recall`, `class:invoice.precision`); "" when there is none.
+   */
+  evalkitMetric: string;
+  /**
+   * The service gave a figure and evalkit's counterpart is undefined or differs from it by more than 1e-9.
+   */
+  differs: boolean;
+  reasons: ReconciliationReason[];
+}
+/**
+ * The service's numerator and denominator as answered (field accuracy: countAccurate, countExpected), when given.
+ */
+export interface CountPair {
+  k: number;
+  n: number;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "countPair".
+ */
+export interface CountPair1 {
+  k: number;
+  n: number;
+}
+/**
+ * A difference of definitions seen in the export's items; `count` items show it.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "reconciliationReason".
+ */
+export interface ReconciliationReason {
+  code:
+    | "invented-value"
+    | "empty-value"
+    | "normalised-match"
+    | "evalkit-stricter"
+    | "array-rows"
+    | "failed-runs"
+    | "excluded"
+    | "no-counterpart"
+    | "no-expected-class"
+    | "class-read"
+    | "splits-left-out"
+    | "split-type-read";
+  count: number;
+  text: string;
+}
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "reconciliationFinding".
+ */
+export interface ReconciliationFinding {
+  /**
+   * The metric's place in the service's answer: `fieldMetrics.total.countAccurate`, `classificationMetrics.invoice.f1`, `precision`, `numFilesTotal`.
+   */
+  metric: string;
+  service: number | null;
+  /**
+   * null when the recomputation has no such metric (a field the config does not have).
+   */
+  recomputed: number | null;
 }
 /**
  * Per-document outcomes; what a later `--baseline report.json` pairs on.
