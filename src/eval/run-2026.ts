@@ -10,7 +10,7 @@
 import pLimit from 'p-limit';
 import type { Client, EvaluationSetItem, EvaluationSetRun, ProcessorRun, ProcessorType, ProcessorVersion } from '../api/index.js';
 import { isApiError, lostAnswerError, typeOfId } from '../api/index.js';
-import type { EvaluationExport } from '../metrics/generated/export.js';
+import type { EvaluationExport, ExportServiceRun } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { buildExport, countItems, exportOptions, seconds, whileNotAborted } from './export.js';
 import { pairRuns } from './pair.js';
@@ -19,16 +19,6 @@ import { listItemIds2026, loadItems2026, loadSet2026, type Set2026 } from './set
 import { DEFAULT_TIMEOUT_MS, InterruptedError, type EvalCallbacks, type EvalProgress, type EvalResult, type ExportBatchRunOptions, type RunEvaluationOptions } from './types.js';
 
 type Json = Record<string, unknown>;
-
-/** The export's record of the service's run (schemas/export.schema.json `service`). */
-export interface ServiceRunRecord {
-  evaluationSetRunId: string;
-  status: string;
-  entity?: Json;
-  entityVersion?: Json;
-  metrics?: Json;
-  options?: Json;
-}
 
 const RUN_ID_OF_TYPE: Readonly<Record<ProcessorType, string>> = { EXTRACT: 'an extract run id', CLASSIFY: 'a classify run id', SPLITTER: 'a split run id' };
 
@@ -86,11 +76,11 @@ function asProcessorVersion(type: ProcessorType, entityId: string, v: { id: stri
 }
 
 /** The run's objects as the service answered them, with `metrics` absent when missing (a notice says so). */
-function serviceRecord(run: EvaluationSetRun, notice: (m: string) => void): ServiceRunRecord {
-  const rec: ServiceRunRecord = { evaluationSetRunId: run.id, status: run.status };
+function serviceRecord(run: EvaluationSetRun, notice: (m: string) => void): ExportServiceRun {
+  const rec: ExportServiceRun = { evaluationSetRunId: run.id, status: run.status as ExportServiceRun['status'] };
   if (run.entity) rec.entity = run.entity as Json;
   if (run.entityVersion) rec.entityVersion = run.entityVersion as Json;
-  if (run.metrics) rec.metrics = run.metrics as Json;
+  if (run.metrics) rec.metrics = run.metrics as ExportServiceRun['metrics'];
   else notice(`the service's answer for evaluation set run ${run.id} has no metrics; the export records them as absent (report shows evalkit's numbers only)`);
   if (run.options) rec.options = run.options as Json;
   return rec;
@@ -175,15 +165,15 @@ async function exportOf(
     notice(`${paired.missing.length} item${paired.missing.length === 1 ? ' has' : 's have'} no run in ${run.id} (${shown}${paired.missing.length > 5 ? ', ...' : ''}); exported as FAILED with failureReason NO_RUN (items added after the run?)`);
   }
   const name = (run.entity as { name?: string } | null | undefined)?.name ?? set.entityName;
-  const exp = buildExport({
+  return buildExport({
     version: asProcessorVersion(set.type, entityId, version),
     name,
     options: p.options,
     items: paired.items,
     evaluationSetId: set.id,
     batchProcessorRunId: run.id,
+    service,
   });
-  return { ...exp, service } as EvaluationExport;
 }
 
 function ended(run: EvaluationSetRun, notice: (m: string) => void): void {

@@ -68,6 +68,11 @@ describe('eval run on 2026-02-09 against the sandbox (built CLI)', () => {
       expect(service).toMatchObject({ evaluationSetRunId: summary.batchRunId, status: 'PROCESSED', entityVersion: { version: '1.0' } });
       expect(service.metrics).toMatchObject({ type, numFilesTotal: 3, numFilesProcessed: 3 });
 
+      // The export is what `report` reads: it reconciles the service's figures with its own.
+      const rep = await cli(['report', '--from', `${type}-2026.json`, '--out-dir', `${type}-report`]);
+      expect(rep.code, rep.stderr).toBe(0);
+      expect(read(`${type}-report/report.json`)).toHaveProperty('reconciliation');
+
       const again = await cli(['--api-version', '2026-02-09', 'eval', 'export', String(summary.batchRunId), '--out', `${type}-again.json`]);
       expect(again.code, again.stderr).toBe(0);
       expect(read(`${type}-again.json`).items).toEqual(b.items);
@@ -87,6 +92,9 @@ describe('eval run on 2026-02-09 against the sandbox (built CLI)', () => {
       const exp = read('failed.json');
       expect((exp.service as Json).status).toBe('FAILED');
       expect((exp.items as Json[]).map((i) => [i.status, i.failureReason])).toEqual([['FAILED', 'ENGINE_DOWN'], ['FAILED', 'ENGINE_DOWN']]);
+      const rep = await cli(['report', '--from', 'failed.json', '--out-dir', 'failed-report'], f);
+      expect(rep.code).toBe(2);
+      expect(rep.stderr).toContain('--allow-partial');
     } finally {
       await f.close();
     }
