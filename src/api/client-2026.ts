@@ -11,6 +11,7 @@ import {
   batchRunSchema,
   deletedSchema,
   ENTITY_SCHEMAS,
+  evaluationSetRunSchema,
   KIND_ROUTES,
   LISTS,
   RUN_SCHEMAS,
@@ -20,6 +21,7 @@ import {
   type EntitySummary2026,
   type EntityVersion2026,
   type EntityVersionSummary2026,
+  type EvaluationSetRun,
   type Run2026,
   type RunSummary2026,
 } from './model-2026-02-09.js';
@@ -114,6 +116,15 @@ export interface ListRuns2026Params extends CursorParams {
   fileNameContains?: string;
   sortBy?: 'createdAt' | 'updatedAt';
   sortDir?: SortDir;
+}
+
+/** `POST /evaluation_set_runs`: the set's entity at its draft unless `entity` names one (and its version). */
+export interface CreateEvaluationSetRunInput {
+  evaluationSetId: string;
+  /** An extractor, classifier or splitter of the set's kind; `version`: latest, draft or a number such as 1.0. */
+  entity?: { id: string; version?: string };
+  /** Only these items (default: every item of the set). */
+  evaluationSetItemIds?: string[];
 }
 
 interface Deps {
@@ -252,6 +263,39 @@ export function batchRunRoutes({ request, clock, random }: Deps) {
   return group;
 }
 
+/**
+ * `/evaluation_set_runs` (spec 4.1): create (answers at once, PENDING), retrieve, and waitFor,
+ * which polls until PROCESSED, FAILED or CANCELLED. The service has no list, cancel or delete of
+ * evaluation set runs.
+ */
+export function evaluationSetRunRoutes({ request, clock, random }: Deps) {
+  const path = (id: string) => `/evaluation_set_runs/${seg(id, 'evaluation set run id')}`;
+  const group = {
+    /** POST /evaluation_set_runs. Not idempotent: each call starts a run. */
+    async create(input: CreateEvaluationSetRunInput, o?: RequestOptions): Promise<EvaluationSetRun> {
+      return request({ method: 'POST', path: '/evaluation_set_runs', body: input, schema: evaluationSetRunSchema }, o);
+    },
+    /** GET /evaluation_set_runs/{id}: `metrics.numFilesProcessed` / `numFilesTotal` is the progress while it runs. */
+    async retrieve(id: string, o?: RequestOptions): Promise<EvaluationSetRun> {
+      return request({ method: 'GET', path: path(id), schema: evaluationSetRunSchema }, o);
+    },
+    /** Polls until PROCESSED, FAILED or CANCELLED (a failed run is returned, not thrown). */
+    waitFor(id: string, w: WaitOptions<EvaluationSetRun> & { requestTimeoutMs?: number } = {}): Promise<EvaluationSetRun> {
+      return pollUntil(
+        {
+          get: () => group.retrieve(id, { signal: w.signal, timeoutMs: w.requestTimeoutMs }),
+          done: (r) => TERMINAL_RUN_STATUSES.has(r.status as never),
+          describe: (r) => `evaluation set run ${id} is still ${r.status}`,
+          method: 'GET', path: path(id), clock, random,
+        },
+        w,
+      );
+    },
+  };
+  return group;
+}
+
+export type EvaluationSetRunRoutes = ReturnType<typeof evaluationSetRunRoutes>;
 export type EntityRoutes = ReturnType<typeof entityRoutes>;
 export type RunRoutes = ReturnType<typeof runRoutes>;
 export type BatchRunRoutes = ReturnType<typeof batchRunRoutes>;

@@ -38,7 +38,7 @@ import { page, seg } from './segments.js';
 import { pollUntil, type WaitOptions } from './poll.js';
 
 import { DEFAULT_API_VERSION, speaks2026 } from './version.js';
-import { batchRunRoutes, entityRoutes, runRoutes } from './client-2026.js';
+import { batchRunRoutes, entityRoutes, evaluationSetRunRoutes, runRoutes } from './client-2026.js';
 import { makeFacade } from './facade.js';
 import { makeSetFacade } from './evaluationSets.js';
 
@@ -626,6 +626,8 @@ export function createClient(opts: ClientOptions) {
     splitRuns,
     /** 2026-02-09: GET /batch_runs/{id} (the run batches). */
     batchRuns: batchRunRoutes(deps),
+    /** 2026-02-09: POST /evaluation_set_runs, GET /evaluation_set_runs/{id} (create, retrieve, waitFor). */
+    evaluationSetRuns: evaluationSetRunRoutes(deps),
     /** Processors of a type by the version in effect: /processors (2025-04-21) or /extractors, /classifiers, /splitters (2026-02-09). */
     entities: facade.entities,
     /** Every processor, or every extractor, classifier and splitter. */

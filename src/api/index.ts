@@ -20,6 +20,7 @@ export type {
   RunFile2026,
   CreateRun2026Input,
   CreateRunBatch2026Input,
+  CreateEvaluationSetRunInput,
   ListRuns2026Params,
 } from './client-2026.js';
 export type {

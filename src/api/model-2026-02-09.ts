@@ -190,3 +190,53 @@ export const LISTS = {
   classifier: { entities: listOf(classifierSchemas.summary), versions: listOf(classifierSchemas.versionSummary), runs: listOf(RUN_SCHEMAS.classifier.summary) },
   splitter: { entities: listOf(splitterSchemas.summary), versions: listOf(splitterSchemas.versionSummary), runs: listOf(RUN_SCHEMAS.splitter.summary) },
 } as const;
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation set runs (spec 4.1, 4.2, 7)
+
+const num = z.number().optional();
+
+/** `EvaluationSetRunFieldMetric`: every member optional (a ratio whose denominator is 0 is omitted). */
+export const evaluationSetRunFieldMetricSchema = z.looseObject({ countTotal: num, countPresent: num, countExpected: num, countAccurate: num, accuracy: num });
+
+/** `ClassificationMetric`. */
+export const classificationMetricSchema = z.looseObject({ countExpected: num, countPredicted: num, countCorrect: num, precision: num, recall: num, f1: num });
+
+const metricsBase = { numFilesTotal: num, numFilesProcessed: num, numFiles: num, numPages: num, meanLatencyMs: num, p50LatencyMs: num, p90LatencyMs: num, p95LatencyMs: num, p99LatencyMs: num };
+
+/**
+ * `EvaluationSetRunMetrics`, discriminated by `type` (EXTRACT, CLASSIFY, SPLITTER). Every member
+ * is optional, as the SDK types it; a `type` the spec does not name passes through with the
+ * common members typed.
+ */
+export const evaluationSetRunMetricsSchema = z.union([
+  z.looseObject({ ...metricsBase, type: z.literal('EXTRACT'), accuracy: num, fieldMetrics: z.record(z.string(), evaluationSetRunFieldMetricSchema).optional() }),
+  z.looseObject({ ...metricsBase, type: z.literal('CLASSIFY'), accuracy: num, classificationMetrics: z.record(z.string(), classificationMetricSchema).optional() }),
+  z.looseObject({ ...metricsBase, type: z.literal('SPLITTER'), precision: num, recall: num, f1: num, numSplitsExpected: num, numSplitsPredicted: num, numSplitsCorrect: num }),
+  // A type the spec does not name (open enums): the common members typed, the rest passed through.
+  z.looseObject({ ...metricsBase, type: z.string().refine((t) => !['EXTRACT', 'CLASSIFY', 'SPLITTER'].includes(t)).optional() }),
+]);
+export type EvaluationSetRunMetrics = z.infer<typeof evaluationSetRunMetricsSchema>;
+
+const anyEntitySummary = z.union([extractorSchemas.summary, classifierSchemas.summary, splitterSchemas.summary]);
+const anyVersionSummary = z.union([extractorSchemas.versionSummary, classifierSchemas.versionSummary, splitterSchemas.versionSummary]);
+
+/**
+ * `EvaluationSetRun` (`bpr_` ids): starts PENDING; `metrics` carry progress while it runs. Every
+ * member the spec requires is required, except `metrics`: an answer without them is still a run
+ * (eval run records them as absent and warns) rather than an invalid response.
+ */
+export const evaluationSetRunSchema = z.looseObject({
+  object: z.literal('evaluation_set_run'),
+  id: z.string(),
+  evaluationSetId: z.string(),
+  entity: anyEntitySummary,
+  entityVersion: anyVersionSummary,
+  metrics: evaluationSetRunMetricsSchema.optional(),
+  /** PENDING, PROCESSING, PROCESSED, FAILED, CANCELLED (BatchRunStatus); open. */
+  status: z.string(),
+  options: z.looseObject({ fuzzyMatchFields: z.array(z.string()).optional(), excludeFields: z.array(z.string()).optional() }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+export type EvaluationSetRun = z.infer<typeof evaluationSetRunSchema>;

@@ -34,7 +34,8 @@ interface RunArgs extends OutputArgs {
 }
 
 interface ExportArgs extends OutputArgs {
-  batchRun: string;
+  run?: string;
+  batchRun?: string;
   wait: boolean;
 }
 
@@ -106,6 +107,9 @@ function progressView(p: EvalProgress): ProgressState | undefined {
     case 'start':
       return { label: 'resolve', value: 0, total: 0, detail: 'reading the set, its items and the processor version' };
     case 'wait':
+      if (p.strategy === 'evaluation-set-run') {
+        return { label: 'eval run', value: p.ended ?? 0, total: p.total, detail: `${p.batchRunId ?? ''} ${p.status ?? ''}`.trim() };
+      }
       if (p.strategy === 'batch') {
         const counts = p.ended === null ? ' (the service does not report how many runs ended)' : '';
         return { label: 'batch', value: p.ended ?? 0, total: p.total, detail: `${p.batchRunId ?? ''} ${p.status ?? ''}${counts}`.trim() };
@@ -174,6 +178,11 @@ async function execute(a: OutputArgs, work: (cb: { signal: AbortSignal; onProgre
   const file = target.file ?? defaultExportPath(defaultName(result), target.format);
   const written = await writeExport(file, result.export, target.format);
   render(a, result, written);
+  if (result.serviceStatus === 'FAILED' || result.serviceStatus === 'CANCELLED') {
+    err(`evalkit: evaluation set run ${result.batchRunId ?? ''} ended ${result.serviceStatus}; ${file} records it (service.status)`);
+    err('  hint: `evalkit report` refuses to score it unless --allow-partial; look at the failed items above, then run the evaluation again');
+    return 1;
+  }
   if (result.counts.timedOut > 0) {
     err(`evalkit: ${result.counts.timedOut} of ${result.counts.items} items had not finished when --timeout passed; they are in ${file} as failed (failureReason TIMEOUT)`);
     err('  hint: raise --timeout; the runs still go on on the service');
@@ -186,7 +195,7 @@ function render(a: OutputArgs, r: EvalResult, w: { file: string; format: ExportF
   const p = r.export.processor;
   const c = r.counts;
   const failures = r.export.items.filter((i) => i.status !== 'PROCESSED');
-  const tally = `${c.items} item${c.items === 1 ? '' : 's'}: ${c.processed} processed, ${c.failed} failed${c.timedOut ? ` (${c.timedOut} timed out)` : ''} · ${p.type} ${JSON.stringify(p.name || p.id)} version ${p.version} · ${r.strategy === 'batch' ? `batch ${r.batchRunId}` : 'per-item runs'} · ${fmtDuration(r.elapsedMs)}`;
+  const tally = `${c.items} item${c.items === 1 ? '' : 's'}: ${c.processed} processed, ${c.failed} failed${c.timedOut ? ` (${c.timedOut} timed out)` : ''} · ${p.type} ${JSON.stringify(p.name || p.id)} version ${p.version} · ${r.strategy === 'batch' ? `batch ${r.batchRunId}` : r.strategy === 'evaluation-set-run' ? `evaluation set run ${r.batchRunId} ${r.serviceStatus ?? ''}`.trimEnd() : 'per-item runs'} · ${fmtDuration(r.elapsedMs)}`;
   if (a.format === 'json') {
     outJson({
       file: w.file,
@@ -194,6 +203,7 @@ function render(a: OutputArgs, r: EvalResult, w: { file: string; format: ExportF
       bytes: w.bytes,
       strategy: r.strategy,
       batchRunId: r.batchRunId,
+      ...(r.serviceStatus !== undefined ? { serviceStatus: r.serviceStatus } : {}),
       evaluationSetId: r.export.source?.evaluationSetId ?? null,
       processor: { id: p.id, name: p.name, type: p.type, version: p.version, versionId: p.versionId ?? null },
       options: r.export.options,
@@ -246,7 +256,7 @@ const run = defineCommand<RunArgs>({
         .option('evaluation-set', { alias: 'e', type: 'string', demandOption: true, describe: 'the evaluation set (its processor is evaluated)' })
         .option('version', { type: 'string', default: 'latest', describe: 'processor version: latest (newest published, else the draft), draft, or a number such as 1.0' })
         .option('config', { type: 'string', describe: 'JSON file with a config to run instead of the version\'s (either layout; a processor, version or request body works too); implies per-item runs' })
-        .option('strategy', { choices: ['auto', 'batch', 'per-item'] as const, default: 'auto' as const, describe: 'batch: one evaluation run (POST /batch_processor_runs, the sandbox); per-item: one processor run per item; auto: batch when the service has it' })
+        .option('strategy', { choices: ['auto', 'batch', 'per-item'] as const, default: 'auto' as const, describe: 'batch: one evaluation run (POST /batch_processor_runs, the sandbox); per-item: one processor run per item; auto: batch when the service has it (API 2026-02-09: the evaluation set run, POST /evaluation_set_runs)' })
         .option('fuzzy-match-fields', { type: 'string', array: true, default: [] as string[], describe: 'field paths compared fuzzily (comma-separated, repeatable); recorded in the export' })
         .option('exclude-fields', { type: 'string', array: true, default: [] as string[], describe: 'field paths left out of the metrics (comma-separated, repeatable); recorded in the export' })
         .option('concurrency', { type: 'number', default: 8, describe: 'per-item: runs in flight at once (1-256)' })
@@ -289,22 +299,31 @@ const run = defineCommand<RunArgs>({
 });
 
 const exportCmd = defineCommand<ExportArgs>({
-  command: 'export',
-  describe: 'write the evaluation export of an existing batch (evaluation) processor run',
+  command: 'export [run]',
+  describe: 'write the evaluation export of an existing evaluation run (2026-02-09: an evaluation set run; 2025-04-21: a batch processor run)',
   builder: (y) =>
     outputOptions(
       y
         .version(false)
-        .option('batch-run', { alias: 'b', type: 'string', demandOption: true, describe: 'the batch processor run (source EVAL_SET)' })
+        .positional('run', { type: 'string', describe: 'the evaluation set run (bpr_...; API 2026-02-09), or the batch processor run (2025-04-21, as --batch-run)' })
+        .option('batch-run', { alias: 'b', type: 'string', describe: 'the batch processor run (source EVAL_SET); same as the positional id' })
         .option('wait', { type: 'boolean', default: false, describe: 'wait for a batch that is still running (up to --timeout) instead of refusing' }),
     )
-      .example('$0 eval export --batch-run bpr_123', 'writes reports/bpr_123.json')
+      .example('$0 eval export bpr_123', 'writes reports/bpr_123.json')
+      .example('$0 eval export --batch-run bpr_123', 'the same (2025-04-21 spelling)')
       .example('$0 eval export -b bpr_123 --wait --out run.jsonl && $0 report --from run.jsonl', 'wait for it, then report') as unknown as Argv<ExportArgs>,
   run: async (a) => {
-    const { exportBatchRun } = await import('../eval/index.js');
-    const { clientFromEnv } = await import('../api/index.js');
+    const { exportBatchRun, exportEvaluationSetRun } = await import('../eval/index.js');
+    const { clientFromEnv, speaks2026 } = await import('../api/index.js');
     const timeoutMs = parseDuration(a.timeout, '--timeout');
-    return execute(a, (cb) => exportBatchRun(clientFromEnv(), a.batchRun, { wait: a.wait, timeoutMs }, cb), (r) => r.batchRunId ?? a.batchRun);
+    if (a.run !== undefined && a.batchRun !== undefined && a.run !== a.batchRun) {
+      throw new UsageError(`two run ids: ${a.run} and --batch-run ${a.batchRun}`, { hint: 'pass one: `evalkit eval export bpr_123`' });
+    }
+    const id = a.run ?? a.batchRun;
+    if (id === undefined) throw new UsageError('which run? pass its id', { hint: '`evalkit eval export bpr_123` (the id `evalkit eval run` prints)' });
+    const client = clientFromEnv();
+    const work = speaks2026(client.options.apiVersion) ? exportEvaluationSetRun : exportBatchRun;
+    return execute(a, (cb) => work(client, id, { wait: a.wait, timeoutMs }, cb), (r) => r.batchRunId ?? id);
   },
 });
 

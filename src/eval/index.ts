@@ -2,6 +2,7 @@
  * Evaluation runs and the evaluation export: everything other modules and the CLI need from src/eval.
  */
 export { runEvaluation } from './run.js';
+export { runEvaluation2026, exportEvaluationSetRun, wrongRunIdKind } from './run-2026.js';
 export { exportBatchRun, buildExport, listBatchRuns, exportFromRuns, waitForBatch, countItems } from './export.js';
 export { pairRuns, exportItem, TIMEOUT_REASON } from './pair.js';
 export { loadSet, loadItems, resolveVersion, pickVersion, normalizeVersionRef, prepareOverride } from './resolve.js';

@@ -5,11 +5,12 @@
  * keep the export in memory.
  */
 import type { BatchProcessorRun, Client, CreateBatchProcessorRunInput, ProcessorVersion } from '../api/index.js';
-import { isApiError, lostAnswerError, paginate, pauseBeforeReadBack } from '../api/index.js';
+import { isApiError, lostAnswerError, paginate, pauseBeforeReadBack, speaks2026 } from '../api/index.js';
 import { configFromEnvelope } from '../expected/index.js';
 import { UsageError } from '../util/errors.js';
 import { batchProgress, buildExport, countItems, exportFromRuns, exportOptions, listBatchRuns, waitForBatch, whileNotAborted } from './export.js';
 import { runPerItem } from './per-item.js';
+import { runEvaluation2026 } from './run-2026.js';
 import { loadItems, loadSet, prepareOverride, processorName, resolveVersion } from './resolve.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalProgress, type EvalResult, type RunEvaluationOptions, type Strategy } from './types.js';
 
@@ -70,6 +71,7 @@ async function startBatch(client: Client, body: CreateBatchProcessorRunInput, ve
 
 export async function runEvaluation(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks = {}): Promise<EvalResult> {
   checkOptions(opts);
+  if (speaks2026(client.options.apiVersion)) return runEvaluation2026(client, opts, cb);
   return whileNotAborted(cb.signal, () => evaluate(client, opts, cb));
 }
 

@@ -7,8 +7,10 @@ import { EvalkitError } from '../util/errors.js';
  * per evaluation set item. `auto` (the default) tries the batch endpoint and falls back to
  * per-item runs when the service answers 404 or 405 (it has no such endpoint), and goes
  * per-item at once when a config override is given (the batch endpoint takes none).
+ * `evaluation-set-run`: API 2026-02-09, where `auto` is the service's own evaluation set run
+ * (`POST /evaluation_set_runs`, run-2026.ts).
  */
-export type Strategy = 'batch' | 'per-item';
+export type Strategy = 'batch' | 'per-item' | 'evaluation-set-run';
 
 export interface RunEvaluationOptions {
   evaluationSetId: string;
@@ -27,7 +29,7 @@ export interface RunEvaluationOptions {
   /** Overall time to wait for the runs; default 1 hour. */
   timeoutMs?: number;
   /** Default auto. */
-  strategy?: 'auto' | Strategy;
+  strategy?: 'auto' | 'batch' | 'per-item';
   /** First and longest pause between polls (tests shorten them); default 500 ms and 5 s. */
   pollIntervalMs?: number;
   maxPollIntervalMs?: number;
@@ -78,6 +80,8 @@ export interface EvalResult {
   elapsedMs: number;
   /** Also sent to onNotice as they happen. */
   notices: string[];
+  /** API 2026-02-09: how the service's evaluation set run ended (PROCESSED, FAILED, CANCELLED); also in the export's `service.status`. */
+  serviceStatus?: string;
 }
 
 export interface ExportBatchRunOptions {

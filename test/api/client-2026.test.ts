@@ -258,3 +258,35 @@ describe('ids', () => {
     expect(typeOfId(id)).toBe(type);
   });
 });
+
+describe('evaluation set runs (spec 4.1, 4.2, 7)', () => {
+  const evalRun = (over: object = {}) => ({
+    object: 'evaluation_set_run', id: 'bpr_1', evaluationSetId: 'ev_1', entity: fx.extractor(),
+    entityVersion: { object: 'extractor_version', id: 'exv_1', description: null, version: '1.0', extractorId: 'ex_1', createdAt: ts, createdBy: null },
+    metrics: { type: 'EXTRACT', numFilesTotal: 2, numFilesProcessed: 0 }, status: 'PENDING', options: {}, createdAt: ts, updatedAt: ts, ...over,
+  });
+
+  it('create sends the body as given; waitFor polls until an end status, each poll seen with its progress', async () => {
+    const statuses = ['PROCESSING', 'PROCESSING', 'FAILED'];
+    const { client, s } = await setup((req, i) => (req.method === 'POST' ? { body: evalRun() } : { body: evalRun({ status: statuses[i - 1], metrics: { type: 'EXTRACT', numFilesTotal: 2, numFilesProcessed: i } }) }));
+    const made = await client.evaluationSetRuns.create({ evaluationSetId: 'ev_1', entity: { id: 'ex_1', version: '1.0' } });
+    expect(made.status).toBe('PENDING');
+    expect(JSON.parse(s.requests[0].body)).toEqual({ evaluationSetId: 'ev_1', entity: { id: 'ex_1', version: '1.0' } });
+    const seen: number[] = [];
+    const end = await client.evaluationSetRuns.waitFor('bpr_1', { onPoll: (r) => seen.push(Number(r.metrics?.numFilesProcessed)) });
+    expect(end.status).toBe('FAILED');
+    expect(seen).toEqual([1, 2, 3]);
+    expect(s.requests.slice(1).map((r) => `${r.method} ${r.url}`)).toEqual(Array(3).fill('GET /evaluation_set_runs/bpr_1'));
+  });
+
+  it('metrics are typed by type, every member optional: a metric of the wrong type is an invalid response naming its pointer', async () => {
+    const { client } = await setup((_req, i) => ({
+      body: i === 0 ? evalRun({ metrics: { type: 'CLASSIFY' } }) : i === 1 ? evalRun({ metrics: undefined }) : evalRun({ metrics: { type: 'EXTRACT', fieldMetrics: { total: { accuracy: '0.5' } } } }),
+    }));
+    expect((await client.evaluationSetRuns.retrieve('bpr_1')).metrics).toEqual({ type: 'CLASSIFY' });
+    expect((await client.evaluationSetRuns.retrieve('bpr_1')).metrics).toBeUndefined();
+    const e = await client.evaluationSetRuns.retrieve('bpr_1').catch((x: unknown) => x);
+    expect((e as ApiError).kind).toBe('invalid-response');
+    expect((e as ApiError).message).toContain('/metrics');
+  });
+});

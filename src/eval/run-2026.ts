@@ -1,0 +1,274 @@
+/**
+ * `eval run` and `eval export` on API version 2026-02-09: the service's evaluation set run
+ * (`POST /evaluation_set_runs`, spec 4.1) does the runs and computes its metrics (4.2). evalkit
+ * starts it for the set's entity at the version asked, polls it (progress from
+ * `metrics.numFilesProcessed / numFilesTotal`), then reads every item's run (the run lists
+ * filtered by `batchId` = the evaluation set run id, then each run for its output) and the items'
+ * expected outputs into the same export items as the 2025-04-21 path, and records the service's
+ * run in the export's `service` member as answered.
+ */
+import pLimit from 'p-limit';
+import type { Client, EvaluationSetItem, EvaluationSetRun, ProcessorRun, ProcessorType, ProcessorVersion } from '../api/index.js';
+import { isApiError, lostAnswerError, typeOfId } from '../api/index.js';
+import type { EvaluationExport, ExportServiceRun } from '../metrics/generated/export.js';
+import { EvalkitError, InputError, UsageError } from '../util/errors.js';
+import { buildExport, countItems, exportOptions, seconds, whileNotAborted } from './export.js';
+import { pairRuns } from './pair.js';
+import { notFoundAs, pickVersion, normalizeVersionRef } from './resolve.js';
+import { listItemIds2026, loadItems2026, loadSet2026, type Set2026 } from './set-2026.js';
+import { DEFAULT_TIMEOUT_MS, InterruptedError, type EvalCallbacks, type EvalProgress, type EvalResult, type ExportBatchRunOptions, type RunEvaluationOptions } from './types.js';
+
+type Json = Record<string, unknown>;
+
+const RUN_ID_OF_TYPE: Readonly<Record<ProcessorType, string>> = { EXTRACT: 'an extract run id', CLASSIFY: 'a classify run id', SPLITTER: 'a split run id' };
+
+/**
+ * What an id that is no evaluation set run is (by its prefix, spec 1.4), for exit 2 before any
+ * request; undefined when the prefix says nothing (the service decides).
+ */
+export function wrongRunIdKind(id: string): string | undefined {
+  if (/^(bpr|eval_set_run)_/.test(id)) return undefined;
+  if (/^(exr|clr|splr)_/.test(id)) return RUN_ID_OF_TYPE[typeOfId(id) as ProcessorType];
+  const known: Array<[RegExp, string]> = [
+    [/^dpr_/, 'a processor run id'],
+    [/^evi_/, 'an evaluation set item id'],
+    [/^ev_/, 'an evaluation set id'],
+    [/^(exv|clv|splv|dpv)_/, 'a version id'],
+    [/^(ex|cls?|spl|dp)_/, 'an extractor, classifier or splitter id'],
+    [/^file_/, 'a file id'],
+    [/^workflow_run_/, 'a workflow run id'],
+    [/^(workflow|wf)_/, 'a workflow id'],
+    [/^batch_/, 'a workflow batch id'],
+  ];
+  for (const [re, what] of known) if (re.test(id)) return what;
+  return undefined;
+}
+
+function checkRunId(id: string, flag: string): void {
+  if (id.trim() === '') throw new UsageError(`${flag} must not be empty`, { hint: 'pass the id of an evaluation set run, such as bpr_123' });
+  const what = wrongRunIdKind(id);
+  if (what) {
+    throw new UsageError(`${id} is ${what}, not an evaluation set run id (bpr_...)`, {
+      hint: 'pass the id POST /evaluation_set_runs answered (`evalkit eval run` prints it), such as bpr_123',
+    });
+  }
+}
+
+/** 2026-02-09 refuses what only the 2025-04-21 paths do; checked before any request. */
+function checkOptions2026(o: RunEvaluationOptions): void {
+  const keep = 'or run it on 2025-04-21 (--api-version 2025-04-21)';
+  if (o.config) {
+    throw new UsageError('--config is not available on API version 2026-02-09 yet: the evaluation set run takes no config override', {
+      hint: `save the config as the draft (\`evalkit processors update\`) and evaluate --version draft, ${keep}`,
+    });
+  }
+  if (o.strategy === 'batch' || o.strategy === 'per-item') {
+    throw new UsageError(`--strategy ${o.strategy} is a 2025-04-21 strategy; on API version 2026-02-09 the service runs the evaluation itself (POST /evaluation_set_runs)`, {
+      hint: `drop --strategy (auto picks the evaluation set run), ${keep}`,
+    });
+  }
+  if (o.priority !== undefined) throw new UsageError('--priority is not sent on API version 2026-02-09: the evaluation set run takes none', { hint: `drop --priority, ${keep}` });
+}
+
+/** An entity version in the ProcessorVersion shape buildExport takes (config in the 2026-02-09 layout: buildExport turns it into 2025-04-21). */
+function asProcessorVersion(type: ProcessorType, entityId: string, v: { id: string; version: string; config?: Json }): ProcessorVersion {
+  return { id: v.id, processorId: entityId, processorType: type, version: v.version, config: { ...(v.config ?? {}), type } } as unknown as ProcessorVersion;
+}
+
+/** The run's objects as the service answered them, with `metrics` absent when missing (a notice says so). */
+function serviceRecord(run: EvaluationSetRun, notice: (m: string) => void): ExportServiceRun {
+  const rec: ExportServiceRun = { evaluationSetRunId: run.id, status: run.status as ExportServiceRun['status'] };
+  if (run.entity) rec.entity = run.entity as Json;
+  if (run.entityVersion) rec.entityVersion = run.entityVersion as Json;
+  if (run.metrics) rec.metrics = run.metrics as ExportServiceRun['metrics'];
+  else notice(`the service's answer for evaluation set run ${run.id} has no metrics; the export records them as absent (report shows evalkit's numbers only)`);
+  if (run.options) rec.options = run.options as Json;
+  return rec;
+}
+
+function progressOf(run: EvaluationSetRun, phase: 'wait' | 'collect', started: number): EvalProgress {
+  const m = (run.metrics ?? {}) as { numFilesTotal?: number; numFilesProcessed?: number; numFiles?: number };
+  const total = m.numFilesTotal ?? 0;
+  const done = m.numFilesProcessed ?? m.numFiles;
+  return {
+    strategy: 'evaluation-set-run', phase, total, created: total, ended: phase === 'collect' ? total : (done ?? null),
+    processed: null, failed: null, elapsedMs: performance.now() - started, batchRunId: run.id, status: run.status,
+  };
+}
+
+async function waitForRun(client: Client, run: EvaluationSetRun, opts: { timeoutMs: number; budgetMs: number; pollIntervalMs?: number; maxPollIntervalMs?: number }, cb: EvalCallbacks, started: number): Promise<EvaluationSetRun> {
+  try {
+    return await client.evaluationSetRuns.waitFor(run.id, {
+      timeoutMs: opts.timeoutMs, signal: cb.signal, intervalMs: opts.pollIntervalMs, maxIntervalMs: opts.maxPollIntervalMs,
+      onPoll: (r) => cb.onProgress?.(progressOf(r, 'wait', started)),
+    });
+  } catch (e) {
+    if (cb.signal?.aborted) {
+      throw new InterruptedError(`interrupted; evaluation set run ${run.id} keeps running on the service; nothing was written`, `write its export later with \`evalkit eval export ${run.id} --wait\``);
+    }
+    if (isApiError(e) && e.kind === 'timeout') {
+      throw new EvalkitError(`evaluation set run ${run.id} did not finish within ${seconds(opts.budgetMs)}; nothing was written`, {
+        exitCode: 2,
+        hint: `it keeps running on the service: write its export later with \`evalkit eval export ${run.id} --wait\`, or raise --timeout`,
+        cause: e,
+      });
+    }
+    throw e;
+  }
+}
+
+/** The item runs of an evaluation set run, each read in full (list rows carry no output). */
+async function itemRuns(client: Client, type: ProcessorType, runId: string, signal?: AbortSignal): Promise<ProcessorRun[]> {
+  const ops = client.runs(type);
+  const ids: string[] = [];
+  for await (const r of ops.listAll({ batchId: runId, maxPageSize: 1000 }, { signal })) ids.push(r.id);
+  const limit = pLimit(8);
+  return Promise.all(
+    ids.map((id) =>
+      limit(async () => {
+        const raw = (await ops.retrieve(id, { signal })).raw;
+        // The 2025-04-21 run's members that pairing and export items read: files[], the rest as is.
+        const files = Array.isArray(raw.files) ? raw.files : raw.file ? [raw.file] : [];
+        return { ...raw, files } as unknown as ProcessorRun;
+      }),
+    ),
+  );
+}
+
+/** Builds the export from an ended evaluation set run; items deleted since are warned about (see docs/eval.md). */
+async function exportOf(
+  client: Client,
+  p: { set: Set2026; run: EvaluationSetRun; items: EvaluationSetItem[]; options: ReturnType<typeof exportOptions>; signal?: AbortSignal },
+  notice: (m: string) => void,
+): Promise<EvaluationExport> {
+  const { set, run, signal } = p;
+  const entityId = (run.entity as { id?: string } | null | undefined)?.id ?? set.entityId;
+  const versionId = (run.entityVersion as { id?: string } | null | undefined)?.id;
+  const service = serviceRecord(run, notice);
+  const ops = client.entities(set.type);
+  const [version, runs] = await Promise.all([
+    versionId
+      ? ops.retrieveVersion(entityId, versionId, { signal }).catch(notFoundAs<never>(`${ops.noun} version`, versionId, 'the evaluation set run (its entity version)'))
+      : Promise.resolve({ id: '', version: (run.entityVersion as { version?: string } | undefined)?.version ?? 'draft', config: {} as Json }),
+    itemRuns(client, set.type, run.id, signal),
+  ]);
+  const paired = pairRuns(p.items, runs);
+  if (paired.orphanRuns.length) {
+    const named = paired.orphanRuns.map((r) => `${String((r.metadata as Json | null | undefined)?.evaluationSetItemId ?? '?')} (run ${r.id})`);
+    notice(
+      `${named.length} run${named.length === 1 ? ' is' : 's are'} of item${named.length === 1 ? '' : 's'} no longer in evaluation set ${set.id}: ${named.slice(0, 5).join(', ')}${named.length > 5 ? ', ...' : ''}; ` +
+        "left out of the export (their expected outputs are gone), while the service's metrics still count them",
+    );
+  }
+  if (paired.missing.length) {
+    const shown = paired.missing.slice(0, 5).map((i) => i.id).join(', ');
+    notice(`${paired.missing.length} item${paired.missing.length === 1 ? ' has' : 's have'} no run in ${run.id} (${shown}${paired.missing.length > 5 ? ', ...' : ''}); exported as FAILED with failureReason NO_RUN (items added after the run?)`);
+  }
+  const name = (run.entity as { name?: string } | null | undefined)?.name ?? set.entityName;
+  return buildExport({
+    version: asProcessorVersion(set.type, entityId, version),
+    name,
+    options: p.options,
+    items: paired.items,
+    evaluationSetId: set.id,
+    batchProcessorRunId: run.id,
+    service,
+  });
+}
+
+function ended(run: EvaluationSetRun, notice: (m: string) => void): void {
+  if (run.status === 'FAILED' || run.status === 'CANCELLED') notice(`evaluation set run ${run.id} ended ${run.status}; the export says so (service.status) and \`evalkit report\` refuses to score it unless --allow-partial`);
+}
+
+/** `eval run` on 2026-02-09 (runEvaluation calls it when the client speaks 2026-02-09). */
+export async function runEvaluation2026(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks): Promise<EvalResult> {
+  checkOptions2026(opts);
+  return whileNotAborted(cb.signal, () => evaluate2026(client, opts, cb));
+}
+
+async function evaluate2026(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks): Promise<EvalResult> {
+  const started = performance.now();
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { signal } = cb;
+  const notices: string[] = [];
+  const notice = (m: string): void => {
+    notices.push(m);
+    cb.onNotice?.(m);
+  };
+  const ref = opts.version ?? 'latest';
+  if (normalizeVersionRef(ref) === undefined) throw new UsageError(`--version "${ref}" is not a version`, { hint: 'use draft, latest, or a published version number such as 1.0' });
+  cb.onProgress?.({ strategy: 'evaluation-set-run', phase: 'start', total: 0, created: 0, ended: 0, processed: 0, failed: 0, elapsedMs: 0 });
+
+  if (opts.evaluationSetId.trim() === '') throw new UsageError('--evaluation-set must not be empty', { hint: 'pass the id of an evaluation set, such as ev_123' });
+  const set = await loadSet2026(client, opts.evaluationSetId, '--evaluation-set', signal);
+  const ops = client.entities(set.type);
+  const versions = [];
+  for await (const v of ops.listAllVersions(set.entityId, { signal })) versions.push(v);
+  const picked = pickVersion(versions, ref);
+  if (!picked) {
+    throw new InputError(`${ops.noun} ${set.entityId} has no version "${ref}"`, { hint: `available: ${versions.map((v) => v.version).sort().join(', ') || 'none'}; pass one of them with --version` });
+  }
+  // Read before the run starts, and sent as evaluationSetItemIds: the run covers exactly the items whose expected outputs the export holds.
+  const items = await loadItems2026(client, set.id, set.type, signal);
+  if (items.length === 0) {
+    throw new UsageError(`evaluation set ${set.id} has no items; nothing to evaluate`, { hint: `add items first, for example with \`evalkit dataset upload data.csv --evaluation-set ${set.id}\`` });
+  }
+  let run: EvaluationSetRun;
+  try {
+    run = await client.evaluationSetRuns.create({ evaluationSetId: set.id, entity: { id: set.entityId, version: picked.version }, evaluationSetItemIds: items.map((i) => i.id) }, { signal });
+  } catch (e) {
+    // The service lists no evaluation set runs (spec 4.1): a lost answer cannot be read back.
+    if (isApiError(e) && e.outcomeUnknown) {
+      throw lostAnswerError(e, `an evaluation set run of ${set.id} may have been started`, "check the service's dashboard for a new run of the set before running the evaluation again; `evalkit eval export <its id>` writes its export");
+    }
+    throw e;
+  }
+  cb.onProgress?.(progressOf(run, 'wait', started));
+  const done = await waitForRun(client, run, { timeoutMs: Math.max(1, started + timeoutMs - performance.now()), budgetMs: timeoutMs, pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, cb, started);
+  ended(done, notice);
+  cb.onProgress?.(progressOf(done, 'collect', started));
+  const now = await listItemIds2026(client, set.id, signal);
+  const gone = items.filter((i) => !now.some((n) => n.id === i.id));
+  if (gone.length) {
+    notice(
+      `${gone.length} item${gone.length === 1 ? ' was' : 's were'} deleted from ${set.id} while the run was in flight: ${gone.slice(0, 5).map((i) => i.id).join(', ')}${gone.length > 5 ? ', ...' : ''}; ` +
+        'kept in the export with the expected output read before the run started (the one the service scored)',
+    );
+  }
+  const exp = await exportOf(client, { set, run: done, items, options: exportOptions(opts.fuzzyMatchFields, opts.excludeFields), signal }, notice);
+  return finish(exp, done, started, notices, cb);
+}
+
+function finish(exp: EvaluationExport, run: EvaluationSetRun, started: number, notices: string[], cb: EvalCallbacks): EvalResult {
+  const counts = countItems(exp.items);
+  const elapsedMs = performance.now() - started;
+  cb.onProgress?.({ strategy: 'evaluation-set-run', phase: 'done', total: counts.items, created: counts.items, ended: counts.items, processed: counts.processed, failed: counts.failed, elapsedMs, batchRunId: run.id, status: run.status });
+  return { export: exp, strategy: 'evaluation-set-run', batchRunId: run.id, counts, elapsedMs, notices, serviceStatus: run.status };
+}
+
+/** `evalkit eval export <evaluation set run id>` on 2026-02-09. */
+export async function exportEvaluationSetRun(client: Client, id: string, opts: ExportBatchRunOptions = {}, cb: EvalCallbacks = {}): Promise<EvalResult> {
+  checkRunId(id, 'the evaluation set run id');
+  return whileNotAborted(cb.signal, async () => {
+    const started = performance.now();
+    const { signal } = cb;
+    const notices: string[] = [];
+    const notice = (m: string): void => {
+      notices.push(m);
+      cb.onNotice?.(m);
+    };
+    let run = await client.evaluationSetRuns.retrieve(id, { signal }).catch(notFoundAs<EvaluationSetRun>('evaluation set run', id, 'the evaluation set run id'));
+    if (run.status === 'PENDING' || run.status === 'PROCESSING') {
+      if (!opts.wait) throw new EvalkitError(`evaluation set run ${id} is still ${run.status}`, { exitCode: 2, hint: 'wait until it ends, or add --wait to wait for it' });
+      const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      run = await waitForRun(client, run, { timeoutMs, budgetMs: timeoutMs, pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, cb, started);
+    }
+    ended(run, notice);
+    cb.onProgress?.(progressOf(run, 'collect', started));
+    const set = await loadSet2026(client, run.evaluationSetId, 'the evaluation set run (its evaluation set)', signal);
+    const items = await loadItems2026(client, set.id, set.type, signal);
+    const options = exportOptions(run.options?.fuzzyMatchFields, run.options?.excludeFields);
+    const exp = await exportOf(client, { set, run, items, options, signal }, notice);
+    return finish(exp, run, started, notices, cb);
+  });
+}
