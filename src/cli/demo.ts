@@ -143,6 +143,8 @@ export default defineCommand<DemoArgs>({
           engineSeed: argv.seed,
           errorRate: argv.errorRate,
           bootstrap: argv.bootstrap,
+          // The version in effect: --api-version (which sets the variable), EVALKIT_API_VERSION, the config file.
+          apiVersion: process.env.EVALKIT_API_VERSION?.trim() || undefined,
           signal: controller.signal,
         },
         (e) => {

@@ -12,7 +12,9 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, type Client, type FetchLike } from '../api/index.js';
-import { migrateConfig, type MigrateResult, type ProcessorType } from '../config/index.js';
+import { layoutOfApiVersion, migrateConfig, type MigrateResult, type ProcessorType } from '../config/index.js';
+import { DEFAULT_API_VERSION } from '../api/version.js';
+import { expectedFormOf } from '../expected/index.js';
 import { uploadDataset, type UploadResult } from '../dataset/index.js';
 import { runEvaluation, writeExport } from '../eval/index.js';
 import type { EvalResult } from '../eval/index.js';
@@ -45,6 +47,8 @@ export interface DemoOptions {
   errorRate?: number;
   /** Bootstrap resamples of the reports (default 2000). */
   bootstrap?: number;
+  /** The API version the pipeline speaks to the embedded sandbox (default: evalkit's default). */
+  apiVersion?: string;
   signal?: AbortSignal;
 }
 
@@ -121,6 +125,10 @@ async function writeDemoSettings(outDir: string, datasets: readonly DemoDataset[
   return readSettings(file);
 }
 
+function apiVersionOf(opts: DemoOptions): string {
+  return opts.apiVersion ?? DEFAULT_API_VERSION;
+}
+
 export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void = () => undefined): Promise<DemoResult> {
   const started = performance.now();
   let datasets = await findDatasets(opts.datasetsDir);
@@ -135,7 +143,7 @@ export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void
     onEvent({ step: 'sandbox', url: sandbox.url, engine });
     const settings = await writeDemoSettings(opts.outDir, datasets);
     onEvent({ step: 'config', file: settings.file, datasets: datasets.map((d) => d.name) });
-    const client = createClient({ baseUrl: sandbox.url, token: sandbox.token });
+    const client = createClient({ baseUrl: sandbox.url, token: sandbox.token, apiVersion: apiVersionOf(opts) });
     const results: DemoDatasetResult[] = [];
     for (const d of datasets) {
       opts.signal?.throwIfAborted();
@@ -151,11 +159,11 @@ async function runDataset(d: DemoDataset, { file: settingsFile, settings }: { fi
   const dir = path.join(opts.outDir, d.name);
   const signal = opts.signal;
 
-  // 1. The saved config, migrated to the layout of 2025-04-21, next to the reports.
+  // 1. The saved config, migrated to the layout of the API version in effect, next to the reports.
   const text = await fsp.readFile(d.configPath, 'utf8').catch((e: NodeJS.ErrnoException) => {
     throw new InputError(`cannot read the config: ${e.code ?? String(e)}`, { location: { file: d.configPath } });
   });
-  const migrated = migrateConfig(parseJson(text, d.configPath), { to: '2025-04-21', from: d.configLayout });
+  const migrated = migrateConfig(parseJson(text, d.configPath), { to: layoutOfApiVersion(apiVersionOf(opts)), from: d.configLayout });
   const config = migrated.doc as Record<string, unknown>;
   const type = migrated.type ?? (config.type as ProcessorType);
   const configFile = path.join(dir, path.basename(d.configPath));
@@ -186,7 +194,9 @@ async function runDataset(d: DemoDataset, { file: settingsFile, settings }: { fi
     rejectsFile: path.join(dir, 'rejects.csv'),
     // One request at a time, so that ids follow the CSV's order and the reports are reproducible.
     concurrency: 1,
-    connect: (fetch: FetchLike) => createClient({ baseUrl, token, fetch }),
+    connect: (fetch: FetchLike) => createClient({ baseUrl, token, fetch, apiVersion: apiVersionOf(opts) }),
+    // Items are built in the expected-output form of the API version spoken (spec 3.7).
+    form: expectedFormOf(null, apiVersionOf(opts)),
     signal,
   };
   const checked = await uploadDataset({ ...common, config: { config, origin: configFile, type }, dryRun: true });

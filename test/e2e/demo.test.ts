@@ -145,4 +145,22 @@ describe('evalkit demo (the main job, as a child process)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
   });
+
+  it('runs on API 2026-02-09 too: extractors, classifiers and splitters, the evaluation set run, the same headline numbers, the service\'s figures reconciled', async () => {
+    const out = path.join(cwd, 'demo-2026');
+    const r = await runCli(['demo', '--api-version', '2026-02-09', '--format', 'json', '--out-dir', out], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/\[invoice-extract\] processor ex_\w+ /);
+    expect(r.stderr).toMatch(/\[document-classify\] processor cl_\w+ /);
+    expect(r.stderr).toMatch(/\[packet-splitter\] processor spl_\w+ /);
+    expect(r.stderr).toMatch(/2024-11-14 -> 2026-02-09 \(EXTRACT\)/);
+    const s26 = JSON.parse(r.stdout) as Summary;
+    // The same engine and seed: the same outputs, so the same headline figures as on 2025-04-21.
+    expect(s26.datasets.map((d) => [d.name, d.candidate.value])).toEqual(summary.datasets.map((d) => [d.name, d.candidate.value]));
+    for (const d of s26.datasets) {
+      const exp = JSON.parse(readFileSync(path.join(out, d.name, 'export-draft.json'), 'utf8')) as { service?: { evaluationSetRunId: string; status: string } };
+      expect(exp.service?.status).toBe('PROCESSED');
+      expect(readFileSync(d.reports.md, 'utf8')).toContain(`### The service's figures (evaluation set run \`${exp.service?.evaluationSetRunId}\`, PROCESSED)`);
+    }
+  }, 120_000);
 });
