@@ -59,14 +59,14 @@ describe('downloadDataset writes the form in effect', () => {
     { id: 'evi_2', fileId: 'file_2', expectedOutput: { splits: [{ id: 'split_1', ...split('rcpt', 'receipt', 1, 1) }] } },
     { id: 'evi_3', fileId: 'file_3', expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } },
   ];
+  // The set and item facade (src/api/evaluationSets.ts) as a 2025-04-21 client answers: lists carry the outputs.
   const client = {
     options: { baseUrl: 'http://127.0.0.1:1' },
-    evaluationSets: {
-      get: async (id: string) => ({ id, name: 'S', processorId: 'dp_1' }),
-      listAllItems: async function* () {
-        yield* items;
-      },
-    },
+    sets: () => ({ retrieve: async (id: string) => ({ id, name: 'S', description: null, entityId: 'dp_1', raw: {} }) }),
+    items: (setId: string) => ({
+      listHasOutputs: true,
+      list: async () => ({ items: items.map((it) => ({ ...it, evaluationSetId: setId, raw: it })), nextPageToken: null }),
+    }),
   } as unknown as Client;
   const outputs = (csv: string) => (parse(readFileSync(csv, 'utf8'), { columns: true }) as Array<Record<string, string>>).map((r) => JSON.parse(r.expectedOutput) as unknown);
 

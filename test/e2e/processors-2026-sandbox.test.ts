@@ -143,7 +143,7 @@ describe('evalkit processors on API version 2026-02-09 against the sandbox', () 
   it('bad input reaches the user as the ApiError: code, message and request id; exit 2; the token never', async () => {
     const unauthorized = await run('2026-02-09', ['list'], { EVALKIT_API_TOKEN: 'wrong-token-abc' });
     expect(unauthorized.code).toBe(2);
-    expect(unauthorized.stderr).toMatch(/GET \/extractors\S*: 401 \w+: UNAUTHORIZED: .+ \(request req_\w+\)/);
+    expect(unauthorized.stderr).toMatch(/GET \/extractors\S*: 401 \w+: UNAUTHORIZED: .+ \(request req_[\w-]+\)/);
     expect(unauthorized.stderr).not.toContain('wrong-token-abc');
     expect(unauthorized.stdout).toBe('');
 
@@ -151,7 +151,7 @@ describe('evalkit processors on API version 2026-02-09 against the sandbox', () 
     const before = (await t.call<{ data: unknown[] }>('GET', '/classifiers', V2026)).body.data.length;
     const refused = await cli('create', '--name', 'n'.repeat(300), '--config', path.join(CONFIGS, 'document-classify.json'));
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/POST \/classifiers: 400 bad request: INVALID_REQUEST: name must have at most 256 characters \(request req_\w+\)/);
+    expect(refused.stderr).toMatch(/POST \/classifiers: 400 bad request: INVALID_REQUEST: name must have at most 256 characters \(request req_[\w-]+\)/);
     // A config evalkit can check itself is refused before anything is sent, naming the file and the pointer.
     const bad = path.join(dir, 'bad-classify.json');
     writeFileSync(bad, JSON.stringify({ classifications: 'invoice' }));

@@ -177,7 +177,7 @@ describe('evalkit processors on API version 2026-02-09', () => {
   it('an ApiError answer is shown with its code and request id, the token never', async () => {
     const r = await runCli(['processors', 'list', '--api-version', '2026-02-09'], { env: { ...env, EVALKIT_API_TOKEN: 'wrong-token-abc' }, cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/GET \/extractors\?sortBy=createdAt&sortDir=desc: 401 unauthorized: UNAUTHORIZED: invalid API key \(request req_\w+\)/);
+    expect(r.stderr).toMatch(/GET \/extractors\?sortBy=createdAt&sortDir=desc: 401 unauthorized: UNAUTHORIZED: invalid API key \(request req_[\w-]+\)/);
     expect(r.stderr).not.toContain('wrong-token-abc');
   });
 });
