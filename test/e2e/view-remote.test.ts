@@ -110,6 +110,17 @@ describe('evalkit view --remote-files and --history (built CLI, real sandbox)', 
     expect(await text.text()).toContain('TOTAL DUE');
   });
 
+  it("on API 2026-02-09 the service's copy comes through the 2026-02-09 file route, byte for byte", async () => {
+    const v26 = await startView(['report', '--remote-files', '--base-url', t.url, '--api-version', '2026-02-09', '--port', '0'], work, { ...NO_SERVICE, EVALKIT_API_TOKEN: t.token });
+    try {
+      const file = await fetch(`${v26.url}r/0/file?id=${ids.pdf}`);
+      expect(file.status).toBe(200);
+      expect(Buffer.from(await file.arrayBuffer()).equals(pdfBytes)).toBe(true);
+    } finally {
+      v26.child.kill('SIGTERM');
+    }
+  });
+
   it('a file the service does not have is said in the pane; nothing is served', async () => {
     const doc = (await (await fetch(`${served.url}r/0/api/doc?id=${ids.gone}`)).json()) as { fileUrl: string | null; missing?: string };
     expect(doc.fileUrl).toBeNull();
