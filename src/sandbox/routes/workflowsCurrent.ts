@@ -17,6 +17,7 @@ import { badRequest, checkId, objectBody, optObject, type Req } from '../http.js
 import { setMeta } from '../meta.js';
 import { pageOf, pageParams } from '../paging.js';
 import type { Route } from '../router.js';
+import type { WorkflowStep } from '../settings.js';
 import type { WorkflowRow, WorkflowVersionRow } from '../store.js';
 import { isPlainObject } from '../../util/json.js';
 import { listWorkflows, loadWorkflow, normalizeWorkflowVersion, publishWorkflow, saveWorkflow, updateDraft } from '../workflows/definitions.js';
@@ -46,6 +47,15 @@ function nameOf(body: Json, required: boolean): string | undefined {
   return v.trim();
 }
 
+/** The body of a workflow or a workflow version, `{name?, steps?}`: what each of the three routes takes, parsed one way. */
+function definitionOf(ctx: Ctx, raw: unknown, shape: string, nameRequired: boolean): { name?: string; steps?: WorkflowStep[] } {
+  const body = objectBody(raw);
+  onlyKeys(body, ['name', 'steps'], '', shape);
+  const name = nameOf(body, nameRequired);
+  const steps = body.steps === undefined || body.steps === null ? undefined : stepsFromCurrent(ctx, body.steps);
+  return { name, steps };
+}
+
 function reload(ctx: Ctx, id: string): WorkflowRow {
   return ctx.store.byId<WorkflowRow>('workflows', id) as WorkflowRow;
 }
@@ -61,10 +71,9 @@ function listWorkflowsRoute(req: Req, ctx: Ctx): Json {
 
 function createWorkflow(req: Req, ctx: Ctx): Json {
   assertWorkspaceToken(req.token, 'creating a workflow');
-  const body = objectBody(req.body);
-  onlyKeys(body, ['name', 'steps'], '', 'a workflow is {name, steps?}');
-  const name = nameOf(body, true) as string;
-  const steps = body.steps === undefined || body.steps === null ? [] : stepsFromCurrent(ctx, body.steps);
+  const def = definitionOf(ctx, req.body, 'a workflow is {name, steps?}', true);
+  const name = def.name as string;
+  const steps = def.steps ?? [];
   const id = ctx.ids('workflow');
   ctx.store.tx(() => {
     saveWorkflow(ctx.store, { id, name, versions: [{ version: 'draft', steps }] }, 'api', false);
@@ -81,10 +90,7 @@ function getWorkflow(req: Req, ctx: Ctx): Json {
 function updateWorkflow(req: Req, ctx: Ctx): Json {
   assertWorkspaceToken(req.token, 'changing a workflow');
   const wf = loadWorkflow(ctx, req, req.params.id);
-  const body = objectBody(req.body);
-  onlyKeys(body, ['name', 'steps'], '', 'a workflow update takes name and steps');
-  const name = nameOf(body, false);
-  const steps = body.steps === undefined || body.steps === null ? undefined : stepsFromCurrent(ctx, body.steps);
+  const { name, steps } = definitionOf(ctx, req.body, 'a workflow update takes name and steps', false);
   if (name === undefined && steps === undefined) throw badRequest('supply name or steps to update a workflow');
   updateDraft(ctx, wf, name, steps);
   return workflowCurrent(ctx, reload(ctx, wf.id));
@@ -113,10 +119,7 @@ function listVersions(req: Req, ctx: Ctx): Json {
 function createVersion(req: Req, ctx: Ctx): Json {
   assertWorkspaceToken(req.token, 'publishing a workflow');
   const wf = loadWorkflow(ctx, req, req.params.id);
-  const body = objectBody(req.body);
-  onlyKeys(body, ['name', 'steps'], '', 'a workflow version is {name?, steps?} (default: the draft\'s steps)');
-  const name = nameOf(body, false);
-  const steps = body.steps === undefined || body.steps === null ? undefined : stepsFromCurrent(ctx, body.steps);
+  const { name, steps } = definitionOf(ctx, req.body, 'a workflow version is {name?, steps?} (default: the draft\'s steps)', false);
   const draft = ctx.store.st("SELECT steps FROM workflow_versions WHERE workflow_id = ? AND version = 'draft'").get(wf.id) as { steps: string } | undefined;
   if (!steps?.length && (!draft || (JSON.parse(draft.steps) as unknown[]).length === 0)) {
     throw badRequest(`workflow ${wf.id} has no steps in its draft; create the version with {steps} or give the draft steps first (POST /workflows/${wf.id} {steps})`);
