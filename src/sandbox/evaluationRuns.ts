@@ -121,7 +121,7 @@ export function evaluationSetRunJson(ctx: Ctx, b: BatchRow): Json {
     id: b.id,
     evaluationSetId: b.source_id,
     entity: p ? entitySummary(RUN_KINDS[type], p) : null,
-    entityVersion: v ? versionSummary(RUN_KINDS[type], v) : null,
+    entityVersion: v ? versionSummary(ctx, RUN_KINDS[type], v) : null,
     metrics: serviceMetrics(type, config, items),
     status: b.status,
     options,

@@ -32,6 +32,15 @@ export function createdByOf(meta: MetaRow | undefined): { type: 'api_key'; name:
   return meta?.created_by ? { type: 'api_key', name: meta.created_by } : null;
 }
 
+/**
+ * `createdBy` of a processor version (an extractor's, classifier's or splitter's): the token that
+ * published it, else (a draft, made with its processor) the token that created the processor;
+ * null for rows stored before the sandbox recorded it.
+ */
+export function versionCreatedBy(ctx: Ctx, v: { id: string; processor_id: string }): { type: 'api_key'; name: string } | null {
+  return createdByOf(metaOf(ctx, v.id)) ?? createdByOf(metaOf(ctx, v.processor_id));
+}
+
 export function extraOf(meta: MetaRow | undefined): Json {
   return meta?.extra ? (JSON.parse(meta.extra) as Json) : {};
 }

@@ -8,6 +8,7 @@
  * 2026-only members under current.ts `EXTRAS`); each edge owns the parsing of its own layout.
  */
 import type { TokenRecord } from './auth.js';
+import { setMeta } from './meta.js';
 import type { Ctx } from './context.js';
 import type { Json, ProcessorType } from './core.js';
 import { legacyConfig } from './current.js';
@@ -69,14 +70,18 @@ function versionKindOf(p: Pick<ProcessorRow, 'id' | 'type'>): IdKind {
   return typeOfPrefix(p.id) ? KINDS[p.type as ProcessorType].versionId : 'version';
 }
 
-export function createProcessor(ctx: Ctx, input: { name: string; type: ProcessorType; config: Json; family: 'legacy' | 'current' }): { processor: ProcessorRow; draft: VersionRow } {
+/** `createdBy`: the token of the request, recorded for API 2026-02-09's `createdBy` of its versions (meta.ts). */
+export function createProcessor(ctx: Ctx, input: { name: string; type: ProcessorType; config: Json; family: 'legacy' | 'current'; createdBy: TokenRecord }): { processor: ProcessorRow; draft: VersionRow } {
   const now = nowIso();
   const id = ctx.ids(input.family === 'current' ? KINDS[input.type].id : 'processor');
   const processor: ProcessorRow = { seq: 0, id, name: input.name, type: input.type, draft_version_id: ctx.ids(versionKindOf({ id, type: input.type })), created_at: now, updated_at: now };
   const draft: VersionRow = {
     seq: 0, id: processor.draft_version_id, processor_id: id, version: 'draft', ord: DRAFT_ORD, description: null, config: JSON.stringify(input.config), created_at: now, updated_at: now,
   };
-  ctx.store.insertProcessor(processor, draft);
+  ctx.store.tx(() => {
+    ctx.store.insertProcessor(processor, draft);
+    setMeta(ctx, id, { createdBy: input.createdBy });
+  });
   ctx.events.emit({ type: 'processor.created', processorId: id });
   return { processor, draft };
 }
@@ -91,7 +96,7 @@ export function updateProcessor(ctx: Ctx, p: ProcessorRow, name: string | undefi
 }
 
 /** A new published version: the supplied config, or the draft's (validated again). */
-export function publishVersion(ctx: Ctx, p: ProcessorRow, releaseType: 'major' | 'minor', description: string | undefined, config: Json | undefined): VersionRow {
+export function publishVersion(ctx: Ctx, p: ProcessorRow, releaseType: 'major' | 'minor', description: string | undefined, config: Json | undefined, createdBy: TokenRecord): VersionRow {
   let cfg = config;
   if (!cfg) {
     cfg = draftConfig(ctx, p);
@@ -106,7 +111,10 @@ export function publishVersion(ctx: Ctx, p: ProcessorRow, releaseType: 'major' |
     seq: 0, id: ctx.ids(versionKindOf(p)), processor_id: p.id, version: `${next[0]}.${next[1]}`, ord: next[0] * 1e6 + next[1],
     description: description ?? null, config: JSON.stringify(cfg), created_at: now, updated_at: now,
   };
-  ctx.store.publish(v);
+  ctx.store.tx(() => {
+    ctx.store.publish(v);
+    setMeta(ctx, v.id, { createdBy });
+  });
   ctx.events.emit({ type: 'processor.version.published', processorId: p.id, versionId: v.id });
   return v;
 }

@@ -11,6 +11,7 @@ import type { Json, ProcessorType } from './core.js';
 import { currentFromStored, fileSummary } from './current.js';
 import { citation20260209, citationFrom20250421 } from './engine/citations.js';
 import type { IdKind } from './ids.js';
+import { versionCreatedBy } from './meta.js';
 import type { Job } from './runs.js';
 import type { FileRow, ProcessorRow, RunRow, VersionRow } from './store.js';
 
@@ -40,6 +41,7 @@ export const RUN_KINDS: Record<ProcessorType, RunKind> = {
 export class Lookups {
   private readonly processors = new Map<string, ProcessorRow | undefined>();
   private readonly versions = new Map<string, VersionRow | undefined>();
+  private readonly summaries = new Map<string, Json>();
   private readonly files = new Map<string, FileRow | undefined>();
   constructor(private readonly ctx: Ctx) {}
 
@@ -51,6 +53,13 @@ export class Lookups {
   version(id: string): VersionRow | undefined {
     if (!this.versions.has(id)) this.versions.set(id, id ? this.ctx.store.byId<VersionRow>('processor_versions', id) : undefined);
     return this.versions.get(id);
+  }
+
+  /** The version's summary, rendered once per answer. */
+  versionSummary(kind: RunKind, v: VersionRow): Json {
+    let s = this.summaries.get(v.id);
+    if (!s) this.summaries.set(v.id, (s = versionSummary(this.ctx, kind, v)));
+    return s;
   }
 
   file(id: string): FileRow | undefined {
@@ -67,14 +76,11 @@ export function entitySummary(kind: RunKind, p: ProcessorRow): Json {
   return { object: kind.entity, id: p.id, name: p.name, createdAt: p.created_at, updatedAt: p.updated_at };
 }
 
-/**
- * `ExtractorVersionSummary`... The sandbox does not record who published a version: `createdBy`
- * is null (the type allows it).
- */
-export function versionSummary(kind: RunKind, v: VersionRow): Json {
+/** `ExtractorVersionSummary`...; `createdBy` the token that published the version (meta.ts). */
+export function versionSummary(ctx: Ctx, kind: RunKind, v: VersionRow): Json {
   return {
     object: `${kind.entity}_version`, id: v.id, description: v.description, version: v.version, [`${kind.entity}Id`]: v.processor_id,
-    createdAt: v.created_at, createdBy: null,
+    createdAt: v.created_at, createdBy: versionCreatedBy(ctx, v),
   };
 }
 
@@ -135,7 +141,7 @@ export function runAnswer(ctx: Ctx, row: Pick<RunRow, 'id' | 'processor_id' | 'p
     Object.assign(out, { output: output(doc.output), initialOutput: output(doc.initialOutput), reviewedOutput: output(doc.reviewedOutput) });
   }
   out[kind.entity] = p ? entitySummary(kind, p) : null;
-  out[`${kind.entity}Version`] = v && p ? versionSummary(kind, v) : null;
+  out[`${kind.entity}Version`] = v && p ? look.versionSummary(kind, v) : null;
   Object.assign(out, {
     failureReason: doc.failureReason ?? null,
     failureMessage: doc.failureMessage ?? null,

@@ -40,7 +40,7 @@ describe('extractors: the 7 operations, answers as spec 7', () => {
     expect(e.updatedAt).toBe(e.createdAt);
     const d = e.draftVersion as Json;
     expect(keys(d)).toEqual(['config', 'createdAt', 'createdBy', 'description', 'extractorId', 'id', 'object', 'version']);
-    expect(d).toMatchObject({ object: 'extractor_version', description: null, version: 'draft', extractorId: e.id, createdBy: null });
+    expect(d).toMatchObject({ object: 'extractor_version', description: null, version: 'draft', extractorId: e.id, createdBy: { type: 'api_key', name: 'default dev token' } });
     expect(d.id).toMatch(/^exv_/);
     // The config comes back in the 2026-02-09 layout with the defaults filled in and its 2026-only member kept.
     const cfg = d.config as Json;
@@ -84,7 +84,7 @@ describe('extractors: the 7 operations, answers as spec 7', () => {
     const v1 = await call<Json>('POST', `/extractors/${id}/versions`, { releaseType: 'major', description: 'first' });
     expect(v1.status).toBe(200);
     expect(keys(v1.body)).toEqual(['config', 'createdAt', 'createdBy', 'description', 'extractorId', 'id', 'object', 'version']);
-    expect(v1.body).toMatchObject({ object: 'extractor_version', version: '1.0', description: 'first', extractorId: id, createdBy: null });
+    expect(v1.body).toMatchObject({ object: 'extractor_version', version: '1.0', description: 'first', extractorId: id, createdBy: { type: 'api_key', name: 'default dev token' } });
     expect(v1.body.id).toMatch(/^exv_/);
     const v2 = await call<Json>('POST', `/extractors/${id}/versions`, { releaseType: 'minor', config: EXTRACT_26 });
     expect(v2.body).toMatchObject({ version: '1.1', description: null });
@@ -287,6 +287,36 @@ describe('scoped tokens', () => {
       expect(other.body).toMatchObject({ code: 'FORBIDDEN' });
       expect((await scoped<Json>('GET', '/extractors/ex_unknown')).status).toBe(403);
       expect((await scoped<Json>('POST', '/evaluation_sets', { name: 'x', entityId: b.body.id })).status).toBe(403);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('createdBy of versions: the token that created the processor or published the version (either API version)', () => {
+  test('draft by the creator, published versions by their publisher, on /extractors, /processors and in run answers', async () => {
+    const s = await start({ tokens: [{ token: 'tok-alice-0123456789', name: 'alice', createdAt: '2026-01-01' }, { token: 'tok-bob-0123456789ab', name: 'bob', createdAt: '2026-01-01' }] });
+    try {
+      const as = (token: string) => <T = Json>(method: string, path: string, body?: unknown, version = V26) => s.call<T>(method, path, { token, version, ...(body === undefined ? {} : { body }) });
+      const alice = as('tok-alice-0123456789');
+      const bob = as('tok-bob-0123456789ab');
+      const e = await alice<Json>('POST', '/extractors', { name: 'by alice', config: EXTRACT_26 });
+      expect((e.body.draftVersion as Json).createdBy).toEqual({ type: 'api_key', name: 'alice' });
+      const v1 = await bob<Json>('POST', `/extractors/${String(e.body.id)}/versions`, { releaseType: 'major' });
+      expect(v1.body.createdBy).toEqual({ type: 'api_key', name: 'bob' });
+      const rows = (await alice<Json>('GET', `/extractors/${String(e.body.id)}/versions`)).body.data as Json[];
+      expect(rows.map((r) => [r.version, (r.createdBy as Json).name])).toEqual([['draft', 'alice'], ['1.0', 'bob']]);
+      // A processor made and published on the 2025-04-21 routes is attributed the same way.
+      const dp = await bob<{ processor: { id: string } }>('POST', '/processors', { name: 'legacy', type: 'CLASSIFY', config: CLASSIFY_CONFIG }, '2025-04-21');
+      await alice('POST', `/processors/${dp.body.processor.id}/publish`, { releaseType: 'major' }, '2025-04-21');
+      const cl = await alice<Json>('GET', `/classifiers/${dp.body.processor.id}/versions`);
+      expect((cl.body.data as Json[]).map((r) => [r.version, (r.createdBy as Json).name])).toEqual([['draft', 'bob'], ['1.0', 'alice']]);
+      // Runs show the version summary with it.
+      const run = await alice<Json>('POST', '/extract_runs', { extractor: { id: e.body.id, version: '1.0' }, file: { text: 'Invoice number: 7' } });
+      expect((run.body.extractorVersion as Json).createdBy).toEqual({ type: 'api_key', name: 'bob' });
+      // Evaluation sets and items likewise, whichever version's route made them.
+      const set = await bob<{ evaluationSet: { id: string } }>('POST', '/evaluation_sets', { name: 'set', description: 'd', processorId: dp.body.processor.id }, '2025-04-21');
+      expect((await alice<Json>('GET', `/evaluation_sets/${set.body.evaluationSet.id}`)).body.createdBy).toEqual({ type: 'api_key', name: 'bob' });
     } finally {
       await s.close();
     }

@@ -35,7 +35,7 @@ describe('evaluation sets', () => {
   test('create answers a bare EvaluationSet with its entity summary', async () => {
     const s = await newSet(exId);
     expect(keys(s)).toEqual(SET_KEYS);
-    expect(s).toMatchObject({ object: 'evaluation_set', name: 'set', description: '', createdBy: null });
+    expect(s).toMatchObject({ object: 'evaluation_set', name: 'set', description: '', createdBy: { type: 'api_key', name: 'default dev token' } });
     expect(s.id).toMatch(/^ev_/);
     expect(s.entity).toEqual({ object: 'extractor', id: exId, name: 'Invoices', createdAt: expect.any(String), updatedAt: expect.any(String) });
     const got = await call<Json>('GET', `/evaluation_sets/${String(s.id)}`);
@@ -89,7 +89,7 @@ describe('evaluation set items', () => {
     expect(keys(c.body)).toEqual(['evaluationSetItems']);
     const item = (c.body.evaluationSetItems as Json[])[0];
     expect(keys(item)).toEqual(ITEM_KEYS);
-    expect(item).toMatchObject({ object: 'evaluation_set_item', evaluationSetId: setId, expectedOutput: expected, createdBy: null });
+    expect(item).toMatchObject({ object: 'evaluation_set_item', evaluationSetId: setId, expectedOutput: expected, createdBy: { type: 'api_key', name: 'default dev token' } });
     expect(item.id).toMatch(/^evi_/);
     expect(item.file).toMatchObject({ object: 'file', id: fileId, name: 'inv.txt', type: 'TXT', parentFileId: null });
     expect(keys(item.file)).toEqual(['createdAt', 'id', 'metadata', 'name', 'object', 'parentFileId', 'type', 'updatedAt']);
@@ -98,6 +98,7 @@ describe('evaluation set items', () => {
     const rows = list.body.data as Json[];
     expect(rows).toHaveLength(1);
     expect(keys(rows[0])).toEqual(['createdBy', 'file', 'id', 'object']);
+    expect(rows[0].createdBy).toEqual({ type: 'api_key', name: 'default dev token' });
 
     const itemPath = `/evaluation_sets/${setId}/items/${String(item.id)}`;
     expect((await call<Json>('GET', itemPath)).body).toEqual(item);

@@ -72,7 +72,7 @@ describe('extract runs', () => {
     const v = run.extractorVersion as J;
     expect(sorted(Object.keys(v))).toEqual(sorted(['object', 'id', 'description', 'version', 'extractorId', 'createdAt', 'createdBy']));
     // No published version: "latest" is the draft.
-    expect(v).toMatchObject({ object: 'extractor_version', version: 'draft', extractorId: extractor, description: null, createdBy: null });
+    expect(v).toMatchObject({ object: 'extractor_version', version: 'draft', extractorId: extractor, description: null, createdBy: { type: 'api_key', name: 'default dev token' } });
     const file = run.file as J;
     expect(sorted(Object.keys(file))).toEqual(sorted(FILE_SUMMARY));
     expect(file).toMatchObject({ object: 'file', id: fileId, name: 'inv-42.txt', type: 'TXT', parentFileId: null, metadata: { pageCount: 1 } });

@@ -9,6 +9,7 @@ import type { Ctx } from '../context.js';
 import type { Json, ProcessorType } from '../core.js';
 import { currentFromStored, listAnswer } from '../current.js';
 import { badRequest, checkId, objectBody, optObject, optString, type Req } from '../http.js';
+import { versionCreatedBy } from '../meta.js';
 import { pageParams } from '../paging.js';
 import {
   createProcessor, KINDS, listProcessors, listVersions, loadOfKind, processorName, publishVersion, releaseTypeOf, updateProcessor, type Kind,
@@ -22,12 +23,9 @@ export function entitySummary(p: ProcessorRow): Json {
   return { object: KINDS[p.type as ProcessorType].noun, id: p.id, name: p.name, createdAt: p.created_at, updatedAt: p.updated_at };
 }
 
-/**
- * `ExtractorVersionSummary` and its kin. `createdBy` is null: the sandbox's store does not record
- * which token made an object (the type allows null).
- */
-export function entityVersionSummary(v: VersionRow, kind: Kind): Json {
-  return { object: `${kind.noun}_version`, id: v.id, description: v.description, version: v.version, [kind.parentKey]: v.processor_id, createdAt: v.created_at, createdBy: null };
+/** `ExtractorVersionSummary` and its kin; `createdBy` the token that published it (meta.ts). */
+export function entityVersionSummary(ctx: Ctx, v: VersionRow, kind: Kind): Json {
+  return { object: `${kind.noun}_version`, id: v.id, description: v.description, version: v.version, [kind.parentKey]: v.processor_id, createdAt: v.created_at, createdBy: versionCreatedBy(ctx, v) };
 }
 
 /** `ExtractorVersion` and its kin: the summary's members with `config` after `version`, as spec 7 lists them. */
@@ -40,7 +38,7 @@ export function entityVersion(ctx: Ctx, v: VersionRow, kind: Kind): Json {
     config: currentFromStored(ctx, JSON.parse(v.config) as Json, kind.type),
     [kind.parentKey]: v.processor_id,
     createdAt: v.created_at,
-    createdBy: null,
+    createdBy: versionCreatedBy(ctx, v),
   };
 }
 
@@ -75,7 +73,7 @@ function create(kind: Kind) {
       // With both, the supplied members replace the clone's (a shallow merge in the 2026-02-09 layout).
       config = supplied ? acceptCurrentConfig(ctx, { ...currentFromStored(ctx, stored, kind.type), ...supplied }, kind.type) : stored;
     } else config = acceptCurrentConfig(ctx, supplied ?? {}, kind.type);
-    const { processor, draft } = createProcessor(ctx, { name, type: kind.type, config, family: 'current' });
+    const { processor, draft } = createProcessor(ctx, { name, type: kind.type, config, family: 'current', createdBy: req.token });
     return entityJson(ctx, processor, draft);
   };
 }
@@ -117,7 +115,7 @@ function listVersionsOf(kind: Kind) {
     if (req.query.get('sortBy')) throw badRequest(`${kind.noun} version lists take sortDir only (newest first, the draft first)`);
     const page = pageParams(req.query, { version: 'ord' }, 'version', 'desc');
     const { rows, nextPageToken } = listVersions(ctx, p, page);
-    return { ...listAnswer(rows.map((v) => entityVersionSummary(v, kind)), nextPageToken) };
+    return { ...listAnswer(rows.map((v) => entityVersionSummary(ctx, v, kind)), nextPageToken) };
   };
 }
 
@@ -128,7 +126,7 @@ function createVersion(kind: Kind) {
     const releaseType = releaseTypeOf(body);
     const description = optString(body, 'description');
     const supplied = optObject(body, 'config');
-    const v = publishVersion(ctx, p, releaseType, description, supplied ? acceptCurrentConfig(ctx, supplied, kind.type) : undefined);
+    const v = publishVersion(ctx, p, releaseType, description, supplied ? acceptCurrentConfig(ctx, supplied, kind.type) : undefined, req.token);
     return entityVersion(ctx, v, kind);
   };
 }

@@ -7,7 +7,8 @@ import type { Ctx } from '../context.js';
 import { HUB, type Json } from '../core.js';
 import { legacyConfig } from '../current.js';
 import { badRequest, checkId, notFound, objectBody, optString, reqId, reqString, type Req } from '../http.js';
-import { assertProcessorAccess } from '../auth.js';
+import { assertProcessorAccess, type TokenRecord } from '../auth.js';
+import { deleteMeta, setMeta } from '../meta.js';
 import { nowIso } from '../ids.js';
 import { pageOf, pageParams, type PageParams } from '../paging.js';
 import { draftConfig, loadProcessor } from '../resolve.js';
@@ -20,10 +21,14 @@ export const MAX_BULK_ITEMS = 1000;
 
 // Core operations: the 2025-04-21 routes below and the 2026-02-09 ones (evaluationSets.ts) call these.
 
-export function insertSet(ctx: Ctx, name: string, description: string | undefined, p: ProcessorRow): SetRow {
+/** `createdBy`: the token of the request, for API 2026-02-09's `createdBy` (meta.ts). */
+export function insertSet(ctx: Ctx, name: string, description: string | undefined, p: ProcessorRow, createdBy: TokenRecord): SetRow {
   const now = nowIso();
   const row: SetRow = { seq: 0, id: ctx.ids('evaluationSet'), name, description: description ?? null, processor_id: p.id, created_at: now, updated_at: now };
-  ctx.store.insertSet(row);
+  ctx.store.tx(() => {
+    ctx.store.insertSet(row);
+    setMeta(ctx, row.id, { createdBy });
+  });
   return row;
 }
 
@@ -44,13 +49,24 @@ export function pageOfItems(ctx: Ctx, set: SetRow, page: PageParams): { rows: It
 }
 
 /** New items of a set, in one transaction; `expected` in the 2025-04-21 layout, already checked. */
-export function insertItems(ctx: Ctx, set: SetRow, entries: Array<{ fileId: string; expected: Json }>): ItemRow[] {
+export function insertItems(ctx: Ctx, set: SetRow, entries: Array<{ fileId: string; expected: Json }>, createdBy: TokenRecord): ItemRow[] {
   const now = nowIso();
   const rows: ItemRow[] = entries.map((e) => ({
     seq: 0, id: ctx.ids('evaluationSetItem'), evaluation_set_id: set.id, file_id: e.fileId, expected: JSON.stringify(e.expected), created_at: now, updated_at: now,
   }));
-  ctx.store.insertItems(rows);
+  ctx.store.tx(() => {
+    ctx.store.insertItems(rows);
+    for (const r of rows) setMeta(ctx, r.id, { createdBy });
+  });
   return rows;
+}
+
+/** An item and what 2026-02-09 shows of it beside its row (meta.ts), together. */
+export function deleteItemRow(ctx: Ctx, id: string): void {
+  ctx.store.tx(() => {
+    ctx.store.deleteById('evaluation_set_items', id);
+    deleteMeta(ctx, id);
+  });
 }
 
 export function setItemExpected(ctx: Ctx, item: ItemRow, expected: Json): ItemRow {
@@ -68,7 +84,7 @@ function createSet(req: Req, ctx: Ctx): Json {
   const description = optString(body, 'description');
   if (body.processorId === undefined && body.entityId !== undefined) throw badRequest('entityId is the 2026-02-09 name; with API version 2025-04-21 send processorId');
   const p = loadProcessor(ctx, req, reqId(body, 'processorId'));
-  return { success: true, evaluationSet: setJson(insertSet(ctx, name, description, p)) };
+  return { success: true, evaluationSet: setJson(insertSet(ctx, name, description, p, req.token)) };
 }
 
 /** 404 for an unknown set, 403 when the token may not use the set's processor. */
@@ -131,7 +147,7 @@ function createItem(req: Req, ctx: Ctx): Json {
   const { set, processor } = loadSet(ctx, req, setId, 'evaluationSetId');
   fileOf(ctx, fileId, 'fileId');
   const expected = checkExpected(ctx, processor, draftConfig(ctx, processor), body.expectedOutput, '/expectedOutput');
-  const [row] = insertItems(ctx, set, [{ fileId, expected }]);
+  const [row] = insertItems(ctx, set, [{ fileId, expected }], req.token);
   return { success: true, evaluationSetItem: itemJson(ctx, row, req.layout, processor.type) };
 }
 
@@ -150,7 +166,7 @@ function bulkCreate(req: Req, ctx: Ctx): Json {
     fileOf(ctx, fileId, `items[${i}].fileId`);
     return { fileId, expected: checkExpected(ctx, processor, config, item.expectedOutput, `/items/${i}/expectedOutput`) };
   });
-  const rows = insertItems(ctx, set, entries);
+  const rows = insertItems(ctx, set, entries, req.token);
   return { success: true, evaluationSetItems: rows.map((r) => itemJson(ctx, r, req.layout, processor.type)) };
 }
 
@@ -177,7 +193,7 @@ function updateItem(req: Req, ctx: Ctx): Json {
 
 function deleteItem(req: Req, ctx: Ctx): Json {
   const { item } = loadItem(ctx, req);
-  ctx.store.deleteById('evaluation_set_items', item.id);
+  deleteItemRow(ctx, item.id);
   return { success: true, evaluationSetItemId: item.id, message: `evaluation set item ${item.id} deleted` };
 }
 

@@ -9,6 +9,7 @@ import type { Ctx } from '../context.js';
 import type { Json, ProcessorType } from '../core.js';
 import { deletedAnswer, fileSummary, listAnswer } from '../current.js';
 import { badRequest, checkId, notFound, objectBody, optString, queryId, reqId, reqString, type Req } from '../http.js';
+import { createdByOf, metaOf } from '../meta.js';
 import { pageParams } from '../paging.js';
 import { KINDS } from '../processors.js';
 import { draftConfig, loadProcessor } from '../resolve.js';
@@ -16,15 +17,21 @@ import type { Route } from '../router.js';
 import type { FileRow, ItemRow, ProcessorRow, SetRow } from '../store.js';
 import { isPlainObject } from '../../util/json.js';
 import { entitySummary } from './entities.js';
-import { checkExpected, fileOf, insertItems, insertSet, ITEM_SORTS, loadSet, pageOfItems, pageOfSets, setItemExpected } from './evaluation.js';
+import { checkExpected, deleteItemRow, fileOf, insertItems, insertSet, ITEM_SORTS, loadSet, pageOfItems, pageOfSets, setItemExpected } from './evaluation.js';
 
 /** Items per POST /evaluation_sets/{id}/items (reference.md). */
 export const MAX_ITEMS_PER_CALL = 100;
 const SORTS = { createdAt: 'created_at', updatedAt: 'updated_at' };
 
-/** `EvaluationSet`: `description` is a string in 2026-02-09 (empty when the set has none). `createdBy` is not recorded. */
-function setJson26(s: SetRow, p: ProcessorRow): Json {
-  return { object: 'evaluation_set', id: s.id, name: s.name, description: s.description ?? '', entity: entitySummary(p), createdAt: s.created_at, updatedAt: s.updated_at, createdBy: null };
+/**
+ * `EvaluationSet`: `description` is a string in 2026-02-09 (empty when the set has none);
+ * `createdBy` the token that created it (meta.ts; null for rows stored before it was recorded).
+ */
+function setJson26(ctx: Ctx, s: SetRow, p: ProcessorRow): Json {
+  return {
+    object: 'evaluation_set', id: s.id, name: s.name, description: s.description ?? '', entity: entitySummary(p), createdAt: s.created_at, updatedAt: s.updated_at,
+    createdBy: createdByOf(metaOf(ctx, s.id)),
+  };
 }
 
 /**
@@ -38,12 +45,12 @@ function fileOfItem(ctx: Ctx, i: ItemRow): Json {
 }
 
 function itemSummary(ctx: Ctx, i: ItemRow): Json {
-  return { object: 'evaluation_set_item', id: i.id, file: fileOfItem(ctx, i), createdBy: null };
+  return { object: 'evaluation_set_item', id: i.id, file: fileOfItem(ctx, i), createdBy: createdByOf(metaOf(ctx, i.id)) };
 }
 
 function itemJson26(ctx: Ctx, i: ItemRow, p: ProcessorRow): Json {
   const expectedOutput = ctx.core.expectedToCurrent(JSON.parse(i.expected) as Json, p.type as ProcessorType);
-  return { object: 'evaluation_set_item', id: i.id, evaluationSetId: i.evaluation_set_id, file: fileOfItem(ctx, i), expectedOutput, createdBy: null };
+  return { object: 'evaluation_set_item', id: i.id, evaluationSetId: i.evaluation_set_id, file: fileOfItem(ctx, i), expectedOutput, createdBy: createdByOf(metaOf(ctx, i.id)) };
 }
 
 /**
@@ -86,7 +93,7 @@ function createSet(req: Req, ctx: Ctx): Json {
   const name = reqString(body, 'name');
   const description = optString(body, 'description');
   const p = loadProcessor(ctx, req, reqId(body, 'entityId'), 'entityId');
-  return setJson26(insertSet(ctx, name, description, p), p);
+  return setJson26(ctx, insertSet(ctx, name, description, p, req.token), p);
 }
 
 function listSets(req: Req, ctx: Ctx): Json {
@@ -97,14 +104,14 @@ function listSets(req: Req, ctx: Ctx): Json {
   const data = rows.flatMap((s) => {
     // A set whose processor is gone has no entity to show: left out (processors cannot be deleted today).
     const p = processorOf.get(s.processor_id) as ProcessorRow | undefined;
-    return p ? [setJson26(s, p)] : [];
+    return p ? [setJson26(ctx, s, p)] : [];
   });
   return { ...listAnswer(data, nextPageToken) };
 }
 
 function getSet(req: Req, ctx: Ctx): Json {
   const { set, processor } = loadSet(ctx, req, req.params.id);
-  return setJson26(set, processor);
+  return setJson26(ctx, set, processor);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -136,7 +143,7 @@ function createItems(req: Req, ctx: Ctx): Json {
     fileOf(ctx, fileId, `items[${i}].fileId`);
     return { fileId, expected: acceptExpected(ctx, processor, config, item.expectedOutput, `/items/${i}/expectedOutput`) };
   });
-  const rows = insertItems(ctx, set, entries);
+  const rows = insertItems(ctx, set, entries, req.token);
   return { evaluationSetItems: rows.map((r) => itemJson26(ctx, r, processor)) };
 }
 
@@ -163,7 +170,7 @@ function updateItem(req: Req, ctx: Ctx): Json {
 
 function deleteItem(req: Req, ctx: Ctx): Json {
   const { item } = loadNested(ctx, req);
-  ctx.store.deleteById('evaluation_set_items', item.id);
+  deleteItemRow(ctx, item.id);
   return deletedAnswer(item.id);
 }
 

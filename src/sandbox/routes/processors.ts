@@ -27,7 +27,7 @@ function create(req: Req, ctx: Ctx): Json {
   }
   // With both, the supplied members replace the clone's (a shallow merge in the new layout).
   const config = cloneId && supplied ? acceptConfig(ctx, { ...base, ...ctx.core.toHub(supplied, type) }, type) : acceptConfig(ctx, supplied ?? base, type);
-  const { processor } = createProcessor(ctx, { name: n, type, config, family: 'legacy' });
+  const { processor } = createProcessor(ctx, { name: n, type, config, family: 'legacy', createdBy: req.token });
   return { success: true, processor: processorJson(processor) };
 }
 
@@ -48,7 +48,7 @@ function publish(req: Req, ctx: Ctx): Json {
   const releaseType = releaseTypeOf(body);
   const description = optString(body, 'description');
   const supplied = optObject(body, 'config');
-  const v = publishVersion(ctx, p, releaseType, description, supplied ? acceptConfig(ctx, supplied, p.type as never) : undefined);
+  const v = publishVersion(ctx, p, releaseType, description, supplied ? acceptConfig(ctx, supplied, p.type as never) : undefined, req.token);
   return { success: true, processorVersion: versionJson(ctx, v, p.type as never, req.layout) };
 }
 
