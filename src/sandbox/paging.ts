@@ -25,7 +25,8 @@ export function pageParams(q: URLSearchParams, sorts: Record<string, string>, de
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw badRequest(`maxPageSize must be an integer from 1 to ${MAX_PAGE_SIZE}`);
   }
   const sortBy = q.get('sortBy') || defaultSort;
-  if (!(sortBy in sorts)) throw badRequest(`sortBy must be one of ${Object.keys(sorts).join(', ')}`);
+  // The query is the user's: `constructor` and `__proto__` are not sort keys.
+  if (!Object.hasOwn(sorts, sortBy)) throw badRequest(`sortBy must be one of ${Object.keys(sorts).join(', ')}`);
   const dirText = q.get('sortDir') || defaultDir;
   if (dirText !== 'asc' && dirText !== 'desc') throw badRequest('sortDir must be asc or desc');
   const p: PageParams = { limit, sortBy, sortCol: sorts[sortBy], dir: dirText };

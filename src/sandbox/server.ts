@@ -124,8 +124,11 @@ async function handle(ctx: Ctx, opts: ServerOptions, bodies: BodyReader, req: In
       return;
     }
     reply(res, result, inEffect);
-  } catch (e) {
-    if (!(e instanceof HttpError)) throw e;
+  } catch (caught) {
+    if (!(caught instanceof HttpError) && res.headersSent) throw caught;
+    // Unexpected: logged with its stack, answered without details, in the caller's error form.
+    if (!(caught instanceof HttpError)) opts.log?.(`sandbox: unexpected error: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+    const e = caught instanceof HttpError ? caught : new HttpError(500, 'internal sandbox error');
     // Every 429 says when to come back, whoever raised it.
     const headers: Record<string, string> = e.status === 429 && !e.headers['retry-after'] ? { ...retryHeaders(1), ...e.headers } : { ...e.headers };
     if (e.status === 413) headers.connection = 'close';

@@ -15,6 +15,7 @@ import { draftConfig, loadProcessor } from '../resolve.js';
 import type { Route } from '../router.js';
 import { itemJson, setJson } from '../serialize.js';
 import type { ItemRow, ProcessorRow, SetRow, Where } from '../store.js';
+import { InputError } from '../../util/errors.js';
 import { isPlainObject } from '../../util/json.js';
 
 export const MAX_BULK_ITEMS = 1000;
@@ -126,7 +127,16 @@ export function checkExpected(ctx: Ctx, processor: ProcessorRow, config: Json, v
   if (value === undefined || value === null) throw badRequest(`${at.slice(1).replace(/\//g, '.')} is required`);
   if (!isPlainObject(value)) throw badRequest(`${at.slice(1).replace(/\//g, '.')} must be an object`);
   const doc = processor.type === 'SPLITTER' ? ctx.core.splitterOutput(value, HUB) : value;
-  const errors = ctx.core.validateExpected(legacyConfig(config), doc).filter((f) => f.severity === 'error');
+  let findings: ReturnType<Ctx['core']['validateExpected']>;
+  try {
+    findings = ctx.core.validateExpected(legacyConfig(config), doc);
+  } catch (e) {
+    // A config the expected-output rules cannot read (an extraction schema without properties):
+    // the request is fine, the entity is not ready for items yet.
+    if (!(e instanceof InputError)) throw e;
+    throw badRequest(`the draft config of ${owner} cannot check expected outputs (${e.message.replace(/^config: /, '')}); update its config first (an extraction schema needs at least one property)`);
+  }
+  const errors = findings.filter((f) => f.severity === 'error');
   if (errors.length) {
     const shown = errors.slice(0, 5).map((f) => `${at}${f.pointer}: ${f.message} (rule ${f.rule})`);
     const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
