@@ -14,10 +14,11 @@ import type { Ctx } from './context.js';
 import type { Json, ProcessorType } from './core.js';
 import { legacyConfig } from './current.js';
 import { nowIso, type IdKind } from './ids.js';
+import { extraOf, metaOf, setMeta } from './meta.js';
 import { entitySummary, RUN_KINDS, versionSummary } from './runAnswers.js';
 import { buildRun, type Job, type RunFile } from './runs.js';
 import type { BatchRow, ItemRow, ProcessorRow, RunRow, SetRow, VersionRow } from './store.js';
-import { serviceMetrics, type ServiceItem } from '../metrics/service.js';
+import { serviceMetrics, type ServiceItem, type ServiceMetrics } from '../metrics/service.js';
 
 export interface NewEvaluation {
   set: SetRow;
@@ -91,16 +92,14 @@ export function evaluationBatchRun(b: BatchRow): Json {
 const RUN_OPTION_KEYS = ['fuzzyMatchFields', 'excludeFields'];
 
 /**
- * `EvaluationSetRun` (spec 7). `metrics` are computed from the item runs as they stand (progress
- * while running) with the service's definitions (spec 4.2, src/metrics/service.ts): the copies of
- * the expected outputs in the 2026-02-09 form against the runs' outputs; latency is each run's
- * processing time, pages its file's pages.
+ * The metrics of spec 4.2 (src/metrics/service.ts) of an evaluation from its item runs: the copies
+ * of the expected outputs in the 2026-02-09 form against the runs' outputs; latency is each run's
+ * processing time, pages its file's pages. Computed once, when the evaluation ends (finishBatch),
+ * and stored with it.
  */
-export function evaluationSetRunJson(ctx: Ctx, b: BatchRow): Json {
-  const p = ctx.store.byId<ProcessorRow>('processors', b.processor_id);
+export function scoreEvaluation(ctx: Ctx, b: BatchRow, runs: RunRow[] = ctx.store.runsOfBatch(b.id)): ServiceMetrics {
   const v = ctx.store.byId<VersionRow>('processor_versions', b.processor_version_id);
-  const type = (p?.type ?? 'EXTRACT') as ProcessorType;
-  const runs = ctx.store.runsOfBatch(b.id);
+  const type = typeOfBatch(ctx, b);
   const items: ServiceItem[] = runs.map((r) => {
     const expected = expectedOf(ctx, r);
     const doc = JSON.parse(r.doc) as Json;
@@ -112,7 +111,52 @@ export function evaluationSetRunJson(ctx: Ctx, b: BatchRow): Json {
       pages: r.num_pages,
     };
   });
-  const config = v ? legacyConfig(JSON.parse(v.config) as Json) : {};
+  return serviceMetrics(type, configOf(v), items);
+}
+
+function typeOfBatch(ctx: Ctx, b: BatchRow): ProcessorType {
+  const p = ctx.store.st('SELECT type FROM processors WHERE id = ?').get(b.processor_id) as { type: string } | undefined;
+  return (p?.type ?? 'EXTRACT') as ProcessorType;
+}
+
+function configOf(v: VersionRow | undefined): Json {
+  return v ? legacyConfig(JSON.parse(v.config) as Json) : {};
+}
+
+/** Stores the figures of an ended evaluation beside its row (meta.ts), in the transaction that ends it. */
+export function storeEvaluationMetrics(ctx: Ctx, b: BatchRow, metrics: ServiceMetrics): void {
+  setMeta(ctx, b.id, { extra: { metrics } });
+}
+
+/**
+ * While an evaluation runs, progress only: which item runs have ended, and the pages and latencies
+ * of those processed; nothing is scored (the quality counts are zero) until it ends. Read from the
+ * runs' status columns, not their documents.
+ */
+function progressMetrics(ctx: Ctx, b: BatchRow): ServiceMetrics {
+  const rows = ctx.store.st('SELECT status, run_time_ms, num_pages FROM processor_runs WHERE batch_id = ? ORDER BY seq').all(b.id) as Array<Pick<RunRow, 'status' | 'run_time_ms' | 'num_pages'>>;
+  const items: ServiceItem[] = rows.map((r) => ({
+    expected: undefined, status: r.status, output: null, pages: r.num_pages, ...(typeof r.run_time_ms === 'number' && { latencyMs: r.run_time_ms }),
+  }));
+  return serviceMetrics(typeOfBatch(ctx, b), configOf(ctx.store.byId<VersionRow>('processor_versions', b.processor_version_id)), items);
+}
+
+/**
+ * The figures `GET /evaluation_set_runs/{id}` shows: the stored ones once the evaluation has
+ * ended (an evaluation that ended before they were stored, in an older sandbox's data dir, is
+ * scored from its runs), progress while it runs.
+ */
+export function evaluationMetrics(ctx: Ctx, b: BatchRow): ServiceMetrics {
+  if (b.status !== 'PROCESSED' && b.status !== 'FAILED') return progressMetrics(ctx, b);
+  const stored = extraOf(metaOf(ctx, b.id)).metrics;
+  return stored !== undefined ? (stored as ServiceMetrics) : scoreEvaluation(ctx, b);
+}
+
+/** `EvaluationSetRun` (spec 7); `metrics`: evaluationMetrics. */
+export function evaluationSetRunJson(ctx: Ctx, b: BatchRow): Json {
+  const p = ctx.store.byId<ProcessorRow>('processors', b.processor_id);
+  const v = ctx.store.byId<VersionRow>('processor_versions', b.processor_version_id);
+  const type = (p?.type ?? 'EXTRACT') as ProcessorType;
   const stored = JSON.parse(b.options) as Json;
   const options: Json = {};
   for (const k of RUN_OPTION_KEYS) if (Object.hasOwn(stored, k)) options[k] = stored[k];
@@ -122,7 +166,7 @@ export function evaluationSetRunJson(ctx: Ctx, b: BatchRow): Json {
     evaluationSetId: b.source_id,
     entity: p ? entitySummary(RUN_KINDS[type], p) : null,
     entityVersion: v ? versionSummary(ctx, RUN_KINDS[type], v) : null,
-    metrics: serviceMetrics(type, config, items),
+    metrics: evaluationMetrics(ctx, b),
     status: b.status,
     options,
     createdAt: b.created_at,

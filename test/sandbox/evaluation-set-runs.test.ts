@@ -4,7 +4,8 @@
  * version run, item subsets, item runs listed by batchId, the item copy taken at the start, the
  * internal events, one object under two routes, and every refusal.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { ServiceMetricsAccumulator } from '../../src/metrics/service.js';
 import type { Engine, EngineInput, EngineResult } from '../../src/sandbox/engine/types.js';
 import type { SandboxEvent } from '../../src/sandbox/index.js';
 import { makePdf, start, uploadText, type TestSandbox } from './helpers.js';
@@ -191,13 +192,44 @@ describe('running', () => {
     off();
     const mid = await ok<Json>('GET', `/evaluation_set_runs/${id}`);
     expect(mid.status).toBe('PROCESSING');
+    // Progress only while running: the ended item run and its pages; nothing is scored yet.
     expect(mid.metrics).toMatchObject({ numFilesTotal: 3, numFilesProcessed: 1, numFiles: 1, numPages: 1 });
-    expect(((mid.metrics as Json).fieldMetrics as Json).invoice_number).toEqual({ countTotal: 1, countPresent: 1, countExpected: 1, countAccurate: 1, accuracy: 1 });
+    expect(mid.metrics).not.toHaveProperty('accuracy');
+    expect(((mid.metrics as Json).fieldMetrics as Json).invoice_number).toEqual({ countTotal: 0, countPresent: 0, countExpected: 0, countAccurate: 0 });
     t.sb.resumeEngine();
     await t.sb.idle();
     const end = await ok<Json>('GET', `/evaluation_set_runs/${id}`);
     expect(end.status).toBe('PROCESSED');
-    expect(end.metrics).toMatchObject({ numFilesTotal: 3, numFilesProcessed: 3 });
+    expect(end.metrics).toMatchObject({ numFilesTotal: 3, numFilesProcessed: 3, accuracy: 0.8 });
+    expect(((end.metrics as Json).fieldMetrics as Json).invoice_number).toEqual({ countTotal: 2, countPresent: 2, countExpected: 2, countAccurate: 2, accuracy: 1 });
+  });
+
+  test('the figures are computed once, when the run ends, and served as stored', async () => {
+    const run = await runToEnd({ evaluationSetId: setId });
+    const add = vi.spyOn(ServiceMetricsAccumulator.prototype, 'add');
+    try {
+      const again = await ok<Json>('GET', `/evaluation_set_runs/${String(run.id)}`);
+      expect(again.metrics).toEqual(run.metrics);
+      expect(add).not.toHaveBeenCalled();
+    } finally {
+      add.mockRestore();
+    }
+  });
+
+  test('after the end, editing an item and deleting an item run change nothing: the figures are those of the run as it ended', async () => {
+    const run = await runToEnd({ evaluationSetId: setId, evaluationSetItemIds: [items.a, items.b] });
+    expect(run.metrics).toMatchObject({ numFilesTotal: 2, numFilesProcessed: 2, accuracy: 0.8 });
+    // The run copied the expected outputs at its start (spec 4): an edit afterwards is not scored ...
+    await ok('POST', `/evaluation_sets/${setId}/items/${items.a}`, { expectedOutput: { value: { invoice_number: 'changed', total: 0, notes: null } } });
+    try {
+      // ... and an item run deleted after the end stays in the figures it was part of.
+      const runs = await ok<{ data: Json[] }>('GET', `/extract_runs?batchId=${String(run.id)}&sortDir=asc`);
+      await ok('DELETE', `/extract_runs/${String(runs.data[1].id)}`);
+      const after = await ok<Json>('GET', `/evaluation_set_runs/${String(run.id)}`);
+      expect(after.metrics).toEqual(run.metrics);
+    } finally {
+      await ok('POST', `/evaluation_sets/${setId}/items/${items.a}`, { expectedOutput: { value: { invoice_number: 'A-1', total: 10, notes: null } } });
+    }
   });
 
   test('the internal event the legacy batch run emits: batch_processor_run.processed once; .failed when no item run was processed', async () => {

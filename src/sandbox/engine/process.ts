@@ -11,7 +11,7 @@ import { nowIso } from '../ids.js';
 import { computeMetrics, type EvaluatedRun } from '../metrics.js';
 import type { Job } from '../runs.js';
 import type { BatchRow, FileRow, RunRow } from '../store.js';
-import { endStatus, expectedOf } from '../evaluationRuns.js';
+import { endStatus, expectedOf, scoreEvaluation, storeEvaluationMetrics } from '../evaluationRuns.js';
 import { advanceWorkflowRun, WORKFLOW_SOURCE, type Advanced } from '../workflows/runs.js';
 import type { EngineInput, EngineResult } from './types.js';
 import { splitFiles } from './splitFiles.js';
@@ -175,5 +175,7 @@ export function finishBatch(c: Ctx, b: BatchRow): { status: string; metrics: str
   });
   const opts = JSON.parse(b.options) as { fuzzyMatchFields?: string[]; excludeFields?: string[] };
   const metrics = computeMetrics(runs[0]?.processor_type as ProcessorType, evaluated, opts);
+  // The 2026-02-09 figures too: fixed from here on, served as stored (evaluationRuns.ts).
+  storeEvaluationMetrics(c, b, scoreEvaluation(c, b, runs));
   return { status: endStatus(runs), metrics: JSON.stringify(metrics) };
 }
