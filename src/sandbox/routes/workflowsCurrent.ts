@@ -223,6 +223,15 @@ async function createRun(req: Req, ctx: Ctx): Promise<Json> {
     if (!Array.isArray(files)) throw badRequest(`package.files must be an array of ${PACKAGE_MIN} to ${PACKAGE_MAX} files`);
     if (files.length < PACKAGE_MIN || files.length > PACKAGE_MAX) throw badRequest(`package.files must contain ${PACKAGE_MIN} to ${PACKAGE_MAX} files (got ${files.length}); a single file goes in file`);
     items = files.map((f: unknown, i) => ({ source: fileOf(f, `package.files[${i}]`, false), metadata, at: `package.files[${i}]` }));
+    // Duplicate ids and duplicate URLs are refused (WorkflowRunPackage.files); an id and a URL never count as duplicates.
+    const seen = new Map<string, string>();
+    for (const { source, at } of items) {
+      const key = source.kind === 'id' ? `id ${source.fileId}` : source.kind === 'url' ? `url ${source.fileUrl}` : undefined;
+      if (key === undefined) continue;
+      const first = seen.get(key);
+      if (first !== undefined) throw badRequest(`${at} repeats ${first} (the same ${key.split(' ')[0]}); each file of a package may appear only once`);
+      seen.set(key, at);
+    }
   }
   const [run] = await createWorkflowRuns(req, ctx, target, items, null, hasPackage);
   return workflowRunCurrent(ctx, run);

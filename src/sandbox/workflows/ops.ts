@@ -16,7 +16,6 @@ import type { RunFile } from '../runs.js';
 import type { FileRow, RunRow, WorkflowRunRow, Where } from '../store.js';
 import { prepareFile } from '../routes/processorRuns.js';
 import { cancelRunRow } from '../runOps.js';
-import { fileRef } from '../serialize.js';
 import { loadWorkflow, resolveSteps, resolveWorkflowVersion } from './definitions.js';
 import { buildWorkflowRuns, insertWorkflowRuns, WORKFLOW_SOURCE, type RunInput } from './runs.js';
 
@@ -78,8 +77,7 @@ async function materialize(ctx: Ctx, items: Item[], signal: AbortSignal): Promis
 /**
  * Everything after the body's own checks: access, workflow, version, steps, files; then one
  * transaction. One run per item; with `asPackage` (a 2026-02-09 package of files) one run for all
- * the items: its steps read the first file (the engine reads one file per run) and `files` lists
- * every file of the package.
+ * the items, each of its steps run on the whole package (runs.ts).
  */
 export async function createWorkflowRuns(req: Req, ctx: Ctx, target: RunTarget, items: Item[], batchId: string | null, asPackage = false): Promise<WorkflowRunRow[]> {
   const workflow = loadWorkflow(ctx, req, target.workflowId, target.workflowAt);
@@ -87,21 +85,29 @@ export async function createWorkflowRuns(req: Req, ctx: Ctx, target: RunTarget, 
   const steps = resolveSteps(ctx, workflow, version);
   if (steps.length === 0) throw badRequest(`workflow ${workflow.id} version ${version.version} has no steps; give it steps with POST /workflows/${workflow.id} {steps}`);
   const { inputs: all, files } = await withDownloads(req, (signal) => materialize(ctx, items, signal));
-  const inputs = asPackage ? all.slice(0, 1) : all;
+  const inputs = asPackage ? [{ input: packageOf(all, items), metadata: all[0].metadata }] : all;
   const { runs, steps: first } = buildWorkflowRuns({ ids: ctx.ids, workflow, version, steps, inputs, priority: target.priority, batchId, now: nowIso(), baseUrl: ctx.baseUrl });
-  if (asPackage) {
-    const doc = JSON.parse(runs[0].doc) as Json;
-    const seen = new Set((doc.files as Json[]).map((f) => f.id));
-    for (const { input } of all.slice(1)) {
-      if (input.kind !== 'file' || seen.has(input.file.id)) continue;
-      seen.add(input.file.id);
-      (doc.files as Json[]).push(fileRef(input.file));
-    }
-    runs[0].doc = JSON.stringify(doc);
-  }
   insertWorkflowRuns(ctx, runs, first, files);
   for (const r of first) ctx.scheduler.enqueue(r.id, target.priority);
   return runs;
+}
+
+/**
+ * The files of a package as one input, in order. The route refuses a repeated id or URL; two URLs
+ * that download to the same stored file, or an id naming a file a URL of the package also brought,
+ * are one file twice: refused too (the SDK: "each file may appear only once").
+ */
+function packageOf(all: Array<{ input: RunInput }>, items: Item[]): RunInput {
+  const files: RunFile[] = [];
+  const at = new Map<string, string>();
+  all.forEach(({ input }, i) => {
+    if (input.kind !== 'file') throw badRequest(`${items[i].at} must be a file ({url, name?} or {id})`);
+    const first = at.get(input.file.id);
+    if (first !== undefined) throw badRequest(`${items[i].at} is the same file as ${first} (${input.file.id}); each file of a package may appear only once`);
+    at.set(input.file.id, items[i].at);
+    files.push(input.file);
+  });
+  return { kind: 'package', files };
 }
 
 export function loadWorkflowRun(req: Req, ctx: Ctx, id = req.params.id): WorkflowRunRow {

@@ -1,7 +1,9 @@
 /**
  * Workflow runs (2.1): one document goes through the workflow's processors in order, each step
  * a processor run (source WORKFLOW_RUN, sourceId the workflow run) on the same input: a file is
- * stored and parsed once and every step reads that file resource.
+ * stored and parsed once and every step reads that file resource. A 2026-02-09 `package` of files
+ * is one input too: every step reads all its files as one document, their pages in order (as an
+ * extract run's package), and each step's run lists them all.
  *
  * Status (the spec shows only PROCESSED; part 3 says a created run is "processing"):
  * PROCESSING from creation (single and batch runs alike; queued counts as processing) until the
@@ -24,11 +26,11 @@ export const WORKFLOW_SOURCE = 'WORKFLOW_RUN';
 export const WORKFLOW_RUN_STATUSES = ['PROCESSING', 'PROCESSED', 'FAILED', 'CANCELLED'] as const;
 
 type FileInput = RunFile;
-export type RunInput = { kind: 'text'; text: string } | { kind: 'file'; file: FileInput };
+export type RunInput = { kind: 'text'; text: string } | { kind: 'file'; file: FileInput } | { kind: 'package'; files: FileInput[] };
 
 /** What the next steps need; stored beside the run, never served. */
 export interface WorkflowJob {
-  input: { kind: 'text'; text: string } | { kind: 'file'; fileId: string };
+  input: { kind: 'text'; text: string } | { kind: 'file'; fileId: string } | { kind: 'package'; fileIds: string[] };
   /** Processor versions pinned at creation (and the step's name, when it has one). */
   steps: Array<{ processorId: string; versionId: string; name?: string }>;
   priority: number;
@@ -95,7 +97,8 @@ export function buildWorkflowRuns(n: NewWorkflowRuns): { runs: WorkflowRunRow[];
   for (const { input, metadata } of n.inputs) {
     const id = n.ids('workflowRun');
     const first = stepRun(n.ids, n.steps[0], input, id, metadata, n.priority, n.now);
-    const file = input.kind === 'file' ? input.file : undefined;
+    const files = input.kind === 'file' ? [input.file] : input.kind === 'package' ? input.files : [];
+    const file = files[0] as FileInput | undefined;
     const doc: Json = {
       object: 'workflow_run',
       id,
@@ -104,7 +107,7 @@ export function buildWorkflowRuns(n: NewWorkflowRuns): { runs: WorkflowRunRow[];
       name: file ? file.name : 'rawText',
       status: 'PROCESSING',
       metadata,
-      files: file ? [fileRef(file)] : [],
+      files: files.map(fileRef),
       initialRunAt: n.now,
       reviewed: false,
       reviewedBy: null,
@@ -122,7 +125,7 @@ export function buildWorkflowRuns(n: NewWorkflowRuns): { runs: WorkflowRunRow[];
       createdAt: n.now,
       updatedAt: n.now,
     };
-    const job: WorkflowJob = { input: input.kind === 'text' ? input : { kind: 'file', fileId: input.file.id }, steps: pinned, priority: n.priority };
+    const job: WorkflowJob = { input: jobInput(input), steps: pinned, priority: n.priority };
     runs.push({
       seq: 0, id, workflow_id: n.workflow.id, batch_id: n.batchId, status: 'PROCESSING', file_name: file?.name ?? null,
       created_at: n.now, updated_at: n.now, doc: JSON.stringify(doc), job: JSON.stringify(job),
@@ -130,6 +133,12 @@ export function buildWorkflowRuns(n: NewWorkflowRuns): { runs: WorkflowRunRow[];
     steps.push(first);
   }
   return { runs, steps };
+}
+
+function jobInput(input: RunInput): WorkflowJob['input'] {
+  if (input.kind === 'text') return input;
+  if (input.kind === 'package') return { kind: 'package', fileIds: input.files.map((f) => f.id) };
+  return { kind: 'file', fileId: input.file.id };
 }
 
 /** Stores new workflow runs, their first steps and the files they read, in one transaction. */
@@ -203,11 +212,12 @@ export function advanceWorkflowRun(ctx: Ctx, run: RunRow, runDoc: Json, now: str
 
 function inputOf(ctx: Ctx, job: WorkflowJob): RunInput {
   if (job.input.kind === 'text') return job.input;
-  const id = job.input.fileId;
   // A file deleted since is left to the engine, which fails the step with FILE_NOT_FOUND.
-  const file = ctx.store.st('SELECT id, name, type, num_pages, created_at, updated_at FROM files WHERE id = ?').get(id) as FileInput | undefined;
+  const stmt = ctx.store.st('SELECT id, name, type, num_pages, created_at, updated_at FROM files WHERE id = ?');
   const now = new Date().toISOString();
-  return { kind: 'file', file: file ?? { id, name: '(deleted file)', type: 'UNKNOWN', num_pages: 1, created_at: now, updated_at: now } };
+  const load = (id: string): FileInput => (stmt.get(id) as FileInput | undefined) ?? { id, name: '(deleted file)', type: 'UNKNOWN', num_pages: 1, created_at: now, updated_at: now };
+  if (job.input.kind === 'package') return { kind: 'package', files: job.input.fileIds.map(load) };
+  return { kind: 'file', file: load(job.input.fileId) };
 }
 
 /** Refreshes the step's item after a review changed its processor run. */
