@@ -1,7 +1,7 @@
 /**
  * What API 2026-02-09 shows of a resource that its older rows do not carry: who created it
  * (`createdBy`), a workflow version's `name`, a webhook endpoint's `name`, `status` and
- * `advancedOptions` (`extra`). One row per resource id, beside the resource's own table, so the
+ * `advancedOptions`, an ended evaluation's spec 4.2 `metrics` (`extra`). One row per resource id, beside the resource's own table, so the
  * 2025-04-21 tables and their answers stay as they were.
  */
 import type { TokenRecord } from './auth.js';
