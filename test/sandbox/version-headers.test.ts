@@ -93,6 +93,22 @@ describe('versionHeaders option', () => {
   });
 });
 
+describe('versionHeaders option, on the default API version', () => {
+  test('a 2026-02-09 client sends x-extend-api-version; a service reading another name gets the same hint', async () => {
+    const s = await start({ versionHeaders: ['x-service-api-version'] });
+    try {
+      const client = createClient({ baseUrl: s.url, token: s.token, maxRetries: 0 });
+      const e = await client.entities('EXTRACT').list().catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(ApiError);
+      expect((e as ApiError).hint).toBe('the service reads the API version from header x-service-api-version, but it was sent in x-extend-api-version: set EVALKIT_VERSION_HEADER=x-service-api-version');
+      const fixed = createClient({ baseUrl: s.url, token: s.token, versionHeader: 'x-service-api-version' });
+      await expect(fixed.entities('EXTRACT').list()).resolves.toBeDefined();
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('webhook deliveries under both header names', () => {
   test('each delivery is signed under evalkit\'s and the real service\'s names; verifyWebhook accepts either pair', async () => {
     const rx = await startReceiver();
