@@ -265,10 +265,10 @@ const run = defineCommand<RunArgs>({
       .example('$0 eval run -e ev_123', 'latest version; writes reports/ev_123-<version>.json')
       .example('$0 eval run --version draft', 'the set, fields and export path from evalkit.config.json (docs/configuration.md)')
       .example('$0 eval run -e ev_123 --version draft --out draft.json && $0 report --from draft.json', 'evaluate the draft and report on it')
-      .example('$0 eval run -e ev_123 --config candidate.json --out candidate.jsonl', 'a config that is not saved anywhere yet (one processor run per item)')
+      .example('$0 --api-version 2025-04-21 eval run -e ev_123 --config candidate.json --out candidate.jsonl', 'API 2025-04-21: a config that is not saved anywhere yet (one processor run per item)')
       .example('$0 eval run -e ev_123 --fuzzy-match-fields vendor.name --exclude-fields notes --format json', 'evaluation options; machine-readable summary')
       .example('$0 eval run -e ev_123 --metadata data.csv', "items carry the CSV's metadata.* columns, for report --slice-by")
-      .example('$0 eval run -e ev_123 --strategy per-item --concurrency 4 --priority 80 --timeout 2h', 'against a service without evaluation runs, gently') as unknown as Argv<RunArgs>,
+      .example('$0 --api-version 2025-04-21 eval run -e ev_123 --strategy per-item --concurrency 4 --priority 80 --timeout 2h', 'API 2025-04-21: against a service without evaluation runs, gently') as unknown as Argv<RunArgs>,
   run: async (a) => {
     const { runEvaluation } = await import('../eval/index.js');
     const timeoutMs = parseDuration(a.timeout, '--timeout');

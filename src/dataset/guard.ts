@@ -28,7 +28,8 @@ export interface GuardOptions {
   creates?: (method: string, url: string) => boolean;
 }
 
-const CREATE_PATHS = /\/(files\/upload|evaluation_set_items(\/bulk)?|evaluation_sets)(\?|$)/;
+// 2025-04-21 creates items at /evaluation_set_items(/bulk), 2026-02-09 at /evaluation_sets/{id}/items.
+const CREATE_PATHS = /\/(files\/upload|evaluation_set_items(\/bulk)?|evaluation_sets(\/[^/?]+\/items)?)(\?|$)/;
 
 export function isCreateRequest(method: string, url: string): boolean {
   return method === 'POST' && CREATE_PATHS.test(url);

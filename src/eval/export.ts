@@ -7,6 +7,7 @@ import type { BatchProcessorRun, Client, EvaluationSetItem, ProcessorRun, Proces
 import { collect, isApiError } from '../api/index.js';
 import type { EvaluationExport, ExportItem, ExportOptions, ExportServiceRun } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
+import { speaks2026 } from '../api/version.js';
 import { pairRuns, TIMEOUT_REASON } from './pair.js';
 import { loadItems, notFoundAs, processorName, toHubConfig } from './resolve.js';
 import { DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalCounts, type EvalProgress, type EvalResult, type ExportBatchRunOptions, InterruptedError } from './types.js';
@@ -113,8 +114,13 @@ export async function exportFromRuns(
   });
 }
 
-/** `evalkit eval export --batch-run ID`. */
+/**
+ * `evalkit eval export --batch-run ID`. On a 2026-02-09 client (the default) the evaluation run is
+ * an evaluation set run: exportEvaluationSetRun, as runEvaluation takes the evaluation set run.
+ */
 export async function exportBatchRun(client: Client, id: string, opts: ExportBatchRunOptions = {}, cb: EvalCallbacks = {}): Promise<EvalResult> {
+  // Loaded when used: run-2026.ts builds on this module.
+  if (speaks2026(client.options.apiVersion)) return (await import('./run-2026.js')).exportEvaluationSetRun(client, id, opts, cb);
   return whileNotAborted(cb.signal, () => exportBatch(client, id, opts, cb));
 }
 

@@ -12,6 +12,7 @@ import type { Client, EvaluationSetItem, EvaluationSetRun, ProcessorRun, Process
 import { isApiError, lostAnswerError, typeOfId } from '../api/index.js';
 import type { EvaluationExport, ExportServiceRun } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
+import { paginate, pauseBeforeReadBack } from '../api/index.js';
 import { buildExport, countItems, exportOptions, seconds, whileNotAborted } from './export.js';
 import { pairRuns } from './pair.js';
 import { notFoundAs, pickVersion, normalizeVersionRef } from './resolve.js';
@@ -180,6 +181,48 @@ function ended(run: EvaluationSetRun, notice: (m: string) => void): void {
   if (run.status === 'FAILED' || run.status === 'CANCELLED') notice(`evaluation set run ${run.id} ended ${run.status}; the export says so (service.status) and \`evalkit report\` refuses to score it unless --allow-partial`);
 }
 
+/**
+ * The ids of the set's evaluation runs, where the service lists them: the sandbox serves
+ * `GET /batch_processor_runs?sourceId=` (its extension) under both versions and shows every
+ * evaluation set run there; the service lists no evaluation set runs (spec 4.1): undefined (404/405).
+ */
+async function evaluationRunIds(client: Client, setId: string, signal?: AbortSignal): Promise<Set<string> | undefined> {
+  const ids = new Set<string>();
+  try {
+    for await (const b of paginate((t) => client.batchProcessorRuns.list({ sourceId: setId, nextPageToken: t }, { signal }), { signal })) ids.add(b.id);
+  } catch (e) {
+    if (isApiError(e) && e.kind === 'http' && (e.status === 404 || e.status === 405)) return undefined;
+    throw e;
+  }
+  return ids;
+}
+
+/**
+ * POST /evaluation_set_runs, never sent twice blindly: after a lost answer the set's evaluation
+ * runs are listed again where that is possible, and the one run that was not there before is this
+ * one; where the service lists none, the user is asked to look before running again.
+ */
+async function startRun(client: Client, body: { evaluationSetId: string; entity: { id: string; version: string }; evaluationSetItemIds: string[] }, signal?: AbortSignal): Promise<EvaluationSetRun> {
+  const setId = body.evaluationSetId;
+  const before = await evaluationRunIds(client, setId, signal);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await client.evaluationSetRuns.create(body, { signal });
+    } catch (e) {
+      if (!(isApiError(e) && e.outcomeUnknown)) throw e;
+      if (before === undefined) {
+        throw lostAnswerError(e, `an evaluation set run of ${setId} may have been started`, "check the service's dashboard for a new run of the set before running the evaluation again; `evalkit eval export <its id>` writes its export");
+      }
+      await pauseBeforeReadBack(client, attempt, signal);
+      const fresh = [...((await evaluationRunIds(client, setId, signal)) ?? [])].filter((id) => !before.has(id));
+      if (fresh.length === 1) return client.evaluationSetRuns.retrieve(fresh[0], { signal });
+      const hint = `list the set's evaluation runs (GET /batch_processor_runs?sourceId=${setId}) before running the evaluation again`;
+      if (fresh.length > 1) throw lostAnswerError(e, `${fresh.length} evaluation set runs of ${setId} started during this run (${fresh.join(', ')}): this run's lost answers, or someone else's`, hint);
+      if (attempt > client.options.maxRetries) throw lostAnswerError(e, `no evaluation set run of ${setId} was started (the list holds none that is new)`, 'retry later: the service did not answer');
+    }
+  }
+}
+
 /** `eval run` on 2026-02-09 (runEvaluation calls it when the client speaks 2026-02-09). */
 export async function runEvaluation2026(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks): Promise<EvalResult> {
   checkOptions2026(opts);
@@ -213,16 +256,7 @@ async function evaluate2026(client: Client, opts: RunEvaluationOptions, cb: Eval
   if (items.length === 0) {
     throw new UsageError(`evaluation set ${set.id} has no items; nothing to evaluate`, { hint: `add items first, for example with \`evalkit dataset upload data.csv --evaluation-set ${set.id}\`` });
   }
-  let run: EvaluationSetRun;
-  try {
-    run = await client.evaluationSetRuns.create({ evaluationSetId: set.id, entity: { id: set.entityId, version: picked.version }, evaluationSetItemIds: items.map((i) => i.id) }, { signal });
-  } catch (e) {
-    // The service lists no evaluation set runs (spec 4.1): a lost answer cannot be read back.
-    if (isApiError(e) && e.outcomeUnknown) {
-      throw lostAnswerError(e, `an evaluation set run of ${set.id} may have been started`, "check the service's dashboard for a new run of the set before running the evaluation again; `evalkit eval export <its id>` writes its export");
-    }
-    throw e;
-  }
+  const run = await startRun(client, { evaluationSetId: set.id, entity: { id: set.entityId, version: picked.version }, evaluationSetItemIds: items.map((i) => i.id) }, signal);
   cb.onProgress?.(progressOf(run, 'wait', started));
   const done = await waitForRun(client, run, { timeoutMs: Math.max(1, started + timeoutMs - performance.now()), budgetMs: timeoutMs, pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, cb, started);
   ended(done, notice);

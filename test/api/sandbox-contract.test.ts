@@ -10,7 +10,9 @@ let client: Client;
 
 beforeAll(async () => {
   sb = await startSandbox({ port: 0, engineDelayMs: 1 });
-  client = createClient({ baseUrl: sb.url, token: sb.token, maxRetries: 0 });
+  // 2025-04-21: this file is the contract of the client's 2025-04-21 members (processors, processorRuns, batchProcessorRuns,
+  // workflow steps by processorId); the 2026-02-09 routes' contract is the SDK 1.17 suite (test/contract-1x).
+  client = createClient({ baseUrl: sb.url, token: sb.token, maxRetries: 0, apiVersion: '2025-04-21' });
 });
 afterAll(async () => {
   await sb?.close();

@@ -38,7 +38,9 @@ describe('headers', () => {
     await client.processorRuns.get('dpr_1');
     const h = server.requests[0].headers;
     expect(h.authorization).toBe(`Bearer ${TOKEN}`);
-    expect(h['x-service-api-version']).toBe('2025-04-21');
+    // The default API version (2026-02-09) goes in the SDK 1.x header; 2025-04-21 used x-service-api-version.
+    expect(h['x-extend-api-version']).toBe('2026-02-09');
+    expect(h['x-service-api-version']).toBeUndefined();
     expect(h.accept).toBe('application/json');
     expect(server.requests[0].url).toBe('/processor_runs/dpr_1');
   });

@@ -53,7 +53,8 @@ describe('eval run on 2026-02-09 against the sandbox (built CLI)', () => {
   for (const type of ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const) {
     it(`${type}: the same export items as the 2025-04-21 batch path, and the service's run recorded`, async () => {
       const s = sets[type];
-      const old = await cli(['eval', 'run', '-e', s.setId, '--version', '1.0', '--strategy', 'batch', '--out', `${type}-2025.json`, '--no-progress']);
+      // The oracle: the 2025-04-21 batch path (pinned; --strategy batch exists on that version only).
+      const old = await cli(['--api-version', '2025-04-21', 'eval', 'run', '-e', s.setId, '--version', '1.0', '--strategy', 'batch', '--out', `${type}-2025.json`, '--no-progress']);
       expect(old.code, old.stderr).toBe(0);
       const cur = await cli(['--api-version', '2026-02-09', 'eval', 'run', '-e', s.setId, '--version', '1.0', '--out', `${type}-2026.json`, '--format', 'json', '--no-progress']);
       expect(cur.code, cur.stderr).toBe(0);

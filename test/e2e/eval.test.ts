@@ -50,7 +50,8 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`wrote ${file} (JSON, 4 items`);
-    expect(r.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^4 items: \\d processed, \\d failed · ${type} "${type.toLowerCase()} processor" version 1\\.0 · batch bpr_\\S+ · [\\d.]+ s$`));
+    // The default API version (2026-02-09): the service's evaluation set run, and how it ended.
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^4 items: \\d processed, \\d failed · ${type} "${type.toLowerCase()} processor" version 1\\.0 · evaluation set run bpr_\\S+ PROCESSED · [\\d.]+ s$`));
     const exp = await readExport(file);
     expect(exp.processor).toMatchObject({ id: sets[type].processorId, type, version: '1.0' });
     expect(exp.items.map((i) => i.id)).toEqual(sets[type].itemIds);
@@ -78,17 +79,24 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     expect(json.stderr).toBe('');
   });
 
-  test('--format json prints a sorted summary; options are passed to the batch and recorded', async () => {
-    const file = path.join(dir, 'opts.json');
-    const r = await cli(['eval', 'run', '-e', sets.EXTRACT.setId, '--version', 'draft', '--out', file, '--fuzzy-match-fields', 'invoice_number,line_items[].description', '--exclude-fields', 'paid', '--format', 'json']);
+  // The default runs the service's evaluation set run, whose create request takes no options (spec 4.1): they are
+  // recorded in the export, which report scores by; 2025-04-21's batch (pinned) carries them too.
+  test.each([
+    ['evaluation-set-run', []],
+    ['batch', ['--api-version', '2025-04-21']],
+  ])('--format json prints a sorted summary; options are recorded (%s)', async (strategy, pin) => {
+    const file = path.join(dir, `opts-${strategy}.json`);
+    const r = await cli([...pin, 'eval', 'run', '-e', sets.EXTRACT.setId, '--version', 'draft', '--out', file, '--fuzzy-match-fields', 'invoice_number,line_items[].description', '--exclude-fields', 'paid', '--format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout) as Json;
     expect(Object.keys(s)).toEqual([...Object.keys(s)].sort());
-    expect(s).toMatchObject({ file, fileFormat: 'json', strategy: 'batch', evaluationSetId: sets.EXTRACT.setId, counts: { items: 4 }, processor: { type: 'EXTRACT', version: 'draft' } });
+    expect(s).toMatchObject({ file, fileFormat: 'json', strategy, evaluationSetId: sets.EXTRACT.setId, counts: { items: 4 }, processor: { type: 'EXTRACT', version: 'draft' } });
     expect(s.options).toEqual({ fuzzyMatchFields: ['invoice_number', 'line_items[].description'], excludeFields: ['paid'] });
     expect((await readExport(file)).options).toEqual(s.options);
-    const batch = await t.call<{ batchProcessorRun: Json }>('GET', `/batch_processor_runs/${String(s.batchRunId)}`);
-    expect(batch.body.batchProcessorRun.options).toEqual(s.options);
+    if (strategy === 'batch') {
+      const batch = await t.call<{ batchProcessorRun: Json }>('GET', `/batch_processor_runs/${String(s.batchRunId)}`);
+      expect(batch.body.batchProcessorRun.options).toEqual(s.options);
+    }
     expect(r.stderr).toMatch(/^4 items: /); // the tally, for people watching a JSON run
   });
 
@@ -97,7 +105,8 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     const old = { type: 'CLASSIFY', fields: CONFIGS.CLASSIFY.classifications, customClassificationRules: 'prefer receipts' };
     writeFileSync(cfg, JSON.stringify({ success: true, processor: { id: 'dp_x', name: 'x', type: 'CLASSIFY', draftVersion: { config: old } } }));
     const file = path.join(dir, 'override.json');
-    const r = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--out', file, '--concurrency', '2', '--priority', '10']);
+    // Pinned: --config overrides and per-item runs exist on 2025-04-21 only (2026-02-09 refuses them: eval-2026.test.ts).
+    const r = await cli(['--api-version', '2025-04-21', 'eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--out', file, '--concurrency', '2', '--priority', '10']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/note: --config: one processor run per item/);
     expect(r.stdout).toMatch(/· per-item runs ·/);
@@ -107,7 +116,7 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
       const run = (await t.call<{ processorRun: Json }>('GET', `/processor_runs/${String(item.runId)}`)).body.processorRun;
       expect(run).toMatchObject({ source: 'API', priority: 10, config: { classificationRules: 'prefer receipts' }, metadata: { evaluationSetItemId: item.id } });
     }
-    const batchOnly = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--strategy', 'batch', '--out', path.join(dir, 'never.json')]);
+    const batchOnly = await cli(['--api-version', '2025-04-21', 'eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--strategy', 'batch', '--out', path.join(dir, 'never.json')]);
     expect(batchOnly.code).toBe(2);
     expect(batchOnly.stderr).toMatch(/--config cannot be used with --strategy batch/);
     expect(existsSync(path.join(dir, 'never.json'))).toBe(false);
@@ -122,7 +131,7 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     }
     const bad = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--version', '2.0', '--out', path.join(dir, 'v-2.json')]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/processor dp_\S+ has no version "2\.0"\n {2}hint: available: 1\.0, draft/);
+    expect(bad.stderr).toMatch(/splitter dp_\S+ has no version "2\.0"\n {2}hint: available: 1\.0, draft/);
     expect(existsSync(path.join(dir, 'v-2.json'))).toBe(false);
   });
 
@@ -156,7 +165,8 @@ describe('JSONL exports', () => {
     expect(r.stdout).toContain('(JSON Lines, 4 items');
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Json);
     expect(lines).toHaveLength(5);
-    expect(Object.keys(lines[0]).sort()).toEqual(['format', 'options', 'processor', 'source']);
+    // service: the evaluation set run as the service answered it (the default API version, 2026-02-09).
+    expect(Object.keys(lines[0]).sort()).toEqual(['format', 'options', 'processor', 'service', 'source']);
     const rep = await cli(['report', '--from', file, '--out-dir', path.join(dir, 'big-report'), '--formats', 'json', '--bootstrap', '0']);
     expect(rep.code, rep.stderr).toBe(0);
     const asJson = path.join(dir, 'big.json');
@@ -199,16 +209,17 @@ describe('evalkit eval export --batch-run', () => {
   });
 
   test('unknown batch: exit 2 with a hint; a running batch needs --wait', async () => {
+    // On the default API version (2026-02-09) the run is an evaluation set run.
     const r = await cli(['eval', 'export', '--batch-run', 'bpr_missing']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/batch processor run "bpr_missing" not found[\s\S]*hint: check --batch-run/);
+    expect(r.stderr).toMatch(/evaluation set run "bpr_missing" not found[\s\S]*hint: check the evaluation set run id/);
     t.sb.pauseEngine();
     try {
-      const b = await t.call<{ batchProcessorRun: Json }>('POST', '/batch_processor_runs', { body: { evaluationSetId: sets.EXTRACT.setId } });
-      const id = String(b.body.batchProcessorRun.id);
+      const b = await t.call<{ id: string }>('POST', '/evaluation_set_runs', { version: '2026-02-09', body: { evaluationSetId: sets.EXTRACT.setId } });
+      const id = String(b.body.id);
       const running = await cli(['eval', 'export', '-b', id, '--out', path.join(dir, 'running.json')]);
       expect(running.code).toBe(2);
-      expect(running.stderr).toMatch(new RegExp(`batch processor run ${id} is still PROCESSING[\\s\\S]*add --wait`));
+      expect(running.stderr).toMatch(new RegExp(`evaluation set run ${id} is still (PENDING|PROCESSING)[\\s\\S]*add --wait`));
       const waiting = cli(['eval', 'export', '-b', id, '--wait', '--out', path.join(dir, 'waited.json')]);
       setTimeout(() => t.sb.resumeEngine(), 300);
       const w = await waiting;
@@ -230,9 +241,14 @@ describe('failed runs, timeouts and Ctrl-C', () => {
   });
   afterAll(() => f.close());
 
-  test.each(['batch', 'per-item'] as const)('%s: failed runs are in the export with output null and listed on stdout (exit 0)', async (strategy) => {
+  // auto on the default API version is the service's evaluation set run; batch and per-item are 2025-04-21's (pinned).
+  test.each([
+    ['auto', []],
+    ['batch', ['--api-version', '2025-04-21']],
+    ['per-item', ['--api-version', '2025-04-21']],
+  ])('%s: failed runs are in the export with output null and listed on stdout (exit 0)', async (strategy, pin) => {
     const file = path.join(dir, `failed-${strategy}.json`);
-    const r = await cli(['eval', 'run', '-e', s.setId, '--strategy', strategy, '--out', file], { sandbox: f });
+    const r = await cli([...pin, 'eval', 'run', '-e', s.setId, '--strategy', strategy, '--out', file], { sandbox: f });
     expect(r.code, r.stderr).toBe(0);
     const exp = await readExport(file);
     const failed = exp.items.filter((i) => i.status === 'FAILED');
@@ -251,7 +267,8 @@ describe('failed runs, timeouts and Ctrl-C', () => {
     f.sb.pauseEngine();
     try {
       const file = path.join(dir, 'timeout.json');
-      const r = await cli(['eval', 'run', '-e', s.setId, '--strategy', 'per-item', '--timeout', '1s', '--out', file], { sandbox: f });
+      // Pinned: per-item runs exist on 2025-04-21 only (a 2026-02-09 timeout writes nothing: run-2026.test.ts).
+      const r = await cli(['--api-version', '2025-04-21', 'eval', 'run', '-e', s.setId, '--strategy', 'per-item', '--timeout', '1s', '--out', file], { sandbox: f });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/10 of 10 items had not finished when --timeout passed/);
       const exp = await readExport(file);
@@ -279,8 +296,9 @@ describe('failed runs, timeouts and Ctrl-C', () => {
       }
       child.kill('SIGINT');
       expect(await exit).toBe(130);
-      expect(stderr).toContain(`interrupted; batch processor run ${batchId} keeps running on the service; nothing was written`);
-      expect(stderr).toContain(`evalkit eval export --batch-run ${batchId} --wait`);
+      // The default API version: the service's evaluation set run goes on.
+      expect(stderr).toContain(`interrupted; evaluation set run ${batchId} keeps running on the service; nothing was written`);
+      expect(stderr).toContain(`evalkit eval export ${batchId} --wait`);
       expect(stderr).not.toContain(f.token);
       expect(existsSync(file)).toBe(false);
     } finally {

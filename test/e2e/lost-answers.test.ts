@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/api/index.js';
 import { BIN, cleanupAfterEach, runCli, type CliResult } from '../helpers/cli.js';
 import { dropAnswers, lossyProxy, type DropRule, type ForwardedRequest, type LossyProxy } from '../helpers/lossy-proxy.js';
-import { seedSet } from '../eval/helpers.js';
+import { seedSet, V2025 } from '../eval/helpers.js';
 import { createProcessor, INVOICE_CONFIG, start, uploadText, type TestSandbox } from '../sandbox/helpers.js';
 import { SIMPLE } from './dataset-helpers.js';
 
@@ -28,19 +28,22 @@ async function setup(drop: DropRule = () => false) {
   t = await start();
   proxy = await lossyProxy(t.url, drop);
   const client = createClient({ baseUrl: t.url, token: t.token });
+  /** For the tests pinned to 2025-04-21 (per-item runs): the client that reads what they made. */
+  const client25 = createClient({ baseUrl: t.url, token: t.token, apiVersion: V2025 });
   const direct = { EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
   const lossy = { ...direct, EVALKIT_BASE_URL: proxy.url };
-  return { t, proxy, client, direct, lossy };
+  return { t, proxy, client, client25, direct, lossy };
 }
 
+/** The CLI and the client speak the default API version (2026-02-09): extractors, at POST /extractors and POST /extractors/{id}/versions. */
 async function processorsNamed(client: Client, name: string): Promise<string[]> {
   const ids: string[] = [];
-  for await (const p of client.processors.listAll()) if (p.name === name) ids.push(p.id);
+  for await (const p of client.entities('EXTRACT').listAll()) if (p.name === name) ids.push(p.id);
   return ids;
 }
 
 async function published(client: Client, id: string): Promise<string[]> {
-  return (await client.processors.listVersions(id)).items.map((v) => v.version).filter((v) => v !== 'draft').sort();
+  return (await client.entities('EXTRACT').listVersions(id)).items.map((v) => v.version).filter((v) => v !== 'draft').sort();
 }
 
 function configFile(dir: string, config: unknown = INVOICE_CONFIG): string {
@@ -77,16 +80,16 @@ const ok = (r: CliResult): CliResult => {
 
 describe('processors create', () => {
   it('10 creates whose every other answer is lost make 10 processors, not 15', async () => {
-    const { client, lossy, proxy } = await setup(dropAnswers('POST', /^\/processors$/, (n) => n % 2 === 0));
+    const { client, lossy, proxy } = await setup(dropAnswers('POST', /^\/extractors$/, (n) => n % 2 === 0));
     const dir = tmp();
     const file = configFile(dir);
     for (let i = 0; i < 10; i++) {
       const r = ok(await runCli(['processors', 'create', '--name', `inv-${i}`, '--type', 'EXTRACT', '--config', file], { env: lossy, cwd: dir }));
-      expect(r.stdout).toMatch(i % 2 === 0 ? /created \(its answer was lost; found in the processor list\)/ : /^processor dp_\w+ "inv-\d" \(EXTRACT\) created; config from/);
+      expect(r.stdout).toMatch(i % 2 === 0 ? /created \(its answer was lost; found in the extractor list\)/ : /^extractor ex_\w+ "inv-\d" \(EXTRACT\) created; config from/);
     }
     expect(proxy.dropped).toHaveLength(5);
     let all = 0;
-    for await (const _ of client.processors.listAll()) all++;
+    for await (const _ of client.entities('EXTRACT').listAll()) all++;
     expect(all).toBe(10);
     for (let i = 0; i < 10; i++) expect(await processorsNamed(client, `inv-${i}`)).toHaveLength(1);
   }, KILL_LOOP_MS);
@@ -98,12 +101,12 @@ describe('processors create', () => {
     const first = ok(await runCli(['processors', 'create', '--name', 'same', '--type', 'EXTRACT', '--config', file, '--format', 'json'], { env: direct, cwd: dir }));
     const id = (JSON.parse(first.stdout) as { processor: { id: string } }).processor.id;
     const again = ok(await runCli(['processors', 'create', '--name', 'same', '--type', 'EXTRACT', '--config', file], { env: direct, cwd: dir }));
-    expect(again.stdout).toBe(`processor ${id} "same" (EXTRACT) exists already with this config; nothing created\n`);
+    expect(again.stdout).toBe(`extractor ${id} "same" (EXTRACT) exists already with this config; nothing created\n`);
     const other = path.join(dir, 'other.json');
     writeFileSync(other, JSON.stringify({ ...INVOICE_CONFIG, extractionRules: 'Dates as ISO 8601.' }));
     const refused = await runCli(['processors', 'create', '--name', 'same', '--type', 'EXTRACT', '--config', other], { env: direct, cwd: dir });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`a EXTRACT processor named "same" exists already (${id}), with another draft config`);
+    expect(refused.stderr).toContain(`a EXTRACT extractor named "same" exists already (${id}), with another draft config`);
     expect(refused.stderr).toContain(`evalkit processors update ${id} --config FILE`);
     expect(await processorsNamed(client, 'same')).toEqual([id]);
   });
@@ -129,12 +132,12 @@ describe('processors create', () => {
 
 describe('processors publish', () => {
   it('a publish whose every answer is lost publishes 1.0 only, not 1.0 to 4.0', async () => {
-    const { client, lossy, direct, proxy } = await setup(dropAnswers('POST', /\/publish$/));
+    const { client, lossy, direct, proxy } = await setup(dropAnswers('POST', /^\/extractors\/[^/]+\/versions$/));
     const dir = tmp();
     const created = JSON.parse(ok(await runCli(['processors', 'create', '--name', 'pub', '--type', 'EXTRACT', '--config', configFile(dir), '--format', 'json'], { env: direct, cwd: dir })).stdout) as { processor: { id: string } };
     const id = created.processor.id;
     const r = ok(await runCli(['processors', 'publish', id, '--release', 'major'], { env: lossy, cwd: dir }));
-    expect(r.stdout).toMatch(new RegExp(`^processor ${id}: published 1\\.0 \\(dpv_\\w+\\) \\(its answer was lost; found in the version list\\)\\n$`));
+    expect(r.stdout).toMatch(new RegExp(`^processor ${id}: published 1\\.0 \\(exv_\\w+\\) \\(its answer was lost; found in the version list\\)\\n$`));
     expect(proxy.dropped).toHaveLength(1);
     expect(await published(client, id)).toEqual(['1.0']);
     // Run again (the answer lost again): the draft is 1.0's config, so nothing more is published.
@@ -144,7 +147,7 @@ describe('processors publish', () => {
   });
 
   it("the sandbox's own drop fault (every publish answer lost after the work) gives the same: one version", async () => {
-    t = await start({ faults: ['drop=1,route=POST /processors/*/publish'] });
+    t = await start({ faults: ['drop=1,route=POST /extractors/*/versions'] });
     const client = createClient({ baseUrl: t.url, token: t.token });
     const env = { EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
     const dir = tmp();
@@ -193,12 +196,16 @@ function exported(file: string): string[] {
 }
 
 describe('eval run', () => {
-  it('an evaluation run whose every start answer is lost is started once, and evaluated', async () => {
-    const { t, client, lossy, proxy } = await setup(dropAnswers('POST', /^\/batch_processor_runs$/));
+  // The default (2026-02-09) starts the service's evaluation set run; 2025-04-21's batch (pinned) its batch processor run.
+  it.each([
+    ['the evaluation set run', /^\/evaluation_set_runs$/, []],
+    ['the 2025-04-21 batch', /^\/batch_processor_runs$/, ['--api-version', V2025, '--strategy', 'batch']],
+  ])('%s: an evaluation run whose every start answer is lost is started once, and evaluated', async (_name, route, pin) => {
+    const { t, client, lossy, proxy } = await setup(dropAnswers('POST', route));
     const set = await seedSet(t, 'EXTRACT', 3, { publish: true });
     const dir = tmp();
     const out = path.join(dir, 'out.json');
-    const r = ok(await runCli(['eval', 'run', '-e', set.setId, '--version', '1.0', '--strategy', 'batch', '--out', out, '-q'], { env: lossy, cwd: dir }));
+    const r = ok(await runCli([...pin.slice(0, 2), 'eval', 'run', '-e', set.setId, '--version', '1.0', ...pin.slice(2), '--out', out, '-q'], { env: lossy, cwd: dir }));
     void r;
     expect(proxy.dropped).toHaveLength(1);
     expect(await batchRuns(client, set.setId)).toHaveLength(1);
@@ -206,24 +213,27 @@ describe('eval run', () => {
   });
 
   it('per item: runs whose create answers are lost are found again, one run per item', async () => {
-    const { t, client, lossy, proxy } = await setup(dropAnswers('POST', /^\/processor_runs$/, (n) => n % 2 === 0));
+    const { t, client25, lossy, proxy } = await setup(dropAnswers('POST', /^\/processor_runs$/, (n) => n % 2 === 0));
     const set = await seedSet(t, 'EXTRACT', 4, { publish: true });
     const dir = tmp();
     const out = path.join(dir, 'out.json');
-    ok(await runCli(['eval', 'run', '-e', set.setId, '--version', '1.0', '--strategy', 'per-item', '--concurrency', '2', '--out', out, '-q'], { env: lossy, cwd: dir }));
+    // Pinned: per-item runs exist on 2025-04-21 only (the default runs the service's evaluation set run).
+    ok(await runCli(['--api-version', V2025, 'eval', 'run', '-e', set.setId, '--version', '1.0', '--strategy', 'per-item', '--concurrency', '2', '--out', out, '-q'], { env: lossy, cwd: dir }));
     expect(proxy.dropped.length).toBeGreaterThanOrEqual(2);
-    const runs = await perItemRuns(client, set.processorId);
+    const runs = await perItemRuns(client25, set.processorId);
     expect(runs.size).toBe(1);
     expect([...runs.values()][0].sort()).toEqual([...set.itemIds].sort());
     expect(exported(out)).toHaveLength(4);
   });
 
-  it.each([['batch'], ['per-item']])('%s: killed -9 after each request in turn, then run again: the killed run made at most one run (per item), the re-run exactly one', async (strategy) => {
-    const { t, client, direct } = await setup();
+  // auto: the default's evaluation set run (2026-02-09); per-item is 2025-04-21's (pinned). One kill loop each (CI time).
+  it.each([['auto'], ['per-item']])('%s: killed -9 after each request in turn, then run again: the killed run made at most one run (per item), the re-run exactly one', async (strategy) => {
+    const { t, client, client25, direct } = await setup();
     const set = await seedSet(t, 'EXTRACT', 2, { publish: true });
     const dir = tmp();
     const out = path.join(dir, 'out.json');
-    const args = ['eval', 'run', '-e', set.setId, '--version', '1.0', '--strategy', strategy, '--concurrency', '1', '--out', out, '-q'];
+    const pin = strategy === 'per-item' ? ['--api-version', V2025] : [];
+    const args = [...pin, 'eval', 'run', '-e', set.setId, '--version', '1.0', '--strategy', strategy, ...(strategy === 'per-item' ? ['--concurrency', '1'] : []), '--out', out, '-q'];
     // Evaluation runs started by the killed runs (and by the last, which ended before its k-th request).
     let starts = 0;
     for (let k = 0; k < 12; k++) {
@@ -232,15 +242,15 @@ describe('eval run', () => {
         starts++;
         break;
       }
-      starts += killed.some((f) => f.method === 'POST' && f.url.startsWith('/batch_processor_runs')) ? 1 : 0;
+      starts += killed.some((f) => f.method === 'POST' && f.url.startsWith('/evaluation_set_runs')) ? 1 : 0;
     }
     ok(await runCli(args, { env: direct, cwd: dir }));
     expect(exported(out)).toHaveLength(2);
-    if (strategy === 'batch') {
+    if (strategy === 'auto') {
       expect(starts).toBeGreaterThan(0);
       expect(await batchRuns(client, set.setId)).toHaveLength(starts + 1);
     } else {
-      const runs = await perItemRuns(client, set.processorId);
+      const runs = await perItemRuns(client25, set.processorId);
       // Every evaluation (the killed ones and the re-run) made at most one run per item...
       for (const items of runs.values()) expect(new Set(items).size).toBe(items.length);
       // ...and the re-run one for each.
@@ -265,10 +275,10 @@ async function reviewedRuns(t: TestSandbox, client: Client, n: number): Promise<
 /** The sets of the processor named `name`, each with its items' file ids. */
 async function setsNamed(client: Client, processorId: string, name: string): Promise<string[][]> {
   const out: string[][] = [];
-  for await (const set of client.evaluationSets.listAll({ processorId })) {
+  for await (const set of client.sets().listAll({ entityId: processorId })) {
     if (set.name !== name) continue;
     const files: string[] = [];
-    for await (const it of client.evaluationSets.listAllItems(set.id)) files.push(it.fileId);
+    for await (const it of client.items(set.id).listAll()) files.push(it.fileId);
     out.push(files.sort());
   }
   return out;
@@ -278,11 +288,12 @@ describe('dataset harvest', () => {
   const N = 3;
 
   it('the answers of the set create and of the item create lost: one set, each reviewed run once', async () => {
-    const { t, client, lossy, proxy } = await setup(dropAnswers('POST', /^\/evaluation_set(s|_items(\/bulk)?)$/, (n) => n === 0));
+    // The default API version's routes (2026-02-09): POST /evaluation_sets, POST /evaluation_sets/{id}/items.
+    const { t, client, lossy, proxy } = await setup(dropAnswers('POST', /^\/evaluation_sets(\/[^/]+\/items)?$/, (n) => n === 0));
     const processor = await reviewedRuns(t, client, N);
     const dir = tmp();
     ok(await runCli(['dataset', 'harvest', '-p', processor, '--reviewed', '--create-set', 'corrections', '--format', 'json'], { env: lossy, cwd: dir }));
-    expect(proxy.dropped.map((d) => d.url)).toEqual(['/evaluation_sets', '/evaluation_set_items/bulk']);
+    expect(proxy.dropped.map((d) => d.url)).toEqual(['/evaluation_sets', expect.stringMatching(/^\/evaluation_sets\/ev_\w+\/items$/)]);
     const sets = await setsNamed(client, processor, 'corrections');
     expect(sets).toHaveLength(1);
     expect(sets[0]).toHaveLength(N);

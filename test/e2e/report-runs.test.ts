@@ -107,7 +107,7 @@ describe('evalkit report --history and evalkit history show', () => {
     expect(second.stdout).toContain(path.join(hist, names.at(-1)!).replace(cwd + path.sep, ''));
     const entry = JSON.parse(readFileSync(path.join(hist, names[0]), 'utf8')) as { commit: string; branch: string; processor: { version: string; versionId?: string } };
     expect(entry).toMatchObject({ commit: sha, branch: 'main', processor: { version: '1.0' } });
-    expect(entry.processor.versionId).toMatch(/^dpv_/);
+    expect(entry.processor.versionId).toMatch(/^exv_/); // the extractor version the export was run on (2026-02-09, the default)
 
     // The explorer's History tab draws the entries already in the store; runs side by side in the overview.
     const third = await report(['--from', file('a-1.0.json'), '--from', file('c-draft.json'), '--out-dir', 'h3', '--formats', 'html', '--history', hist], env);

@@ -73,10 +73,16 @@ export async function seedSet(t: TestSandbox, type: Type, n: number, opts: { pub
   return { type, processorId, setId, itemIds: bulk.evaluationSetItems.map((i) => i.id), fileIds };
 }
 
-/** A client of the sandbox; `fetch` lets a test watch or change what goes over the wire. */
-export function clientOf(t: TestSandbox, fetch?: FetchLike): Client {
-  return createClient({ baseUrl: t.url, token: t.token, fetch, retryBaseMs: 5 });
+/**
+ * A client of the sandbox; `fetch` lets a test watch or change what goes over the wire;
+ * `apiVersion` pins a test of a one-version behaviour (default: the API version in effect).
+ */
+export function clientOf(t: TestSandbox, fetch?: FetchLike, apiVersion?: string): Client {
+  return createClient({ baseUrl: t.url, token: t.token, fetch, retryBaseMs: 5, ...(apiVersion ? { apiVersion } : {}) });
 }
+
+/** The API version of evalkit's own evaluation strategies (batch, per-item); tests of them pin it. */
+export const V2025 = '2025-04-21';
 
 export interface Recorder {
   fetch: FetchLike;

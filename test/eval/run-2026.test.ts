@@ -141,6 +141,21 @@ describe('eval run on 2026-02-09 (evaluation set run)', () => {
     await expect(r).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('evaluation set run bpr_stub1 keeps running on the service'), hint: expect.stringContaining('evalkit eval export bpr_stub1 --wait') });
   });
 
+  it('a lost answer to the start, on a service that lists no evaluation set runs (404): stops (exit 2) without starting another', async () => {
+    await start({ type: 'EXTRACT', config: EXTRACT_CONFIG, items: [item(1, { value: { total: 10 } }, { value: { total: 10 }, metadata: {} })] });
+    // The service does the work; the answer never arrives.
+    const lose: typeof fetch = async (url, init) => {
+      const r = await fetch(url, init);
+      if (init?.method === 'POST' && new URL(String(url)).pathname === '/evaluation_set_runs') throw new TypeError('fetch failed');
+      return r;
+    };
+    const client = createClient({ baseUrl: stub!.url, token: stub!.token, apiVersion: '2026-02-09', maxRetries: 2, retryBaseMs: 1, fetch: lose });
+    await expect(runEvaluation(client, { evaluationSetId: 'ev_stub1', ...fast })).rejects.toMatchObject({
+      exitCode: 2, message: expect.stringMatching(/answer was lost[\s\S]*an evaluation set run of ev_stub1 may have been started/), hint: expect.stringContaining("check the service's dashboard"),
+    });
+    expect(stub!.requests.filter((q) => q.method === 'POST' && q.url === '/evaluation_set_runs')).toHaveLength(1);
+  });
+
   it('refuses the 2025-04-21-only options before any request', async () => {
     const client = await start({ type: 'CLASSIFY', config: CLASSIFY_CONFIG, items: [] });
     await expect(runEvaluation(client, { evaluationSetId: 'ev_stub1', strategy: 'per-item' })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('--strategy per-item is a 2025-04-21 strategy') });

@@ -3,10 +3,16 @@ import { exportBatchRun, InterruptedError, runEvaluation, type EvalProgress } fr
 import { parseExport } from '../../src/report/index.js';
 import { InputError, UsageError, type EvalkitError } from '../../src/util/errors.js';
 import { start, type TestSandbox } from '../sandbox/helpers.js';
-import { CONFIGS, clientOf, expectedFor, recorder, seedSet, type SeededSet } from './helpers.js';
+import { CONFIGS, clientOf, expectedFor, recorder, seedSet, V2025, type SeededSet } from './helpers.js';
 
 type Json = Record<string, unknown>;
 const FAST = { pollIntervalMs: 10, maxPollIntervalMs: 50 };
+/**
+ * The strategies `batch` and `per-item`, `--config` and `--priority` are evalkit's own evaluation runs
+ * on API 2025-04-21 (on 2026-02-09 the service runs the evaluation: run-2026.test.ts, and the tests
+ * below that run on the default): the tests of them pin that version.
+ */
+const v25 = (s: TestSandbox, fetch?: Parameters<typeof clientOf>[1]) => clientOf(s, fetch, V2025);
 
 let t: TestSandbox;
 let ex: SeededSet;
@@ -21,11 +27,12 @@ async function runsOf(query: string): Promise<Json[]> {
   return r.body.processorRuns;
 }
 
+// 2025-04-21 (v25): --strategy batch, --priority and the batch processor run are that version's; exportBatchRun is version-agnostic.
 describe('runEvaluation: batch strategy (the sandbox has POST /batch_processor_runs)', () => {
   test('one batch run; every item paired with its run; options recorded; schema-valid export', async () => {
     const phases: EvalProgress['phase'][] = [];
     const rec = recorder();
-    const r = await runEvaluation(clientOf(t, rec.fetch), { evaluationSetId: ex.setId, fuzzyMatchFields: ['invoice_number'], excludeFields: ['paid'], priority: 20, ...FAST }, {
+    const r = await runEvaluation(v25(t, rec.fetch), { evaluationSetId: ex.setId, fuzzyMatchFields: ['invoice_number'], excludeFields: ['paid'], priority: 20, ...FAST }, {
       onProgress: (p) => phases.push(p.phase),
     });
     expect(r.strategy).toBe('batch');
@@ -63,7 +70,7 @@ describe('runEvaluation: batch strategy (the sandbox has POST /batch_processor_r
       expect((await t.call('POST', '/evaluation_set_items/bulk', { body: { evaluationSetId: setId, items } })).status).toBe(200);
     }
     const rec = recorder();
-    const r = await runEvaluation(clientOf(t, rec.fetch), { evaluationSetId: setId, ...FAST });
+    const r = await runEvaluation(v25(t, rec.fetch), { evaluationSetId: setId, ...FAST });
     expect(r.counts).toMatchObject({ items: 1001, processed: 1001 });
     expect(rec.calls.filter((c) => c.path.startsWith('/processor_runs?'))).toHaveLength(2);
     expect(rec.calls.filter((c) => /^\/processor_runs\/dpr_/.test(c.path))).toEqual([]);
@@ -82,16 +89,17 @@ describe('runEvaluation: batch strategy (the sandbox has POST /batch_processor_r
 
   test('--config with --strategy batch is refused before anything runs', async () => {
     const before = (await runsOf(`sourceId=${ex.setId}`)).length;
-    await expect(runEvaluation(clientOf(t), { evaluationSetId: ex.setId, strategy: 'batch', config: CONFIGS.EXTRACT })).rejects.toThrow(/--config cannot be used with --strategy batch/);
+    await expect(runEvaluation(v25(t), { evaluationSetId: ex.setId, strategy: 'batch', config: CONFIGS.EXTRACT })).rejects.toThrow(/--config cannot be used with --strategy batch/);
     expect((await runsOf(`sourceId=${ex.setId}`)).length).toBe(before);
   });
 });
 
+// 2025-04-21 (v25): per-item runs and --config overrides exist on that version only (2026-02-09 refuses them: run-2026.test.ts).
 describe('runEvaluation: per-item strategy', () => {
   test('a config override is sent with every run and recorded as the export\'s config', async () => {
     const override = { ...CONFIGS.EXTRACT, extractionRules: 'candidate rules' };
     const notices: string[] = [];
-    const r = await runEvaluation(clientOf(t), { evaluationSetId: ex.setId, version: '1.0', config: override, concurrency: 2, priority: 7, ...FAST }, { onNotice: (m) => notices.push(m) });
+    const r = await runEvaluation(v25(t), { evaluationSetId: ex.setId, version: '1.0', config: override, concurrency: 2, priority: 7, ...FAST }, { onNotice: (m) => notices.push(m) });
     expect(r.strategy).toBe('per-item');
     expect(r.batchRunId).toBeNull();
     expect(notices.join('\n')).toMatch(/one processor run per item/);
@@ -108,21 +116,22 @@ describe('runEvaluation: per-item strategy', () => {
   test('auto falls back to per-item runs when the service has no batch endpoint (404); batch then says why', async () => {
     const rec = recorder((m, p) => (m === 'POST' && p === '/batch_processor_runs' ? new Response('{"success":false,"error":"not found"}', { status: 404 }) : undefined));
     const notices: string[] = [];
-    const r = await runEvaluation(clientOf(t, rec.fetch), { evaluationSetId: ex.setId, ...FAST }, { onNotice: (m) => notices.push(m) });
+    const r = await runEvaluation(v25(t, rec.fetch), { evaluationSetId: ex.setId, ...FAST }, { onNotice: (m) => notices.push(m) });
     expect(r.strategy).toBe('per-item');
     expect(notices.join('\n')).toMatch(/cannot start evaluation runs \(POST \/batch_processor_runs: 404\)/);
     expect(r.counts).toMatchObject({ items: 5, processed: 5 });
     expect(rec.calls.filter((c) => c.method === 'POST' && c.path === '/processor_runs')).toHaveLength(5);
-    await expect(runEvaluation(clientOf(t, rec.fetch), { evaluationSetId: ex.setId, strategy: 'batch' })).rejects.toThrow(/no POST \/batch_processor_runs \(404\)/);
+    await expect(runEvaluation(v25(t, rec.fetch), { evaluationSetId: ex.setId, strategy: 'batch' })).rejects.toThrow(/no POST \/batch_processor_runs \(404\)/);
   });
 
   test('a config of another processor type is an input error naming /type', async () => {
-    const err = await runEvaluation(clientOf(t), { evaluationSetId: ex.setId, config: CONFIGS.CLASSIFY, configFile: 'cand.json' }).catch((e: unknown) => e);
+    const err = await runEvaluation(v25(t), { evaluationSetId: ex.setId, config: CONFIGS.CLASSIFY, configFile: 'cand.json' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).describe()).toMatch(/cand\.json at \/type: the config is for a CLASSIFY processor, but the evaluation set's processor is EXTRACT/);
   });
 });
 
+// 2025-04-21 (v25): the strategies batch and per-item; a failed item run on 2026-02-09: run-2026.test.ts and test/e2e/eval.test.ts.
 describe('failed runs are kept', () => {
   for (const strategy of ['batch', 'per-item'] as const) {
     test(`${strategy}: FAILED with output null and the failure reason; counts agree with the service`, async () => {
@@ -130,7 +139,7 @@ describe('failed runs are kept', () => {
       const f = await start({ engine: 'simulate:3,0,0.5', idSeed: `failed-${strategy}` });
       try {
         const s = await seedSet(f, 'CLASSIFY', 12);
-        const r = await runEvaluation(clientOf(f), { evaluationSetId: s.setId, strategy, ...FAST });
+        const r = await runEvaluation(v25(f), { evaluationSetId: s.setId, strategy, ...FAST });
         const failed = r.export.items.filter((i) => i.status !== 'PROCESSED');
         expect(failed.length).toBeGreaterThan(0);
         expect(failed.length).toBeLessThan(12);
@@ -203,7 +212,7 @@ describe('timeouts and interruption', () => {
   test('per-item: runs not ended at the timeout are exported as TIMEOUT with their last status', async () => {
     slow.sb.pauseEngine();
     try {
-      const r = await runEvaluation(clientOf(slow), { evaluationSetId: s.setId, strategy: 'per-item', timeoutMs: 300, ...FAST });
+      const r = await runEvaluation(v25(slow), { evaluationSetId: s.setId, strategy: 'per-item', timeoutMs: 300, ...FAST });
       expect(r.counts).toEqual({ items: 3, processed: 0, failed: 3, timedOut: 3 });
       for (const i of r.export.items) expect(i).toMatchObject({ status: expect.stringMatching(/^(PENDING|PROCESSING)$/), output: null, failureReason: 'TIMEOUT', runId: expect.stringMatching(/^dpr_/) });
       expect(r.notices.join('\n')).toMatch(/3 items had not finished when the timeout passed/);
@@ -213,33 +222,42 @@ describe('timeouts and interruption', () => {
     }
   });
 
-  test('batch: a timeout writes nothing and says how to export the batch later', async () => {
+  test.each([
+    // The default: the service's evaluation set run (2026-02-09).
+    ['the evaluation set run', undefined, /evaluation set run (bpr_\S+) did not finish within 0\.3 s; nothing was written[\s\S]*evalkit eval export \1 --wait/],
+    ['2025-04-21 batch', V2025, /batch processor run (bpr_\S+) did not finish within 0\.3 s; nothing was written[\s\S]*evalkit eval export --batch-run \1 --wait/],
+  ])('%s: a timeout writes nothing and says how to export the run later', async (_name, version, message) => {
     slow.sb.pauseEngine();
     try {
-      const e = (await runEvaluation(clientOf(slow), { evaluationSetId: s.setId, timeoutMs: 300, ...FAST }).catch((x: unknown) => x)) as EvalkitError;
+      const e = (await runEvaluation(clientOf(slow, undefined, version), { evaluationSetId: s.setId, timeoutMs: 300, ...FAST }).catch((x: unknown) => x)) as EvalkitError;
       expect(e.exitCode).toBe(2);
-      expect(e.describe()).toMatch(/batch processor run (bpr_\S+) did not finish within 0\.3 s; nothing was written[\s\S]*evalkit eval export --batch-run bpr_\S+ --wait/);
+      expect(e.describe()).toMatch(message);
     } finally {
       slow.sb.resumeEngine();
       await slow.sb.idle();
     }
   });
 
-  for (const strategy of ['batch', 'per-item'] as const) {
-    test(`${strategy}: aborting stops waiting with an InterruptedError (exit 1)`, async () => {
+  // auto on the default is the evaluation set run (2026-02-09); batch and per-item are 2025-04-21's.
+  for (const [strategy, version, message] of [
+    ['auto', undefined, /evaluation set run bpr_\S+ keeps running/],
+    ['batch', V2025, /batch processor run bpr_\S+ keeps running/],
+    ['per-item', V2025, /runs? already created keep going/],
+  ] as const) {
+    test(`${strategy}${version ? ` (${version})` : ''}: aborting stops waiting with an InterruptedError (exit 1)`, async () => {
       slow.sb.pauseEngine();
       const ac = new AbortController();
       try {
-        const p = runEvaluation(clientOf(slow), { evaluationSetId: s.setId, strategy, ...FAST }, {
+        const p = runEvaluation(clientOf(slow, undefined, version), { evaluationSetId: s.setId, strategy, ...FAST }, {
           signal: ac.signal,
           onProgress: (x) => {
-            if (x.phase === 'wait' && x.created > 0) ac.abort(new Error('stop'));
+            if (x.phase === 'wait' && (x.created > 0 || x.batchRunId)) ac.abort(new Error('stop'));
           },
         });
         const e = (await p.catch((x: unknown) => x)) as EvalkitError;
         expect(e).toBeInstanceOf(InterruptedError);
         expect(e.exitCode).toBe(1);
-        expect(e.message).toMatch(strategy === 'batch' ? /batch processor run bpr_\S+ keeps running/ : /runs? already created keep going/);
+        expect(e.message).toMatch(message);
       } finally {
         slow.sb.resumeEngine();
         await slow.sb.idle();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { runEvaluation } from '../../src/eval/index.js';
 import { start, type TestSandbox } from '../sandbox/helpers.js';
-import { clientOf, seedSet, type SeededSet } from '../eval/helpers.js';
+import { clientOf, seedSet, V2025, type SeededSet } from '../eval/helpers.js';
 
 let t: TestSandbox;
 let set: SeededSet;
@@ -17,7 +17,8 @@ test('per-item evaluation at concurrency 14 adds no MaxListenersExceededWarning'
   process.on('warning', onWarning);
   try {
     const ac = new AbortController();
-    const r = await runEvaluation(clientOf(t), { evaluationSetId: set.setId, strategy: 'per-item', concurrency: 14, pollIntervalMs: 10, maxPollIntervalMs: 20 }, { signal: ac.signal });
+    // Pinned: --strategy per-item (one processor run per item) exists on 2025-04-21 only.
+    const r = await runEvaluation(clientOf(t, undefined, V2025), { evaluationSetId: set.setId, strategy: 'per-item', concurrency: 14, pollIntervalMs: 10, maxPollIntervalMs: 20 }, { signal: ac.signal });
     expect(r.counts.items).toBe(14);
     // Warnings are emitted on the next tick.
     await new Promise((r) => setImmediate(r));

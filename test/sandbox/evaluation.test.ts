@@ -143,7 +143,8 @@ describe('evaluation set items (4.12, 4.13)', () => {
 
 describe('batch processor runs (evaluation runs, a sandbox extension)', () => {
   test('end to end through the client: set + items + batch run -> runs by batchProcessorRunId -> PROCESSED with metrics', async () => {
-    const client = createClient({ baseUrl: t.url, token: t.token, maxRetries: 0 });
+    // 2025-04-21: batch processor runs are that version's evaluation runs (2026-02-09's, POST /evaluation_set_runs: evaluation-set-runs.test.ts).
+    const client = createClient({ baseUrl: t.url, token: t.token, maxRetries: 0, apiVersion: '2025-04-21' });
     const proc = await client.processors.create({ name: 'eval', type: 'EXTRACT', config: INVOICE_CONFIG });
     await client.processors.publish(proc.id, { releaseType: 'major' });
     const set = await client.evaluationSets.create({ name: 'golden', processorId: proc.id });

@@ -80,12 +80,29 @@ describe('versionHeaders option', () => {
   test('the client hint names the header the service wants when the name is the problem', async () => {
     const s = await start({ versionHeaders: ['x-extend-api-version'] });
     try {
-      const client = createClient({ baseUrl: s.url, token: s.token, maxRetries: 0 });
+      // Pinned to 2025-04-21: its client sends x-service-api-version; on 2026-02-09 the client sends the SDK's x-extend-api-version, so the name is not the problem there.
+      const client = createClient({ baseUrl: s.url, token: s.token, maxRetries: 0, apiVersion: '2025-04-21' });
       const e = await client.processors.list().catch((x: unknown) => x);
       expect(e).toBeInstanceOf(ApiError);
       expect((e as ApiError).hint).toBe('the service reads the API version from header x-extend-api-version, but it was sent in x-service-api-version: set EVALKIT_VERSION_HEADER=x-extend-api-version');
-      const fixed = createClient({ baseUrl: s.url, token: s.token, versionHeader: 'x-extend-api-version' });
+      const fixed = createClient({ baseUrl: s.url, token: s.token, versionHeader: 'x-extend-api-version', apiVersion: '2025-04-21' });
       await expect(fixed.processors.list()).resolves.toBeDefined();
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('versionHeaders option, on the default API version', () => {
+  test('a 2026-02-09 client sends x-extend-api-version; a service reading another name gets the same hint', async () => {
+    const s = await start({ versionHeaders: ['x-service-api-version'] });
+    try {
+      const client = createClient({ baseUrl: s.url, token: s.token, maxRetries: 0 });
+      const e = await client.entities('EXTRACT').list().catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(ApiError);
+      expect((e as ApiError).hint).toBe('the service reads the API version from header x-service-api-version, but it was sent in x-extend-api-version: set EVALKIT_VERSION_HEADER=x-service-api-version');
+      const fixed = createClient({ baseUrl: s.url, token: s.token, versionHeader: 'x-service-api-version' });
+      await expect(fixed.entities('EXTRACT').list()).resolves.toBeDefined();
     } finally {
       await s.close();
     }
