@@ -185,6 +185,11 @@ describe('unknown keys', () => {
       ['run create body (2026-02-09 overrideConfig)', { extractor: { id: 'ex_1', overrideConfig: { advancedOptions: { citatonMode: 'word' } } } }, '/extractor/overrideConfig/advancedOptions/citatonMode'],
       ['API response', { success: true, processor: { type: 'EXTRACT', draftVersion: { config: bad } } }, '/processor/draftVersion/config/extractonRules'],
       ['array of configs', [{ type: 'EXTRACT', schema: {} }, { type: 'EXTRACT', ...bad }], '/1/extractonRules'],
+      [
+        'a processor with its evaluation set items',
+        [{ object: 'document_processor', type: 'SPLITTER', draftVersion: { config: { splitRule: 'x' } } }, { object: 'evaluation_set_item', expectedOutput: { splits: [{ id: 'split_1', classificationId: 'a', type: 'a', startPage: 1, endPage: 1 }] } }],
+        '/0/draftVersion/config/splitRule',
+      ],
     ];
     for (const [name, doc, pointer] of docs) {
       const e = thrown(() => migrateDocument(doc, { to: '2026-02-09' }));
