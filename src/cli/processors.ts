@@ -121,7 +121,7 @@ const get = defineCommand<IdArgs>({
   },
 });
 
-const ALLOW_UNKNOWN = { type: 'boolean', default: false, describe: 'send config keys no layout evalkit knows has (a newer service version\'s) as they are, instead of refusing the file' } as const;
+const ALLOW_UNKNOWN = { type: 'boolean', default: false, describe: 'send config keys that no config layout has (a newer service version\'s) as they are, instead of refusing the file' } as const;
 
 const create = defineCommand<CreateArgs>({
   command: 'create',
