@@ -22,6 +22,7 @@ interface MigrateArgs {
   ignore: boolean;
   check: boolean;
   allowLossy: boolean;
+  allowUnknown: boolean;
   convertFields: boolean;
   items: boolean;
   format: 'text' | 'json';
@@ -38,6 +39,7 @@ const mappingHelp =
     .map((r) => `  ${(r.types.length === 3 ? '' : r.types.join(',')).padEnd(9)}${(shown(r.lower, r.lowerValue) || '(none)').padEnd(29)}-> ${r.route ? '(the route carries the type)' : r.lower && r.upper ? shown(r.upper, r.upperValue) + (r.inferred ? ` (INFERRED: --infer ${r.inferred})` : '') : r.lower ? `(no counterpart: lossy${r.inferred ? `, or --infer ${r.inferred}` : ''})` : `${shown(r.upper, r.upperValue)} (lossy going down${r.defaultValue !== undefined ? ` unless ${JSON.stringify(r.defaultValue)}` : ''})`}`)
     .join('\n') +
   '\n  parseConfig members new in 2026-02-09 (engine, blockOptions.keyValue, ...) are lossy going down; docs/migrate.md lists them.\n' +
+  'A key no layout has for the config\'s type (a typo such as extractonRules) fails its file, unless --allow-unknown.\n' +
   'Exit codes: 0 ok, 1 --check found files to migrate, 2 input errors (nothing is written for a file that fails).';
 
 export default defineCommand<MigrateArgs>({
@@ -63,6 +65,7 @@ export default defineCommand<MigrateArgs>({
       .option('out-dir', { type: 'string', describe: 'write migrated copies of all files under this folder, mirroring their paths' })
       .option('check', { type: 'boolean', default: false, describe: 'write nothing; exit 1 when any file needs migration (for CI)' })
       .option('allow-lossy', { type: 'boolean', default: false, describe: 'drop keys that have no counterpart in the target layout, listing them with their values' })
+      .option('allow-unknown', { type: 'boolean', default: false, describe: 'keep keys that no config layout has (a newer service version\'s) as they are, instead of failing the file (a typo: "did you mean ...?")' })
       .option('convert-fields', {
         type: 'boolean',
         default: false,
@@ -78,6 +81,7 @@ export default defineCommand<MigrateArgs>({
       .example('$0 migrate processor.json --to 2024-11-14 --allow-lossy', 'migrate down, dropping options that have no old name')
       .example('$0 migrate configs/ --to 2026-02-09 --write', 'to the extractor/classifier/splitter layout of API 2026-02-09, from either older layout')
       .example('$0 migrate processor.json items.jsonl --to 2026-02-09 --convert-fields --allow-lossy --write', 'a fields-form config to a JSON Schema, with its evaluation items converted in the same run (field names dropped, listed)')
+      .example('$0 migrate configs/ --allow-unknown --write', 'keep keys evalkit does not know (a newer service version\'s) instead of failing their files')
       .example('cat config.json | $0 migrate - --type CLASSIFY > new.json', 'stdin to stdout')
       .epilogue(mappingHelp) as unknown as Argv<MigrateArgs>,
   async run(argv) {
@@ -104,7 +108,7 @@ export default defineCommand<MigrateArgs>({
     argv.to = to;
     if (argv.items === false && !argv.convertFields) throw new UsageError('--no-items applies only with --convert-fields', { hint: 'drop --no-items, or add --convert-fields' });
     if (argv.convertFields && to !== '2026-02-09') throw new UsageError(`--convert-fields converts fields-form configs going up to 2026-02-09; the target here is ${to}`, { hint: 'add --to 2026-02-09 (going down, a schema stays a schema)' });
-    const common = { to, from: argv.from, type: argv.type, allowLossy: argv.allowLossy, infer: argv.infer, inEffect, validate: true, convertFields: argv.convertFields === true, noItems: argv.items === false };
+    const common = { to, from: argv.from, type: argv.type, allowLossy: argv.allowLossy, allowUnknown: argv.allowUnknown, infer: argv.infer, inEffect, validate: true, convertFields: argv.convertFields === true, noItems: argv.items === false };
     const results: FileResult[] = [];
 
     if (stdin) {

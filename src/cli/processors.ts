@@ -25,10 +25,12 @@ interface CreateArgs extends Common {
   name: string;
   type?: ProcessorType;
   config?: string;
+  allowUnknown: boolean;
 }
 interface UpdateArgs extends IdArgs {
   config?: string;
   name?: string;
+  allowUnknown: boolean;
 }
 interface PublishArgs extends IdArgs {
   release: 'major' | 'minor';
@@ -119,6 +121,8 @@ const get = defineCommand<IdArgs>({
   },
 });
 
+const ALLOW_UNKNOWN = { type: 'boolean', default: false, describe: 'send config keys that no config layout has (a newer service version\'s) as they are, instead of refusing the file' } as const;
+
 const create = defineCommand<CreateArgs>({
   command: 'create',
   describe: 'create a processor (2026-02-09: an extractor, classifier or splitter), its draft from a config file (any layout; migrated to the API version\'s layout and checked first)',
@@ -127,12 +131,13 @@ const create = defineCommand<CreateArgs>({
       .option('name', { type: 'string', demandOption: true, describe: 'the processor name' })
       .option('type', { choices: TYPES, describe: "processor type (default: the config's; needed without --config)" })
       .option('config', { type: 'string', describe: 'JSON file: a config in any layout, or a saved processor, version or request body holding one (default: the service\'s defaults)' })
+      .option('allow-unknown', ALLOW_UNKNOWN)
       .option('format', formatOption)
       .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create it; prints the new id')
       .example('$0 processors create --name docs --type CLASSIFY --config old-layout.json --format json', 'a 2024-11-14 config is migrated on the way in') as unknown as Argv<CreateArgs>,
   run: async (a) => {
     const { client, processors } = await core();
-    const r = await processors.createProcessor(client, { name: a.name, type: a.type, configFile: a.config });
+    const r = await processors.createProcessor(client, { name: a.name, type: a.type, configFile: a.config, allowUnknown: a.allowUnknown });
     if (a.format === 'json') outJson(r);
     else if (r.existed) out(`${noun(r.processor)} ${r.processor.id} "${r.processor.name}" (${r.processor.type}) exists already with this config; nothing created`);
     else out(`${noun(r.processor)} ${r.processor.id} "${r.processor.name}" (${r.processor.type}) created${r.answerLost ? ` (its answer was lost; found in the ${noun(r.processor)} list)` : ''}${sourceLine(r)}`);
@@ -147,12 +152,13 @@ const update = defineCommand<UpdateArgs>({
     idPositional(y)
       .option('config', { type: 'string', describe: "JSON file with the draft's new config (any layout; a saved processor, version or request body works too)" })
       .option('name', { type: 'string', describe: 'a new name' })
+      .option('allow-unknown', ALLOW_UNKNOWN)
       .option('format', formatOption)
       .example('$0 processors update dp_123 --config invoice.json', "the draft's config becomes the file's")
       .example('$0 processors update dp_123 --name "invoices v2"', 'rename') as unknown as Argv<UpdateArgs>,
   run: async (a) => {
     const { client, processors } = await core();
-    const r = await processors.updateProcessor(client, a.id, { configFile: a.config, name: a.name, type: a.type });
+    const r = await processors.updateProcessor(client, a.id, { configFile: a.config, name: a.name, type: a.type, allowUnknown: a.allowUnknown });
     if (a.format === 'json') outJson(r);
     else out(`${noun(r.processor)} ${r.processor.id} "${r.processor.name}": ${a.config !== undefined ? 'draft updated' : 'renamed'}${sourceLine(r)}`);
     return 0;

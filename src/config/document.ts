@@ -15,6 +15,7 @@ import { sameJson, type TextChange } from './text.js';
 import { INFERENCES, LATEST_LAYOUT, LAYOUTS, NEW_LAYOUT, OLD_LAYOUT, PROCESSOR_TYPES, isLayout, isProcessorType } from './types.js';
 import type { Dropped, Finding, Inference, Layout, MigrateOptions, MigrateResult, ProcessorType } from './types.js';
 import { validateConfig } from './validate.js';
+import { UnknownKeysError, unknownKeyError, unknownKeys } from './known-keys.js';
 import { findSpots, type Spot } from './walk.js';
 
 /** What migration found at one place of a document. */
@@ -77,6 +78,11 @@ interface ConfigOutcome {
 function migrateOneConfig(config: Record<string, unknown>, envelope: Spot['envelope'], opts: MigrateOptions, site: Site): ConfigOutcome {
   const warnings: Finding[] = [];
   const type = resolveType(config, site, envelope, opts.type, warnings);
+  if (!opts.allowUnknown) {
+    // A typo of a key would reach the service, which would not apply it (docs/migrate.md, "Unknown keys").
+    const unknown = unknownKeys(config, type);
+    if (unknown.length) throw new UnknownKeysError(unknown.map((u) => unknownKeyError(u, type, site)));
+  }
   if (type === null) return { next: config, plan: null, type, from: null, warnings, dropped: [] };
   const planOpts: PlanOptions = { allowLossy: opts.allowLossy === true, infer: inferSet(opts), partial: envelope?.partial, convertFields: opts.convertFields === true };
   const from = sourceLayout(config, type, envelope, opts, planOpts, site);
@@ -300,7 +306,8 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
       }
     } catch (e) {
       if (!(e instanceof EvalkitError)) throw e;
-      errors.push(e);
+      if (e instanceof UnknownKeysError) errors.push(...e.all);
+      else errors.push(e);
     }
   }
   const next = errors.length ? doc : replaceAt(doc, reps);

@@ -52,6 +52,11 @@ export interface MigrateOptions {
   type?: ProcessorType;
   /** Drop keys that have no counterpart in the target (and list them) instead of refusing. */
   allowLossy?: boolean;
+  /**
+   * Keep keys that no layout knows for the config's type (a key of a service version newer than
+   * evalkit) as they are, instead of refusing the config (docs/migrate.md, "Unknown keys").
+   */
+  allowUnknown?: boolean;
   /** INFERRED mappings to apply (refused by default): fixedPageLimit -> pageRanges, low_latency <-> basic_precision. */
   infer?: readonly Inference[];
   /**

@@ -9,7 +9,7 @@ import { InputError } from '../util/errors.js';
 
 export function inCurrentLayout(source: ConfigSource): ConfigSource {
   try {
-    const doc = migrateConfig(source.config, { to: '2025-04-21', allowLossy: true, type: source.type }).doc as Record<string, unknown>;
+    const doc = migrateConfig(source.config, { to: '2025-04-21', allowLossy: true, allowUnknown: true, type: source.type }).doc as Record<string, unknown>;
     return { ...source, config: doc };
   } catch (e) {
     if (e instanceof InputError && e.location.file === undefined) {

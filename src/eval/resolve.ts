@@ -104,7 +104,7 @@ export async function processorName(client: Client, processorId: string, type: P
 
 /** The 2025-04-21 layout (the export's), from either layout; `type` is always present. */
 export function toHubConfig(config: Json, type: ProcessorType): Json {
-  const doc = migrateConfig({ ...config, type: config.type ?? type }, { to: '2025-04-21', type, allowLossy: true }).doc;
+  const doc = migrateConfig({ ...config, type: config.type ?? type }, { to: '2025-04-21', type, allowLossy: true, allowUnknown: true }).doc;
   return isPlainObject(doc) ? doc : { type };
 }
 
@@ -122,7 +122,7 @@ export function prepareOverride(config: Json, type: ProcessorType, apiVersion: s
   }
   let migrated: ReturnType<typeof migrateConfig>;
   try {
-    migrated = migrateConfig({ ...config, type }, { to: '2025-04-21', type, allowLossy: true });
+    migrated = migrateConfig({ ...config, type }, { to: '2025-04-21', type, allowLossy: true, allowUnknown: true });
   } catch (e) {
     if (e instanceof InputError) throw new InputError(e.message, { location: { ...e.location, file }, hint: e.hint, cause: e });
     throw e;
@@ -138,6 +138,6 @@ export function prepareOverride(config: Json, type: ProcessorType, apiVersion: s
     });
   }
   const oldApi = apiVersion !== '' && apiVersion < '2025-04-21';
-  const send = oldApi ? (migrateConfig(hub, { to: '2024-11-14', type, allowLossy: true }).doc as Json) : hub;
+  const send = oldApi ? (migrateConfig(hub, { to: '2024-11-14', type, allowLossy: true, allowUnknown: true }).doc as Json) : hub;
   return { send, hub };
 }

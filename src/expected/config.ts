@@ -52,7 +52,7 @@ function cannotTell(): InputError {
 export function normalizeConfig(config: unknown, opts: { type?: ProcessorType } = {}): NormalizedConfig {
   if (!isPlainObject(config)) throw new InputError('config: a processor config must be a JSON object', { location: { pointer: '' } });
   const guessed = guessType(config, opts.type);
-  const migrated = migrateConfig(config, { to: NEW_LAYOUT, allowLossy: true, type: guessed });
+  const migrated = migrateConfig(config, { to: NEW_LAYOUT, allowLossy: true, allowUnknown: true, type: guessed });
   const type = migrated.type ?? guessed;
   if (type === null || type === undefined) throw cannotTell();
   return { type, config: migrated.doc as Record<string, unknown> };
@@ -64,7 +64,7 @@ export function normalizeConfig(config: unknown, opts: { type?: ProcessorType } 
  */
 export function configLayoutOf(config: Record<string, unknown>, type?: ProcessorType): Layout | null {
   try {
-    return migrateConfig(config, { to: NEW_LAYOUT, allowLossy: true, type }).from;
+    return migrateConfig(config, { to: NEW_LAYOUT, allowLossy: true, allowUnknown: true, type }).from;
   } catch {
     return null;
   }

@@ -25,7 +25,7 @@ const typeIn = (v: unknown): ProcessorType | undefined => (typeof v === 'string'
 /** Configs that migrate finds in a document (it reads every envelope migrate reads). */
 function locateConfigs(value: unknown, given?: ProcessorType): Array<{ pointer: string; type?: ProcessorType; layout: Layout | null }> | undefined {
   try {
-    const r = migrateDocument(value, { to: NEW_LAYOUT, allowLossy: true, type: given });
+    const r = migrateDocument(value, { to: NEW_LAYOUT, allowLossy: true, allowUnknown: true, type: given });
     return r.items.filter((i) => i.kind === 'config').map((i) => ({ pointer: i.pointer, type: i.type ?? undefined, layout: i.from }));
   } catch {
     // Let the simple reading below and normalizeConfig report the problem with its pointer.

@@ -37,9 +37,10 @@ export function checkedLayout(apiVersion: string | undefined): Layout {
 
 /**
  * Reads, migrates and validates; every error names the file and the JSON pointer. `apiVersion`:
- * the version in effect, which decides the layout (default: 2025-04-21's).
+ * the version in effect, which decides the layout (default: 2025-04-21's). Unknown keys are
+ * refused unless `allowUnknown` (docs/migrate.md, "Unknown keys").
  */
-export async function readProcessorConfig(file: string, opts: { type?: ProcessorType; apiVersion?: string } = {}): Promise<ProcessorConfigFile> {
+export async function readProcessorConfig(file: string, opts: { type?: ProcessorType; apiVersion?: string; allowUnknown?: boolean } = {}): Promise<ProcessorConfigFile> {
   // The file's own type (the config's, or its envelope's) first, so that a mismatch with the
   // type asked for is caught; the asked-for type only settles a config that names none.
   let source: Awaited<ReturnType<typeof readConfigFile>>;
@@ -59,7 +60,8 @@ export async function readProcessorConfig(file: string, opts: { type?: Processor
   const to = checkedLayout(opts.apiVersion);
   let migrated: ReturnType<typeof migrateConfig>;
   try {
-    migrated = migrateConfig(source.config, { to, type, inEffect: to });
+    // A key no layout has is refused (a typo the service would not apply) unless allowUnknown.
+    migrated = migrateConfig(source.config, { to, type, inEffect: to, allowUnknown: opts.allowUnknown === true });
   } catch (e) {
     if (e instanceof InputError) {
       throw new InputError(e.message, {
@@ -90,7 +92,7 @@ export async function readProcessorConfig(file: string, opts: { type?: Processor
 /** The config in the layout the service speaks at `apiVersion` (older versions take the 2024-11-14 keys). */
 export function inApiLayout(config: Json, type: ProcessorType, apiVersion: string): Json {
   if (apiVersion === '' || apiVersion >= NEW_LAYOUT) return config;
-  return migrateConfig(config, { to: OLD_LAYOUT, type }).doc as Json;
+  return migrateConfig(config, { to: OLD_LAYOUT, type, allowUnknown: true }).doc as Json;
 }
 
 /**
@@ -105,6 +107,6 @@ export function shownConfig(config: unknown, type: ProcessorType, apiVersion: st
 /** A config the service returned, read in the 2025-04-21 layout (for diffs and display). */
 export function inHubLayout(config: unknown, type: ProcessorType): Json {
   if (!isPlainObject(config)) return { type };
-  const doc = migrateConfig({ ...config, type: config.type ?? type }, { to: NEW_LAYOUT, type, allowLossy: true }).doc;
+  const doc = migrateConfig({ ...config, type: config.type ?? type }, { to: NEW_LAYOUT, type, allowLossy: true, allowUnknown: true }).doc;
   return isPlainObject(doc) ? doc : { type };
 }

@@ -158,10 +158,10 @@ function holdsConfig(held: Json | undefined, wanted: Json | undefined): boolean 
  * a processor of this name and type that was not there before is the one it made. The type is
  * `type`, else the config's.
  */
-export async function createProcessor(client: Client, input: { name: string; type?: ProcessorType; configFile?: string }, signal?: AbortSignal): Promise<ConfigChange> {
+export async function createProcessor(client: Client, input: { name: string; type?: ProcessorType; configFile?: string; allowUnknown?: boolean }, signal?: AbortSignal): Promise<ConfigChange> {
   if (input.name.trim() === '') throw new UsageError('--name must not be empty');
   const apiVersion = client.options.apiVersion;
-  const read = input.configFile !== undefined ? await readProcessorConfig(input.configFile, { type: input.type, apiVersion }) : undefined;
+  const read = input.configFile !== undefined ? await readProcessorConfig(input.configFile, { type: input.type, apiVersion, allowUnknown: input.allowUnknown }) : undefined;
   const type = input.type ?? read?.type;
   if (type === undefined) throw new UsageError('which type of processor? pass --type EXTRACT, CLASSIFY or SPLITTER (or --config FILE, whose config names it)');
   const ops = client.entities(type);
@@ -204,7 +204,7 @@ export async function createProcessor(client: Client, input: { name: string; typ
   }
 }
 
-export async function updateProcessor(client: Client, id: string, input: { configFile?: string; name?: string; type?: ProcessorType }, signal?: AbortSignal): Promise<ConfigChange> {
+export async function updateProcessor(client: Client, id: string, input: { configFile?: string; name?: string; type?: ProcessorType; allowUnknown?: boolean }, signal?: AbortSignal): Promise<ConfigChange> {
   checkId(id);
   if (input.configFile === undefined && input.name === undefined) throw new UsageError('nothing to update', { hint: 'pass --config FILE (the draft\'s new config) and/or --name NAME' });
   if (input.name !== undefined && input.name.trim() === '') throw new UsageError('--name must not be empty');
@@ -215,7 +215,7 @@ export async function updateProcessor(client: Client, id: string, input: { confi
   if (input.configFile !== undefined) {
     // The config must be of the processor's type (its kind, or its draft's) before anything is sent.
     const type = entity?.type ?? (await ops.draft(id, { signal }).catch(rethrow404(id)))?.type;
-    read = await readProcessorConfig(input.configFile, { type, apiVersion });
+    read = await readProcessorConfig(input.configFile, { type, apiVersion, allowUnknown: input.allowUnknown });
     config = inApiLayout(read.config, read.type, apiVersion);
   }
   const updated = await ops.update(id, { ...(input.name !== undefined ? { name: input.name } : {}), ...(config ? { config } : {}) }, { signal }).catch(rethrow404(id));

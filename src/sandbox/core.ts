@@ -98,7 +98,7 @@ function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
   return {
     toHub(cfg, type) {
       try {
-        return config.migrateConfig({ ...cfg, type }, { to: HUB, type }).doc as Json;
+        return config.migrateConfig({ ...cfg, type }, { to: HUB, type, allowUnknown: true }).doc as Json;
       } catch (e) {
         return asHttp400(e, 'invalid config');
       }
@@ -106,7 +106,7 @@ function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
     fromHub(cfg, layout, type) {
       if (layout === HUB) return cfg;
       // Members without an old name are left out: an older caller cannot see them anyway.
-      return config.migrateConfig(cfg, { to: layout, from: HUB, type, allowLossy: true }).doc as Json;
+      return config.migrateConfig(cfg, { to: layout, from: HUB, type, allowLossy: true, allowUnknown: true }).doc as Json;
     },
     fromCurrent(cfg, type, at = '/config') {
       if (Object.hasOwn(cfg, 'type')) throw new HttpError(400, `invalid config at ${at}/type: 2026-02-09 configs have no type (the route says it is ${type}); remove it`);
@@ -119,7 +119,7 @@ function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
         throw new HttpError(400, `invalid ${type} config for API version ${CURRENT}: ${shown.join('; ')}${more}`);
       }
       try {
-        const r = config.migrateConfig(cfg, { from: CURRENT, to: HUB, type, allowLossy: true });
+        const r = config.migrateConfig(cfg, { from: CURRENT, to: HUB, type, allowLossy: true, allowUnknown: true });
         return { hub: r.doc as Json, extras: r.dropped.map((d) => [d.pointer, d.value] as [string, unknown]) };
       } catch (e) {
         return asHttp400(e, `invalid config at ${at}`);
@@ -132,7 +132,7 @@ function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
         const { type: _t, parser, ...rest } = cfg;
         return parser === undefined ? rest : { ...rest, parseConfig: parser };
       }
-      return config.migrateConfig(cfg, { from: HUB, to: CURRENT, type, allowLossy: true }).doc as Json;
+      return config.migrateConfig(cfg, { from: HUB, to: CURRENT, type, allowLossy: true, allowUnknown: true }).doc as Json;
     },
     splitterOutput(output, layout) {
       try {

@@ -2,7 +2,7 @@
  * Fixture pairs under test/fixtures/migrate/<scenario>/: old.json(l) is the 2024-11-14 form,
  * new.json(l) the 2025-04-21 form. Up turns old into new, down turns new into old, both
  * compared byte for byte (formatting is part of the contract). case.json, when present, says
- * which directions apply and with what options (type, allowLossy, the expected dropped keys).
+ * which directions apply and with what options (type, allowLossy, allowUnknown, the expected dropped keys).
  */
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +17,8 @@ interface Case {
   directions?: Array<'up' | 'down'>;
   type?: ProcessorType;
   allowLossy?: boolean;
+  /** The scenario has keys no layout knows, kept as they are (--allow-unknown). */
+  allowUnknown?: boolean;
   dropped?: Dropped[];
 }
 
@@ -46,7 +48,7 @@ describe('fixture pairs', () => {
   });
 
   it.each(rows)('%s', (_name, c) => {
-    const opts = { to: c.to, type: c.spec.type, allowLossy: c.spec.allowLossy, patch: true, jsonl: c.ext === 'jsonl' };
+    const opts = { to: c.to, type: c.spec.type, allowLossy: c.spec.allowLossy, allowUnknown: c.spec.allowUnknown, patch: true, jsonl: c.ext === 'jsonl' };
     const r = migrateText(c.input, `fixture.${c.ext}`, opts);
     expect(r.errors).toEqual([]);
     expect(r.text ?? c.input).toBe(c.want);
@@ -62,6 +64,18 @@ describe('fixture pairs', () => {
     const again = migrateText(c.want, `fixture.${c.ext}`, { ...opts, allowLossy: false });
     expect(again.errors).toEqual([]);
     expect(again.status).toBe('unchanged');
+  });
+
+  it('scenarios with unknown keys refuse without allowUnknown, in both directions', () => {
+    const withUnknown = scenarios.filter((x) => x.spec.allowUnknown);
+    expect(withUnknown.length).toBeGreaterThan(0);
+    for (const s of withUnknown) {
+      for (const [text, to] of [[s.old, '2025-04-21'], [s.new, '2024-11-14']] as const) {
+        const r = migrateText(text, 'x.json', { to, type: s.spec.type, allowLossy: s.spec.allowLossy });
+        expect(r.status, s.name).toBe('error');
+        expect(r.errors[0].message).toMatch(/^unknown key ".+" in an? [A-Z]+ config \(no config layout has it\)$/);
+      }
+    }
   });
 
   it('lossy scenarios refuse without allowLossy, naming each key', () => {

@@ -76,7 +76,7 @@ describe('migrateConfig', () => {
       expect(r).toMatchObject({ from: null, changed: false, patch: [] });
     }
     // No key depends on the type: no type needed.
-    expect(migrateConfig({ baseVersion: '1.0', note: 'x' }, UP)).toMatchObject({ type: null, from: null, changed: false });
+    expect(migrateConfig({ baseVersion: '1.0', note: 'x' }, { ...UP, allowUnknown: true })).toMatchObject({ type: null, from: null, changed: false });
   });
 
   it('allowLossy drops and lists keys with their values', () => {
@@ -104,9 +104,107 @@ describe('migrateConfig', () => {
 
   it('keeps "__proto__" as an ordinary member', () => {
     const doc = JSON.parse('{"type":"EXTRACT","__proto__":{"x":1},"customExtractionRules":"r","schema":{}}');
-    const r = migrateConfig(doc, UP);
+    // A key no layout has, like any other: refused, or kept with allowUnknown.
+    expect(thrown(() => migrateConfig(doc, UP)).location.pointer).toBe('/__proto__');
+    const r = migrateConfig(doc, { ...UP, allowUnknown: true });
     expect(Object.keys(r.doc as object)).toEqual(['type', '__proto__', 'extractionRules', 'schema']);
     expect(JSON.stringify(r.doc)).toBe('{"type":"EXTRACT","__proto__":{"x":1},"extractionRules":"r","schema":{}}');
+  });
+});
+
+describe('unknown keys', () => {
+  const TO: MigrateOptions = { to: '2026-02-09' };
+  it.each([
+    ['a typo at the top level', { type: 'EXTRACT', extractonRules: 'x', schema: {} }, UP, '/extractonRules', 'unknown key "extractonRules" in an EXTRACT config (no config layout has it)', 'did you mean extractionRules?'],
+    ['the same letters in another case', { type: 'CLASSIFY', ClassificationRules: 'x' }, UP, '/ClassificationRules', 'in a CLASSIFY config', 'did you mean classificationRules?'],
+    ['an old-layout key misspelt, going up two steps', { type: 'SPLITTER', customSpliterRules: 'x' }, TO, '/customSpliterRules', 'in a SPLITTER config', 'did you mean customSplitterRules?'],
+    ['nothing close: remove it', { type: 'EXTRACT', schema: {}, teamNote: 'x' }, UP, '/teamNote', 'unknown key "teamNote"', 'remove it (--allow-unknown keeps it'],
+    ['in advancedOptions, for its type (memoryEnabled is CLASSIFY only)', { type: 'EXTRACT', schema: {}, advancedOptions: { memoryEnabled: true } }, TO, '/advancedOptions/memoryEnabled', 'in an EXTRACT config', 'remove it'],
+    ['in chunkingOptions', { type: 'EXTRACT', schema: {}, advancedOptions: { chunkingOptions: { pageChunkSise: 3 } } }, UP, '/advancedOptions/chunkingOptions/pageChunkSise', 'unknown key "pageChunkSise"', 'did you mean pageChunkSize?'],
+    ['in reviewAgent (2026-02-09)', { schema: {}, advancedOptions: { reviewAgent: { enable: true } } }, { ...TO, type: 'EXTRACT' }, '/advancedOptions/reviewAgent/enable', 'unknown key "enable"', 'did you mean enabled?'],
+    ['in parseConfig', { schema: {}, parseConfig: { engin: 'parse_light' } }, { ...UP, type: 'EXTRACT' }, '/parseConfig/engin', 'unknown key "engin"', 'did you mean engine?'],
+    ['in parser, which knows the members of parseConfig', { type: 'CLASSIFY', parser: { targt: 'markdown' } }, TO, '/parser/targt', 'unknown key "targt"', 'did you mean target?'],
+    ['without a type: a key no type has', { baseVersion: '1.0', note: 'x' }, UP, '/note', 'unknown key "note" in a processor config', 'remove it'],
+  ] as const)('%s', (_name, doc, opts, pointer, message, hint) => {
+    const e = thrown(() => migrateConfig(doc, opts));
+    expect(e.location.pointer).toBe(pointer);
+    expect(e.message).toContain(message);
+    expect(e.hint).toContain(hint);
+    expect(e.hint).toContain('--allow-unknown keeps it as it is');
+    expect(e.exitCode).toBe(2);
+  });
+
+  it('the exact message and hint', () => {
+    const e = thrown(() => migrateConfig({ type: 'EXTRACT', extractonRules: 'x', schema: {} }, UP));
+    expect(e.describe()).toBe('at /extractonRules: unknown key "extractonRules" in an EXTRACT config (no config layout has it)\n  hint: did you mean extractionRules? (--allow-unknown keeps it as it is: for a key of a service version newer than evalkit)');
+  });
+
+  it('known keys of any layout are no unknown keys, nor is what a layout does not enumerate', () => {
+    const deep = {
+      type: 'EXTRACT',
+      // A JSON Schema, field members and the open parseConfig objects are not looked into.
+      schema: { type: 'object', properties: { extractonRules: { type: 'string' } }, anything: 1 },
+      parser: { target: 'markdown', blockOptions: { whatever: 1 }, advancedOptions: { agenticOcrEnabled: true, someFlag: 1 } },
+      advancedOptions: { citationsEnabled: true, fixedPageLimit: 2, pageRanges: [{ start: 1, end: 2, note: 'x' }], chunkingOptions: { chunkingStrategy: 'semantic', pageChunkSize: 2 } },
+    };
+    expect(() => migrateConfig(deep, { ...UP, from: '2025-04-21' })).not.toThrow();
+    const fields = { type: 'EXTRACT', fields: [{ id: 'a', name: 'A', type: 'string', description: 'x', teamNote: 1 }] };
+    expect(() => migrateConfig(fields, DOWN)).not.toThrow();
+    // A 2026-02-09 key going down is lossy, not unknown.
+    expect(thrown(() => migrateConfig({ schema: {}, advancedOptions: { citationMode: 'word' } }, { ...DOWN, type: 'EXTRACT' })).message).toMatch(/no counterpart/);
+  });
+
+  it('every unknown key of a config is named, in document order; allowUnknown keeps them as they are', () => {
+    const text = '{\n  "type": "EXTRACT",\n  "extractonRules": "x",\n  "advancedOptions": { "citationsEnabled": true, "citatonsMode": "word" },\n  "schema": {}\n}\n';
+    const r = migrateText(text, 'c.json', { to: '2026-02-09' });
+    expect(r.status).toBe('error');
+    expect(r.text).toBeNull();
+    expect(r.errors.map((e) => [e.location.pointer, e.hint?.split(' (')[0]])).toEqual([
+      ['/extractonRules', 'did you mean extractionRules?'],
+      ['/advancedOptions/citatonsMode', 'did you mean citationMode?'],
+    ]);
+    const kept = migrateText(text, 'c.json', { to: '2026-02-09', allowUnknown: true });
+    expect(kept.errors).toEqual([]);
+    expect(kept.text).toBe('{\n  "extractonRules": "x",\n  "advancedOptions": { "citationsEnabled": true, "citatonsMode": "word" },\n  "schema": {}\n}\n');
+    // Unchanged otherwise: the same bytes.
+    const same = '{"type":"EXTRACT","schema":{},"x-note":1}';
+    expect(migrateText(same, 'c.json', { to: '2025-04-21', allowUnknown: true })).toMatchObject({ status: 'unchanged', text: null });
+  });
+
+  it('in every envelope migrate reads', () => {
+    const bad = { extractonRules: 'x', schema: {} };
+    const docs: Array<[string, unknown, string]> = [
+      ['bare config', { type: 'EXTRACT', ...bad }, '/extractonRules'],
+      ['processor', { object: 'document_processor', type: 'EXTRACT', draftVersion: { config: bad } }, '/draftVersion/config/extractonRules'],
+      ['processor version', { object: 'document_processor_version', processorType: 'EXTRACT', config: bad }, '/config/extractonRules'],
+      ['extractor (2026-02-09)', { object: 'extractor', id: 'ex_1', draftVersion: { object: 'extractor_version', config: bad } }, '/draftVersion/config/extractonRules'],
+      ['extractor version', { object: 'extractor_version', config: bad }, '/config/extractonRules'],
+      ['classifier', { object: 'classifier', draftVersion: { config: { classifications: [], clasificationRules: 'x' } } }, '/draftVersion/config/clasificationRules'],
+      ['splitter version', { object: 'splitter_version', config: { splitRule: 'x' } }, '/config/splitRule'],
+      ['run create body (2025-04-21)', { processorId: 'dp_1', type: 'EXTRACT', config: bad }, '/config/extractonRules'],
+      ['run create body (2026-02-09 overrideConfig)', { extractor: { id: 'ex_1', overrideConfig: { advancedOptions: { citatonMode: 'word' } } } }, '/extractor/overrideConfig/advancedOptions/citatonMode'],
+      ['API response', { success: true, processor: { type: 'EXTRACT', draftVersion: { config: bad } } }, '/processor/draftVersion/config/extractonRules'],
+      ['array of configs', [{ type: 'EXTRACT', schema: {} }, { type: 'EXTRACT', ...bad }], '/1/extractonRules'],
+      [
+        'a processor with its evaluation set items',
+        [{ object: 'document_processor', type: 'SPLITTER', draftVersion: { config: { splitRule: 'x' } } }, { object: 'evaluation_set_item', expectedOutput: { splits: [{ id: 'split_1', classificationId: 'a', type: 'a', startPage: 1, endPage: 1 }] } }],
+        '/0/draftVersion/config/splitRule',
+      ],
+    ];
+    for (const [name, doc, pointer] of docs) {
+      const e = thrown(() => migrateDocument(doc, { to: '2026-02-09' }));
+      expect(e.location.pointer, name).toBe(pointer);
+      expect(e.message, name).toMatch(/^unknown key "/);
+      expect(() => migrateDocument(doc, { to: '2026-02-09', allowUnknown: true }), name).not.toThrow();
+    }
+  });
+
+  it('JSONL: the line of the record and the pointer inside it', () => {
+    const text = '{"type":"EXTRACT","schema":{}}\n\n{"object":"extractor_version","config":{"schema":{},"extractonRules":"x"}}\n';
+    const r = migrateText(text, 'items.jsonl', { to: '2025-04-21', jsonl: true });
+    expect(r.status).toBe('error');
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0].location).toEqual({ file: 'items.jsonl', line: 3, pointer: '/config/extractonRules' });
   });
 });
 
@@ -205,7 +303,8 @@ describe('validateConfig', () => {
     ['baseVersion needs baseProcessor', { type: 'CLASSIFY', baseVersion: '1.0' }, '2025-04-21', [{ pointer: '', message: '"baseVersion" needs "baseProcessor"' }]],
     ['fields form: enum needs enum', { type: 'EXTRACT', fields: [{ id: 'a', name: 'A', type: 'enum', description: 'x' }] }, '2024-11-14', [{ pointer: '/fields/0', message: 'missing required member "enum"' }]],
     ['old layout types', { type: 'EXTRACT', schema: {}, includeBoundingBoxCitations: 'yes' }, '2024-11-14', [{ pointer: '/includeBoundingBoxCitations', message: 'must be boolean' }]],
-    ['unknown keys are allowed', { type: 'SPLITTER', teamNote: 1, advancedOptions: { futureOption: true } }, '2025-04-21', []],
+    // The schemas describe the layouts; unknown keys are migrate's to refuse (--allow-unknown), not a schema finding.
+    ['unknown keys are no schema finding', { type: 'SPLITTER', teamNote: 1, advancedOptions: { futureOption: true } }, '2025-04-21', []],
   ] as const)('%s', (_name, config, layout, findings) => {
     expect(validateConfig(config, layout)).toEqual(findings);
   });

@@ -3,13 +3,19 @@
  * configs without lossy keys, up(down(y)) is y for configs whose options all have old names,
  * migrating twice changes nothing the second time, the patch turns input into output, and at
  * the text level a file comes back byte for byte whatever its indentation and line endings.
+ * The generated configs carry unknown keys, which these properties keep (allowUnknown); that an
+ * unknown key is refused without it is a property of its own.
  */
 import fc from 'fast-check';
 import jsonpatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/util/errors.js';
-import { MAPPING, migrateConfig, migrateText } from '../../src/config/index.js';
-import type { ProcessorType } from '../../src/config/index.js';
+import { MAPPING, migrateConfig as migrateStrict, migrateText as migrateTextStrict } from '../../src/config/index.js';
+import type { MigrateOptions, ProcessorType, TextOptions } from '../../src/config/index.js';
+
+// Unknown keys kept as they are (--allow-unknown): the properties below are about everything else.
+const migrateConfig = (doc: unknown, opts: MigrateOptions) => migrateStrict(doc, { allowUnknown: true, ...opts });
+const migrateText = (text: string, file: string, opts: TextOptions) => migrateTextStrict(text, file, { allowUnknown: true, ...opts });
 
 const TYPES: ProcessorType[] = ['EXTRACT', 'CLASSIFY', 'SPLITTER'];
 const KNOWN = new Set(['type', 'schema', 'fields', 'baseProcessor', 'baseVersion', 'advancedOptions', ...MAPPING.flatMap((r) => [r.old, ...(r.new ?? [])])]);
@@ -193,21 +199,62 @@ describe('migration properties through 2026-02-09 (two steps)', () => {
 
   it('fuzz: a result or an InputError; results are stable', () => {
     fc.assert(
-      fc.property(fuzzConfig, fc.constantFrom('2024-11-14' as const, '2025-04-21' as const, '2026-02-09' as const), fc.boolean(), fc.constantFrom(...TYPES), (x, to, allowLossy, type) => {
+      fc.property(fuzzConfig, fc.constantFrom('2024-11-14' as const, '2025-04-21' as const, '2026-02-09' as const), fc.boolean(), fc.constantFrom(...TYPES), fc.boolean(), (x, to, allowLossy, type, allowUnknown) => {
         let r;
         try {
-          r = migrateConfig(x, { to, allowLossy, type, infer: ['fixedPageLimit', 'splitMethod'] });
+          r = migrateConfig(x, { to, allowLossy, type, infer: ['fixedPageLimit', 'splitMethod'], allowUnknown });
         } catch (e) {
           expect(e).toBeInstanceOf(InputError);
           return;
         }
         expect(jsonpatch.applyPatch(structuredClone(x), r.patch, true, false).newDocument).toEqual(r.doc);
-        const t = migrateText(JSON.stringify(x, null, 2), 'x.json', { to, allowLossy, type, infer: ['fixedPageLimit', 'splitMethod'] });
+        const t = migrateText(JSON.stringify(x, null, 2), 'x.json', { to, allowLossy, type, infer: ['fixedPageLimit', 'splitMethod'], allowUnknown });
         expect(t.errors).toEqual([]);
         expect(JSON.parse(t.text ?? JSON.stringify(x))).toEqual(r.doc);
         if (r.from !== null) expect(migrateConfig(r.doc, { to, type, from: to }).changed).toBe(false);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('unknown keys', () => {
+  // No layout has a key that starts with "x-": each generated one is unknown wherever it is put.
+  const stray = fc.string({ maxLength: 10 }).map((s) => `x-${s}`);
+  const place = fc.constantFrom<ReadonlyArray<string>>([], ['advancedOptions']);
+
+  it('an unknown key is always refused, naming its pointer, in every direction and from every layout; allowUnknown keeps it', () => {
+    fc.assert(
+      fc.property(
+        oldConfig,
+        stray,
+        place,
+        fc.constantFrom('2024-11-14' as const, '2025-04-21' as const, '2026-02-09' as const),
+        fc.constantFrom('2024-11-14' as const, '2025-04-21' as const, '2026-02-09' as const),
+        ([type, x], key, where, from, to) => {
+          // Known keys only, in the `from` layout, then the stray key put in.
+          const known = Object.fromEntries(Object.entries(x).filter(([k]) => k === 'type' || KNOWN.has(k)));
+          const base = migrateConfig(known, { to: from, type, allowLossy: true }).doc as Record<string, unknown>;
+          const doc = where.length ? { ...base, advancedOptions: { ...(base.advancedOptions as object), [key]: 1 } } : { ...base, [key]: 1 };
+          const pointer = `/${[...where, key].map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+          let e: unknown;
+          try {
+            migrateStrict(doc, { to, type, allowLossy: true, from });
+          } catch (err) {
+            e = err;
+          }
+          expect(e).toBeInstanceOf(InputError);
+          expect((e as InputError).location.pointer).toBe(pointer);
+          expect((e as InputError).message).toBe(`unknown key ${JSON.stringify(key)} in ${type === 'EXTRACT' ? 'an' : 'a'} ${type} config (no config layout has it)`);
+          const text = migrateTextStrict(JSON.stringify(doc), 'x.json', { to, type, allowLossy: true, from });
+          expect(text.status).toBe('error');
+          expect(text.text).toBeNull();
+          expect(text.errors.map((er) => er.location.pointer)).toContain(pointer);
+          // Kept where it was, with its value, when allowed (and when the target has a place for it).
+          if (where.length === 0) expect((migrateStrict(doc, { to, type, allowLossy: true, from, allowUnknown: true }).doc as Record<string, unknown>)[key]).toBe(1);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });

@@ -115,7 +115,7 @@ describe('evalkit migrate (built binary, real files)', () => {
     const dir = tmp();
     mkdirSync(path.join(dir, 'in'));
     writeFileSync(path.join(dir, 'in/bad.json'), Buffer.concat([Buffer.from('{"type": "CLASSIFY", "fields": [], "x": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]));
-    const kept = Buffer.from('\ufeff{"type": "CLASSIFY", "classifications": [], "note": "\ufffd"}\n');
+    const kept = Buffer.from('\ufeff{"type": "CLASSIFY", "classifications": [], "classificationRules": "\ufffd"}\n');
     writeFileSync(path.join(dir, 'in/kept.json'), kept);
     const r = await runCli(['migrate', 'in', '--out-dir', 'out'], { cwd: dir });
     expect(r.code).toBe(2);

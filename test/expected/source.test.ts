@@ -21,6 +21,12 @@ describe('configFromEnvelope', () => {
     expect(s.origin).toBe('cfg.json');
   });
 
+  it('accepts unknown config keys (validate and schema read the config, they send nothing): the envelope and its layout are read as without them', () => {
+    const extractor = { object: 'extractor', id: 'ex_1', draftVersion: { object: 'extractor_version', config: { schema: { type: 'object' }, extractonRules: 'x', advancedOptions: { futureOption: true } } } };
+    const s = configFromEnvelope(extractor, 'cfg.json');
+    expect(s).toMatchObject({ type: 'EXTRACT', layout: '2026-02-09', config: extractor.draftVersion.config });
+  });
+
   it('refuses a file holding several configs', () => {
     expect(() => configFromEnvelope([EXTRACT_NEW, CLASSIFY_OLD], 'cfg.json')).toThrow(/found 2/);
   });

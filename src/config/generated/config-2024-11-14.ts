@@ -1,7 +1,7 @@
 /* Generated from schemas/config-2024-11-14.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit. */
 
 /**
- * A processor config in the 2024-11-14 layout (API versions 2024-11-14 and 2024-12-23): the "Before" keys of service-api.md part 9's table at the top level and no advancedOptions. Its shape depends on the processor type: the config's own `type`, else the type of the resource or request that holds it. Members not listed here are allowed: `evalkit migrate` passes unknown keys through untouched.
+ * A processor config in the 2024-11-14 layout (API versions 2024-11-14 and 2024-12-23): the "Before" keys of service-api.md part 9's table at the top level and no advancedOptions. Its shape depends on the processor type: the config's own `type`, else the type of the resource or request that holds it. Members not listed here are allowed by this schema; `evalkit migrate` refuses a key that no layout lists for the type unless --allow-unknown (docs/migrate.md, "Unknown keys").
  */
 export type ProcessorConfig20241114 = ExtractConfig20241114 | ClassifyConfig20241114 | SplitterConfig20241114;
 

@@ -1,7 +1,7 @@
 /* Generated from schemas/config-2025-04-21.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit. */
 
 /**
- * A processor config in the 2025-04-21 layout (API version 2025-04-21 and later; service-api.md part 2.7 plus service-facts.md). Its shape depends on the processor type: the config's own `type`, else the type of the resource or request that holds it. Members not listed here are allowed: `evalkit migrate` passes unknown keys through untouched.
+ * A processor config in the 2025-04-21 layout (API version 2025-04-21 and later; service-api.md part 2.7 plus service-facts.md). Its shape depends on the processor type: the config's own `type`, else the type of the resource or request that holds it. Members not listed here are allowed by this schema; `evalkit migrate` refuses a key that no layout lists for the type unless --allow-unknown (docs/migrate.md, "Unknown keys").
  */
 export type ProcessorConfig20250421 = ExtractConfig20250421 | ClassifyConfig20250421 | SplitterConfig20250421;
 export type FixedPageLimit = number;

@@ -1,7 +1,7 @@
 /* Generated from schemas/config-2026-02-09.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit. */
 
 /**
- * An extractor, classifier or splitter config in the 2026-02-09 layout (API version 2026-02-09; spec api-2026-02-09.md section 3, SDK 1.17 ExtractConfigJson, ClassifyConfig, SplitConfig). No `type` inside: the route (/extractors, /classifiers, /splitters) or the object around it carries it. Members not listed here are allowed: `evalkit migrate` passes unknown keys through untouched.
+ * An extractor, classifier or splitter config in the 2026-02-09 layout (API version 2026-02-09; spec api-2026-02-09.md section 3, SDK 1.17 ExtractConfigJson, ClassifyConfig, SplitConfig). No `type` inside: the route (/extractors, /classifiers, /splitters) or the object around it carries it. Members not listed here are allowed by this schema; `evalkit migrate` refuses a key that no layout lists for the type unless --allow-unknown (docs/migrate.md, "Unknown keys").
  */
 export type ProcessorConfig20260209 = ExtractConfig20260209 | ClassifyConfig20260209 | SplitterConfig20260209;
 export type PageRanges = PageRange20260209[];
