@@ -227,8 +227,8 @@ export class Reconciler {
     if (typeRead) this.#aggregate.add('split-type-read');
   }
 
-  /** The reconciliation, once the report's metrics are computed. */
-  result(report: Report, partial: boolean): Reconciliation {
+  /** The reconciliation, once the run's metrics are computed (the report's, or a later run's evaluation). */
+  result(report: Pick<Report, 'extract' | 'classify' | 'splitter'>, partial: boolean): Reconciliation {
     const given = this.#service.metrics;
     const mine = this.#recompute.result();
     const findings: ReconciliationFinding[] = [];
