@@ -335,7 +335,10 @@ export default defineCommand<ReportArgs>({
       const s = report.splitter;
       lines.push(`F1 ${f3(s.f1.value)} · precision ${f3(s.precision.value)} · recall ${f3(s.recall.value)} · PQ ${f3(s.panoptic.pq.value)} · page accuracy ${f3(s.pageAccuracy.value)}`);
     }
-    if (report.reconciliation) lines.push((await import('../report/reconcile-md.js')).reconciliationLine(report.reconciliation));
+    if (report.reconciliation || report.runs) {
+      const { reconciliationLine, reconciliationsOf } = await import('../report/reconcile-md.js');
+      for (const x of reconciliationsOf(report)) lines.push(reconciliationLine(x.rec, x.run));
+    }
     const cost = report.cost;
     if (cost) {
       const parts: string[] = [];

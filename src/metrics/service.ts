@@ -60,8 +60,6 @@ export type ServiceMetrics =
   | (BaseMetrics & { type: 'CLASSIFY'; accuracy?: number; classificationMetrics: Record<string, ClassMetric> })
   | (BaseMetrics & { type: 'SPLITTER'; precision?: number; recall?: number; f1?: number; numSplitsExpected: number; numSplitsPredicted: number; numSplitsCorrect: number });
 
-const TERMINAL = new Set(['PROCESSED', 'FAILED', 'CANCELLED']);
-
 /**
  * The metrics of spec 4.2 for `items` run against a config (2026-02-09 or 2025-04-21 layout: only
  * `schema`/`fields`, `classifications` are read).
@@ -92,8 +90,8 @@ export class ServiceMetricsAccumulator {
   }
 
   /**
-   * `onField` sees each field's outcome of a scored EXTRACT run as the metrics count it (the
-   * report's reconciliation reads them rather than comparing twice).
+   * `onField` sees each field of a scored EXTRACT run as the metrics count it (the report's
+   * reconciliation reads them rather than comparing twice).
    */
   add(item: ServiceItem, onField?: OnField): void {
     this.#base.add(item);
@@ -129,8 +127,9 @@ class BaseAccumulator {
 
   add(i: ServiceItem): void {
     this.#total++;
-    if (TERMINAL.has(i.status)) this.#done++;
-    if (i.status !== 'PROCESSED') return;
+    const status = i.status;
+    if (status === 'PROCESSED' || status === 'FAILED' || status === 'CANCELLED') this.#done++;
+    if (status !== 'PROCESSED') return;
     this.#pages += i.pages ?? 0;
     if (typeof i.latencyMs === 'number' && Number.isFinite(i.latencyMs)) this.#lat.push(i.latencyMs);
   }
@@ -185,7 +184,7 @@ function walkSchema(node: Json, prefix: string, out: string[]): void {
 }
 
 /** The value at a dot-joined path (keys taken whole first: a key may itself contain a dot). */
-function at(value: unknown, path: string): unknown {
+export function valueAt(value: unknown, path: string): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const o = value as Json;
   if (Object.hasOwn(o, path)) return o[path];
@@ -193,7 +192,7 @@ function at(value: unknown, path: string): unknown {
   if (dot < 0) return undefined;
   for (let i = dot; i >= 0 && i < path.length; i = path.indexOf('.', i + 1)) {
     const head = path.slice(0, i);
-    if (Object.hasOwn(o, head)) return at(o[head], path.slice(i + 1));
+    if (Object.hasOwn(o, head)) return valueAt(o[head], path.slice(i + 1));
   }
   return undefined;
 }
@@ -203,18 +202,47 @@ export function hasValue(v: unknown): boolean {
   return v !== undefined && v !== null;
 }
 
-/** DECIDED: "matched" is equality of JSON values (object key order ignored), no normalisation. */
+/**
+ * DECIDED: "matched" is equality of JSON values (object key order ignored), no normalisation.
+ * Called for every field of every scored run: plain loops, members that are equal primitives
+ * compared in place, no arrays of keys or closures.
+ */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => sameJson(v, bb[i]));
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const isArray = Array.isArray(a);
+  if (isArray !== Array.isArray(b)) return false;
+  return isArray ? sameArray(a as unknown[], b as unknown[]) : sameObject(a as Json, b as Json);
+}
+
+function sameArray(a: unknown[], b: unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x !== y && !sameJson(x, y)) return false;
   }
-  const ka = Object.keys(a as Json);
-  const kb = Object.keys(b as Json);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b as Json, k) && sameJson((a as Json)[k], (b as Json)[k]));
+  return true;
+}
+
+/** Own enumerable members alike: the same keys (any order), each with the same value. */
+function sameObject(a: Json, b: Json): boolean {
+  let n = 0;
+  for (const k in a) {
+    const x = a[k];
+    const y = b[k];
+    // A differing value decides at once (if the key is a's own; b's own or not, it differs).
+    if (x !== y && !sameJson(x, y)) {
+      if (Object.hasOwn(a, k)) return false;
+      continue;
+    }
+    if (!Object.hasOwn(a, k)) continue;
+    if (!Object.hasOwn(b, k)) return false;
+    n++;
+  }
+  // Every own key of a is b's, with the same value: equal when b has no other.
+  for (const k in b) if (Object.hasOwn(b, k) && --n < 0) return false;
+  return n === 0;
 }
 
 /** The extracted record: `output.value` (schema form) or each field's `value` (fields form). */
@@ -241,24 +269,77 @@ function expectedRecord(expected: unknown): unknown {
  */
 class ExtractAccumulator {
   readonly #paths: string[];
-  readonly #m: FieldMetric[];
+  /** Per path: whether it has a dot (a member of an object field, looked up by valueAt). */
+  readonly #dotted: boolean[];
+  /** Per path k: countPresent, countExpected, countAccurate at 3k, 3k + 1, 3k + 2. */
+  readonly #counts: Float64Array;
+  #scored = 0;
+  /** A run's extracted and expected values per path (reused from run to run). */
+  readonly #got: unknown[];
+  readonly #want: unknown[];
+  /** Per path without a dot: where the last extracted (expected) record had its key (records of a run share their key order). */
+  readonly #gotAt: number[];
+  readonly #wantAt: number[];
 
   constructor(config: Json) {
     this.#paths = fieldPaths(config);
-    this.#m = this.#paths.map(() => ({ countTotal: 0, countPresent: 0, countExpected: 0, countAccurate: 0 }));
+    this.#dotted = this.#paths.map((p) => p.includes('.'));
+    this.#counts = new Float64Array(3 * this.#paths.length);
+    this.#got = this.#paths.map(() => undefined);
+    this.#want = this.#paths.map(() => undefined);
+    this.#gotAt = this.#paths.map((_, k) => k);
+    this.#wantAt = this.#paths.map((_, k) => k);
+  }
+
+  /**
+   * Each path's value in `record` into `out`. One Object.keys/Object.values of the record
+   * instead of a lookup per path: a record's keys are in the order of the last one's.
+   */
+  #values(record: unknown, out: unknown[], at: number[]): void {
+    const paths = this.#paths;
+    const rec = recordObject(record);
+    if (rec === undefined) {
+      out.fill(undefined);
+      return;
+    }
+    const keys = Object.keys(rec);
+    const values = Object.values(rec);
+    for (let k = 0; k < paths.length; k++) {
+      const path = paths[k];
+      if (this.#dotted[k]) {
+        out[k] = valueAt(rec, path);
+        continue;
+      }
+      let j = at[k];
+      if (keys[j] !== path) at[k] = j = keys.indexOf(path);
+      out[k] = j >= 0 ? values[j] : Object.hasOwn(rec, path) ? rec[path] : undefined;
+    }
   }
 
   add(item: ServiceItem, onField?: OnField): void {
-    const got = extractedRecord(item.output);
-    const want = expectedRecord(item.expected);
-    for (let k = 0; k < this.#paths.length; k++) {
-      const m = this.#m[k];
-      const o = serviceOutcome(got, want, this.#paths[k]);
-      m.countTotal++;
-      if (o.present) m.countPresent++;
-      if (o.expected) m.countExpected++;
-      if (o.accurate) m.countAccurate++;
-      if (onField) onField(k, o);
+    const got = this.#got;
+    const want = this.#want;
+    this.#values(extractedRecord(item.output), got, this.#gotAt);
+    this.#values(expectedRecord(item.expected), want, this.#wantAt);
+    const c = this.#counts;
+    this.#scored++;
+    for (let k = 0; k < got.length; k++) {
+      const g = got[k];
+      const w = want[k];
+      let bits = 0;
+      if (g !== undefined && g !== null) {
+        bits = PRESENT;
+        c[3 * k]++;
+      }
+      if (w !== undefined && w !== null) {
+        bits |= EXPECTED;
+        c[3 * k + 1]++;
+        if (g === w || sameJson(g, w)) {
+          bits |= ACCURATE;
+          c[3 * k + 2]++;
+        }
+      }
+      if (onField) onField(k, g, w, bits);
     }
   }
 
@@ -267,8 +348,9 @@ class ExtractAccumulator {
     const entries: Array<[string, FieldMetric]> = [];
     let accurate = 0;
     let expectedTotal = 0;
+    const c = this.#counts;
     this.#paths.forEach((path, k) => {
-      const m = { ...this.#m[k] };
+      const m: FieldMetric = { countTotal: this.#scored, countPresent: c[3 * k], countExpected: c[3 * k + 1], countAccurate: c[3 * k + 2] };
       const acc = ratio(m.countAccurate, m.countExpected);
       if (acc !== undefined) m.accuracy = acc;
       entries.push([path, m]);
@@ -281,17 +363,22 @@ class ExtractAccumulator {
   }
 }
 
-export type FieldOutcome = ReturnType<typeof serviceOutcome>;
-/** Receives field k's outcome (k: the index of its path in fieldPaths(config)). */
-export type OnField = (k: number, o: FieldOutcome) => void;
-
-/** One scored run's field `path` as the service sees it; `got`/`want` from serviceRecords. */
-export function serviceOutcome(got: unknown, want: unknown, path: string): { got: unknown; want: unknown; present: boolean; expected: boolean; accurate: boolean } {
-  const g = at(got, path);
-  const w = at(want, path);
-  const expected = hasValue(w);
-  return { got: g, want: w, present: hasValue(g), expected, accurate: expected && sameJson(g, w) };
+/** A record the fields are read from: a plain object, else none (every field absent). */
+function recordObject(v: unknown): Json | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 }
+
+/** One scored run's field as the service counts it, as bits of `onField`. */
+export const PRESENT = 1;
+export const EXPECTED = 2;
+/** The run has a value expected and the extracted value equals it (sameJson). */
+export const ACCURATE = 4;
+
+/**
+ * Receives field k of a scored run (k: the index of its path in fieldPaths(config)): its
+ * extracted and expected values (undefined when absent) and its bits (PRESENT, EXPECTED, ACCURATE).
+ */
+export type OnField = (k: number, got: unknown, want: unknown, bits: number) => void;
 
 /** The extracted and expected records of a run, as the service reads them (`{value}` forms). */
 export function serviceRecords(item: Pick<ServiceItem, 'output' | 'expected'>): { got: unknown; want: unknown } {

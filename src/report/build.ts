@@ -149,13 +149,38 @@ interface Settings {
   rec?: Reconciler;
   /** The warning of a partial run scored with allowPartial. */
   partial?: string;
+  /** Per later run (index in opts.runs): its reconciliation when its export records the service's run. */
+  runServices?: Array<RunService | undefined>;
+}
+
+/** A later run's service run: its reconciler, fed while the run is scored, and that scoring. */
+interface RunService {
+  rec: Reconciler;
+  partial?: string;
+  evaluation?: Evaluation;
 }
 
 /** The service run's checks and reconciler (before any scoring: a refused partial run writes nothing). */
 function withService(s: Settings, header: EvaluationExportHeader, opts: ComputeReportOptions): Settings {
+  // Every run's service run is checked before any scoring too (a partial one is refused by name).
+  const runServices = (opts.runs ?? []).map((r): RunService | undefined => {
+    const h = 'header' in r ? r.header : r.export;
+    // A run given already evaluated has no items left to reconcile.
+    if (!h.service || 'evaluation' in r) return undefined;
+    const partial = partialRunCheck(h, opts.allowPartial ?? false, r.file);
+    return { rec: new Reconciler(h), ...(partial ? { partial: `${r.file}: ${partial}` } : {}) };
+  });
+  if (runServices.some((r) => r !== undefined)) s = { ...s, runServices };
   if (!header.service) return s;
   const partial = partialRunCheck(header, opts.allowPartial ?? false, opts.sourceFile);
   return { ...s, rec: new Reconciler(header), ...(partial ? { partial } : {}) };
+}
+
+/** How a later run is scored: its reconciler (if any) sees each item and EXTRACT record. */
+function runScoring(rs: RunService | undefined): ScoreOptions {
+  if (!rs) return { keepKeys: true };
+  const rec = rs.rec;
+  return { keepKeys: true, onItem: (item) => rec.add(item), sink: (line) => rec.record(line) };
 }
 
 /**
@@ -173,7 +198,17 @@ export function computeReport(exp: EvaluationExport, opts: ComputeReportOptions 
     if (opts.baseline.kind === 'stream') throw new InternalError('a streamed baseline needs computeReportStream');
     side = baselineSide(opts.baseline, s.cmp, s.conf, opts.baseline.kind === 'export' ? evaluateExport(opts.baseline.export, s.cmp, s.conf, baselineScoring(opts.baseline)) : undefined);
   }
-  return assemble(exp, ev, cost, side, s, opts, documents);
+  // A run with the service's run is evaluated here (as compareRuns would) to reconcile it on the way.
+  let runs = opts.runs;
+  if (s.runServices) {
+    runs = (opts.runs as readonly RunInput[]).map((r, i) => {
+      const rs = s.runServices?.[i];
+      if (!rs || 'evaluation' in r) return r;
+      rs.evaluation = evaluateExport(r.export, s.cmp, s.conf, runScoring(rs));
+      return { file: r.file, export: r.export, evaluation: rs.evaluation };
+    });
+  }
+  return assemble(exp, ev, cost, side, s, { ...opts, runs }, documents);
 }
 
 /**
@@ -214,7 +249,16 @@ export async function computeReportStream(header: EvaluationExportHeader, items:
   let runs = opts.runs;
   if (runs?.some((r) => 'items' in r)) {
     const evaluated: RunInput[] = [];
-    for (const r of runs) evaluated.push('items' in r ? { file: r.file, export: r.header, evaluation: await inFile(r.file, () => evaluateSource(r.header, r.items, s.cmp, s.conf, { keepKeys: true })) } : r);
+    for (const [i, r] of runs.entries()) {
+      if (!('items' in r)) {
+        evaluated.push(r);
+        continue;
+      }
+      const rs = s.runServices?.[i];
+      const evaluation = await inFile(r.file, () => evaluateSource(r.header, r.items, s.cmp, s.conf, runScoring(rs)));
+      if (rs) rs.evaluation = evaluation;
+      evaluated.push({ file: r.file, export: r.header, evaluation });
+    }
     runs = evaluated;
   }
   return assemble(header, ev, cost, side, s, { ...opts, runs }, documents);
@@ -354,6 +398,15 @@ function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumu
     report.reconciliation = s.rec.result(report, s.partial !== undefined);
     report.warnings.push(...reconciliationWarnings(report.reconciliation, s.rec.typeMismatch()));
   }
+  // Each later run with the service's run: its own reconciliation, beside the run.
+  s.runServices?.forEach((rs, i) => {
+    const run = report.runs?.runs[i + 1];
+    if (!rs?.evaluation || !run) return;
+    if (rs.partial) report.warnings.push(rs.partial);
+    run.reconciliation = rs.rec.result(rs.evaluation, rs.partial !== undefined);
+    const label = `reconciliation of run #${i + 1} ${run.file}:`;
+    report.warnings.push(...reconciliationWarnings(run.reconciliation, rs.rec.typeMismatch()).map((w) => w.replace(/^reconciliation:/, label)));
+  });
   return report;
 }
 

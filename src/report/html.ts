@@ -8,6 +8,7 @@ import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../m
 import { bootstrapText, costRows, num, thresholdCells, VERDICT_ORDER, VERDICT_RULE } from './markdown.js';
 import { isCountGate } from './gates.js';
 import { reconciliationHtml } from './reconcile-html.js';
+import { reconciliationsOf } from './reconcile-md.js';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -258,7 +259,9 @@ export function overviewHtml(r: Report): string {
     slices(r),
     bars(r),
     heatmap(r),
-    reconciliationHtml(r.reconciliation),
+    reconciliationsOf(r)
+      .map((x) => reconciliationHtml(x.rec, x.run))
+      .join('\n'),
     cost(r),
     calibration(r),
     failures(r),

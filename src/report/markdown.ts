@@ -5,7 +5,7 @@
 import type { ComparisonRow, Estimate, Interval, Proportion, Report, ThresholdPoint } from '../metrics/generated/report.js';
 import { BOOTSTRAP_GROUPS } from '../metrics/bootstrap.js';
 import { multiRunBlocks } from './runs-md.js';
-import { reconciliationBlocks } from './reconcile-md.js';
+import { reconciliationBlocks, reconciliationsOf } from './reconcile-md.js';
 import { isCountGate } from './gates.js';
 import { escapeControls } from '../util/controls.js';
 
@@ -357,7 +357,7 @@ function blocks(r: Report): Block[] {
     ...extractTables(r),
     ...classifyTables(r),
     ...splitterTables(r),
-    ...(r.reconciliation ? reconciliationBlocks(r.reconciliation) : []),
+    ...reconciliationsOf(r).flatMap((x) => reconciliationBlocks(x.rec, x.run)),
     ...costTable(r),
     ...calibrationTables(r),
     ...sliceTables(r),

@@ -17,7 +17,8 @@ function figure(r: ReconciliationRow): string {
   return `${r.kind} <code>${esc(r.key)}</code> ${esc(r.metric)}`;
 }
 
-export function reconciliationHtml(rec: Reconciliation | undefined): string {
+/** The panel of the reference run's reconciliation, or of a later run's (headed with the run; its own anchor). */
+export function reconciliationHtml(rec: Reconciliation | undefined, run?: { index: number; file: string }): string {
   if (!rec) return '';
   const differ = rec.rows.filter((r) => r.differs).length;
   const rows = [...rec.rows]
@@ -31,7 +32,7 @@ export function reconciliationHtml(rec: Reconciliation | undefined): string {
     });
   const head = ['figure', 'service', 'recomputed', 'evalkit', 'evalkit metric', 'service − evalkit', 'why'];
   const parts = [
-    `<h2 id="reconciliation">The service's figures</h2>`,
+    run ? `<h2 id="reconciliation-run-${run.index}">The service's figures of run #${run.index} <code>${esc(run.file)}</code></h2>` : `<h2 id="reconciliation">The service's figures</h2>`,
     `<p>Evaluation set run <code>${esc(rec.evaluationSetRunId)}</code> (${esc(rec.status)}). Each figure of the service beside evalkit's counterpart computed evalkit's way; <i>recomputed</i> is evalkit's recomputation of the service's own definition from the export's items. <b>${differ} of ${rec.rows.length}</b> figure(s) differ (by more than 1e-9); each reason counts the items that show it.</p>`,
   ];
   if (rec.partial) parts.push(`<p class="warn"><strong>Partial run</strong>: the service's run is ${esc(rec.status)}, not PROCESSED; scored because --allow-partial was given.</p>`);

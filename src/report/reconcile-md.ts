@@ -3,7 +3,7 @@
  * evalkit's, with the reasons; the recomputation's findings; what the answer does not give) and
  * the line of `evalkit report`'s text summary.
  */
-import type { Reconciliation, ReconciliationRow } from '../metrics/generated/report.js';
+import type { Reconciliation, ReconciliationRow, Report } from '../metrics/generated/report.js';
 import { code, num, type MarkdownBlock } from './markdown.js';
 
 /** The service gives no figure where its definition (recomputed) gives one. */
@@ -22,8 +22,16 @@ export function serviceValue(r: ReconciliationRow): string {
   return notGivenRow(r) ? 'not given' : `${num(r.service)}${counts(r.serviceCounts)}`;
 }
 
-export function reconciliationBlocks(rec: Reconciliation): MarkdownBlock[] {
-  const out: MarkdownBlock[] = [`### The service's figures (evaluation set run ${code(rec.evaluationSetRunId)}, ${rec.status})\n`];
+/** The reconciliations of a report: the reference run's, then each later run's that has one (headed with its run). */
+export function reconciliationsOf(r: Report): Array<{ rec: Reconciliation; run?: { index: number; file: string } }> {
+  const out: Array<{ rec: Reconciliation; run?: { index: number; file: string } }> = r.reconciliation ? [{ rec: r.reconciliation }] : [];
+  for (const run of r.runs?.runs ?? []) if (run.reconciliation) out.push({ rec: run.reconciliation, run: { index: run.index, file: run.file } });
+  return out;
+}
+
+export function reconciliationBlocks(rec: Reconciliation, run?: { index: number; file: string }): MarkdownBlock[] {
+  const of = run ? ` of run #${run.index} ${code(run.file)}` : '';
+  const out: MarkdownBlock[] = [`### The service's figures${of} (evaluation set run ${code(rec.evaluationSetRunId)}, ${rec.status})\n`];
   if (rec.partial) out.push(`**Partial run**: the service's run is ${rec.status}, not PROCESSED; it was scored because --allow-partial was given, and the service's figures cover only what it finished.\n`);
   const differ = rec.rows.filter((r) => r.differs).length;
   out.push(
@@ -52,9 +60,9 @@ export function reconciliationBlocks(rec: Reconciliation): MarkdownBlock[] {
 }
 
 /** One line for the text summary: `service run evr_1: accuracy 0.625 · evalkit micro.recall 0.667 · 3 of 6 figures differ · 2 recomputation finding(s)`. */
-export function reconciliationLine(rec: Reconciliation): string {
+export function reconciliationLine(rec: Reconciliation, run?: { index: number; file: string }): string {
   const head = rec.rows[0];
-  const parts = [`service run ${rec.evaluationSetRunId} (${rec.status}${rec.partial ? ', partial' : ''})`];
+  const parts = [`${run ? `run #${run.index} ${run.file}: ` : ''}service run ${rec.evaluationSetRunId} (${rec.status}${rec.partial ? ', partial' : ''})`];
   if (head) parts.push(`${head.kind === 'split' ? `splits ${head.metric}` : head.metric} ${notGivenRow(head) ? 'not given' : num(head.service)} · evalkit ${head.evalkitMetric} ${num(head.evalkit)}`);
   parts.push(`${rec.rows.filter((r) => r.differs).length} of ${rec.rows.length} figures differ`);
   parts.push(`${rec.findings.length} recomputation finding(s)`);

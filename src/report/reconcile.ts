@@ -9,7 +9,7 @@
 import type { EvaluationExportHeader, ExportItem, ExportServiceMetrics } from '../metrics/generated/export.js';
 import type { CountPair, Reconciliation, ReconciliationFinding, ReconciliationReason, ReconciliationRow, Report } from '../metrics/generated/report.js';
 import type { ExtractRecord } from '../metrics/records.js';
-import { classType, fieldPaths, isScored, ServiceMetricsAccumulator, serviceOutcome, serviceRecords, splitsOf as serviceSplits, type FieldOutcome, type ServiceItem, type ServiceMetrics } from '../metrics/service.js';
+import { ACCURATE, classType, EXPECTED, fieldPaths, isScored, PRESENT, ServiceMetricsAccumulator, serviceRecords, splitsOf as serviceSplits, valueAt, type ServiceItem, type ServiceMetrics } from '../metrics/service.js';
 import { isEmpty } from '../metrics/values.js';
 import { classOf, configClasses } from '../metrics/classify.js';
 import { splitsOf as evalkitSplits } from '../metrics/splitter.js';
@@ -63,11 +63,27 @@ class Tally {
   }
 }
 
-/** Per service field path: what the items showed. */
+/** Per service field path: how many items showed each reason (seenTally makes them a Tally). */
 interface FieldSeen {
-  tally: Tally;
+  invented: number;
+  empty: number;
+  failed: number;
+  normalised: number;
+  stricter: number;
   /** Items (any status) with a value expected, whose value is a non-empty list. */
   lists: number;
+}
+
+const fieldSeen = (): FieldSeen => ({ invented: 0, empty: 0, failed: 0, normalised: 0, stricter: 0, lists: 0 });
+
+function seenTally(seen: FieldSeen): Tally {
+  const t = new Tally();
+  t.add('invented-value', seen.invented);
+  t.add('empty-value', seen.empty);
+  t.add('failed-runs', seen.failed);
+  t.add('normalised-match', seen.normalised);
+  t.add('evalkit-stricter', seen.stricter);
+  return t;
 }
 
 export class Reconciler {
@@ -87,8 +103,8 @@ export class Reconciler {
   readonly #aggregate = new Tally();
   readonly #idToType: Map<string, string>;
   #pending: string | undefined;
-  readonly #onField = (k: number, o: FieldOutcome): void => {
-    this.#facts[k] = factsOf(true, o);
+  readonly #onField = (k: number, got: unknown, want: unknown, bits: number): void => {
+    this.#facts[k] = factsOf(true, got, want, bits);
   };
   #processedWithoutPages = 0;
 
@@ -98,14 +114,14 @@ export class Reconciler {
     const config = header.processor.config as Json;
     this.#recompute = new ServiceMetricsAccumulator(this.#type, config);
     this.#paths = this.#type === 'EXTRACT' ? fieldPaths(config) : [];
-    this.#seen = this.#paths.map(() => ({ tally: new Tally(), lists: 0 }));
+    this.#seen = this.#paths.map(fieldSeen);
     this.#facts = new Uint8Array(this.#paths.length);
     this.#idToType = configClasses(config).idToType;
   }
 
   /** Every item of the scoring pass, before its record (EXTRACT: `record` after). */
   add(item: ExportItem): void {
-    const s: ServiceItem = { expected: item.expectedOutput, status: item.status, output: item.output, ...(item.pageCount !== undefined ? { pages: item.pageCount } : {}) };
+    const s: ServiceItem = { expected: item.expectedOutput, status: item.status, output: item.output, pages: item.pageCount };
     if (item.status === 'PROCESSED' && item.pageCount === undefined) this.#processedWithoutPages++;
     if (this.#type === 'EXTRACT') {
       // A scored run's facts come from the recomputation's own comparisons (onField).
@@ -128,18 +144,22 @@ export class Reconciler {
     for (let k = 0; k < this.#paths.length; k++) {
       const f = this.#facts[k];
       const seen = this.#seen[k];
-      if (f & F_INVENTED) seen.tally.add('invented-value');
-      if (f & F_EMPTY) seen.tally.add('empty-value');
-      if (f & F_LIST) seen.lists++;
-      if (f & F_FAILED) seen.tally.add('failed-runs');
+      if (f & F_REASONS) {
+        if (f & F_INVENTED) seen.invented++;
+        if (f & F_EMPTY) seen.empty++;
+        if (f & F_LIST) seen.lists++;
+        if (f & F_FAILED) seen.failed++;
+      }
       // Both sides hold a value for both: do the two matchings agree?
-      if (!(f & F_SCORED) || !(f & F_EXPECTED) || leaves[k].length === 0) continue;
-      sum.fill(0);
-      for (const leaf of leaves[k]) line.addTo(leaf, sum);
+      if ((f & (F_SCORED | F_EXPECTED)) !== (F_SCORED | F_EXPECTED)) continue;
+      const mine = leaves[k];
+      if (mine.length === 0) continue;
+      sum[0] = sum[1] = sum[2] = sum[3] = sum[4] = 0;
+      for (let j = 0; j < mine.length; j++) line.addTo(mine[j], sum);
       if (sum[0] + sum[3] + sum[4] === 0) continue;
       const evalkitRight = sum[0] > 0 && sum[2] + sum[3] + sum[4] === 0;
-      if (evalkitRight && !(f & F_ACCURATE) && f & F_GOT) seen.tally.add('normalised-match');
-      else if (!evalkitRight && f & F_ACCURATE) seen.tally.add('evalkit-stricter');
+      if (evalkitRight && !(f & F_ACCURATE) && f & F_GOT) seen.normalised++;
+      else if (!evalkitRight && f & F_ACCURATE) seen.stricter++;
     }
   }
 
@@ -152,7 +172,10 @@ export class Reconciler {
 
   #unscoredFacts(s: ServiceItem): void {
     const { want } = serviceRecords(s);
-    for (let k = 0; k < this.#paths.length; k++) this.#facts[k] = factsOf(false, serviceOutcome(undefined, want, this.#paths[k]));
+    for (let k = 0; k < this.#paths.length; k++) {
+      const w = valueAt(want, this.#paths[k]);
+      this.#facts[k] = factsOf(false, undefined, w, w === undefined || w === null ? 0 : EXPECTED);
+    }
   }
 
   #classTally(t: string): Tally {
@@ -204,8 +227,8 @@ export class Reconciler {
     if (typeRead) this.#aggregate.add('split-type-read');
   }
 
-  /** The reconciliation, once the report's metrics are computed. */
-  result(report: Report, partial: boolean): Reconciliation {
+  /** The reconciliation, once the run's metrics are computed (the report's, or a later run's evaluation). */
+  result(report: Pick<Report, 'extract' | 'classify' | 'splitter'>, partial: boolean): Reconciliation {
     const given = this.#service.metrics;
     const mine = this.#recompute.result();
     const findings: ReconciliationFinding[] = [];
@@ -254,7 +277,7 @@ export class Reconciler {
         const seen = k >= 0 ? this.#seen[k] : undefined;
         const leaves = fields.filter((f) => underPath(f.path, path));
         const tally = new Tally();
-        for (const r of seen?.tally.reasons() ?? []) tally.add(r.code, r.count);
+        for (const r of seen ? seenTally(seen).reasons() : []) tally.add(r.code, r.count);
         const expecting = o?.countExpected ?? (typeof t?.countExpected === 'number' ? t.countExpected : 0);
         let evalkit: number | null = null;
         let evalkitMetric = '';
@@ -356,19 +379,22 @@ const F_INVENTED = 16;
 const F_EMPTY = 32;
 const F_LIST = 64;
 const F_FAILED = 128;
+/** Any of the reasons counted per item. */
+const F_REASONS = F_INVENTED | F_EMPTY | F_LIST | F_FAILED;
 
-/** One field of one item as bits: what the service saw and which reasons it shows. */
-function factsOf(scored: boolean, o: FieldOutcome): number {
-  const gotEmpty = !o.present || isEmpty(o.got);
-  const wantEmpty = !o.expected || isEmpty(o.want);
+/** One field of one item as bits: what the service saw (`bits`: PRESENT, EXPECTED, ACCURATE) and which reasons it shows. */
+function factsOf(scored: boolean, got: unknown, want: unknown, bits: number): number {
+  const gotEmpty = !(bits & PRESENT) || isEmpty(got);
+  // Equal JSON values are equally empty: an accurate field's expected value is as empty as its extracted one.
+  const wantEmpty = !(bits & EXPECTED) || (bits & ACCURATE ? gotEmpty : isEmpty(want));
   let f = 0;
   if (scored) f |= F_SCORED;
-  if (o.expected) f |= F_EXPECTED;
-  if (o.accurate) f |= F_ACCURATE;
+  if (bits & EXPECTED) f |= F_EXPECTED;
+  if (bits & ACCURATE) f |= F_ACCURATE;
   if (!gotEmpty) f |= F_GOT;
-  if (scored && !o.expected && !gotEmpty) f |= F_INVENTED;
-  if (scored && ((o.expected && wantEmpty) || (o.present && gotEmpty))) f |= F_EMPTY;
-  if (o.expected && Array.isArray(o.want) && !wantEmpty) f |= F_LIST;
+  if (scored && !(bits & EXPECTED) && !gotEmpty) f |= F_INVENTED;
+  if (scored && ((bits & EXPECTED && wantEmpty) || (bits & PRESENT && gotEmpty))) f |= F_EMPTY;
+  if (bits & EXPECTED && Array.isArray(want) && !wantEmpty) f |= F_LIST;
   if (!scored && !wantEmpty) f |= F_FAILED;
   return f;
 }

@@ -3,7 +3,7 @@
  * expected, a value invented for an empty field, a class never predicted, a split off by one page.
  */
 import { describe, expect, test } from 'vitest';
-import { fieldPaths, nearestRank, serviceMetrics, type ServiceItem } from '../../src/metrics/service.js';
+import { fieldPaths, nearestRank, sameJson, serviceMetrics, type ServiceItem } from '../../src/metrics/service.js';
 
 const EXTRACT_CONFIG = {
   schema: {
@@ -55,6 +55,53 @@ describe('EXTRACT', () => {
     // Pooled: (1 + 1 + 1 + 1 + 0) / (2 + 2 + 2 + 1 + 0) = 4 / 7.
     expect(m.accuracy).toBeCloseTo(4 / 7, 12);
     expect(m).toMatchObject({ numFilesTotal: 4, numFilesProcessed: 3, numFiles: 3, numPages: 3, meanLatencyMs: 200, p50LatencyMs: 100, p90LatencyMs: 300, p99LatencyMs: 300 });
+  });
+});
+
+describe('EXTRACT: what the per-document fast paths must keep', () => {
+  test.each([
+    ['equal primitives', 'a', 'a', true],
+    ['number and its text', 1, '1', false],
+    ['null and absent', null, undefined, false],
+    ['key order ignored', { a: 1, b: [1, { c: 2, d: 3 }] }, { b: [1, { d: 3, c: 2 }], a: 1 }, true],
+    ['a member more', { a: 1 }, { a: 1, b: 2 }, false],
+    ['a member less', { a: 1, b: 2 }, { a: 1 }, false],
+    ['a member null on one side, absent on the other', { a: 1, b: null }, { a: 1 }, false],
+    ['rows in another order', [{ a: 1 }, { a: 2 }], [{ a: 2 }, { a: 1 }], false],
+    ['a row more', [{ a: 1 }], [{ a: 1 }, { a: 1 }], false],
+    ['the last row differs', [{ a: 1 }, { a: 2 }], [{ a: 1 }, { a: 3 }], false],
+    ['array and object with the same members', [1], { 0: 1 }, false],
+    ['empty array and empty object', [], {}, false],
+  ])('sameJson: %s', (_name, a, b, same) => {
+    expect(sameJson(a, b)).toBe(same);
+    expect(sameJson(b, a)).toBe(same);
+  });
+
+  test("sameJson compares own members only: an inherited one is not a's", () => {
+    const inherited = Object.create({ b: 2 }) as Record<string, unknown>;
+    inherited.a = 1;
+    expect(sameJson(inherited, { a: 1 })).toBe(true);
+    expect(sameJson(inherited, { a: 1, b: 2 })).toBe(false);
+    expect(sameJson({ a: 1, b: 2 }, inherited)).toBe(false);
+  });
+
+  test('records whose keys come in another order from document to document count the same', () => {
+    const config = { schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'string' }, 'd.e': { type: 'string' } } } };
+    const items = [
+      run({ value: { a: 'x', b: 'y', c: 'z', 'd.e': 'w' } }, { value: { a: 'x', b: 'y', c: 'q', 'd.e': 'w' } }),
+      // Keys reversed on both sides, then a record without some keys, then one with an extra key.
+      run({ value: { 'd.e': 'w', c: 'z', b: 'y', a: 'x' } }, { value: { c: 'z', a: 'x', b: 'n' } }),
+      run({ value: { c: 'z' } }, { value: { extra: 1, c: 'z', a: 'x' } }),
+      run({ value: { a: 'x', b: 'y', c: 'z' } }, { value: { a: 'x', b: 'y', c: 'z', 'd.e': null } }),
+    ];
+    const m = serviceMetrics('EXTRACT', config, items);
+    if (m.type !== 'EXTRACT') throw new Error('type');
+    // a: expected in 3 runs, extracted x in 4 (3 accurate); b: y expected 3 times, right in 2 (run 2 n, run 3 absent).
+    expect(m.fieldMetrics.a).toEqual({ countTotal: 4, countPresent: 4, countExpected: 3, countAccurate: 3, accuracy: 1 });
+    expect(m.fieldMetrics.b).toEqual({ countTotal: 4, countPresent: 3, countExpected: 3, countAccurate: 2, accuracy: 2 / 3 });
+    expect(m.fieldMetrics.c).toEqual({ countTotal: 4, countPresent: 4, countExpected: 4, countAccurate: 3, accuracy: 0.75 });
+    // A key with a dot is taken whole: expected in runs 1 and 2, extracted in run 1 only (run 4 null).
+    expect(m.fieldMetrics['d.e']).toEqual({ countTotal: 4, countPresent: 1, countExpected: 2, countAccurate: 1, accuracy: 0.5 });
   });
 });
 

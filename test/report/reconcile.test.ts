@@ -4,9 +4,12 @@
  * off by one page; the reasons per field; a recomputation mismatch; metrics missing; a FAILED run.
  */
 import { describe, expect, test } from 'vitest';
-import { computeReport } from '../../src/report/build.js';
+import { computeReport, computeReportStream } from '../../src/report/build.js';
+import { MemoryDocuments } from '../../src/report/documents.js';
+import { overviewHtml } from '../../src/report/html.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
 import type { EvaluationExport, ExportItem, ExportServiceMetrics } from '../../src/metrics/generated/export.js';
-import type { ReconciliationRow } from '../../src/metrics/generated/report.js';
+import type { ReconciliationRow, Report } from '../../src/metrics/generated/report.js';
 import { InputError } from '../../src/util/errors.js';
 
 const EXTRACT_CONFIG = {
@@ -243,5 +246,73 @@ describe("users' keys", () => {
       { metric: 'fieldMetrics.constructor.countAccurate', service: 1, recomputed: 0 },
       { metric: 'fieldMetrics.constructor.accuracy', service: 1, recomputed: 0 },
     ]);
+  });
+});
+
+describe('several runs: each run with the service run gets its own reconciliation', () => {
+  // Run b: the same set, a's date now extracted as 2024-04-17, so the service's date is 2 of 2
+  // there; its answer claims invoice_number 1 of 2 where its recomputation gives 2 of 2.
+  const itemsB = EXTRACT_ITEMS.map((x) => (x.id === 'a' ? { ...x, output: { value: { ...(x.output as { value: object }).value, date: '2024-04-17' } } } : x));
+  const answerB = structuredClone(EXTRACT_ANSWER);
+  Object.assign((answerB.fieldMetrics as Record<string, object>).invoice_number, { countAccurate: 1, accuracy: 0.5 });
+  Object.assign(answerB, { accuracy: 0.75 });
+  const a = exportOf('EXTRACT', EXTRACT_CONFIG, EXTRACT_ITEMS, EXTRACT_ANSWER);
+  const b: EvaluationExport = { ...exportOf('EXTRACT', EXTRACT_CONFIG, itemsB, answerB), service: { evaluationSetRunId: 'evr_2', status: 'PROCESSED', metrics: answerB } };
+  const { service: _s, ...c } = exportOf('EXTRACT', EXTRACT_CONFIG, EXTRACT_ITEMS, undefined);
+
+  const check = (report: Report): void => {
+    // The reference (a) as before: date 1 of 2 recomputed against the answer's 2 of 2.
+    expect(report.reconciliation?.evaluationSetRunId).toBe('evr_1');
+    expect(report.reconciliation?.findings.map((f) => f.metric)).toEqual(['fieldMetrics.date.countAccurate', 'fieldMetrics.date.accuracy']);
+    expect(rowOf(report.reconciliation?.rows ?? [], 'aggregate', '').recomputed).toBe(0.625);
+    const runs = report.runs?.runs ?? [];
+    expect(runs.map((r) => r.file)).toEqual(['a.json', 'b.json', 'c.json']);
+    expect(runs[0].reconciliation).toBeUndefined();
+    expect(runs[2].reconciliation).toBeUndefined();
+    const rb = runs[1].reconciliation;
+    if (!rb) throw new Error('no reconciliation for run b');
+    expect(rb.evaluationSetRunId).toBe('evr_2');
+    // b's date: a and b equal as JSON: 2 / 2; evalkit's recall 2 / 3 (c's run failed).
+    expect(rowOf(rb.rows, 'field', 'date')).toMatchObject({ service: 1, recomputed: 1, evalkitCounts: { k: 2, n: 3 }, differs: true });
+    expect(codes(rowOf(rb.rows, 'field', 'date'))).toEqual({ 'failed-runs': 1 });
+    // Pooled over b: invoice 2 + date 2 + vendor.name 1 + line_items 1 = 6 of 8.
+    expect(rowOf(rb.rows, 'aggregate', '')).toMatchObject({ service: 0.75, recomputed: 0.75 });
+    expect(rb.findings).toEqual([
+      { metric: 'fieldMetrics.invoice_number.countAccurate', service: 1, recomputed: 2 },
+      { metric: 'fieldMetrics.invoice_number.accuracy', service: 0.5, recomputed: 1 },
+    ]);
+    expect(report.warnings.some((w) => w.startsWith('reconciliation of run #1 b.json:') && w.includes('fieldMetrics.invoice_number.countAccurate 1 (recomputed 2)'))).toBe(true);
+    const files = { md: renderMarkdown(report), html: overviewHtml(report) };
+    expect(files.md).toContain("### The service's figures of run #1 `b.json` (evaluation set run `evr_2`, PROCESSED)");
+    expect(files.html).toContain('id="reconciliation-run-1"');
+    expect(files.html).not.toContain('id="reconciliation-run-2"');
+  };
+
+  test('exports in memory (computeReport)', () => {
+    check(computeReport(a, { bootstrap: 0, sourceFile: 'a.json', runs: [{ file: 'b.json', export: b }, { file: 'c.json', export: c as EvaluationExport }] }));
+  });
+
+  test('exports read item by item (computeReportStream, as evalkit report --from A --from B --from C)', async () => {
+    const streamed = (file: string, e: EvaluationExport) => {
+      const { items, ...header } = e;
+      return { file, header, items: () => items };
+    };
+    check(await computeReportStream(streamed('a.json', a).header, () => a.items, { bootstrap: 0, sourceFile: 'a.json', runs: [streamed('b.json', b), streamed('c.json', c as EvaluationExport)] }, new MemoryDocuments()));
+  });
+
+  test("a later run's partial service run is refused by its file unless allowPartial", () => {
+    const failed: EvaluationExport = { ...b, service: { ...(b.service as NonNullable<EvaluationExport['service']>), status: 'FAILED' } };
+    const runs = [{ file: 'b.json', export: failed }];
+    let err: unknown;
+    try {
+      computeReport(a, { bootstrap: 0, sourceFile: 'a.json', runs });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).location).toMatchObject({ file: 'b.json', pointer: '/service/status' });
+    const r = computeReport(a, { bootstrap: 0, sourceFile: 'a.json', runs, allowPartial: true });
+    expect(r.runs?.runs[1].reconciliation?.partial).toBe(true);
+    expect(r.warnings.some((w) => w.startsWith('b.json: the service') && w.includes('FAILED'))).toBe(true);
   });
 });

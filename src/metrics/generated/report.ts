@@ -98,7 +98,7 @@ export interface Report {
   cost?: CostReport;
   slices?: SliceReport;
   runs?: MultiRun;
-  reconciliation?: Reconciliation;
+  reconciliation?: Reconciliation1;
 }
 /**
  * This interface was referenced by `Report`'s JSON-Schema
@@ -843,62 +843,10 @@ export interface MultiRunRun {
    * Index in repeatGroups when this run is a repeat of one processor version (same processor, version id and config as another run); null otherwise.
    */
   group: number | null;
+  reconciliation?: Reconciliation;
 }
 /**
- * One metric over the documents every run has: its value in each run, and the run-to-run spread of repeats (docs/multi-run.md).
- *
- * This interface was referenced by `Report`'s JSON-Schema
- * via the `definition` "multiRunMetric".
- */
-export interface MultiRunMetric {
-  /**
-   * Metric name as accepted by --fail-under, e.g. `micro.f1`, `field:total.f1`.
-   */
-  key: string;
-  /**
-   * The metric in each run, by run index.
-   */
-  values: Ratio[];
-  /**
-   * Pooled within-version standard deviation of the metric: sqrt(Σ over repeat groups Σ (x − group mean)² / Σ (runs in group − 1)), over the groups where every repeat defines it; null without repeats.
-   */
-  sd: number | null;
-  /**
-   * Share of (repeat group, document) pairs in which the document's correctness for this metric is not the same in every repeat of the group; null without repeats.
-   */
-  flipRate: number | null;
-  /**
-   * Run-to-run band z₀.₉₇₅·√2·sd: a significant delta no larger than this is inconclusive (within the spread between repeats); null without repeats.
-   */
-  band: number | null;
-}
-/**
- * One run against the reference (run 0) on the documents every run has; the McNemar p-values are Holm- (and BH-) corrected across every row of every comparison.
- *
- * This interface was referenced by `Report`'s JSON-Schema
- * via the `definition` "multiRunComparison".
- */
-export interface MultiRunComparison {
-  run: number;
-  file: string;
-  rows: ComparisonRow[];
-  /**
-   * Metrics whose delta was significant but no larger than the run-to-run band, so inconclusive.
-   */
-  withinSpread: string[];
-  tally: {
-    improved: number;
-    regressed: number;
-    inconclusive: number;
-    no_change: number;
-    not_comparable: number;
-  };
-}
-/**
- * When the export records the service's evaluation set run (API 2026-02-09): the service's figures next to evalkit's counterparts, the reasons they differ, and evalkit's recomputation of the service's own definitions (docs/metrics.md, Reconciliation).
- *
- * This interface was referenced by `Report`'s JSON-Schema
- * via the `definition` "reconciliation".
+ * A later run (index 1 and on) whose export records the service's evaluation set run: its own reconciliation, over its own items (the reference's is the report's `reconciliation`). Absent for a run without the service's run.
  */
 export interface Reconciliation {
   evaluationSetRunId: string;
@@ -1007,6 +955,82 @@ export interface ReconciliationFinding {
    * null when the recomputation has no such metric (a field the config does not have).
    */
   recomputed: number | null;
+}
+/**
+ * One metric over the documents every run has: its value in each run, and the run-to-run spread of repeats (docs/multi-run.md).
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "multiRunMetric".
+ */
+export interface MultiRunMetric {
+  /**
+   * Metric name as accepted by --fail-under, e.g. `micro.f1`, `field:total.f1`.
+   */
+  key: string;
+  /**
+   * The metric in each run, by run index.
+   */
+  values: Ratio[];
+  /**
+   * Pooled within-version standard deviation of the metric: sqrt(Σ over repeat groups Σ (x − group mean)² / Σ (runs in group − 1)), over the groups where every repeat defines it; null without repeats.
+   */
+  sd: number | null;
+  /**
+   * Share of (repeat group, document) pairs in which the document's correctness for this metric is not the same in every repeat of the group; null without repeats.
+   */
+  flipRate: number | null;
+  /**
+   * Run-to-run band z₀.₉₇₅·√2·sd: a significant delta no larger than this is inconclusive (within the spread between repeats); null without repeats.
+   */
+  band: number | null;
+}
+/**
+ * One run against the reference (run 0) on the documents every run has; the McNemar p-values are Holm- (and BH-) corrected across every row of every comparison.
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "multiRunComparison".
+ */
+export interface MultiRunComparison {
+  run: number;
+  file: string;
+  rows: ComparisonRow[];
+  /**
+   * Metrics whose delta was significant but no larger than the run-to-run band, so inconclusive.
+   */
+  withinSpread: string[];
+  tally: {
+    improved: number;
+    regressed: number;
+    inconclusive: number;
+    no_change: number;
+    not_comparable: number;
+  };
+}
+/**
+ * When the export records the service's evaluation set run (API 2026-02-09): the service's figures next to evalkit's counterparts, the reasons they differ, and evalkit's recomputation of the service's own definitions (docs/metrics.md, Reconciliation).
+ *
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "reconciliation".
+ */
+export interface Reconciliation1 {
+  evaluationSetRunId: string;
+  /**
+   * The run's status as the service answered it.
+   */
+  status: string;
+  /**
+   * The run did not end PROCESSED and was scored with --allow-partial.
+   */
+  partial: boolean;
+  rows: ReconciliationRow[];
+  /**
+   * Figures where the service's answer and evalkit's recomputation of the service's definitions differ by more than 1e-9.
+   */
+  findings: ReconciliationFinding[];
+  /**
+   * Metrics (`fieldMetrics.total.accuracy`) that the service's definitions define for this run but its answer does not give.
+   */
+  notGiven: string[];
 }
 /**
  * Per-document outcomes; what a later `--baseline report.json` pairs on.
