@@ -28,8 +28,9 @@ export interface GuardOptions {
   creates?: (method: string, url: string) => boolean;
 }
 
-// 2025-04-21 creates items at /evaluation_set_items(/bulk), 2026-02-09 at /evaluation_sets/{id}/items.
-const CREATE_PATHS = /\/(files\/upload|evaluation_set_items(\/bulk)?|evaluation_sets(\/[^/?]+\/items)?)(\?|$)/;
+// 2025-04-21 `/evaluation_set_items(/bulk)`; 2026-02-09 nests the item create under its set
+// (`/evaluation_sets/{id}/items`; an item's own path is its idempotent update, not a create).
+const CREATE_PATHS = /\/(files\/upload|evaluation_set_items(\/bulk)?|evaluation_sets|evaluation_sets\/[^/?]+\/items)(\?|$)/;
 
 export function isCreateRequest(method: string, url: string): boolean {
   return method === 'POST' && CREATE_PATHS.test(url);

@@ -40,7 +40,7 @@ describe('uploadDataset', () => {
   it('uploads each content once, however many rows and paths name it; a fileId column names files already uploaded', async () => {
     const same = 'the same bytes\n';
     const dir = folder({ 'a/one.txt': same, 'b/two.txt': same, 'c.txt': 'other\n' });
-    const fileId = await s.client.files.upload({ name: 'already.txt', data: 'uploaded before\n' }).then((f) => f.id);
+    const fileId = await s.client.fileStore().upload({ name: 'already.txt', data: 'uploaded before\n' }).then((f) => f.id);
     writeFileSync(path.join(dir, 'data.csv'), 'file,invoice_number\na/one.txt,1\nb/two.txt,2\na/one.txt,3\nc.txt,4\n');
     const p = await s.processor('EXTRACT', SIMPLE);
     const filesBefore = await s.fileCount();
@@ -52,8 +52,8 @@ describe('uploadDataset', () => {
     const ids = await uploadDataset(options(dir, { csv: path.join(dir, 'ids.csv'), evaluationSetId: r.set!.id!, skipInvalid: true }));
     expect(ids.findings.filter((f) => f.severity === 'error')).toMatchObject([{ line: 3, column: 1, header: 'fileId', rule: 'file-id-unknown' }]);
     expect(ids.tally).toMatchObject({ created: 1, skippedInvalid: 1, filesUploaded: 0 });
-    const held = await s.client.evaluationSets.listItems(r.set!.id!, { maxPageSize: 100 });
-    expect(held.items.filter((i) => i.fileId === fileId).map((i) => i.expectedOutput)).toEqual([{ value: { invoice_number: '5' } }]);
+    const held = await s.items(r.set!.id!);
+    expect(held.filter((i) => i.file === 'already.txt').map((i) => i.expectedOutput)).toEqual([{ value: { invoice_number: '5' } }]);
   });
 
   it('two rows with the same file and output both become items, with a warning; a re-run keeps both', async () => {
@@ -97,7 +97,7 @@ describe('uploadDataset', () => {
     const again = await uploadDataset(options(dir, { createSet: { name: 'abort', processorId: p } }));
     expect(again.status).toBe('done');
     expect(again.tally!.created + again.tally!.unchanged).toBe(12);
-    expect((await s.client.evaluationSets.listItems(again.set!.id!, { maxPageSize: 100 })).items.length).toBe(12);
+    expect((await s.client.items(again.set!.id!).list({ maxPageSize: 100 })).items.length).toBe(12);
   });
 
   it('keeps names with quotes, line breaks and non-ASCII letters intact in the multipart upload', async () => {

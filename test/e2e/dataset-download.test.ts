@@ -75,15 +75,28 @@ describe('evalkit dataset download', () => {
     expect(strip(await s.items(json(up).set.id))).toEqual(strip(await s.items(setA)));
   });
 
-  it('CLASSIFY (with a confidence) round-trips too', async () => {
+  // Pinned: a confidence in an expected output exists on 2025-04-21 only (spec 3.7).
+  it('CLASSIFY (with a confidence) round-trips too (API 2025-04-21)', async () => {
+    const V = ['--api-version', '2025-04-21'];
     const p = await s.processor('CLASSIFY', CLASSIFY);
     const d = folder({ 'data.csv': 'file,expectedOutput\nfiles/doc-0.txt,"{""id"":""rcpt"",""type"":""receipt"",""confidence"":0.5}"\nfiles/doc-1.txt,"{""id"":""invoice"",""type"":""invoice""}"\n', ...docs(2) });
+    const set = json(await s.upload(['data.csv', '--create-set', 'K', '--processor', p, '--format', 'json', ...V], d)).set.id;
+    expect((await download(['-e', set, '-o', 'k.csv', ...V], d)).code).toBe(0);
+    const copy = json(await s.upload(['k.csv', '--create-set', 'K2', '--processor', p, '--format', 'json', ...V], d)).set.id;
+    const outs = async (id: string) => (await s.items(id, '2025-04-21')).map((x) => x.expectedOutput);
+    expect(await outs(copy)).toEqual(await outs(set));
+    expect(await outs(set)).toContainEqual({ id: 'rcpt', type: 'receipt', confidence: 0.5 });
+  });
+
+  it('CLASSIFY round-trips in the form of the version in effect (no confidence on 2026-02-09)', async () => {
+    const p = await s.processor('CLASSIFY', CLASSIFY);
+    const d = folder({ 'data.csv': 'file,class\nfiles/doc-0.txt,receipt\nfiles/doc-1.txt,invoice\n', ...docs(2) });
     const set = json(await s.upload(['data.csv', '--create-set', 'K', '--processor', p, '--format', 'json'], d)).set.id;
     expect((await download(['-e', set, '-o', 'k.csv'], d)).code).toBe(0);
     const copy = json(await s.upload(['k.csv', '--create-set', 'K2', '--processor', p, '--format', 'json'], d)).set.id;
     const outs = async (id: string) => (await s.items(id)).map((x) => x.expectedOutput);
     expect(await outs(copy)).toEqual(await outs(set));
-    expect(await outs(set)).toContainEqual({ id: 'rcpt', type: 'receipt', confidence: 0.5 });
+    expect(await outs(set)).toEqual([{ id: 'rcpt', type: 'receipt' }, { id: 'invoice', type: 'invoice' }]);
   });
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -54,10 +54,12 @@ describe('dataset download --into in the form in effect', () => {
   it('CLASSIFY: a 2025-04-21 CSV and a set in 2026-02-09 form with the same labels are no change; a real change comes in, written in the form in effect', async () => {
     s = await pinned();
     const { dir, setId, ids } = await uploaded(s, 'CLASSIFY', CLASSIFY_DATA, 3);
+    // Set up in the 2025-04-21 form: confidences are what this test is about.
+    const old25 = s.at('2025-04-21').items(setId);
     // The set now holds its labels in the 2026-02-09 form (no confidence) and doc-2 changed class.
-    await s.client.evaluationSetItems.update(ids.get('doc-0.txt')!, { expectedOutput: { id: 'rcpt', type: 'receipt' } } as never);
-    await s.client.evaluationSetItems.update(ids.get('doc-1.txt')!, { expectedOutput: { id: 'invoice', type: 'invoice' } } as never);
-    await s.client.evaluationSetItems.update(ids.get('doc-2.txt')!, { expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } } as never);
+    await old25.update(ids.get('doc-0.txt')!, { expectedOutput: { id: 'rcpt', type: 'receipt' } });
+    await old25.update(ids.get('doc-1.txt')!, { expectedOutput: { id: 'invoice', type: 'invoice' } });
+    await old25.update(ids.get('doc-2.txt')!, { expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } });
     // 2025-04-21, into a copy with no record of a last sync: the set's label replaces doc-2's, with its confidence.
     copyFileSync(path.join(dir, 'data.csv'), path.join(dir, 'copy.csv'));
     const old = await cli(s, '2025-04-21', ['dataset', 'download', '-e', setId, '--into', 'copy.csv'], dir);
@@ -83,7 +85,7 @@ describe('dataset download --into in the form in effect', () => {
     const before = read(dir, 'set.csv');
     expect(before).toContain(cell({ id: 'rcpt', type: 'receipt', confidence: 1 }));
     const extra = await uploadText(s.t, 'extra.txt', 'RECEIPT X');
-    await s.client.evaluationSetItems.create({ evaluationSetId: setId, fileId: extra, expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } } as never);
+    await old25.create([{ fileId: extra, expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } }]);
     const into = await cli(s, '2026-02-09', ['dataset', 'download', '-e', setId, '--into', 'set.csv', '--format', 'json'], dir);
     expect(into.code, into.stderr).toBe(0);
     expect(JSON.parse(into.stdout)).toMatchObject({ rows: 0, appended: 1, unchanged: 3, written: true });
@@ -98,12 +100,13 @@ describe('dataset download --into in the form in effect', () => {
       `files/doc-1.txt,${cell([{ type: 'invoice', startPage: 1, endPage: 1, identifier: 'INV-7' }])}\n` +
       `files/doc-2.txt,${cell([{ id: 'split_1', classificationId: 'invoice', type: 'invoice', startPage: 1, endPage: 2 }])}\n`;
     const { dir, setId, ids } = await uploaded(s, 'SPLITTER', data, 3);
-    const held = new Map((await s.items(setId)).map((i) => [path.basename(i.file), i.expectedOutput as { splits: Array<Record<string, unknown>> }]));
     // The service holds split ids (2025-04-21); it moves doc-0's receipt and doc-2's last page.
+    const old25 = s.at('2025-04-21').items(setId);
+    const held = new Map((await s.items(setId, '2025-04-21')).map((i) => [path.basename(i.file), i.expectedOutput as { splits: Array<Record<string, unknown>> }]));
     const doc0 = held.get('doc-0.txt')!;
-    await s.client.evaluationSetItems.update(ids.get('doc-0.txt')!, { expectedOutput: { splits: [doc0.splits[0], { ...doc0.splits[1], endPage: 4 }] } } as never);
+    await old25.update(ids.get('doc-0.txt')!, { expectedOutput: { splits: [doc0.splits[0], { ...doc0.splits[1], endPage: 4 }] } });
     const doc2 = held.get('doc-2.txt')!;
-    await s.client.evaluationSetItems.update(ids.get('doc-2.txt')!, { expectedOutput: { splits: [{ ...doc2.splits[0], endPage: 3 }] } } as never);
+    await old25.update(ids.get('doc-2.txt')!, { expectedOutput: { splits: [{ ...doc2.splits[0], endPage: 3 }] } });
 
     for (const form of ['2025-04-21', '2026-02-09'] as const) {
       const name = `${form}.csv`;
@@ -141,14 +144,15 @@ describe('a corrections upload in the form in effect', () => {
     expect(json(first).tally).toMatchObject({ updated: 1 });
     const afterFirst = DATA.replace(cell({ id: 'invoice', type: 'invoice', confidence: 0.5 }), cell({ id: 'rcpt', type: 'receipt' }));
     expect(read(dir)).toBe(afterFirst);
-    expect((await s.items(setId)).map((i) => i.expectedOutput)).toEqual([{ id: 'invoice', type: 'invoice', confidence: 1 }, { id: 'rcpt', type: 'receipt' }]);
+    // Read in the 2025-04-21 form: doc-0's confidence, which 2026-02-09 cannot say, is kept.
+    expect((await s.items(setId, '2025-04-21')).map((i) => i.expectedOutput)).toEqual([{ id: 'invoice', type: 'invoice', confidence: 1 }, { id: 'rcpt', type: 'receipt' }]);
 
     // doc-0 corrected (doc-1 left as the report wrote it: unchanged).
     writeFileSync(path.join(dir, 'errors.csv'), errorsFile(ids, [['doc-0.txt', 'receipt'], ['doc-1.txt', 'receipt']]));
     const r = await cli(s, '2026-02-09', ['dataset', 'upload', 'errors.csv', '-e', setId, '--source', 'data.csv', '--format', 'json'], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(json(r).tally).toMatchObject({ updated: 1, unchanged: 1 });
-    expect((await s.items(setId)).find((i) => i.id === ids.get('doc-0.txt'))!.expectedOutput).toEqual({ id: 'rcpt', type: 'receipt' });
+    expect((await s.items(setId, '2025-04-21')).find((i) => i.id === ids.get('doc-0.txt'))!.expectedOutput).toEqual({ id: 'rcpt', type: 'receipt' });
     expect(read(dir)).toBe(afterFirst.replace(cell({ id: 'invoice', type: 'invoice', confidence: 1 }), cell({ id: 'rcpt', type: 'receipt' })));
   }, 120_000);
 
@@ -162,7 +166,7 @@ describe('a corrections upload in the form in effect', () => {
     const r = await cli(s, '2025-04-21', ['dataset', 'upload', 'errors.csv', '-e', setId, '--source', 'data.csv', '--format', 'json'], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(json(r).tally).toMatchObject({ updated: 1 });
-    expect((await s.items(setId)).find((i) => i.id === ids.get('doc-0.txt'))!.expectedOutput).toEqual({ id: 'rcpt', type: 'receipt', confidence: 1 });
+    expect((await s.items(setId, '2025-04-21')).find((i) => i.id === ids.get('doc-0.txt'))!.expectedOutput).toEqual({ id: 'rcpt', type: 'receipt', confidence: 1 });
     expect(read(dir)).toBe(bare.replace(cell({ id: 'invoice', type: 'invoice' }), cell({ id: 'rcpt', type: 'receipt', confidence: 1 })));
     const sync = await cli(s, '2025-04-21', ['dataset', 'upload', 'data.csv', '-e', setId, '--dry-run', '--format', 'json'], dir);
     expect(sync.code, sync.stderr).toBe(0);

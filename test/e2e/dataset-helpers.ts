@@ -38,11 +38,16 @@ export interface Service {
   client: Client;
   /** Environment for the CLI child: where the service is and its token. */
   env: Record<string, string>;
+  /** A client of the same service speaking `apiVersion` (to set up or read a set in that version's form). */
+  at(apiVersion: string): Client;
   processor(type: string, config: unknown): Promise<string>;
   /** Runs `evalkit dataset upload ...args` in `cwd`. */
   upload(args: string[], cwd: string, input?: string): Promise<CliResult>;
-  /** The set's items: the name of the file each one names (as the CSV named it) and its expected output, sorted. */
-  items(setId: string): Promise<Item[]>;
+  /**
+   * The set's items: the name of the file each one names (as the CSV named it) and its expected
+   * output in the form of the client's API version (the default, or `apiVersion`), sorted.
+   */
+  items(setId: string, apiVersion?: string): Promise<Item[]>;
   /** Every file the service holds. */
   fileCount(): Promise<number>;
   close(): Promise<void>;
@@ -52,6 +57,7 @@ export interface Item {
   id: string;
   file: string;
   expectedOutput: unknown;
+  /** 2025-04-21 only: 2026-02-09 items carry none (''). */
   updatedAt: string;
 }
 
@@ -59,26 +65,33 @@ export async function service(opts: SandboxOptions = {}): Promise<Service> {
   const t = await start(opts);
   const client = createClient({ baseUrl: t.url, token: t.token, maxRetries: 8, retryBaseMs: 20 });
   const env = { EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
+  const at = (apiVersion: string) => createClient({ baseUrl: t.url, token: t.token, apiVersion, maxRetries: 8, retryBaseMs: 20 });
   return {
     t,
     client,
     env,
+    at,
     processor: (type, config) => createProcessor(t, type, config),
     upload: (args, cwd, input) => runCli(['dataset', 'upload', ...args], { cwd, env, input }),
-    async items(setId) {
+    async items(setId, apiVersion) {
+      // Through the facade, so the view speaks the version in effect (or the one named): on
+      // 2026-02-09 list rows carry no expectedOutput and each item is read.
+      const c = apiVersion === undefined ? client : at(apiVersion);
+      const ops = c.items(setId);
       const out: Item[] = [];
       const names = new Map<string, string>();
-      for await (const it of client.evaluationSets.listAllItems(setId, { maxPageSize: 1000 })) {
-        let name = names.get(it.fileId);
-        if (name === undefined) names.set(it.fileId, (name = (await client.files.get(it.fileId)).name));
-        // evalkit names uploads `<stem>.ek<content hash><ext>`.
-        out.push({ id: it.id, file: name.replace(/\.ek[0-9a-f]{24}/, ''), expectedOutput: it.expectedOutput, updatedAt: String(it.updatedAt) });
+      for await (const row of ops.listAll({ maxPageSize: 1000 })) {
+        const it = ops.listHasOutputs ? row : await ops.retrieve(row.id);
+        let name = it.fileName ?? names.get(it.fileId);
+        if (name === undefined) names.set(it.fileId, (name = (await c.fileStore().retrieve(it.fileId)).name));
+        // evalkit names uploads `<stem>.ek<content hash><ext>`. 2026-02-09 items have no updatedAt ('').
+        out.push({ id: it.id, file: name.replace(/\.ek[0-9a-f]{24}/, ''), expectedOutput: it.expectedOutput, updatedAt: String(it.raw.updatedAt ?? '') });
       }
       return out.sort((a, b) => a.file.localeCompare(b.file) || JSON.stringify(a.expectedOutput).localeCompare(JSON.stringify(b.expectedOutput)));
     },
     async fileCount() {
       let n = 0;
-      for await (const _ of client.files.listAll({ maxPageSize: 1000 })) n++;
+      for await (const _ of client.fileStore().listAll({ maxPageSize: 1000 })) n++;
       return n;
     },
     close: () => t.close(),

@@ -65,6 +65,13 @@ async function killWhen(env: Record<string, string>, args: string[], cwd: string
 
 const count = (lines: string[], k: string, op: string) => lines.filter((l) => l.includes(`"k":"${k}","op":"${op}"`)).length;
 
+/** The request that creates a chunk of items: 2026-02-09 (the default) nests it under the set; 2025-04-21 has a bulk route. */
+const ITEM_CREATE = {
+  '2026-02-09': (url: string) => /^\/evaluation_sets\/[^/?]+\/items(\?|$)/.test(url),
+  '2025-04-21': (url: string) => url.startsWith('/evaluation_set_items/bulk'),
+};
+const FILE_UPLOAD = (url: string) => url.startsWith('/files/upload');
+
 describe('kill -9 and resume', () => {
   // Each point: a predicate on the journal at which the CLI child is killed.
   const points: Array<[string, (lines: string[]) => boolean]> = [
@@ -78,7 +85,8 @@ describe('kill -9 and resume', () => {
     s = await service({ latencyMs: 60 });
     const dir = folder({ 'data.csv': simpleCsv(ROWS, FILES), ...docs(FILES) });
     const p = await s.processor('EXTRACT', SIMPLE);
-    const args = ['data.csv', '--create-set', 'resume', '--processor', p, '--chunk-size', '4', '--concurrency', '2', '--format', 'json'];
+    // --no-progress: a slow machine would otherwise print a progress line every 5 s.
+    const args = ['data.csv', '--create-set', 'resume', '--processor', p, '--chunk-size', '4', '--concurrency', '2', '--format', 'json', '--no-progress'];
     const journal = path.join(dir, 'data.journal.ndjson');
     const atKill = await killWhen(s.env, args, dir, journal, when);
     expect(atKill.some((l) => l.includes('"k":"end"'))).toBe(false);
@@ -95,16 +103,16 @@ describe('kill -9 and resume', () => {
     expect(await s.fileCount()).toBe(FILES);
     // One set, found again by name.
     let sets = 0;
-    for await (const _ of s.client.evaluationSets.listAll({ processorId: p })) sets++;
+    for await (const _ of s.client.sets().listAll({ entityId: p })) sets++;
     expect(sets).toBe(1);
   });
 
   it.each([
-    ['a bulk create', '/evaluation_set_items/bulk'],
-    ['a file upload', '/files/upload'],
-  ])('killed after the service did %s whose answer never came back: the re-run finds it and does not repeat it', async (_what, route) => {
+    ['an item create', ITEM_CREATE['2026-02-09']],
+    ['a file upload', FILE_UPLOAD],
+  ])('killed after the service did %s whose answer never came back: the re-run finds it and does not repeat it', async (what, route) => {
     s = await service({ latencyMs: 20 });
-    const proxy = await answerLosingProxy(s.t.url, (method, url) => method === 'POST' && url.startsWith(route));
+    const proxy = await answerLosingProxy(s.t.url, (method, url) => method === 'POST' && route(url));
     try {
       const dir = folder({ 'data.csv': simpleCsv(ROWS, FILES), ...docs(FILES) });
       const p = await s.processor('EXTRACT', SIMPLE);
@@ -117,7 +125,7 @@ describe('kill -9 and resume', () => {
       const journal = journalLines(path.join(dir, 'data.journal.ndjson'));
       const setId = (JSON.parse(journal.find((l) => l.includes('"k":"set","op":"done"'))!) as { id: string }).id;
       const itemsBefore = (await s.items(setId)).length;
-      if (route.includes('bulk')) {
+      if (what === 'an item create') {
         // The service holds the items of a create the journal never saw finish.
         expect(count(journal, 'create', 'start')).toBe(count(journal, 'create', 'done') + 1);
         expect(itemsBefore).toBe(4 * count(journal, 'create', 'start'));
@@ -142,7 +150,7 @@ describe('kill -9 and resume', () => {
 
   it('losing the journal too is safe: items are reconciled with the service, none is created twice', async () => {
     s = await service({ latencyMs: 20 });
-    const proxy = await answerLosingProxy(s.t.url, (method, url) => method === 'POST' && url.startsWith('/evaluation_set_items/bulk'));
+    const proxy = await answerLosingProxy(s.t.url, (method, url) => method === 'POST' && ITEM_CREATE['2026-02-09'](url));
     try {
       const dir = folder({ 'data.csv': simpleCsv(ROWS, FILES), ...docs(FILES) });
       const p = await s.processor('EXTRACT', SIMPLE);
@@ -210,18 +218,21 @@ describe('Ctrl-C', () => {
 });
 
 describe('answers lost within one run', () => {
+  // The 2025-04-21 row keeps the guarantee for a team pinned to that version: its bulk route is another request.
   it.each([
-    ['a bulk create', '/evaluation_set_items/bulk'],
-    ['a file upload', '/files/upload'],
-  ])('a connection dropped after the service did %s: the run asks the service instead of repeating it', async (_what, route) => {
+    ['an item create', 'default', ITEM_CREATE['2026-02-09']],
+    ['a file upload', 'default', FILE_UPLOAD],
+    ['a bulk create', '2025-04-21', ITEM_CREATE['2025-04-21']],
+  ])('a connection dropped after the service did %s (API %s): the run asks the service instead of repeating it', async (_what, version, route) => {
     s = await service();
-    const proxy = await answerLosingProxy(s.t.url, (method, url) => method === 'POST' && url.startsWith(route), true);
+    const proxy = await answerLosingProxy(s.t.url, (method, url) => method === 'POST' && route(url), true);
     try {
       const dir = folder({ 'data.csv': simpleCsv(ROWS, FILES), ...docs(FILES) });
       const p = await s.processor('EXTRACT', SIMPLE);
-      const r = await runCli(['dataset', 'upload', 'data.csv', '--create-set', 'drop', '--processor', p, '--chunk-size', '4', '--format', 'json'], { cwd: dir, env: { ...s.env, EVALKIT_BASE_URL: proxy.url } });
-      expect(r.code).toBe(0);
-      expect(await proxy.held).toContain(route);
+      const pin = version === 'default' ? [] : ['--api-version', version];
+      const r = await runCli([...pin, 'dataset', 'upload', 'data.csv', '--create-set', 'drop', '--processor', p, '--chunk-size', '4', '--format', 'json'], { cwd: dir, env: { ...s.env, EVALKIT_BASE_URL: proxy.url } });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(route((await proxy.held).replace(/^POST /, ''))).toBe(true);
       const out = json(r);
       expect(out.tally).toMatchObject({ created: ROWS, failed: 0 });
       expect(await held(s, out.set.id)).toEqual(wanted());
