@@ -48,6 +48,24 @@ describe('evalkit demo (the main job, as a child process)', () => {
     expect(first.stderr).toMatch(/\$ evalkit eval run --evaluation-set ev_\w+ --version draft --fuzzy-match-fields vendor_name --out reports\/demo\/invoice-extract\/export-draft\.json/);
   });
 
+  it("the README's demo transcript is what it prints: each step and patch line as shown, each summary row's figures", () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const block = /`npm start` is `evalkit demo`[\s\S]*?```text\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    // The README runs it from the checkout; this run's paths to datasets/ start elsewhere.
+    const printed = new Set(first.stderr.split('\n').map((l) => l.replaceAll(`${path.relative(cwd, ROOT)}/datasets/`, 'datasets/')));
+    const lines = block!.split('\n');
+    const steps = lines.filter((l) => l.startsWith('[') || l.startsWith('    {'));
+    expect(steps.length).toBeGreaterThanOrEqual(11);
+    for (const l of steps) expect(printed.has(l), l).toBe(true);
+    const f = (x: number): string => x.toFixed(3);
+    for (const d of summary.datasets) {
+      const row = lines.find((l) => l.startsWith(`${d.name} `));
+      expect(row, d.name).toContain(`${f(d.candidate.value!)} [${f(d.candidate.interval!.lower)}, ${f(d.candidate.interval!.upper)}]`);
+      expect(row, d.name).toContain(`${d.verdict}`);
+    }
+  });
+
   it('prints `evalkit processors` lines (no curl) that do the same against another sandbox when copied', async () => {
     expect(first.stderr).not.toContain('curl');
     const create = first.stderr.split('\n').find((l) => l.startsWith('  $ evalkit processors create ') && l.includes('invoice-extract'));
