@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Argv } from 'yargs';
 import type { ProcessorType } from '../api/index.js';
+import { DEFAULT_API_VERSION } from '../api/version.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { defineCommand } from './command.js';
 import { formatOption, out, outJson } from './io.js';
@@ -64,6 +65,9 @@ export default defineCommand<InitArgs>({
     if (argv.csv.trim() === '' || path.isAbsolute(argv.csv) || argv.csv.split(/[\\/]/).includes('..')) {
       throw new UsageError(`--csv "${argv.csv}" must be a file name inside --dir`, { hint: 'for example --csv data.csv or --csv evaluation/data.csv' });
     }
+    // The API version in effect (--api-version sets the variable; the config file's apiVersion fills
+    // it when unset): the processor config is written in its layout, and the version pinned in the config file.
+    const apiVersion = process.env.EVALKIT_API_VERSION?.trim() || DEFAULT_API_VERSION;
     let config: Record<string, unknown>;
     let type: ProcessorType;
     let name: string;
@@ -81,7 +85,7 @@ export default defineCommand<InitArgs>({
       origin = `${argv.processor}@${version.version}`;
     } else {
       const { readProcessorConfig } = await import('../processors/index.js');
-      const read = await readProcessorConfig(argv.config!, { type: argv.type });
+      const read = await readProcessorConfig(argv.config!, { type: argv.type, apiVersion });
       config = read.config;
       type = read.type;
       name = path.basename(argv.config!).replace(/(\.config)?\.jsonc?$/i, '');
@@ -98,7 +102,7 @@ export default defineCommand<InitArgs>({
     const configFile = inRepo !== undefined && inRepo !== '' && !inRepo.startsWith('..') && !path.isAbsolute(inRepo) ? inRepo.split(path.sep).join('/') : undefined;
     let files;
     try {
-      files = scaffold({ dataset, type, config, processorId: argv.processor, evaluationSet: argv.evaluationSet, baseUrl, schemaRef: schemaRef(dir), csv: argv.csv.split(path.sep).join('/'), configFile });
+      files = scaffold({ dataset, type, config, processorId: argv.processor, evaluationSet: argv.evaluationSet, baseUrl, apiVersion, schemaRef: schemaRef(dir), csv: argv.csv.split(path.sep).join('/'), configFile });
     } catch (e) {
       if (e instanceof InputError && e.location.file === undefined) throw new InputError(e.message, { location: { ...e.location, file: origin }, hint: e.hint });
       throw e;

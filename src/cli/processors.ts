@@ -98,8 +98,8 @@ const get = defineCommand<IdArgs>({
   builder: (y) =>
     idPositional(y)
       .option('format', formatOption)
-      .example('$0 processors get dp_123', 'name, type, versions, draft config')
-      .example("$0 processors get dp_123 --format json | jq '.versions[0].config' > draft.json", 'save the draft config') as unknown as Argv<IdArgs>,
+      .example('$0 processors get ex_123', 'name, type, versions, draft config')
+      .example("$0 processors get ex_123 --format json | jq '.versions[0].config' > draft.json", 'save the draft config') as unknown as Argv<IdArgs>,
   run: async (a) => {
     const { client, processors } = await core();
     const d = await processors.getProcessor(client, a.id, undefined, a.type);
@@ -154,8 +154,8 @@ const update = defineCommand<UpdateArgs>({
       .option('name', { type: 'string', describe: 'a new name' })
       .option('allow-unknown', ALLOW_UNKNOWN)
       .option('format', formatOption)
-      .example('$0 processors update dp_123 --config invoice.json', "the draft's config becomes the file's")
-      .example('$0 processors update dp_123 --name "invoices v2"', 'rename') as unknown as Argv<UpdateArgs>,
+      .example('$0 processors update ex_123 --config invoice.json', "the draft's config becomes the file's")
+      .example('$0 processors update ex_123 --name "invoices v2"', 'rename') as unknown as Argv<UpdateArgs>,
   run: async (a) => {
     const { client, processors } = await core();
     const r = await processors.updateProcessor(client, a.id, { configFile: a.config, name: a.name, type: a.type, allowUnknown: a.allowUnknown });
@@ -173,8 +173,8 @@ const publish = defineCommand<PublishArgs>({
       .option('release', { choices: ['major', 'minor'] as const, demandOption: true, describe: 'which number to increment' })
       .option('description', { type: 'string', describe: 'what changed in this version' })
       .option('format', formatOption)
-      .example('$0 processors publish dp_123 --release major --description "first release"', 'publishes 1.0 (or the next major)')
-      .example('$0 processors publish dp_123 --release minor --format json', 'the new version as JSON') as unknown as Argv<PublishArgs>,
+      .example('$0 processors publish ex_123 --release major --description "first release"', 'publishes 1.0 (or the next major)')
+      .example('$0 processors publish ex_123 --release minor --format json', 'the new version as JSON') as unknown as Argv<PublishArgs>,
   run: async (a) => {
     const { client, processors } = await core();
     const { alreadyPublished, answerLost, ...v } = await processors.publishProcessor(client, a.id, { releaseType: a.release, description: a.description, type: a.type });
@@ -191,8 +191,8 @@ const versions = defineCommand<IdArgs>({
   builder: (y) =>
     idPositional(y)
       .option('format', formatOption)
-      .example('$0 processors versions dp_123', 'version, id, last change, description')
-      .example('$0 processors versions dp_123 --format json', 'with each config (in the layout of the API version in effect)') as unknown as Argv<IdArgs>,
+      .example('$0 processors versions ex_123', 'version, id, last change, description')
+      .example('$0 processors versions ex_123 --format json', 'with each config (in the layout of the API version in effect)') as unknown as Argv<IdArgs>,
   run: async (a) => {
     const { client, processors } = await core();
     const vs = await processors.listVersions(client, a.id, undefined, a.type);
@@ -211,9 +211,9 @@ const diff = defineCommand<DiffArgs>({
       .positional('v2', { type: 'string', demandOption: true, describe: 'the version to compare to' })
       .option('exit-code', { type: 'boolean', default: false, describe: 'exit 1 when the configs differ (as git diff --exit-code)' })
       .option('format', { ...formatOption, describe: 'human lines, or JSON: {from, to, patch (RFC 6902), summary}' })
-      .example('$0 processors diff dp_123 1.0 draft', 'what the draft changes since 1.0')
-      .example("$0 processors diff dp_123 latest draft --format json | jq .patch", 'the RFC 6902 patch')
-      .example('$0 processors diff dp_123 1.0 1.1 --exit-code', 'exit 1 when they differ (CI)') as unknown as Argv<DiffArgs>,
+      .example('$0 processors diff ex_123 1.0 draft', 'what the draft changes since 1.0')
+      .example("$0 processors diff ex_123 latest draft --format json | jq .patch", 'the RFC 6902 patch')
+      .example('$0 processors diff ex_123 1.0 1.1 --exit-code', 'exit 1 when they differ (CI)') as unknown as Argv<DiffArgs>,
   run: async (a) => {
     const { client, processors } = await core();
     const d = await processors.diffVersions(client, a.id, String(a.v1), String(a.v2), undefined, a.type);
@@ -232,9 +232,9 @@ export default defineCommand<{ command?: string }>({
   builder: (y) =>
     y
       .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create from a saved config (either layout)')
-      .example('$0 processors publish dp_123 --release major', 'publish the draft as 1.0')
-      .example('$0 processors diff dp_123 1.0 draft', 'what the draft changes')
-      .example('$0 processors list --api-version 2026-02-09', 'every extractor, classifier and splitter (API 2026-02-09)') as unknown as Argv<{ command?: string }>,
+      .example('$0 processors publish ex_123 --release major', 'publish the draft as 1.0')
+      .example('$0 processors diff ex_123 1.0 draft', 'what the draft changes')
+      .example('$0 processors list --api-version 2025-04-21', 'every processor (/processors, API 2025-04-21)') as unknown as Argv<{ command?: string }>,
   subcommands: [list, get, create, update, publish, versions, diff],
   // yargs runs a subcommand's handler; this one runs for none (a list) or an unknown one.
   run: async (argv) => listSubcommands('processors', argv.command, [list, get, create, update, publish, versions, diff]),

@@ -129,20 +129,24 @@ function sourceLayout(config: Record<string, unknown>, type: ProcessorType, enve
   }
   if (lo === hi) return LAYOUTS[lo];
   if (envelope?.layout && allowed.includes(envelope.layout)) return envelope.layout;
-  // Several layouts fit: when they all migrate it alike, which one it is does not matter.
+  // Several layouts fit: when they all migrate it alike, which one it is does not matter; when
+  // they all refuse it alike (a fields-form EXTRACT config going up), that refusal is the answer.
   let first: unknown;
+  let refused: InputError | undefined;
   let alike = true;
   for (let i = lo; i <= hi && alike; i++) {
     let next: unknown;
     try {
       next = planConfig(config, type, LAYOUTS[i], opts.to, planOpts, site).next;
-    } catch {
-      alike = false;
-      break;
+    } catch (e) {
+      alike = e instanceof InputError && (i === lo || (refused !== undefined && e.describe() === refused.describe()));
+      if (alike && i === lo) refused = e as InputError;
+      continue;
     }
     if (i === lo) first = next;
-    else alike = sameJson(first, next);
+    else alike = refused === undefined && sameJson(first, next);
   }
+  if (alike && refused) throw refused;
   if (alike) return first === config ? null : LAYOUTS[hi];
   const inEffect = opts.inEffect ?? NEW_LAYOUT;
   if (allowed.includes(inEffect)) return inEffect;

@@ -8,7 +8,7 @@ import { PROCESSOR_TYPES, type Layout, type ProcessorType } from './types.js';
 export interface Envelope {
   value: unknown;
   path: Segment[];
-  /** A 2026-02-09 object or request member: its config is in that layout unless its keys say otherwise. */
+  /** A 2026-02-09 object or request member, or a /processors one (2025-04-21): its config is in that layout unless its keys say otherwise. */
   layout?: Layout;
   /** A run's overrideConfig: only the members it replaces. */
   partial?: boolean;
@@ -100,7 +100,8 @@ export function isBareConfig(obj: Record<string, unknown>): boolean {
 function container(obj: Record<string, unknown>, path: Segment[], inherited: Envelope | undefined, spots: Spot[]): void {
   const own = obj.type !== undefined ? 'type' : obj.processorType !== undefined ? 'processorType' : undefined;
   const kind = typeof obj.object === 'string' ? OBJECT_TYPES.get(obj.object) : undefined;
-  const envelope: Envelope | undefined = kind ? { value: kind, path: [...path, 'object'], layout: '2026-02-09' } : own ? { value: obj[own], path: [...path, own] } : inherited;
+  // A type named around the config (`type`, `processorType`) is a /processors object or body, whose configs are 2025-04-21 or older under every API version.
+  const envelope: Envelope | undefined = kind ? { value: kind, path: [...path, 'object'], layout: '2026-02-09' } : own ? { value: obj[own], path: [...path, own], layout: '2025-04-21' } : inherited;
   for (const [key, value] of Object.entries(obj)) {
     if (OPAQUE_KEYS.has(key)) continue;
     if (key === 'config' && (isPlainObject(value) || (value !== null && typeof envelope?.value === 'string' && PROCESSOR_TYPES.includes(envelope.value as ProcessorType)))) {

@@ -20,7 +20,7 @@ import { runEvaluation, writeExport } from '../eval/index.js';
 import type { EvalResult } from '../eval/index.js';
 import type { Report, Verdict } from '../metrics/generated/report.js';
 import { createProcessor, publishProcessor, updateProcessor, type ProcessorJson, type VersionJson } from '../processors/index.js';
-import { computeReport, MemoryDocuments, writeReports, type WrittenReport } from '../report/index.js';
+import { computeReport, loadExport, MemoryDocuments, writeReports, type WrittenReport } from '../report/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { CONFIG_FILE_NAME, readSettings, renderSettings, SCHEMA_FILE, type DatasetSettings, type LoadedSettings } from '../settings/load.js';
 import { EvalkitError, InputError } from '../util/errors.js';
@@ -216,7 +216,7 @@ async function runDataset(d: DemoDataset, { file: settingsFile, settings }: { fi
   }
 
   // 4. Both versions on the set.
-  const evaluate = async (version: string): Promise<{ result: EvalResult; file: string }> => {
+  const evaluate = async (version: string): Promise<{ result: EvalResult; file: string; written: EvalResult['export'] }> => {
     const evaluation = { fuzzyMatchFields: settings.fuzzyFields ?? [], excludeFields: settings.excludeFields ?? [] };
     const result = await runEvaluation(client, { evaluationSetId: setId, version, ...evaluation }, { signal });
     // Run durations are the embedded sandbox's wall-clock time: left out so that a re-run gives
@@ -225,16 +225,18 @@ async function runDataset(d: DemoDataset, { file: settingsFile, settings }: { fi
     const file = path.join(dir, `export-${version}.json`);
     await writeExport(file, result.export);
     onEvent({ step: 'evaluate', dataset: d, version, result, file, evaluationSetId: setId });
-    return { result, file };
+    // The report is made from the export as written (its keys sorted), as `evalkit report` reads
+    // it: the reconciliation lists the config's fields in the order it finds them.
+    return { result, file, written: await loadExport(file) };
   };
   const base = await evaluate(BASELINE_VERSION);
   const cand = await evaluate(CANDIDATE_VERSION);
 
   // 5. The draft's report, 1.0 as its baseline, in every format, with the config file's settings.
   const documents = new MemoryDocuments();
-  const baselineInput = { kind: 'export' as const, file: path.basename(base.file), export: base.result.export };
+  const baselineInput = { kind: 'export' as const, file: path.basename(base.file), export: base.written };
   const report = computeReport(
-    cand.result.export,
+    cand.written,
     {
       sourceFile: path.basename(cand.file),
       baseline: baselineInput,
@@ -245,10 +247,10 @@ async function runDataset(d: DemoDataset, { file: settingsFile, settings }: { fi
     },
     documents,
   );
-  const files = await writeReports(report, dir, undefined, { export: cand.result.export, baseline: baselineInput, documents });
+  const files = await writeReports(report, dir, undefined, { export: cand.written, baseline: baselineInput, documents });
   onEvent({ step: 'report', dataset: d, report, files, from: cand.file, baseline: base.file, settingsFile });
 
-  const baselineReport = computeReport(base.result.export, { bootstrap: opts.bootstrap, sourceFile: path.basename(base.file) });
+  const baselineReport = computeReport(base.written, { bootstrap: opts.bootstrap, sourceFile: path.basename(base.file) });
   const headline = headlineOf(report);
   const row = report.baseline?.rows.find((r) => r.key === headline.metric);
   return {

@@ -18,11 +18,16 @@ export interface ScaffoldInput {
   /** The dataset section's name. */
   dataset: string;
   type: ProcessorType;
-  /** The processor config in the 2025-04-21 layout. */
+  /** The processor config in the layout of `apiVersion` (2025-04-21's when none is given). */
   config: Record<string, unknown>;
   processorId?: string;
   evaluationSet?: string;
   baseUrl?: string;
+  /**
+   * The API version in effect when init ran, written as the config file's `apiVersion`: the team
+   * stays on it (migrate --check, validate, eval) when evalkit's default moves on.
+   */
+  apiVersion?: string;
   /** `$schema` of the config file. */
   schemaRef: string;
   /** The CSV's file name, relative to the config file. */
@@ -167,6 +172,7 @@ export function configDocument(input: ScaffoldInput): EvalkitConfig {
   };
   return {
     $schema: input.schemaRef,
+    ...(input.apiVersion ? { apiVersion: input.apiVersion } : {}),
     // Never this machine's address, whoever calls (the CLI also says why it left one out).
     ...(baseUrlToCommit(input.baseUrl).baseUrl ? { baseUrl: input.baseUrl } : {}),
     datasets: { [input.dataset]: section },

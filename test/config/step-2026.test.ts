@@ -223,6 +223,30 @@ describe('which layout a config is in', () => {
 });
 
 describe('2026-02-09 envelopes', () => {
+  it('a /processors object or body (`processorType`, `type` beside `config`) reads its config as 2025-04-21 whatever the version in effect', () => {
+    const doc = [
+      { object: 'document_processor_version', id: 'dpv_1', processorType: 'EXTRACT', version: '1.0', config: { schema: {} } },
+      { name: 'p', type: 'CLASSIFY', config: { classifications: [] } },
+    ];
+    for (const inEffect of ['2025-04-21', '2026-02-09'] as const) {
+      const r = migrateDocument(doc, { ...DOWN, inEffect });
+      expect(r.items.map((i) => [i.pointer, i.from]), inEffect).toEqual([
+        ['/0/config', '2025-04-21'],
+        ['/1/config', '2025-04-21'],
+      ]);
+      expect(r.doc, inEffect).toEqual(doc);
+    }
+  });
+
+  it('a config every layout its keys allow refuses alike gets that refusal, not a question about its layout', () => {
+    const fieldsForm = { type: 'EXTRACT', fields: [{ id: 'a', name: 'a', type: 'string', description: 'A' }] };
+    for (const inEffect of ['2025-04-21', '2026-02-09'] as const) {
+      const e = thrown(() => migrateConfig(fieldsForm, { ...UP, inEffect }));
+      expect(e.message, inEffect).toContain('a fields-form EXTRACT config has no 2026-02-09 form');
+      expect(e.location.pointer).toBe('/fields');
+    }
+  });
+
   it('an extractor, its version and a run body: the kind from `object`, the layout from the envelope', () => {
     const doc = [
       { object: 'extractor', id: 'ex_1', name: 'x', draftVersion: { object: 'extractor_version', id: 'exv_1', config: { schema: {} } } },

@@ -34,6 +34,8 @@ const workflow = parse(readFileSync(path.join(ROOT, 'examples/github-actions/eva
 const steps = workflow.jobs.evaluate.steps;
 /** The workflow's own values (CONFIG); the `${{ secrets/vars }}` ones are the sandbox's, set below. */
 const literalEnv = Object.fromEntries(Object.entries(workflow.env).filter(([, v]) => !String(v).includes('${{')));
+/** The API version the recipe pins: the test's own setup speaks it too. */
+const API_VERSION = String(workflow.env.EVALKIT_API_VERSION);
 
 /** The three conditions the recipe uses. */
 function applies(step: Step, event: 'push' | 'pull_request'): boolean {
@@ -59,12 +61,11 @@ describe('examples/github-actions/evalkit.yml', () => {
     // The user's repository: configs already migrated, the CSV and its files under eval/.
     cpSync(path.join(ROOT, 'datasets/configs/invoice-extract.json'), path.join(repo, 'configs/invoice.json'), { recursive: true });
     cpSync(path.join(ROOT, 'datasets/invoice-extract'), path.join(repo, 'eval'), { recursive: true });
-    expect(spawnSync(process.execPath, [BIN, 'migrate', 'configs', '--write'], { cwd: repo }).status).toBe(0);
-    client = createClient({ baseUrl: sandbox.url, token: sandbox.token });
+    expect(spawnSync(process.execPath, [BIN, 'migrate', 'configs', '--write'], { cwd: repo, env: { ...process.env, EVALKIT_API_VERSION: API_VERSION } }).status).toBe(0);
+    client = createClient({ baseUrl: sandbox.url, token: sandbox.token, apiVersion: API_VERSION });
     const config = JSON.parse(readFileSync(path.join(repo, 'configs/invoice.json'), 'utf8')) as Record<string, unknown>;
-    const processor = await client.processors.create({ name: 'invoices', type: 'EXTRACT', config });
-    processorId = processor.id;
-    const set = await client.evaluationSets.create({ name: 'invoices', processorId: processor.id });
+    processorId = (await client.entities('EXTRACT').create({ name: 'invoices', config })).id;
+    const set = await client.sets().create({ name: 'invoices', entityId: processorId });
     // `npx evalkit` is this checkout's built binary.
     const bin = path.join(repo, '.bin');
     mkdirSync(bin);
@@ -76,7 +77,6 @@ describe('examples/github-actions/evalkit.yml', () => {
       PATH: `${bin}:${process.env.PATH}`,
       EVALKIT_BASE_URL: sandbox.url,
       EVALKIT_API_TOKEN: sandbox.token,
-      EVALKIT_API_VERSION: '2025-04-21',
       SET: set.id,
       NO_COLOR: '1',
       GITHUB_TOKEN,
@@ -153,8 +153,7 @@ describe('examples/github-actions/evalkit.yml', () => {
 
   /** The config the processor's draft on the service has now. */
   async function draftOnService(): Promise<Config> {
-    const { items } = await client.processors.listVersions(processorId);
-    const draft = items.find((v) => v.version === 'draft');
+    const draft = await client.entities('EXTRACT').draft(processorId);
     if (!draft) throw new Error('the processor has no draft');
     return draft.config as Config;
   }
@@ -162,7 +161,7 @@ describe('examples/github-actions/evalkit.yml', () => {
   /** The export's config, and the config the service ran for each item (the runs, fetched back). */
   async function evaluatedConfigs(): Promise<{ exported: Config; ran: Config[] }> {
     const exp = readJson<{ processor: { config: Config }; items: Array<{ runId?: string }> }>('evalkit/export.json');
-    const ran = await Promise.all(exp.items.map(async (i) => (await client.processorRuns.get(i.runId!)).config as Config));
+    const ran = await Promise.all(exp.items.map(async (i) => (await client.runs('EXTRACT').retrieve(i.runId!)).raw.config as Config));
     return { exported: exp.processor.config, ran };
   }
 
@@ -202,7 +201,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     prConfig.extractionRules += PR_RULE;
     writeFileSync(path.join(repo, 'configs/invoice.json'), JSON.stringify(prConfig, null, 2));
     const draft = await draftOnService();
-    await client.processors.update(processorId, { config: { ...draft, extractionRules: draft.extractionRules + OTHER_RULE } });
+    await client.entities('EXTRACT').update(processorId, { config: { ...draft, extractionRules: draft.extractionRules + OTHER_RULE } });
 
     const results = await runRecipe('pull_request');
     expect(results.map((r) => r.name)).toEqual(['Configs are migrated', 'Dataset is valid', 'Evaluate the checked-out config', 'Report']);
@@ -235,7 +234,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     type Labels = { invoice_number?: string; vendor_name?: string };
     const labelsBy = async (): Promise<Map<string, { id: string; value: Labels }>> => {
       const out = new Map<string, { id: string; value: Labels }>();
-      for await (const item of client.evaluationSets.listAllItems(env.SET!)) {
+      for await (const item of client.items(env.SET!).listAll()) {
         const value = (item.expectedOutput as { value: Labels }).value;
         out.set(String(value.invoice_number), { id: item.id, value });
       }
@@ -244,7 +243,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     // A reviewer corrects INV-001's vendor in the dashboard; the merged pull request edits INV-002's number.
     const before = await labelsBy();
     const inv1 = before.get('INV-001')!;
-    await client.evaluationSetItems.update(inv1.id, { expectedOutput: { value: { ...inv1.value, vendor_name: 'Acme Office Supplies Limited' } } as never });
+    await client.items(env.SET!).update(inv1.id, { expectedOutput: { value: { ...inv1.value, vendor_name: 'Acme Office Supplies Limited' } } });
     const csv = path.join(repo, 'eval/data.csv');
     writeFileSync(csv, readFileSync(csv, 'utf8').replace('files/inv-002.pdf,INV-002,', 'files/inv-002.pdf,INV-002-A,'));
 

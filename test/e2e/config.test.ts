@@ -181,21 +181,37 @@ describe('evalkit init', () => {
     ]);
     const evaluated = migrate ? `new-${file}` : 'configs/main.json';
     expect(out).toMatchObject({ evaluatedConfig: evaluated, notes: [] });
-    const config = JSON.parse(readFileSync(path.join(dir, 'evalkit.config.json'), 'utf8')) as { $schema: string; datasets: Record<string, Record<string, unknown>> };
+    const config = JSON.parse(readFileSync(path.join(dir, 'evalkit.config.json'), 'utf8')) as { $schema: string; apiVersion?: string; datasets: Record<string, Record<string, unknown>> };
     expect(config.$schema).toMatch(/evalkit-config\.schema\.json$/);
+    // The API version in effect (the default here) is pinned, so the team stays on it when evalkit's default moves.
+    expect(config.apiVersion).toBe('2026-02-09');
     expect(config.datasets.main).toMatchObject({ csv: 'data.csv', export: 'reports/main.json', outDir: 'reports/main' });
     const workflow = readFileSync(path.join(dir, '.github/workflows/evalkit.yml'), 'utf8');
     expect(workflow).toContain('config-file: "evalkit.config.json"');
     expect(workflow).toContain('dataset: "main"');
     expect(workflow).toContain('path: "reports/main"');
     expect(workflow).toContain(`PROCESSOR_CONFIG: "${evaluated}"`);
-    if (!migrate) expect(JSON.parse(readFileSync(path.join(dir, 'configs/main.json'), 'utf8'))).toMatchObject({ type: expect.any(String) });
+    // The copy is in the layout of that version: 2026-02-09 configs carry no `type`.
+    if (!migrate) expect(JSON.parse(readFileSync(path.join(dir, 'configs/main.json'), 'utf8'))).not.toHaveProperty('type');
     // The example row names files/example.pdf: with that file there, the CSV uploads (a dry run, offline).
     mkdirSync(path.join(dir, 'files'));
     writeFileSync(path.join(dir, 'files/example.pdf'), '%PDF-1.4\n');
     const upload = await runCli(['dataset', 'upload', '--config', source, '--dry-run', '--format', 'json'], { cwd: dir, env: CLEAN });
     expect(upload.code, upload.stdout + upload.stderr).toBe(0);
     expect(JSON.parse(upload.stdout)).toMatchObject({ rows: { total: 1, valid: 1, invalid: 0 } });
+  });
+
+  it('pinned to 2025-04-21 (--api-version or EVALKIT_API_VERSION): the config file says so and the copied config is in its layout', async () => {
+    for (const how of [{ args: ['--api-version', '2025-04-21'], env: CLEAN }, { args: [], env: { ...CLEAN, EVALKIT_API_VERSION: '2025-04-21' } }]) {
+      const dir = tmp();
+      const r = await runCli(['init', '--config', path.join(CONFIGS, 'invoice-extract.json'), '--dataset', 'main', ...how.args], { cwd: dir, env: how.env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(path.join(dir, 'evalkit.config.json'), 'utf8'))).toMatchObject({ apiVersion: '2025-04-21' });
+      expect(JSON.parse(readFileSync(path.join(dir, 'configs/main.json'), 'utf8'))).toMatchObject({ type: 'EXTRACT', extractionRules: expect.any(String) });
+      // Its CI's migrate --check stays green on the layout it pinned.
+      const check = await runCli(['migrate', 'configs', '--check'], { cwd: dir, env: CLEAN });
+      expect(check.code, check.stdout).toBe(0);
+    }
   });
 
   it('never overwrites without --force: exit 2 naming the file, nothing written; --force replaces', async () => {

@@ -35,19 +35,42 @@ describe('evalkit demo (the main job, as a child process)', () => {
     expect(first.code).toBe(0);
     expect(summary.datasets.map((d) => d.name)).toEqual(DATASETS);
     expect(summary.datasets.map((d) => d.type)).toEqual(['CLASSIFY', 'EXTRACT', 'SPLITTER']);
-    for (const step of ['migrate:', 'processor dp_', 'validate:', 'upload: set ev_', 'eval 1.0:', 'eval draft:', 'report:']) {
+    for (const step of ['migrate:', 'processor ', 'validate:', 'upload: set ev_', 'eval 1.0:', 'eval draft:', 'report:']) {
       expect(first.stderr.split('\n').filter((l) => /^\[[a-z-]+\] /.test(l) && l.includes(`] ${step}`))).toHaveLength(3);
     }
+    // The default API version, 2026-02-09: extractors, classifiers and splitters.
+    expect(first.stderr).toMatch(/\[invoice-extract\] processor ex_\w+ /);
+    expect(first.stderr).toMatch(/\[document-classify\] processor cl_\w+ /);
+    expect(first.stderr).toMatch(/\[packet-splitter\] processor spl_\w+ /);
+    expect(first.stderr).toMatch(/2024-11-14 -> 2026-02-09 \(EXTRACT\)/);
     expect(first.stderr).toContain('{"op":"move","from":"/customExtractionRules","path":"/extractionRules"}');
     expect(first.stderr).toMatch(/\$ evalkit migrate \S*datasets\/configs\/invoice-extract\.json --out-dir reports\/demo\/invoice-extract/);
     expect(first.stderr).toMatch(/\$ evalkit eval run --evaluation-set ev_\w+ --version draft --fuzzy-match-fields vendor_name --out reports\/demo\/invoice-extract\/export-draft\.json/);
+  });
+
+  it("the README's demo transcript is what it prints: each step and patch line as shown, each summary row's figures", () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const block = /`npm start` is `evalkit demo`[\s\S]*?```text\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    // The README runs it from the checkout; this run's paths to datasets/ start elsewhere.
+    const printed = new Set(first.stderr.split('\n').map((l) => l.replaceAll(`${path.relative(cwd, ROOT)}/datasets/`, 'datasets/')));
+    const lines = block!.split('\n');
+    const steps = lines.filter((l) => l.startsWith('[') || l.startsWith('    {'));
+    expect(steps.length).toBeGreaterThanOrEqual(11);
+    for (const l of steps) expect(printed.has(l), l).toBe(true);
+    const f = (x: number): string => x.toFixed(3);
+    for (const d of summary.datasets) {
+      const row = lines.find((l) => l.startsWith(`${d.name} `));
+      expect(row, d.name).toContain(`${f(d.candidate.value!)} [${f(d.candidate.interval!.lower)}, ${f(d.candidate.interval!.upper)}]`);
+      expect(row, d.name).toContain(`${d.verdict}`);
+    }
   });
 
   it('prints `evalkit processors` lines (no curl) that do the same against another sandbox when copied', async () => {
     expect(first.stderr).not.toContain('curl');
     const create = first.stderr.split('\n').find((l) => l.startsWith('  $ evalkit processors create ') && l.includes('invoice-extract'));
     expect(create).toMatch(/^ {2}\$ evalkit processors create --name invoice-extraction --type EXTRACT --config reports\/demo\/invoice-extract\/invoice-extract\.json$/);
-    const demoId = /processors update (dp_\w+) --config reports\/demo\/invoice-extract\/draft-config\.json/.exec(first.stderr)?.[1];
+    const demoId = /processors update (\w+) --config reports\/demo\/invoice-extract\/draft-config\.json/.exec(first.stderr)?.[1];
     expect(first.stderr).toContain(`$ evalkit processors publish ${demoId} --release major --description 'first release (evalkit demo)'`);
     expect(first.stderr).toContain(`$ evalkit processors diff ${demoId} 1.0 draft`);
     const t = await start();
@@ -146,21 +169,27 @@ describe('evalkit demo (the main job, as a child process)', () => {
     expect(r.stderr).toContain(message);
   });
 
-  it('runs on API 2026-02-09 too: extractors, classifiers and splitters, the evaluation set run, the same headline numbers, the service\'s figures reconciled', async () => {
-    const out = path.join(cwd, 'demo-2026');
-    const r = await runCli(['demo', '--api-version', '2026-02-09', '--format', 'json', '--out-dir', out], { cwd });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/\[invoice-extract\] processor ex_\w+ /);
-    expect(r.stderr).toMatch(/\[document-classify\] processor cl_\w+ /);
-    expect(r.stderr).toMatch(/\[packet-splitter\] processor spl_\w+ /);
-    expect(r.stderr).toMatch(/2024-11-14 -> 2026-02-09 \(EXTRACT\)/);
-    const s26 = JSON.parse(r.stdout) as Summary;
-    // The same engine and seed: the same outputs, so the same headline figures as on 2025-04-21.
-    expect(s26.datasets.map((d) => [d.name, d.candidate.value])).toEqual(summary.datasets.map((d) => [d.name, d.candidate.value]));
-    for (const d of s26.datasets) {
-      const exp = JSON.parse(readFileSync(path.join(out, d.name, 'export-draft.json'), 'utf8')) as { service?: { evaluationSetRunId: string; status: string } };
+  it('on the default API version, 2026-02-09, each draft is evaluated by the service\'s evaluation set run and its report reconciles the service\'s figures', () => {
+    for (const d of summary.datasets) {
+      const exp = JSON.parse(readFileSync(path.join(cwd, 'reports/demo', d.name, 'export-draft.json'), 'utf8')) as { service?: { evaluationSetRunId: string; status: string } };
       expect(exp.service?.status).toBe('PROCESSED');
       expect(readFileSync(d.reports.md, 'utf8')).toContain(`### The service's figures (evaluation set run \`${exp.service?.evaluationSetRunId}\`, PROCESSED)`);
+    }
+  });
+
+  it('runs on API 2025-04-21 too (npm start -- --api-version 2025-04-21): /processors and dp_ ids, evalkit\'s own evaluation runs, the same headline numbers', async () => {
+    const out = path.join(cwd, 'demo-2025');
+    const r = await runCli(['demo', '--api-version', '2025-04-21', '--format', 'json', '--out-dir', out], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    for (const d of DATASETS) expect(r.stderr).toMatch(new RegExp(`\\[${d}\\] processor dp_\\w+ `));
+    expect(r.stderr).toMatch(/2024-11-14 -> 2025-04-21 \(EXTRACT\)/);
+    const s25 = JSON.parse(r.stdout) as Summary;
+    // The same engine and seed: the same outputs, so the same headline figures as on 2026-02-09.
+    expect(s25.datasets.map((d) => [d.name, d.candidate.value])).toEqual(summary.datasets.map((d) => [d.name, d.candidate.value]));
+    for (const d of s25.datasets) {
+      const exp = JSON.parse(readFileSync(path.join(out, d.name, 'export-draft.json'), 'utf8')) as Record<string, unknown>;
+      expect(exp).not.toHaveProperty('service');
+      expect(readFileSync(d.reports.md, 'utf8')).not.toContain("### The service's figures");
     }
   }, 120_000);
 });

@@ -3,7 +3,8 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { migrateText } from '../../src/config/index.js';
+import { DEFAULT_API_VERSION } from '../../src/api/version.js';
+import { layoutOfApiVersion, migrateText } from '../../src/config/index.js';
 import { BIN, ROOT, runCli } from '../helpers/cli.js';
 import { start } from '../sandbox/helpers.js';
 
@@ -36,7 +37,7 @@ describe('evalkit migrate (built binary, real files)', () => {
     const { dir, before } = sampleTree();
     const r = await runCli(['migrate', 'configs'], { cwd: dir });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('configs/invoice-extract.json: would migrate 2024-11-14 -> 2025-04-21 (EXTRACT)');
+    expect(r.stdout).toContain('configs/invoice-extract.json: would migrate 2024-11-14 -> 2026-02-09 (EXTRACT)');
     expect(r.stdout).toContain('{"op":"move","from":"/customExtractionRules","path":"/extractionRules"}');
     expect(r.stdout).toMatch(/^3 migrated, 0 unchanged, 0 errors \(dry run: nothing written/m);
     expect(texts(path.join(dir, 'configs'))).toEqual(before);
@@ -47,13 +48,16 @@ describe('evalkit migrate (built binary, real files)', () => {
     const names = readdirSync(FIXTURES).filter((n) => existsSync(path.join(FIXTURES, n, 'old.json')) && !existsSync(path.join(FIXTURES, n, 'case.json')));
     for (const n of names) cpSync(path.join(FIXTURES, n, 'old.json'), path.join(dir, `${n}.json`));
     chmodSync(path.join(dir, `${names[0]}.json`), 0o600);
-    const first = await runCli(['migrate', '.', '--write'], { cwd: dir });
+    // The fixtures' new.json are the 2024-11-14 -> 2025-04-21 step (some carry split ids 2026-02-09 has no place for):
+    // a team on API 2025-04-21, whose version also reads a config without `type` as 2025-04-21 (docs/migrate.md, rule 5).
+    const pinned = { EVALKIT_API_VERSION: '2025-04-21' };
+    const first = await runCli(['migrate', '.', '--write'], { cwd: dir, env: pinned });
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     for (const n of names) expect(readFileSync(path.join(dir, `${n}.json`), 'utf8'), n).toBe(readFileSync(path.join(FIXTURES, n, 'new.json'), 'utf8'));
     expect(readdirSync(dir).filter((f) => f.startsWith('.evalkit-tmp-'))).toEqual([]);
     expect(statSync(path.join(dir, `${names[0]}.json`)).mode & 0o777).toBe(0o600);
-    const again = await runCli(['migrate', '.', '--write'], { cwd: dir });
+    const again = await runCli(['migrate', '.', '--write'], { cwd: dir, env: pinned });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(new RegExp(`^0 migrated, ${names.length} unchanged, 0 errors`, 'm'));
   });
@@ -95,7 +99,7 @@ describe('evalkit migrate (built binary, real files)', () => {
     writeFileSync(path.join(dir, 'in/mixed.json'), JSON.stringify(items, null, 2));
     const r = await runCli(['migrate', 'in', '--out-dir', 'out'], { cwd: dir });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`in/mixed.json: migrated 2024-11-14 -> 2025-04-21 (EXTRACT, CLASSIFY; 3 configs; 2 splitter outputs) -> ${path.join(dir, 'out/mixed.json')}\n`);
+    expect(r.stdout).toContain(`in/mixed.json: migrated 2024-11-14 -> 2026-02-09 (EXTRACT, CLASSIFY; 3 configs; 2 splitter outputs) -> ${path.join(dir, 'out/mixed.json')}\n`);
     expect(JSON.parse(readFileSync(path.join(dir, 'out/mixed.json'), 'utf8'))).toMatchObject([{ extractionRules: 'r', advancedOptions: { citationsEnabled: true } }, { classificationRules: 'c' }, { extractionRules: 's' }, { expectedOutput: { splits: [{ startPage: 1 }] } }, {}]);
   });
 
@@ -117,7 +121,8 @@ describe('evalkit migrate (built binary, real files)', () => {
     writeFileSync(path.join(dir, 'in/bad.json'), Buffer.concat([Buffer.from('{"type": "CLASSIFY", "fields": [], "x": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]));
     const kept = Buffer.from('\ufeff{"type": "CLASSIFY", "classifications": [], "classificationRules": "\ufffd"}\n');
     writeFileSync(path.join(dir, 'in/kept.json'), kept);
-    const r = await runCli(['migrate', 'in', '--out-dir', 'out'], { cwd: dir });
+    // kept.json is unchanged in its own layout, 2025-04-21 (on 2026-02-09 its `type` would go).
+    const r = await runCli(['migrate', 'in', '--out-dir', 'out', '--to', '2025-04-21'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('in/bad.json: not valid UTF-8');
     expect(r.stdout).toMatch(/^0 migrated, 1 unchanged, 1 error$/m);
@@ -140,7 +145,8 @@ describe('evalkit migrate (built binary, real files)', () => {
     const dir = tmp();
     writeFileSync(path.join(dir, 'lossy.json'), '{"type":"SPLITTER","customReminders":"check totals","subDocumentClassifications":[]}\n');
     writeFileSync(path.join(dir, 'neither.json'), '{"type":"EXTRACT","schema":{"type":"object","properties":{}}}\n');
-    const r = await runCli(['migrate', '.', '--allow-lossy', '--format', 'json'], { cwd: dir });
+    // neither.json is unchanged in its own layout, 2025-04-21 (on 2026-02-09 its `type` would go).
+    const r = await runCli(['migrate', '.', '--allow-lossy', '--format', 'json', '--to', '2025-04-21'], { cwd: dir });
     expect(r.code).toBe(0);
     const files = (JSON.parse(r.stdout) as { files: Array<Record<string, unknown>> }).files;
     expect(files.map((f) => [f.path, f.status])).toEqual([
@@ -170,7 +176,7 @@ describe('evalkit migrate (built binary, real files)', () => {
     expect(readFileSync(path.join(dir, 'bad.json'), 'utf8')).toBe(bad);
     expect(readFileSync(path.join(dir, 'mixed.json'), 'utf8')).toBe(mixed);
     expect(readFileSync(path.join(dir, 'lossy.json'), 'utf8')).toBe(lossy);
-    expect(JSON.parse(readFileSync(path.join(dir, 'good.json'), 'utf8'))).toEqual({ type: 'EXTRACT', extractionRules: 'r', schema: {} });
+    expect(JSON.parse(readFileSync(path.join(dir, 'good.json'), 'utf8'))).toEqual({ extractionRules: 'r', schema: {} });
   });
 
   it('asks for --type when the type cannot be told, and uses it when given', async () => {
@@ -207,7 +213,8 @@ describe('evalkit migrate (built binary, real files)', () => {
   it('JSONL files: splitter expected outputs of evaluation set items are renamed line by line', async () => {
     const dir = tmp();
     cpSync(path.join(FIXTURES, 'envelope-evaluation-items-jsonl/old.jsonl'), path.join(dir, 'items.jsonl'));
-    const r = await runCli(['migrate', 'items.jsonl', '--write', '--type', 'SPLITTER'], { cwd: dir });
+    // The fixture's new.jsonl is the 2025-04-21 form (its split ids have no place in 2026-02-09).
+    const r = await runCli(['migrate', 'items.jsonl', '--write', '--type', 'SPLITTER', '--to', '2025-04-21'], { cwd: dir });
     expect(r.code).toBe(0);
     expect(readFileSync(path.join(dir, 'items.jsonl'), 'utf8')).toBe(readFileSync(path.join(FIXTURES, 'envelope-evaluation-items-jsonl/new.jsonl'), 'utf8'));
   });
@@ -237,7 +244,8 @@ describe('a killed --write', () => {
         schema: { type: 'object', properties: Object.fromEntries(Array.from({ length: 12 }, (_, k) => [`field_${k}`, { type: ['string', 'null'], description: `Field ${k} of config ${i}` }])) },
       };
       const old = JSON.stringify(config, null, 2) + '\n';
-      const r = migrateText(old, `c${i}.json`, { to: '2025-04-21' });
+      // The layout the killed run migrates to: that of the default API version.
+      const r = migrateText(old, `c${i}.json`, { to: layoutOfApiVersion(DEFAULT_API_VERSION) });
       if (!r.text) throw new Error('fixture does not migrate');
       files.set(`c${i}.json`, { old, next: r.text });
       writeFileSync(path.join(dir, `c${i}.json`), old);
@@ -379,15 +387,16 @@ describe('evalkit migrate to and from 2026-02-09 (built binary)', () => {
     expect(texts(path.join(dir, 'configs'))).toEqual(before);
   });
 
-  it('--to defaults to the layout of the API version in effect: flag, variable, config file, else 2025-04-21', async () => {
+  it('--to defaults to the layout of the API version in effect: flag, variable, config file, else 2026-02-09', async () => {
     const { dir } = sampleTree();
     const target = async (args: string[], env: NodeJS.ProcessEnv) => (await runCli(['migrate', 'configs/invoice-extract.json', '--check', ...args], { cwd: dir, env })).stdout.match(/-> (\S+) \(EXTRACT\)/)?.[1];
-    expect(await target([], NO_VERSION)).toBe('2025-04-21');
-    expect(await target([], { EVALKIT_API_VERSION: '2026-02-09' })).toBe('2026-02-09');
-    expect(await target(['--api-version', '2026-02-09'], { EVALKIT_API_VERSION: '2025-04-21' })).toBe('2026-02-09');
-    writeFileSync(path.join(dir, 'evalkit.config.json'), JSON.stringify({ apiVersion: '2026-02-09' }));
     expect(await target([], NO_VERSION)).toBe('2026-02-09');
-    expect(await target(['--api-version', '2025-04-21'], NO_VERSION)).toBe('2025-04-21');
+    expect(await target([], { EVALKIT_API_VERSION: '2025-04-21' })).toBe('2025-04-21');
+    expect(await target(['--api-version', '2025-04-21'], { EVALKIT_API_VERSION: '2026-02-09' })).toBe('2025-04-21');
+    expect(await target(['--api-version', '2026-02-09'], { EVALKIT_API_VERSION: '2025-04-21' })).toBe('2026-02-09');
+    writeFileSync(path.join(dir, 'evalkit.config.json'), JSON.stringify({ apiVersion: '2025-04-21' }));
+    expect(await target([], NO_VERSION)).toBe('2025-04-21');
+    expect(await target(['--api-version', '2026-02-09'], NO_VERSION)).toBe('2026-02-09');
     const bad = await runCli(['migrate', 'configs', '--api-version', 'latest'], { cwd: dir, env: NO_VERSION });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--api-version "latest" is not a release date');
@@ -395,11 +404,21 @@ describe('evalkit migrate to and from 2026-02-09 (built binary)', () => {
 
   it('a team pinned to 2025-04-21 keeps checking against 2025-04-21', async () => {
     const { dir } = sampleTree();
-    expect((await runCli(['migrate', 'configs', '--write'], { cwd: dir, env: NO_VERSION })).code).toBe(0);
-    writeFileSync(path.join(dir, 'evalkit.config.json'), JSON.stringify({ apiVersion: '2025-04-21' }));
-    const r = await runCli(['migrate', 'configs', '--check'], { cwd: dir, env: NO_VERSION });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('0 migrated, 3 unchanged, 0 errors');
+    // The team's configs, migrated while 2025-04-21 was the default.
+    expect((await runCli(['migrate', 'configs', '--write', '--to', '2025-04-21'], { cwd: dir, env: NO_VERSION })).code).toBe(0);
+    const migrated = texts(path.join(dir, 'configs'));
+    for (const pin of [{ file: { apiVersion: '2025-04-21' }, env: NO_VERSION }, { file: {}, env: { EVALKIT_API_VERSION: '2025-04-21' } }]) {
+      writeFileSync(path.join(dir, 'evalkit.config.json'), JSON.stringify(pin.file));
+      const r = await runCli(['migrate', 'configs', '--check'], { cwd: dir, env: pin.env });
+      expect(r.code, JSON.stringify(pin)).toBe(0);
+      expect(r.stdout).toContain('0 migrated, 3 unchanged, 0 errors');
+    }
+    // Unpinned, the same check targets the default, 2026-02-09: the pin is what keeps it green.
+    writeFileSync(path.join(dir, 'evalkit.config.json'), '{}');
+    const unpinned = await runCli(['migrate', 'configs', '--check'], { cwd: dir, env: NO_VERSION });
+    expect(unpinned.code).toBe(1);
+    expect(unpinned.stdout).toContain('-> 2026-02-09');
+    expect(texts(path.join(dir, 'configs'))).toEqual(migrated);
   });
 
   it('an INFERRED mapping is refused unless named, and shown in the patch when applied', async () => {
@@ -531,12 +550,24 @@ describe('evalkit migrate --convert-fields (built binary, a config and a JSONL o
     const dir = setup({ 'processor.json': CONFIG });
     const up = await runCli(['migrate', 'processor.json', '--to', '2026-02-09', '--convert-fields', '--no-items', '--allow-lossy', '--write'], { cwd: dir, env: NO_VERSION });
     expect(up.code, up.stderr).toBe(0);
-    const down = await runCli(['migrate', 'processor.json', '--to', '2025-04-21', '--from', '2026-02-09', '--write'], { cwd: dir, env: NO_VERSION });
-    expect(down.code, down.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(path.join(dir, 'processor.json'), 'utf8'))).toEqual({ type: 'EXTRACT', extractionRules: 'Amounts as printed.', schema: SCHEMA });
     const t = await start();
     try {
-      const env = { ...NO_VERSION, EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
+      // On the default API version the converted config is an extractor's as it is.
+      const env26 = { ...NO_VERSION, EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
+      const extractor = await runCli(['processors', 'create', '--name', 'converted', '--type', 'EXTRACT', '--config', 'processor.json', '--format', 'json'], { cwd: dir, env: env26 });
+      expect(extractor.code, extractor.stderr).toBe(0);
+      const exId = (JSON.parse(extractor.stdout) as { processor: { id: string } }).processor.id;
+      expect(exId).toMatch(/^ex_/);
+      const exVersions = await runCli(['processors', 'versions', exId, '--format', 'json'], { cwd: dir, env: env26 });
+      const exConfig = (JSON.parse(exVersions.stdout) as { versions: Array<{ config: Record<string, unknown> }> }).versions[0].config;
+      expect(exConfig).toMatchObject({ extractionRules: 'Amounts as printed.', schema: SCHEMA });
+      expect(exConfig).not.toHaveProperty('type');
+
+      const down = await runCli(['migrate', 'processor.json', '--to', '2025-04-21', '--from', '2026-02-09', '--write'], { cwd: dir, env: NO_VERSION });
+      expect(down.code, down.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(path.join(dir, 'processor.json'), 'utf8'))).toEqual({ type: 'EXTRACT', extractionRules: 'Amounts as printed.', schema: SCHEMA });
+      // A processor (/processors, dp_ ids) is the 2025-04-21 API's: the team that took the config down is pinned to it.
+      const env = { EVALKIT_API_VERSION: '2025-04-21', EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
       const created = await runCli(['processors', 'create', '--name', 'converted', '--type', 'EXTRACT', '--config', 'processor.json', '--format', 'json'], { cwd: dir, env });
       expect(created.code, created.stderr).toBe(0);
       const id = (JSON.parse(created.stdout) as { processor: { id: string } }).processor.id;
@@ -559,7 +590,8 @@ describe('evalkit migrate --convert-fields (built binary, a config and a JSONL o
     const a = await runCli(['migrate', 'processor.json', '--to', '2026-02-09', '--no-items'], { cwd: dir, env: NO_VERSION });
     expect(a.code).toBe(2);
     expect(a.stderr).toContain('--no-items applies only with --convert-fields');
-    const b = await runCli(['migrate', 'processor.json', '--convert-fields'], { cwd: dir, env: NO_VERSION });
+    // A team pinned to 2025-04-21: its default target is 2025-04-21, where fields stay fields.
+    const b = await runCli(['migrate', 'processor.json', '--convert-fields'], { cwd: dir, env: { EVALKIT_API_VERSION: '2025-04-21' } });
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('--convert-fields converts fields-form configs going up to 2026-02-09; the target here is 2025-04-21');
     const help = await runCli(['migrate', '--help'], { cwd: dir, env: NO_VERSION });

@@ -21,7 +21,8 @@ describe('evalkit processors', () => {
 
   beforeAll(async () => {
     t = await start();
-    env = { EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
+    // /processors, dp_ ids and the 2025-04-21 layout: the API 2025-04-21 (processors-2026*.test.ts cover 2026-02-09, the default).
+    env = { EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token, EVALKIT_API_VERSION: '2025-04-21' };
     dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-processors-'));
   });
   afterAll(async () => {
@@ -106,6 +107,6 @@ describe('evalkit processors', () => {
   it('--help lists the subcommands with examples', async () => {
     const r = await runCli(['processors', 'diff', '--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('evalkit processors diff dp_123 1.0 draft');
+    expect(r.stdout).toContain('evalkit processors diff ex_123 1.0 draft');
   });
 });

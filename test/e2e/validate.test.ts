@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
+import { DEFAULT_API_VERSION } from '../../src/api/version.js';
+import { layoutOfApiVersion, migrateConfig } from '../../src/config/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 
@@ -81,7 +83,8 @@ describe('evalkit validate', () => {
   it('--fix --out-dir writes fixed copies and leaves the inputs alone', async () => {
     const d = copy('splitter');
     const before = read(path.join(d, 'expected.json'));
-    const r = await runCli(['validate', 'expected.json', '--config', 'version.json', '--fix', '--out-dir', 'out', '--format', 'json'], { cwd: d });
+    // The fixture's fixed copy keeps its split ids: the 2025-04-21 form (2026-02-09 drops them: tested below).
+    const r = await runCli(['validate', 'expected.json', '--config', 'version.json', '--fix', '--out-dir', 'out', '--format', 'json'], { cwd: d, env: { EVALKIT_API_VERSION: '2025-04-21' } });
     expect(r.code).toBe(1);
     expect(read(path.join(d, 'expected.json'))).toBe(before);
     expect(read(path.join(d, 'out/expected.json'))).toBe(read(path.join(d, 'expected.fixed.json')));
@@ -102,13 +105,15 @@ describe('evalkit validate', () => {
 
   it('--format json rebases pointers and fixes onto the file', async () => {
     const d = copy('legacy-fields');
-    const r = await runCli(['validate', 'expected.json', '--config', 'config.json', '--format', 'json'], { cwd: d });
+    // The fields form of an EXTRACT expected output exists on 2025-04-21 only (2026-02-09 refuses it: tested below).
+    const pinned = { EVALKIT_API_VERSION: '2025-04-21' };
+    const r = await runCli(['validate', 'expected.json', '--config', 'config.json', '--format', 'json'], { cwd: d, env: pinned });
     expect(r.code).toBe(1);
     const j = JSON.parse(r.stdout);
     const rules = j.files[0].findings.map((f: { rule: string; pointer: string }) => `${f.rule} ${f.pointer}`);
     expect(rules).toEqual(['legacy-field /total', 'legacy-field /total/type', 'currency-shape /total/value']);
     expect(j.files[0].findings[2].fix).toEqual([{ op: 'replace', path: '/total/value', value: { amount: 12, iso_4217_currency_code: 'USD' } }]);
-    const fixed = await runCli(['validate', 'expected.json', '--config', 'config.json', '--fix'], { cwd: d });
+    const fixed = await runCli(['validate', 'expected.json', '--config', 'config.json', '--fix'], { cwd: d, env: pinned });
     expect(fixed.code).toBe(0);
     expect(JSON.parse(read(path.join(d, 'expected.json')))).toEqual({
       'Invoice Number': { id: 'invoice_number', value: 'INV-1', confidence: 1 },
@@ -180,11 +185,10 @@ describe('evalkit validate --processor', () => {
   let processorId: string;
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, engineDelayMs: 1 });
-    const client = createClient({ baseUrl: sandbox.url, token: sandbox.token });
-    const config = JSON.parse(read(path.join(FIX, 'classify/config.json')));
-    const p = await client.processors.create({ name: 'classifier', type: 'CLASSIFY' });
-    await client.processors.update(p.id, { config: { type: 'CLASSIFY', classifications: config.fields } });
-    processorId = p.id;
+    // The classifier (or processor) of the version the CLI speaks by default, its config in that version's layout.
+    const client = createClient({ baseUrl: sandbox.url, token: sandbox.token, apiVersion: DEFAULT_API_VERSION });
+    const config = migrateConfig(JSON.parse(read(path.join(FIX, 'classify/config.json'))), { to: layoutOfApiVersion(DEFAULT_API_VERSION) }).doc as Record<string, unknown>;
+    processorId = (await client.entities('CLASSIFY').create({ name: 'classifier', config })).id;
   });
   afterAll(async () => {
     await sandbox?.close();
@@ -195,7 +199,7 @@ describe('evalkit validate --processor', () => {
     const ok = await runCli(['validate', path.join(FIX, 'classify/items.json'), '--processor', processorId, '--version', 'draft', '--format', 'json'], { env });
     expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout).config).toEqual({ origin: `${processorId}@draft`, type: 'CLASSIFY', expectedForm: '2025-04-21' });
+    expect(JSON.parse(ok.stdout).config).toEqual({ origin: `${processorId}@draft`, type: 'CLASSIFY', expectedForm: layoutOfApiVersion(DEFAULT_API_VERSION) });
     const bad = await runCli(['validate', '-', '--processor', processorId], { env, input: '{"id":"memo","type":"Memo"}' });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain('unknown-classification');
@@ -283,12 +287,15 @@ describe('the API 2026-02-09 expected form (spec 3.7)', () => {
     );
   });
 
-  it('a 2025-04-21 config: the API version in effect (--api-version, EVALKIT_API_VERSION) decides; confidence is reported under 2026-02-09 only', async () => {
+  it('a 2025-04-21 config: the API version in effect (--api-version, EVALKIT_API_VERSION, else the default 2026-02-09) decides; confidence is reported under 2026-02-09 only', async () => {
     const d = scenario({ 'config.json': CLASSIFY_2025, 'item.json': { id: 'invoice', type: 'Invoice', confidence: 0.9 } });
-    const old = await runCli(['validate', 'item.json', '--config', 'config.json'], { cwd: d, env });
+    const old = await runCli(['validate', 'item.json', '--config', 'config.json'], { cwd: d, env: { EVALKIT_API_VERSION: '2025-04-21' } });
     expect(old.code, old.stdout).toBe(0);
+    const flag = await runCli(['--api-version', '2025-04-21', 'validate', 'item.json', '--config', 'config.json'], { cwd: d, env: { EVALKIT_API_VERSION: '2026-02-09' } });
+    expect(flag.code, flag.stdout).toBe(0);
     for (const run of [
-      () => runCli(['--api-version', '2026-02-09', 'validate', 'item.json', '--config', 'config.json'], { cwd: d, env }),
+      () => runCli(['validate', 'item.json', '--config', 'config.json'], { cwd: d, env }),
+      () => runCli(['--api-version', '2026-02-09', 'validate', 'item.json', '--config', 'config.json'], { cwd: d, env: { EVALKIT_API_VERSION: '2025-04-21' } }),
       () => runCli(['validate', 'item.json', '--config', 'config.json'], { cwd: d, env: { EVALKIT_API_VERSION: '2026-02-09' } }),
     ]) {
       const r = await run();
