@@ -51,7 +51,7 @@ const sb = await startSandbox({ port: 0 });
 try {
   const client = createClient({ baseUrl: sb.url, token: sb.token });
   const p = await client.processors.create({ name: 'bench', type: 'EXTRACT', config: CONFIG });
-  const set = await client.evaluationSets.create({ name: 'sync bench', processorId: p.id });
+  const set = await client.sets.create({ name: 'sync bench', entityId: p.id });
   const opts = { csv, evaluationSetId: set.id, config: { config: CONFIG, type: 'EXTRACT', origin: 'bench' }, connect: (fetch) => createClient({ baseUrl: sb.url, token: sb.token, fetch }), concurrency: 32, chunkSize: 500 };
   writeCsv(false);
   const first = await uploadDataset(opts);

@@ -99,7 +99,7 @@ async function runSize(rows, apiVersion = '2025-04-21') {
   try {
     const client = createClient({ baseUrl: sb.url, token: sb.token, apiVersion });
     const p = await client.processors.create({ name: 'bench', type: 'EXTRACT', config: CONFIG });
-    const set = await client.sets().create({ name: `bench ${rows}`, entityId: p.id });
+    const set = await client.sets.create({ name: `bench ${rows}`, entityId: p.id });
     const csv = writeCsv(rows);
     const env = { csv, set: set.id, url: sb.url, token: sb.token, apiVersion, concurrency: CONCURRENCY, maxRps: MAX_RPS, journal: path.join(dir, `journal-${rows}-${apiVersion}.ndjson`) };
     const out = await new Promise((resolve, reject) => {

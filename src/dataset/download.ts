@@ -70,7 +70,7 @@ function unique(name: string, taken: Set<string>): string {
 }
 
 async function findSet(client: Client, id: string, signal?: AbortSignal): Promise<EvalSet> {
-  return patiently(() => client.sets().retrieve(id, { signal })).catch((e: unknown) => {
+  return patiently(() => client.sets.retrieve(id, { signal })).catch((e: unknown) => {
     if (isApiError(e) && e.status === 404) throw new InputError(`evaluation set "${id}" not found`, { hint: 'check --evaluation-set: the id must exist and be visible to this token', cause: e });
     throw e;
   });
@@ -90,7 +90,7 @@ export async function downloadDataset(client: Client, opts: DownloadOptions): Pr
     const dir = path.resolve(opts.filesDir);
     const ids = [...new Set(items.map((i) => i.fileId))];
     const limit = pLimit(concurrency);
-    const store = client.fileStore();
+    const store = client.files;
     const files = await Promise.all(ids.map((id) => limit(() => patiently(() => store.retrieve(id, { signal })))));
     // Names in item order, so the same set gives the same paths.
     const taken = new Set<string>();

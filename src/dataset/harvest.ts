@@ -101,7 +101,7 @@ export async function harvestReviewed(opts: HarvestOptions): Promise<HarvestResu
   const since = opts.since !== undefined ? parseSince(opts.since) : undefined;
   const client = opts.connect(opts.fetch ?? ((url, init) => fetch(url, init)));
   if (opts.evaluationSetId) {
-    const set = await patiently(() => client.sets().retrieve(opts.evaluationSetId!, { signal })).catch((e: unknown) => {
+    const set = await patiently(() => client.sets.retrieve(opts.evaluationSetId!, { signal })).catch((e: unknown) => {
       if (isApiError(e) && e.status === 404) throw new InputError(`evaluation set "${opts.evaluationSetId}" not found`, { hint: 'check --evaluation-set', cause: e });
       throw e;
     });

@@ -63,7 +63,7 @@ export async function uploadLockFor(client: Client, service: string, target: { e
     return { file: uploadLockPath(service, processorId, name), what: `set "${name}" of processor ${processorId} at ${service}` };
   }
   const id = target.evaluationSetId ?? '';
-  const set = await patiently(() => client.sets().retrieve(id, { signal })).catch(() => undefined);
+  const set = await patiently(() => client.sets.retrieve(id, { signal })).catch(() => undefined);
   if (set) return { file: uploadLockPath(service, set.entityId, set.name), what: `set "${set.name}" (${set.id}) of processor ${set.entityId} at ${service}` };
   return { file: uploadLockPath(service, '', `id:${id}`), what: `set ${id} at ${service}` };
 }

@@ -240,7 +240,7 @@ function message(e: unknown): string {
  */
 export function chunkSizeFor(asked: number | undefined, client: Pick<Client, 'sets'> | undefined, onNotice?: (m: string) => void): number {
   const want = Math.max(1, Math.floor(asked ?? DEFAULT_CHUNK_SIZE));
-  const max = client?.sets().maxItemsPerCreate ?? want;
+  const max = client?.sets.maxItemsPerCreate ?? want;
   if (want <= max) return want;
   onNotice?.(`--chunk-size ${want} is more than the ${max} items one create call takes with this API version: chunks of ${max}`);
   return max;
@@ -291,7 +291,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
   // 1. The config and the target set (read only).
   let set: { id: string; name: string; processorId: string } | undefined;
   if (opts.evaluationSetId && client) {
-    const s = await patiently(() => client.sets().retrieve(opts.evaluationSetId!, { signal }));
+    const s = await patiently(() => client.sets.retrieve(opts.evaluationSetId!, { signal }));
     set = { id: s.id, name: s.name, processorId: s.entityId };
   }
   const processorId = opts.createSet?.processorId ?? set?.processorId;
@@ -321,7 +321,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
     fileIdExists: client
       ? async (id) => {
           try {
-            await patiently(() => client.fileStore().retrieve(id, { signal }));
+            await patiently(() => client.files.retrieve(id, { signal }));
             return true;
           } catch (e) {
             if (isApiError(e) && e.status === 404) return false;
@@ -364,7 +364,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
     const fromJournal = state?.sets.get(key);
     // The set the journal remembers, unless it was deleted since; else the one of that name.
     const remembered = fromJournal
-      ? await patiently(() => client.sets().retrieve(fromJournal, { signal })).catch((e: unknown) => {
+      ? await patiently(() => client.sets.retrieve(fromJournal, { signal })).catch((e: unknown) => {
           if (isApiError(e) && e.status === 404) return undefined;
           throw e;
         })
@@ -455,11 +455,11 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
       let created;
       try {
         // Writes take no signal: once sent, a write runs to its answer, which the journal records.
-        created = await patiently(() => client!.sets().create({ name: cs.name, entityId: cs.processorId, description: cs.description }));
+        created = await patiently(() => client!.sets.create({ name: cs.name, entityId: cs.processorId, description: cs.description }));
       } catch (e) {
         if (!isUncertain(e)) throw e;
         created = await findSetByName(client!, cs.processorId, cs.name);
-        if (!created) created = await patiently(() => client!.sets().create({ name: cs.name, entityId: cs.processorId, description: cs.description }));
+        if (!created) created = await patiently(() => client!.sets.create({ name: cs.name, entityId: cs.processorId, description: cs.description }));
       }
       journal.write({ k: 'set', op: 'done', name: cs.name, processorId: cs.processorId, id: created.id });
       set = { id: created.id, name: created.name, processorId: created.entityId };
@@ -772,7 +772,7 @@ class Writer {
           // The content must be what pass 1 hashed: its hash names the upload and identifies the row.
           if (sha256Of(data) !== local.sha256) throw new InputError(`${rel} changed during the upload`, { location: { file: local.abs }, hint: 'run the upload again; it continues where it stopped' });
           this.journal.write({ k: 'file', op: 'start', sha256: local.sha256, path: rel });
-          return patiently(() => this.client.fileStore().upload({ name: uploadName(rel, local.sha256), data }));
+          return patiently(() => this.client.files.upload({ name: uploadName(rel, local.sha256), data }));
         });
         this.journal.write({ k: 'file', op: 'done', sha256: local.sha256, fileId: file.id });
         this.index.learn(identity, file.id);

@@ -3,13 +3,13 @@
  * `exportBatchRun(client, id)` is `evalkit eval export --batch-run ID`; `runEvaluation` uses
  * the same pieces once its batch has ended.
  */
-import type { BatchProcessorRun, Client, EvaluationSetItem, ProcessorRun, ProcessorVersion } from '../api/index.js';
+import type { BatchProcessorRun, Client, ProcessorRun, ProcessorVersion } from '../api/index.js';
 import { collect, isApiError } from '../api/index.js';
 import type { EvaluationExport, ExportItem, ExportOptions, ExportServiceRun } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { pairRuns, TIMEOUT_REASON } from './pair.js';
 import { loadItems, notFoundAs, processorName, toHubConfig } from './resolve.js';
-import { DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalCounts, type EvalProgress, type EvalResult, type ExportBatchRunOptions, InterruptedError } from './types.js';
+import { DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalCounts, type EvalItem, type EvalProgress, type EvalResult, type ExportBatchRunOptions, InterruptedError } from './types.js';
 
 export function countItems(items: readonly ExportItem[]): EvalCounts {
   let processed = 0;
@@ -83,7 +83,7 @@ export async function exportFromRuns(
   client: Client,
   p: {
     version: ProcessorVersion;
-    items: EvaluationSetItem[];
+    items: EvalItem[];
     runs: ProcessorRun[];
     options: ExportOptions;
     evaluationSetId: string;
@@ -152,7 +152,7 @@ async function exportBatch(client: Client, id: string, opts: ExportBatchRunOptio
   cb.onProgress?.(batchProgress(b, 'collect', started));
   const [version, items, runs] = await Promise.all([
     client.processors.getVersion(b.processorId, b.processorVersionId, { signal }).catch(notFoundAs<ProcessorVersion>('processor version', b.processorVersionId, 'the batch run (its processor version)')),
-    loadItems(client, evaluationSetId, signal).catch(notFoundAs<EvaluationSetItem[]>('evaluation set', evaluationSetId, 'the batch run (its evaluation set)')),
+    loadItems(client, evaluationSetId, signal).catch(notFoundAs<EvalItem[]>('evaluation set', evaluationSetId, 'the batch run (its evaluation set)')),
     listBatchRuns(client, b, signal),
   ]);
   const exp = await exportFromRuns(

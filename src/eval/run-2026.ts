@@ -8,7 +8,7 @@
  * run in the export's `service` member as answered.
  */
 import pLimit from 'p-limit';
-import type { Client, EvaluationSetItem, EvaluationSetRun, ProcessorRun, ProcessorType, ProcessorVersion } from '../api/index.js';
+import type { Client, EvaluationSetRun, ProcessorRun, ProcessorType, ProcessorVersion } from '../api/index.js';
 import { isApiError, lostAnswerError, typeOfId } from '../api/index.js';
 import type { EvaluationExport, ExportServiceRun } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
@@ -16,7 +16,7 @@ import { buildExport, countItems, exportOptions, seconds, whileNotAborted } from
 import { pairRuns } from './pair.js';
 import { notFoundAs, pickVersion, normalizeVersionRef } from './resolve.js';
 import { listItemIds2026, loadItems2026, loadSet2026, type Set2026 } from './set-2026.js';
-import { DEFAULT_TIMEOUT_MS, InterruptedError, type EvalCallbacks, type EvalProgress, type EvalResult, type ExportBatchRunOptions, type RunEvaluationOptions } from './types.js';
+import { DEFAULT_TIMEOUT_MS, InterruptedError, type EvalCallbacks, type EvalItem, type EvalProgress, type EvalResult, type ExportBatchRunOptions, type RunEvaluationOptions } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -138,7 +138,7 @@ async function itemRuns(client: Client, type: ProcessorType, runId: string, sign
 /** Builds the export from an ended evaluation set run; items deleted since are warned about (see docs/eval.md). */
 async function exportOf(
   client: Client,
-  p: { set: Set2026; run: EvaluationSetRun; items: EvaluationSetItem[]; options: ReturnType<typeof exportOptions>; signal?: AbortSignal },
+  p: { set: Set2026; run: EvaluationSetRun; items: EvalItem[]; options: ReturnType<typeof exportOptions>; signal?: AbortSignal },
   notice: (m: string) => void,
 ): Promise<EvaluationExport> {
   const { set, run, signal } = p;

@@ -52,7 +52,7 @@ describe('uploadDataset', () => {
     const ids = await uploadDataset(options(dir, { csv: path.join(dir, 'ids.csv'), evaluationSetId: r.set!.id!, skipInvalid: true }));
     expect(ids.findings.filter((f) => f.severity === 'error')).toMatchObject([{ line: 3, column: 1, header: 'fileId', rule: 'file-id-unknown' }]);
     expect(ids.tally).toMatchObject({ created: 1, skippedInvalid: 1, filesUploaded: 0 });
-    const held = await s.client.evaluationSets.listItems(r.set!.id!, { maxPageSize: 100 });
+    const held = await s.client.items(r.set!.id!).list({ maxPageSize: 100 });
     expect(held.items.filter((i) => i.fileId === fileId).map((i) => i.expectedOutput)).toEqual([{ value: { invoice_number: '5' } }]);
   });
 
@@ -97,7 +97,7 @@ describe('uploadDataset', () => {
     const again = await uploadDataset(options(dir, { createSet: { name: 'abort', processorId: p } }));
     expect(again.status).toBe('done');
     expect(again.tally!.created + again.tally!.unchanged).toBe(12);
-    expect((await s.client.evaluationSets.listItems(again.set!.id!, { maxPageSize: 100 })).items.length).toBe(12);
+    expect((await s.client.items(again.set!.id!).list({ maxPageSize: 100 })).items.length).toBe(12);
   });
 
   it('keeps names with quotes, line breaks and non-ASCII letters intact in the multipart upload', async () => {

@@ -64,7 +64,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     const config = JSON.parse(readFileSync(path.join(repo, 'configs/invoice.json'), 'utf8')) as Record<string, unknown>;
     const processor = await client.processors.create({ name: 'invoices', type: 'EXTRACT', config });
     processorId = processor.id;
-    const set = await client.evaluationSets.create({ name: 'invoices', processorId: processor.id });
+    const set = await client.sets.create({ name: 'invoices', entityId: processor.id });
     // `npx evalkit` is this checkout's built binary.
     const bin = path.join(repo, '.bin');
     mkdirSync(bin);
@@ -235,7 +235,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     type Labels = { invoice_number?: string; vendor_name?: string };
     const labelsBy = async (): Promise<Map<string, { id: string; value: Labels }>> => {
       const out = new Map<string, { id: string; value: Labels }>();
-      for await (const item of client.evaluationSets.listAllItems(env.SET!)) {
+      for await (const item of client.items(env.SET!).listAll()) {
         const value = (item.expectedOutput as { value: Labels }).value;
         out.set(String(value.invoice_number), { id: item.id, value });
       }
@@ -244,7 +244,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     // A reviewer corrects INV-001's vendor in the dashboard; the merged pull request edits INV-002's number.
     const before = await labelsBy();
     const inv1 = before.get('INV-001')!;
-    await client.evaluationSetItems.update(inv1.id, { expectedOutput: { value: { ...inv1.value, vendor_name: 'Acme Office Supplies Limited' } } as never });
+    await client.items(env.SET!).update(inv1.id, { expectedOutput: { value: { ...inv1.value, vendor_name: 'Acme Office Supplies Limited' } } });
     const csv = path.join(repo, 'eval/data.csv');
     writeFileSync(csv, readFileSync(csv, 'utf8').replace('files/inv-002.pdf,INV-002,', 'files/inv-002.pdf,INV-002-A,'));
 

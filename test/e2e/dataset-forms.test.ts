@@ -55,9 +55,9 @@ describe('dataset download --into in the form in effect', () => {
     s = await pinned();
     const { dir, setId, ids } = await uploaded(s, 'CLASSIFY', CLASSIFY_DATA, 3);
     // The set now holds its labels in the 2026-02-09 form (no confidence) and doc-2 changed class.
-    await s.client.evaluationSetItems.update(ids.get('doc-0.txt')!, { expectedOutput: { id: 'rcpt', type: 'receipt' } } as never);
-    await s.client.evaluationSetItems.update(ids.get('doc-1.txt')!, { expectedOutput: { id: 'invoice', type: 'invoice' } } as never);
-    await s.client.evaluationSetItems.update(ids.get('doc-2.txt')!, { expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } } as never);
+    await s.client.items(setId).update(ids.get('doc-0.txt')!, { expectedOutput: { id: 'rcpt', type: 'receipt' } });
+    await s.client.items(setId).update(ids.get('doc-1.txt')!, { expectedOutput: { id: 'invoice', type: 'invoice' } });
+    await s.client.items(setId).update(ids.get('doc-2.txt')!, { expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } });
     // 2025-04-21, into a copy with no record of a last sync: the set's label replaces doc-2's, with its confidence.
     copyFileSync(path.join(dir, 'data.csv'), path.join(dir, 'copy.csv'));
     const old = await cli(s, '2025-04-21', ['dataset', 'download', '-e', setId, '--into', 'copy.csv'], dir);
@@ -83,7 +83,7 @@ describe('dataset download --into in the form in effect', () => {
     const before = read(dir, 'set.csv');
     expect(before).toContain(cell({ id: 'rcpt', type: 'receipt', confidence: 1 }));
     const extra = await uploadText(s.t, 'extra.txt', 'RECEIPT X');
-    await s.client.evaluationSetItems.create({ evaluationSetId: setId, fileId: extra, expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } } as never);
+    await s.client.items(setId).create([{ fileId: extra, expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } }]);
     const into = await cli(s, '2026-02-09', ['dataset', 'download', '-e', setId, '--into', 'set.csv', '--format', 'json'], dir);
     expect(into.code, into.stderr).toBe(0);
     expect(JSON.parse(into.stdout)).toMatchObject({ rows: 0, appended: 1, unchanged: 3, written: true });
@@ -101,9 +101,9 @@ describe('dataset download --into in the form in effect', () => {
     const held = new Map((await s.items(setId)).map((i) => [path.basename(i.file), i.expectedOutput as { splits: Array<Record<string, unknown>> }]));
     // The service holds split ids (2025-04-21); it moves doc-0's receipt and doc-2's last page.
     const doc0 = held.get('doc-0.txt')!;
-    await s.client.evaluationSetItems.update(ids.get('doc-0.txt')!, { expectedOutput: { splits: [doc0.splits[0], { ...doc0.splits[1], endPage: 4 }] } } as never);
+    await s.client.items(setId).update(ids.get('doc-0.txt')!, { expectedOutput: { splits: [doc0.splits[0], { ...doc0.splits[1], endPage: 4 }] } });
     const doc2 = held.get('doc-2.txt')!;
-    await s.client.evaluationSetItems.update(ids.get('doc-2.txt')!, { expectedOutput: { splits: [{ ...doc2.splits[0], endPage: 3 }] } } as never);
+    await s.client.items(setId).update(ids.get('doc-2.txt')!, { expectedOutput: { splits: [{ ...doc2.splits[0], endPage: 3 }] } });
 
     for (const form of ['2025-04-21', '2026-02-09'] as const) {
       const name = `${form}.csv`;

@@ -68,11 +68,11 @@ export async function service(opts: SandboxOptions = {}): Promise<Service> {
     async items(setId) {
       const out: Item[] = [];
       const names = new Map<string, string>();
-      for await (const it of client.evaluationSets.listAllItems(setId, { maxPageSize: 1000 })) {
+      for await (const it of client.items(setId).listAll({ maxPageSize: 1000 })) {
         let name = names.get(it.fileId);
-        if (name === undefined) names.set(it.fileId, (name = (await client.files.get(it.fileId)).name));
+        if (name === undefined) names.set(it.fileId, (name = (await client.files.retrieve(it.fileId)).name));
         // evalkit names uploads `<stem>.ek<content hash><ext>`.
-        out.push({ id: it.id, file: name.replace(/\.ek[0-9a-f]{24}/, ''), expectedOutput: it.expectedOutput, updatedAt: String(it.updatedAt) });
+        out.push({ id: it.id, file: name.replace(/\.ek[0-9a-f]{24}/, ''), expectedOutput: it.expectedOutput, updatedAt: String(it.raw.updatedAt) });
       }
       return out.sort((a, b) => a.file.localeCompare(b.file) || JSON.stringify(a.expectedOutput).localeCompare(JSON.stringify(b.expectedOutput)));
     },

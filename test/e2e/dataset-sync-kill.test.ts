@@ -64,8 +64,8 @@ async function diverged(svc: Service) {
   const setId = json(first).set.id;
   for (const it of await svc.items(setId)) {
     const i = Number(/doc-(\d+)/.exec(it.file)![1]);
-    if (SERVICE_SIDE.includes(i)) await svc.client.evaluationSetItems.update(it.id, { expectedOutput: { value: { invoice_number: `N-${i}`, total: money(500 + i) } } as never });
-    if (i === CONFLICT) await svc.client.evaluationSetItems.update(it.id, { expectedOutput: { value: { invoice_number: `N-${i}`, total: money(700) } } as never });
+    if (SERVICE_SIDE.includes(i)) await svc.client.items(setId).update(it.id, { expectedOutput: { value: { invoice_number: `N-${i}`, total: money(500 + i) } } });
+    if (i === CONFLICT) await svc.client.items(setId).update(it.id, { expectedOutput: { value: { invoice_number: `N-${i}`, total: money(700) } } });
   }
   writeFileSync(path.join(dir, 'data.csv'), csvOf(edited));
   return { dir, setId, journal: path.join(dir, 'data.journal.ndjson'), args: ['data.csv', '-e', setId, '--concurrency', '1', '--format', 'json'] };

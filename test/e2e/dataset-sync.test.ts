@@ -44,8 +44,8 @@ describe('a column missing from the CSV', () => {
 });
 
 /** Sets an item's expected output on the service, as a reviewer in the dashboard would. */
-async function onService(itemId: string, invoiceNumber: string, total: unknown): Promise<void> {
-  await s.client.evaluationSetItems.update(itemId, { expectedOutput: { value: { invoice_number: invoiceNumber, total } } as never });
+async function onService(setId: string, itemId: string, invoiceNumber: string, total: unknown): Promise<void> {
+  await s.client.items(setId).update(itemId, { expectedOutput: { value: { invoice_number: invoiceNumber, total } } });
 }
 
 const held = (items: Map<string, { expectedOutput: unknown }>, i: number) => items.get(`doc-${i}.txt`)!.expectedOutput;
@@ -56,9 +56,9 @@ describe('three-way sync', () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11'], ['N-2', 'EUR 12'], ['N-3', 'EUR 13'], ['N-4', 'EUR 14']]);
     const before = await byFile();
     // Service side: doc-1's total corrected; doc-2 corrected to what the CSV will say too; doc-3 changed differently from the CSV.
-    await onService(before.get('doc-1.txt')!.id, 'N-1', money(110, 'EUR'));
-    await onService(before.get('doc-2.txt')!.id, 'N-2', money(120, 'EUR'));
-    await onService(before.get('doc-3.txt')!.id, 'N-3', money(130, 'EUR'));
+    await onService(setId, before.get('doc-1.txt')!.id, 'N-1', money(110, 'EUR'));
+    await onService(setId, before.get('doc-2.txt')!.id, 'N-2', money(120, 'EUR'));
+    await onService(setId, before.get('doc-3.txt')!.id, 'N-3', money(130, 'EUR'));
     // CSV side: doc-0 edited; doc-2 and doc-3 edited; doc-1 and doc-4 as they were.
     writeFileSync(path.join(dir, 'data.csv'), csv([['N-0', "CHF 1'250.00"], ['N-1', 'EUR 11'], ['N-2', 'EUR 120'], ['N-3', 'EUR 131'], ['N-4', 'EUR 14']]));
 
@@ -100,7 +100,7 @@ describe('three-way sync', () => {
 
   it('a label changed on the service alone is kept with exit 0 and said on the result line', { timeout: 120_000 }, async () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
-    await onService((await byFile()).get('doc-0.txt')!.id, 'N-0 corrected', money(10, 'EUR'));
+    await onService(setId, (await byFile()).get('doc-0.txt')!.id, 'N-0 corrected', money(10, 'EUR'));
     const r = await s.upload(['data.csv', '-e', setId], dir);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/invoice_number: changed on the service since the last sync, kept: "N-0 corrected"/);
@@ -110,7 +110,7 @@ describe('three-way sync', () => {
 
   it('with no record of the last sync (a new journal), a difference is refused; agreement is recorded', { timeout: 120_000 }, async () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
-    await onService((await byFile()).get('doc-0.txt')!.id, 'N-0', money(99, 'EUR'));
+    await onService(setId, (await byFile()).get('doc-0.txt')!.id, 'N-0', money(99, 'EUR'));
     const r = await s.upload(['data.csv', '-e', setId, '--journal', 'fresh.ndjson'], dir);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('total: no record of the last sync: the CSV says "EUR 10" typed as 10 EUR, the service 99 EUR');
@@ -139,7 +139,7 @@ describe('a correction made on both sides (the write-back of dataset upload erro
   it('plans nothing and refreshes the record, so a later service change is seen as one', { timeout: 120_000 }, async () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
     const id = (await byFile()).get('doc-0.txt')!.id;
-    await onService(id, 'N-0', money(12, 'EUR'));
+    await onService(setId, id, 'N-0', money(12, 'EUR'));
     writeFileSync(path.join(dir, 'data.csv'), csv([['N-0', 'EUR 12'], ['N-1', 'EUR 11']]));
     const r = await s.upload(['data.csv', '-e', setId, '--format', 'json'], dir);
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -147,7 +147,7 @@ describe('a correction made on both sides (the write-back of dataset upload erro
     const records = readFileSync(path.join(dir, 'data.journal.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { k: string; item?: string; labels?: unknown }).filter((x) => x.k === 'applied' && x.item === id);
     expect(records.at(-1)!.labels).toEqual(item('N-0', money(12, 'EUR')));
     // The record is 12 now: the service moving on to 13 is a service change, kept.
-    await onService(id, 'N-0', money(13, 'EUR'));
+    await onService(setId, id, 'N-0', money(13, 'EUR'));
     expect(json(await s.upload(['data.csv', '-e', setId, '--format', 'json'], dir)).tally).toMatchObject({ updated: 0, kept: 1, conflicts: 0 });
   });
 });

@@ -46,7 +46,7 @@ describe('the workflow evalkit init writes', () => {
     const config = migrateConfig(JSON.parse(readFileSync(path.join(ROOT, 'datasets/configs/invoice-extract.json'), 'utf8')), { to: '2025-04-21' }).doc as Config;
     const processor = await client.processors.create({ name: 'invoices', type: 'EXTRACT', config });
     processorId = processor.id;
-    setId = (await client.evaluationSets.create({ name: 'invoices', processorId })).id;
+    setId = (await client.sets.create({ name: 'invoices', entityId: processorId })).id;
   });
 
   afterAll(async () => {

@@ -111,7 +111,7 @@ describe('dataset upload errors.csv --source data.csv', () => {
     const st = await setup(s, narrow);
     // The set holds a total the CSV does not set (uploaded from elsewhere).
     const id = st.ids.get('doc-0.txt')!;
-    await s.client.evaluationSetItems.update(id, { expectedOutput: { value: { invoice_number: 'N-0', total: { amount: 1, iso_4217_currency_code: 'EUR' } } } as never });
+    await s.client.items(st.setId).update(id, { expectedOutput: { value: { invoice_number: 'N-0', total: { amount: 1, iso_4217_currency_code: 'EUR' } } } });
     st.outputs.set(id, { value: { invoice_number: 'N-0', total: { amount: 1, iso_4217_currency_code: 'EUR' } } });
     writeFileSync(path.join(st.dir, 'errors.csv'), correct(errorsFile(st, [['doc-0.txt', 'total']]), st, 'doc-0.txt', 'total', 'EUR 2'));
     const before = JSON.stringify(await s.items(st.setId));
@@ -141,10 +141,10 @@ describe('dataset download --into data.csv', () => {
     s = await service();
     const st = await setup(s);
     const id = st.ids.get('doc-1.txt')!;
-    await s.client.evaluationSetItems.update(id, { expectedOutput: { value: { invoice_number: 'N-1 svc', total: { amount: 99, iso_4217_currency_code: 'EUR' } } } as never });
+    await s.client.items(st.setId).update(id, { expectedOutput: { value: { invoice_number: 'N-1 svc', total: { amount: 99, iso_4217_currency_code: 'EUR' } } } });
     // An item whose file no row names (a path column cannot name it): said, not added.
     const extra = await uploadText(s.t, 'extra.txt', 'INVOICE X');
-    await s.client.evaluationSetItems.create({ evaluationSetId: st.setId, fileId: extra, expectedOutput: { value: { invoice_number: 'X', total: null } } as never });
+    await s.client.items(st.setId).create([{ fileId: extra, expectedOutput: { value: { invoice_number: 'X', total: null } } }]);
 
     const dry = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'data.csv', '--dry-run', '--format', 'json'], { cwd: st.dir, env: s.env });
     expect(dry.code, dry.stderr).toBe(0);
@@ -165,7 +165,7 @@ describe('dataset download --into data.csv', () => {
     const st = await setup(s);
     // The service corrects doc-1's number; the CSV (not uploaded yet) edits doc-0's.
     const one = st.ids.get('doc-1.txt')!;
-    await s.client.evaluationSetItems.update(one, { expectedOutput: { value: { ...st.outputs.get(one)!.value, invoice_number: 'N-1 svc' } } } as never);
+    await s.client.items(st.setId).update(one, { expectedOutput: { value: { ...st.outputs.get(one)!.value, invoice_number: 'N-1 svc' } } });
     const edited = DATA.replace('files/doc-0.txt,"N-0",', 'files/doc-0.txt,"N-0 csv",');
     writeFileSync(path.join(st.dir, 'data.csv'), edited);
     const r = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'data.csv'], { cwd: st.dir, env: s.env });
@@ -178,7 +178,7 @@ describe('dataset download --into data.csv', () => {
 
     // doc-2's number changed in both since the last sync: neither wins, nothing is written.
     const two = st.ids.get('doc-2.txt')!;
-    await s.client.evaluationSetItems.update(two, { expectedOutput: { value: { ...st.outputs.get(two)!.value, invoice_number: 'N-2 svc' } } } as never);
+    await s.client.items(st.setId).update(two, { expectedOutput: { value: { ...st.outputs.get(two)!.value, invoice_number: 'N-2 svc' } } });
     const both = merged.replace("files/doc-2.txt,'=N-2,", 'files/doc-2.txt,N-2 csv,');
     writeFileSync(path.join(st.dir, 'data.csv'), both);
     const c = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'data.csv'], { cwd: st.dir, env: s.env });
@@ -194,7 +194,7 @@ describe('dataset download --into data.csv', () => {
     expect(got.code, got.stderr).toBe(0);
     const before = readFileSync(path.join(st.dir, 'set.csv'), 'utf8');
     const extra = await uploadText(s.t, 'extra.txt', 'INVOICE X');
-    await s.client.evaluationSetItems.create({ evaluationSetId: st.setId, fileId: extra, expectedOutput: { value: { invoice_number: '=X', total: null } } as never });
+    await s.client.items(st.setId).create([{ fileId: extra, expectedOutput: { value: { invoice_number: '=X', total: null } } }]);
     const r = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'set.csv', '--format', 'json'], { cwd: st.dir, env: s.env });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 0, appended: 1, unchanged: 3, written: true });
