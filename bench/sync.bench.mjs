@@ -63,7 +63,7 @@ try {
     const connect = (fetch) => createClient({ baseUrl: sb.url, token: sb.token, apiVersion, fetch });
     for (let k = 0; k < 3; k++) {
       const t = performance.now();
-      r = await uploadDataset({ ...opts, connect, form: apiVersion, dryRun: true });
+      r = await uploadDataset({ ...opts, connect, dryRun: true });
       ms.push(performance.now() - t);
     }
     return { ms: ms.sort((a, b) => a - b)[1], plan: r.plan };

@@ -51,7 +51,6 @@ if (process.argv[2] === '--worker') {
     evaluationSetId: env.set,
     config: { config: CONFIG, type: 'EXTRACT', origin: 'bench' },
     connect: (fetch) => createClient({ baseUrl: env.url, token: env.token, apiVersion: env.apiVersion, fetch }),
-    form: env.apiVersion,
     concurrency: env.concurrency,
     maxRps: env.maxRps || undefined,
     journal: env.journal,

@@ -15,7 +15,7 @@ import { existsSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { isApiError, type Client, type FetchLike, type ItemOps } from '../api/index.js';
-import { fetchProcessorConfig, type ConfigSource, type ExpectedForm } from '../expected/index.js';
+import { fetchProcessorConfig, type ConfigSource } from '../expected/index.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import type { CoerceOptions } from './cells.js';
 import type { ColumnMap } from './columns.js';
@@ -31,7 +31,7 @@ import { rejectsPathFor } from './rejects.js';
 import { acquireUploadLock, uploadLockFor, type UploadLock } from './lock.js';
 import { FileIndex, findSetByName, findUploaded, listExisting, patiently, readItems } from './remote.js';
 import { contentIdentity } from './files.js';
-import { inCurrentLayout } from './config.js';
+import { formOf, inCurrentLayout } from './config.js';
 import { isErrorsHeader, planCorrections, readCorrections } from './corrections.js';
 import { openCsv, type CsvSource } from './csv.js';
 import { applyWriteBack, planCorrectionsWriteBack } from './writeback.js';
@@ -44,8 +44,11 @@ export const CLEAR_LIMIT = 3;
 const MAX_ROUNDS = 5;
 
 export interface UploadOptions {
-  /** The expected-output form of the API version in effect (default 2025-04-21): see prepareRows. */
-  form?: ExpectedForm;
+  /**
+   * An offline dry run's API version (no `connect`): its expected-output form is the one rows are
+   * built in (default evalkit's). With a client, the version the client speaks decides (formOf).
+   */
+  offlineApiVersion?: string;
   csv: string;
   delimiter?: string;
   map?: ColumnMap;
@@ -311,7 +314,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
   const rejectsFile = opts.dryRun ? undefined : (opts.rejectsFile ?? rejectsPathFor(csv));
   const prepared = await prepareRows(config, {
     csv,
-    form: opts.form,
+    form: formOf(client, opts.offlineApiVersion),
     delimiter: opts.delimiter,
     map: opts.map,
     coerce: opts.coerce,
@@ -912,7 +915,7 @@ async function uploadCorrections(
   const corrections = await readCorrections(ctx.source);
   const items = new Map<string, unknown>();
   for (const it of await readItems(client, set.id, { concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY, signal: opts.signal })) items.set(it.id, it.expectedOutput);
-  const plan = planCorrections(corrections, items, config, opts.coerce, opts.form);
+  const plan = planCorrections(corrections, items, config, opts.coerce, formOf(client));
   const badLines = new Set(plan.findings.filter(isError).map((f) => f.line));
   const result: UploadResult = {
     csv: opts.csv,
