@@ -12,7 +12,7 @@ import type { Client, EvaluationSetRun, ProcessorRun, ProcessorType, ProcessorVe
 import { isApiError, lostAnswerError, typeOfId } from '../api/index.js';
 import type { EvaluationExport, ExportServiceRun } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
-import { buildExport, countItems, exportOptions, seconds, whileNotAborted } from './export.js';
+import { buildExport, countItems, endedRunById, exportOptions, seconds, whileNotAborted } from './export.js';
 import { pairRuns } from './pair.js';
 import { notFoundAs, pickVersion, normalizeVersionRef } from './resolve.js';
 import { listItemIds2026, loadItems2026, loadSet2026, type Set2026 } from './set-2026.js';
@@ -250,19 +250,13 @@ function finish(exp: EvaluationExport, run: EvaluationSetRun, started: number, n
 export async function exportEvaluationSetRun(client: Client, id: string, opts: ExportBatchRunOptions = {}, cb: EvalCallbacks = {}): Promise<EvalResult> {
   checkRunId(id, 'the evaluation set run id');
   return whileNotAborted(cb.signal, async () => {
-    const started = performance.now();
     const { signal } = cb;
-    const notices: string[] = [];
-    const notice = (m: string): void => {
-      notices.push(m);
-      cb.onNotice?.(m);
-    };
-    let run = await client.evaluationSetRuns.retrieve(id, { signal }).catch(notFoundAs<EvaluationSetRun>('evaluation set run', id, 'the evaluation set run id'));
-    if (run.status === 'PENDING' || run.status === 'PROCESSING') {
-      if (!opts.wait) throw new EvalkitError(`evaluation set run ${id} is still ${run.status}`, { exitCode: 2, hint: 'wait until it ends, or add --wait to wait for it' });
-      const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      run = await waitForRun(client, run, { timeoutMs, budgetMs: timeoutMs, pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, cb, started);
-    }
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const { run, started, notices, notice } = await endedRunById(cb, opts.wait, {
+      what: 'evaluation set run', id, flag: 'the evaluation set run id',
+      get: () => client.evaluationSetRuns.retrieve(id, { signal }),
+      waitFor: (r, t0) => waitForRun(client, r, { timeoutMs, budgetMs: timeoutMs, pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, cb, t0),
+    });
     ended(run, notice);
     cb.onProgress?.(progressOf(run, 'collect', started));
     const set = await loadSet2026(client, run.evaluationSetId, 'the evaluation set run (its evaluation set)', signal);
