@@ -13,6 +13,7 @@ import { isApiError, lostAnswerError, typeOfId } from '../api/index.js';
 import type { EvaluationExport, ExportServiceRun } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { buildExport, countItems, endedRunById, exportOptions, seconds, whileNotAborted } from './export.js';
+import { forgetInFlight, inFlightPath, readInFlight, recordInFlight } from './inflight.js';
 import { pairRuns } from './pair.js';
 import { notFoundAs, pickVersion, normalizeVersionRef } from './resolve.js';
 import { listItemIds2026, loadItems2026, loadSet2026, type Set2026 } from './set-2026.js';
@@ -180,6 +181,26 @@ function ended(run: EvaluationSetRun, notice: (m: string) => void): void {
   if (run.status === 'FAILED' || run.status === 'CANCELLED') notice(`evaluation set run ${run.id} ended ${run.status}; the export says so (service.status) and \`evalkit report\` refuses to score it unless --allow-partial`);
 }
 
+/**
+ * The run a stopped `eval run` of the same set, entity version and items left in flight, read
+ * again: still running or ended, it is the one to poll and export. One the service no longer
+ * has (404) is forgotten, and a new run is started.
+ */
+async function adoptInFlight(client: Client, file: string, signal: AbortSignal | undefined, notice: (m: string) => void): Promise<EvaluationSetRun | undefined> {
+  const rec = await readInFlight(file);
+  if (!rec) return undefined;
+  try {
+    const run = await client.evaluationSetRuns.retrieve(rec.evaluationSetRunId, { signal });
+    notice(`going on with evaluation set run ${run.id} (${run.status}), started ${rec.startedAt} by an eval run of this set and version that was stopped; no new run is started`);
+    return run;
+  } catch (e) {
+    if (!(isApiError(e) && e.kind === 'http' && e.status === 404)) throw e;
+    notice(`evaluation set run ${rec.evaluationSetRunId}, left by a stopped eval run, is not on the service any more; starting a new run`);
+    await forgetInFlight(file);
+    return undefined;
+  }
+}
+
 /** `eval run` on 2026-02-09 (runEvaluation calls it when the client speaks 2026-02-09). */
 export async function runEvaluation2026(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks): Promise<EvalResult> {
   checkOptions2026(opts);
@@ -213,15 +234,24 @@ async function evaluate2026(client: Client, opts: RunEvaluationOptions, cb: Eval
   if (items.length === 0) {
     throw new UsageError(`evaluation set ${set.id} has no items; nothing to evaluate`, { hint: `add items first, for example with \`evalkit dataset upload data.csv --evaluation-set ${set.id}\`` });
   }
-  let run: EvaluationSetRun;
-  try {
-    run = await client.evaluationSetRuns.create({ evaluationSetId: set.id, entity: { id: set.entityId, version: picked.version }, evaluationSetItemIds: items.map((i) => i.id) }, { signal });
-  } catch (e) {
-    // The service lists no evaluation set runs (spec 4.1): a lost answer cannot be read back.
-    if (isApiError(e) && e.outcomeUnknown) {
-      throw lostAnswerError(e, `an evaluation set run of ${set.id} may have been started`, "check the service's dashboard for a new run of the set before running the evaluation again; `evalkit eval export <its id>` writes its export");
+  // The same command run again after a kill or Ctrl-C goes on with the run it started (inflight.ts).
+  const inFlight = inFlightPath({ baseUrl: client.options.baseUrl, evaluationSetId: set.id, entityId: set.entityId, version: picked.version, itemIds: items.map((i) => i.id) });
+  let run = await adoptInFlight(client, inFlight, signal, notice);
+  if (!run) {
+    try {
+      run = await client.evaluationSetRuns.create({ evaluationSetId: set.id, entity: { id: set.entityId, version: picked.version }, evaluationSetItemIds: items.map((i) => i.id) }, { signal });
+    } catch (e) {
+      // The service lists no evaluation set runs (spec 4.1): a lost answer cannot be read back.
+      if (isApiError(e) && e.outcomeUnknown) {
+        throw lostAnswerError(e, `an evaluation set run of ${set.id} may have been started`, "check the service's dashboard for a new run of the set before running the evaluation again; `evalkit eval export <its id>` writes its export");
+      }
+      throw e;
     }
-    throw e;
+    try {
+      await recordInFlight(inFlight, { evaluationSetRunId: run.id, evaluationSetId: set.id, entityId: set.entityId, version: picked.version, startedAt: new Date().toISOString() });
+    } catch (e) {
+      notice(`cannot record evaluation set run ${run.id} in ${inFlight} (${e instanceof Error ? e.message : String(e)}): if this command is stopped, \`evalkit eval export ${run.id} --wait\` writes its export (running it again starts a new run)`);
+    }
   }
   cb.onProgress?.(progressOf(run, 'wait', started));
   const done = await waitForRun(client, run, { timeoutMs: Math.max(1, started + timeoutMs - performance.now()), budgetMs: timeoutMs, pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, cb, started);
@@ -236,6 +266,7 @@ async function evaluate2026(client: Client, opts: RunEvaluationOptions, cb: Eval
     );
   }
   const exp = await exportOf(client, { set, run: done, items, options: exportOptions(opts.fuzzyMatchFields, opts.excludeFields), signal }, notice);
+  await forgetInFlight(inFlight);
   return finish(exp, done, started, notices, cb);
 }
 
