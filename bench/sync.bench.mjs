@@ -51,7 +51,7 @@ const sb = await startSandbox({ port: 0 });
 try {
   const client = createClient({ baseUrl: sb.url, token: sb.token });
   const p = await client.processors.create({ name: 'bench', type: 'EXTRACT', config: CONFIG });
-  const set = await client.evaluationSets.create({ name: 'sync bench', processorId: p.id });
+  const set = await client.sets.create({ name: 'sync bench', entityId: p.id });
   const opts = { csv, evaluationSetId: set.id, config: { config: CONFIG, type: 'EXTRACT', origin: 'bench' }, connect: (fetch) => createClient({ baseUrl: sb.url, token: sb.token, fetch }), concurrency: 32, chunkSize: 500 };
   writeCsv(false);
   const first = await uploadDataset(opts);
@@ -63,7 +63,7 @@ try {
     const connect = (fetch) => createClient({ baseUrl: sb.url, token: sb.token, apiVersion, fetch });
     for (let k = 0; k < 3; k++) {
       const t = performance.now();
-      r = await uploadDataset({ ...opts, connect, form: apiVersion, dryRun: true });
+      r = await uploadDataset({ ...opts, connect, dryRun: true });
       ms.push(performance.now() - t);
     }
     return { ms: ms.sort((a, b) => a - b)[1], plan: r.plan };

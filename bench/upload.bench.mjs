@@ -51,7 +51,6 @@ if (process.argv[2] === '--worker') {
     evaluationSetId: env.set,
     config: { config: CONFIG, type: 'EXTRACT', origin: 'bench' },
     connect: (fetch) => createClient({ baseUrl: env.url, token: env.token, apiVersion: env.apiVersion, fetch }),
-    form: env.apiVersion,
     concurrency: env.concurrency,
     maxRps: env.maxRps || undefined,
     journal: env.journal,
@@ -99,7 +98,7 @@ async function runSize(rows, apiVersion = '2025-04-21') {
   try {
     const client = createClient({ baseUrl: sb.url, token: sb.token, apiVersion });
     const p = await client.processors.create({ name: 'bench', type: 'EXTRACT', config: CONFIG });
-    const set = await client.sets().create({ name: `bench ${rows}`, entityId: p.id });
+    const set = await client.sets.create({ name: `bench ${rows}`, entityId: p.id });
     const csv = writeCsv(rows);
     const env = { csv, set: set.id, url: sb.url, token: sb.token, apiVersion, concurrency: CONCURRENCY, maxRps: MAX_RPS, journal: path.join(dir, `journal-${rows}-${apiVersion}.ndjson`) };
     const out = await new Promise((resolve, reject) => {

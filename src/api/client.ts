@@ -8,20 +8,14 @@
  * Every function takes an optional last argument `{signal, timeoutMs, maxRetries}`.
  */
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import { UsageError } from '../util/errors.js';
 import { createTransport, realClock, type Clock, type FetchLike, type RequestOptions, type RetryInfo, type Transport } from './http.js';
 import {
   TERMINAL_RUN_STATUSES,
   envelopes,
-  fileSchema,
   type BatchProcessorRun,
   type BatchProcessorRunStatus,
   type BatchRunOptions,
-  type EvaluationSet,
-  type EvaluationSetItem,
-  type File,
-  type Output,
   type Page,
   type Processor,
   type ProcessorRun,
@@ -154,37 +148,6 @@ export interface UploadFileInput {
   contentType?: string;
 }
 
-export interface GetFileFlags {
-  rawText?: boolean;
-  markdown?: boolean;
-  html?: boolean;
-}
-
-export interface ListFilesParams extends PageParams {
-  nameContains?: string;
-}
-
-export interface CreateEvaluationSetInput {
-  name: string;
-  description?: string;
-  processorId: string;
-}
-
-export interface ListEvaluationSetsParams extends PageParams {
-  processorId?: string;
-}
-
-export interface CreateEvaluationSetItemInput {
-  evaluationSetId: string;
-  fileId: string;
-  expectedOutput: Output;
-}
-
-export interface BulkCreateEvaluationSetItemsInput {
-  evaluationSetId: string;
-  items: Array<{ fileId: string; expectedOutput: Output }>;
-}
-
 /** Sandbox extension: the real 2025-04-21 service has no public endpoint that starts an evaluation run. */
 export interface CreateBatchProcessorRunInput {
   evaluationSetId: string;
@@ -249,9 +212,6 @@ export interface UpdateWorkflowRunInput {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-/** GET /files/:id: the spec leaves open whether the file comes wrapped in `{success, file}`. */
-const fileGetSchema = z.union([envelopes.file, fileSchema]);
 
 const CONTENT_TYPES: Record<string, string> = {
   pdf: 'application/pdf',
@@ -445,82 +405,6 @@ export function createClient(opts: ClientOptions) {
     },
   };
 
-  const files = {
-    /** POST /files/upload (multipart, form field `file`). */
-    async upload(input: UploadFileInput, o?: RequestOptions): Promise<File> {
-      return (await request({ method: 'POST', path: '/files/upload', ...uploadBody(input), schema: envelopes.file }, o)).file;
-    },
-    /** GET /files/:id with optional rawText, markdown and html contents. */
-    async get(id: string, flags: GetFileFlags = {}, o?: RequestOptions): Promise<File> {
-      const query = flags.rawText || flags.markdown || flags.html
-        ? { rawText: flags.rawText || undefined, markdown: flags.markdown || undefined, html: flags.html || undefined }
-        : undefined;
-      const r = await request({ method: 'GET', path: `/files/${seg(id, 'file id')}`, query, schema: fileGetSchema }, o);
-      // A bare File has object 'file'; the envelope has success and file.
-      return (r.object === 'file' ? r : (r as z.infer<typeof envelopes.file>).file) as File;
-    },
-    /** GET /files (one page). */
-    async list(params: ListFilesParams = {}, o?: RequestOptions): Promise<Page<File>> {
-      const r = await request({ method: 'GET', path: '/files', query: { ...params }, schema: envelopes.fileList }, o);
-      return page(r.files, r.nextPageToken);
-    },
-    listAll(params: Omit<ListFilesParams, 'nextPageToken'> = {}, o?: RequestOptions & PaginateOptions): AsyncGenerator<File, void, undefined> {
-      return paginate((nextPageToken) => files.list({ ...params, nextPageToken }, o), o);
-    },
-    /** DELETE /files/:id */
-    async delete(id: string, o?: RequestOptions): Promise<void> {
-      await request({ method: 'DELETE', path: `/files/${seg(id, 'file id')}`, schema: envelopes.deleted }, o);
-    },
-  };
-
-  const evaluationSets = {
-    /** POST /evaluation_sets */
-    async create(input: CreateEvaluationSetInput, o?: RequestOptions): Promise<EvaluationSet> {
-      return (await request({ method: 'POST', path: '/evaluation_sets', body: input, schema: envelopes.evaluationSet }, o)).evaluationSet;
-    },
-    /** GET /evaluation_sets/:id */
-    async get(id: string, o?: RequestOptions): Promise<EvaluationSet> {
-      return (await request({ method: 'GET', path: `/evaluation_sets/${seg(id, 'evaluation set id')}`, schema: envelopes.evaluationSet }, o)).evaluationSet;
-    },
-    /** GET /evaluation_sets (one page). */
-    async list(params: ListEvaluationSetsParams = {}, o?: RequestOptions): Promise<Page<EvaluationSet>> {
-      const r = await request({ method: 'GET', path: '/evaluation_sets', query: { ...params }, schema: envelopes.evaluationSetList }, o);
-      return page(r.evaluationSets, r.nextPageToken);
-    },
-    listAll(params: Omit<ListEvaluationSetsParams, 'nextPageToken'> = {}, o?: RequestOptions & PaginateOptions): AsyncGenerator<EvaluationSet, void, undefined> {
-      return paginate((nextPageToken) => evaluationSets.list({ ...params, nextPageToken }, o), o);
-    },
-    /** GET /evaluation_sets/:id/items (one page). */
-    async listItems(id: string, params: PageParams = {}, o?: RequestOptions): Promise<Page<EvaluationSetItem>> {
-      const path = `/evaluation_sets/${seg(id, 'evaluation set id')}/items`;
-      const r = await request({ method: 'GET', path, query: { ...params }, schema: envelopes.evaluationSetItemList }, o);
-      return page(r.evaluationSetItems, r.nextPageToken);
-    },
-    listAllItems(id: string, params: Omit<PageParams, 'nextPageToken'> = {}, o?: RequestOptions & PaginateOptions): AsyncGenerator<EvaluationSetItem, void, undefined> {
-      return paginate((nextPageToken) => evaluationSets.listItems(id, { ...params, nextPageToken }, o), o);
-    },
-  };
-
-  const evaluationSetItems = {
-    /** POST /evaluation_set_items */
-    async create(input: CreateEvaluationSetItemInput, o?: RequestOptions): Promise<EvaluationSetItem> {
-      return (await request({ method: 'POST', path: '/evaluation_set_items', body: input, schema: envelopes.evaluationSetItem }, o)).evaluationSetItem;
-    },
-    /** POST /evaluation_set_items/bulk */
-    async bulkCreate(input: BulkCreateEvaluationSetItemsInput, o?: RequestOptions): Promise<EvaluationSetItem[]> {
-      return (await request({ method: 'POST', path: '/evaluation_set_items/bulk', body: input, schema: envelopes.evaluationSetItemList }, o)).evaluationSetItems;
-    },
-    /** POST /evaluation_set_items/:id: replaces expectedOutput (idempotent). */
-    async update(id: string, input: { expectedOutput: Output }, o?: RequestOptions): Promise<EvaluationSetItem> {
-      const path = `/evaluation_set_items/${seg(id, 'evaluation set item id')}`;
-      return (await request({ method: 'POST', path, body: input, idempotent: true, schema: envelopes.evaluationSetItem }, o)).evaluationSetItem;
-    },
-    /** DELETE /evaluation_set_items/:id */
-    async delete(id: string, o?: RequestOptions): Promise<void> {
-      await request({ method: 'DELETE', path: `/evaluation_set_items/${seg(id, 'evaluation set item id')}`, schema: envelopes.deleted }, o);
-    },
-  };
-
   const batchProcessorRuns = {
     /** GET /batch_processor_runs/:id (also evaluation runs). */
     async get(id: string, o?: RequestOptions): Promise<BatchProcessorRun> {
@@ -611,7 +495,7 @@ export function createClient(opts: ClientOptions) {
     runs2026: { extractor: extractRuns, classifier: classifyRuns, splitter: splitRuns },
   });
 
-  const setFacade = makeSetFacade({ apiVersion, request, legacy: { files, evaluationSets, evaluationSetItems }, encodeFile: uploadBody });
+  const setFacade = makeSetFacade({ apiVersion, request, encodeFile: uploadBody });
 
   return {
     processors,
@@ -638,13 +522,10 @@ export function createClient(opts: ClientOptions) {
     entityOps: facade.entityOps,
     /** Runs of a type by the version in effect: /processor_runs (2025-04-21) or /extract_runs... (2026-02-09). */
     runs: facade.runs,
-    files,
-    evaluationSets,
-    evaluationSetItems,
     /** Files by the version in effect, in one shape (evaluationSets.ts). */
-    fileStore: () => setFacade.files,
+    files: setFacade.files,
     /** Evaluation sets on a processor (2025-04-21) or an extractor, classifier or splitter (2026-02-09), in one shape. */
-    sets: () => setFacade.sets,
+    sets: setFacade.sets,
     /** A set's items: /evaluation_set_items (2025-04-21) or /evaluation_sets/{id}/items (2026-02-09), in one shape. */
     items: setFacade.items,
     batchProcessorRuns,

@@ -2,9 +2,11 @@
  * Files, evaluation sets and their items whatever the API version in effect, in one neutral
  * shape, so the dataset commands never branch on the version:
  *
- *   client.fileStore()    2025-04-21 `{success, file}` answers; 2026-02-09 the bare `File`, lists of `FileSummary`
- *   client.sets()         2025-04-21 sets on a `processorId`; 2026-02-09 sets on an `entityId` (`entity` in answers)
+ *   client.files          2025-04-21 `{success, file}` answers; 2026-02-09 the bare `File`, lists of `FileSummary`
+ *   client.sets           2025-04-21 sets on a `processorId`; 2026-02-09 sets on an `entityId` (`entity` in answers)
  *   client.items(setId)   2025-04-21 `/evaluation_set_items` (+ `/bulk`); 2026-02-09 `/evaluation_sets/{id}/items`
+ *
+ * The client's only API for these resources: both versions' routes are here, nowhere else.
  *
  * Expected outputs travel in the form of the version in effect (spec 3.7): src/dataset shapes
  * them, this module does not look inside. On 2026-02-09 an item list carries no expectedOutput
@@ -14,7 +16,7 @@ import { z } from 'zod';
 import { UsageError } from '../util/errors.js';
 import { ApiError } from './errors.js';
 import type { RequestOptions, Transport } from './http.js';
-import type { EvaluationSet, EvaluationSetItem, File, Page } from './model.js';
+import { envelopes, fileSchema, type EvaluationSet, type EvaluationSetItem, type File, type Page } from './model.js';
 import { createdBySchema, deletedSchema, fileSummarySchema, listOf } from './model-2026-02-09.js';
 import { paginate, type PaginateOptions } from './paging.js';
 import { page, seg } from './segments.js';
@@ -111,32 +113,19 @@ export interface NewItem {
   expectedOutput: Json;
 }
 
-/** The 2025-04-21 client groups reached (structural, to keep the import one way). */
-interface Legacy {
-  files: {
-    upload(input: { name: string; data: Blob | Uint8Array | string; contentType?: string }, o?: RequestOptions): Promise<File>;
-    get(id: string, flags?: Json, o?: RequestOptions): Promise<File>;
-    list(params: { nameContains?: string; nextPageToken?: string; maxPageSize?: number }, o?: RequestOptions): Promise<Page<File>>;
-    delete(id: string, o?: RequestOptions): Promise<void>;
-  };
-  evaluationSets: {
-    create(input: { name: string; description?: string; processorId: string }, o?: RequestOptions): Promise<EvaluationSet>;
-    get(id: string, o?: RequestOptions): Promise<EvaluationSet>;
-    list(params: { processorId?: string; nextPageToken?: string; maxPageSize?: number }, o?: RequestOptions): Promise<Page<EvaluationSet>>;
-    listItems(id: string, params: { nextPageToken?: string; maxPageSize?: number }, o?: RequestOptions): Promise<Page<EvaluationSetItem>>;
-  };
-  evaluationSetItems: {
-    create(input: { evaluationSetId: string; fileId: string; expectedOutput: never }, o?: RequestOptions): Promise<EvaluationSetItem>;
-    bulkCreate(input: { evaluationSetId: string; items: Array<{ fileId: string; expectedOutput: never }> }, o?: RequestOptions): Promise<EvaluationSetItem[]>;
-    update(id: string, input: { expectedOutput: never }, o?: RequestOptions): Promise<EvaluationSetItem>;
-    delete(id: string, o?: RequestOptions): Promise<void>;
-  };
+/** GET /files/:id on 2025-04-21: the spec leaves open whether the file comes wrapped in `{success, file}`. */
+const fileGet2025Schema = z.union([envelopes.file, fileSchema]);
+
+/** The contents GET /files/{id} adds (both versions take the same flags); they are in `raw`. */
+export interface FileContentFlags {
+  rawText?: boolean;
+  markdown?: boolean;
+  html?: boolean;
 }
 
 interface Deps {
   apiVersion: string;
   request: Transport['request'];
-  legacy: Legacy;
   /** Builds a multipart body of one file (client.ts), for the 2026-02-09 upload. */
   encodeFile: (input: { name: string; data: Blob | Uint8Array | string; contentType?: string }) => { encoded?: { data: Uint8Array; contentType: string }; form?: FormData };
 }
@@ -170,24 +159,30 @@ function fromItem2026(i: Json, setId: string): SetItem {
 
 export function makeSetFacade(d: Deps) {
   const v2026 = speaks2026(d.apiVersion);
-  const { legacy, request } = d;
+  const { request } = d;
 
   const files = {
     /** POST /files/upload (multipart, field `file`). */
     async upload(input: { name: string; data: Blob | Uint8Array | string; contentType?: string }, o?: RequestOptions): Promise<StoredFile> {
-      if (!v2026) return fromFile(await legacy.files.upload(input, o));
+      if (!v2026) return fromFile((await request({ method: 'POST', path: '/files/upload', ...d.encodeFile(input), schema: envelopes.file }, o)).file);
       return fromFile(await request({ method: 'POST', path: '/files/upload', ...d.encodeFile(input), schema: file2026Schema }, o));
     },
-    /** GET /files/{id}: with its presignedUrl. */
-    async retrieve(id: string, o?: RequestOptions): Promise<StoredFile> {
-      if (!v2026) return fromFile(await legacy.files.get(id, {}, o));
-      return fromFile(await request({ method: 'GET', path: `/files/${seg(id, 'file id')}`, schema: file2026Schema }, o));
+    /** GET /files/{id}: with its presignedUrl and, when `contents` asks for them, its text, markdown or html (in `raw`). */
+    async retrieve(id: string, o?: RequestOptions, contents: FileContentFlags = {}): Promise<StoredFile> {
+      const query = contents.rawText || contents.markdown || contents.html
+        ? { rawText: contents.rawText || undefined, markdown: contents.markdown || undefined, html: contents.html || undefined }
+        : undefined;
+      const path = `/files/${seg(id, 'file id')}`;
+      if (v2026) return fromFile(await request({ method: 'GET', path, query, schema: file2026Schema }, o));
+      const r = await request({ method: 'GET', path, query, schema: fileGet2025Schema }, o);
+      // A bare File has object 'file'; the envelope has success and file.
+      return fromFile((r.object === 'file' ? r : (r as z.infer<typeof envelopes.file>).file) as File);
     },
     /** GET /files (one page; on 2026-02-09 summaries without presignedUrl). */
     async list(params: { nameContains?: string; nextPageToken?: string; maxPageSize?: number } = {}, o?: RequestOptions): Promise<Page<StoredFile>> {
       if (!v2026) {
-        const p = await legacy.files.list(params, o);
-        return page(p.items.map(fromFile), p.nextPageToken);
+        const r = await request({ method: 'GET', path: '/files', query: { ...params }, schema: envelopes.fileList }, o);
+        return page(r.files.map(fromFile), r.nextPageToken);
       }
       const a = await request({ method: 'GET', path: '/files', query: { ...params }, schema: lists2026.files }, o);
       return page(a.data.map((f) => fromFile(f)), a.nextPageToken);
@@ -196,8 +191,9 @@ export function makeSetFacade(d: Deps) {
       return paginate((nextPageToken) => files.list({ ...params, nextPageToken }, o), o);
     },
     async delete(id: string, o?: RequestOptions): Promise<void> {
-      if (!v2026) return legacy.files.delete(id, o);
-      await request({ method: 'DELETE', path: `/files/${seg(id, 'file id')}`, goneBody: { id }, schema: deletedSchema }, o);
+      const path = `/files/${seg(id, 'file id')}`;
+      if (!v2026) await request({ method: 'DELETE', path, schema: envelopes.deleted }, o);
+      else await request({ method: 'DELETE', path, goneBody: { id }, schema: deletedSchema }, o);
     },
   };
 
@@ -207,19 +203,20 @@ export function makeSetFacade(d: Deps) {
     /** POST /evaluation_sets on the processor (2025-04-21) or extractor/classifier/splitter (2026-02-09). */
     async create(input: { name: string; description?: string; entityId: string }, o?: RequestOptions): Promise<EvalSet> {
       const { entityId, ...rest } = input;
-      if (!v2026) return fromSet(await legacy.evaluationSets.create({ ...rest, processorId: entityId }, o));
+      if (!v2026) return fromSet((await request({ method: 'POST', path: '/evaluation_sets', body: { ...rest, processorId: entityId }, schema: envelopes.evaluationSet }, o)).evaluationSet);
       return fromSet2026(await request({ method: 'POST', path: '/evaluation_sets', body: { ...rest, entityId }, schema: evaluationSet2026Schema }, o));
     },
     async retrieve(id: string, o?: RequestOptions): Promise<EvalSet> {
-      if (!v2026) return fromSet(await legacy.evaluationSets.get(id, o));
-      return fromSet2026(await request({ method: 'GET', path: `/evaluation_sets/${seg(id, 'evaluation set id')}`, schema: evaluationSet2026Schema }, o));
+      const path = `/evaluation_sets/${seg(id, 'evaluation set id')}`;
+      if (!v2026) return fromSet((await request({ method: 'GET', path, schema: envelopes.evaluationSet }, o)).evaluationSet);
+      return fromSet2026(await request({ method: 'GET', path, schema: evaluationSet2026Schema }, o));
     },
     /** GET /evaluation_sets (one page), of one processor/entity when given. */
     async list(params: { entityId?: string; nextPageToken?: string; maxPageSize?: number } = {}, o?: RequestOptions): Promise<Page<EvalSet>> {
       const { entityId, ...rest } = params;
       if (!v2026) {
-        const p = await legacy.evaluationSets.list({ ...rest, ...(entityId !== undefined ? { processorId: entityId } : {}) }, o);
-        return page(p.items.map(fromSet), p.nextPageToken);
+        const r = await request({ method: 'GET', path: '/evaluation_sets', query: { ...rest, processorId: entityId }, schema: envelopes.evaluationSetList }, o);
+        return page(r.evaluationSets.map(fromSet), r.nextPageToken);
       }
       const a = await request({ method: 'GET', path: '/evaluation_sets', query: { ...rest, entityId }, schema: lists2026.sets }, o);
       return page(a.data.map(fromSet2026), a.nextPageToken);
@@ -240,8 +237,8 @@ export function makeSetFacade(d: Deps) {
       /** GET /evaluation_sets/{id}/items (one page). */
       async list(params: { nextPageToken?: string; maxPageSize?: number } = {}, o?: RequestOptions): Promise<Page<SetItem>> {
         if (!v2026) {
-          const p = await legacy.evaluationSets.listItems(setId, params, o);
-          return page(p.items.map(fromItem), p.nextPageToken);
+          const r = await request({ method: 'GET', path: `${setPath}/items`, query: { ...params }, schema: envelopes.evaluationSetItemList }, o);
+          return page(r.evaluationSetItems.map(fromItem), r.nextPageToken);
         }
         const a = await request({ method: 'GET', path: `${setPath}/items`, query: { ...params }, schema: lists2026.items }, o);
         return page(a.data.map((i) => fromItem2026(i, setId)), a.nextPageToken);
@@ -259,8 +256,12 @@ export function makeSetFacade(d: Deps) {
           throw new UsageError(`an item create takes 1 to ${ops.maxPerCreate} items with API version ${d.apiVersion || 'unset'} (got ${list.length})`, { hint: `send at most ${ops.maxPerCreate} items per call (--chunk-size)` });
         }
         if (!v2026) {
-          if (list.length === 1) return [fromItem(await legacy.evaluationSetItems.create({ evaluationSetId: setId, fileId: list[0].fileId, expectedOutput: list[0].expectedOutput as never }, o))];
-          return (await legacy.evaluationSetItems.bulkCreate({ evaluationSetId: setId, items: list.map((i) => ({ fileId: i.fileId, expectedOutput: i.expectedOutput as never })) }, o)).map(fromItem);
+          if (list.length === 1) {
+            const body = { evaluationSetId: setId, fileId: list[0].fileId, expectedOutput: list[0].expectedOutput };
+            return [fromItem((await request({ method: 'POST', path: '/evaluation_set_items', body, schema: envelopes.evaluationSetItem }, o)).evaluationSetItem)];
+          }
+          const body = { evaluationSetId: setId, items: list.map((i) => ({ fileId: i.fileId, expectedOutput: i.expectedOutput })) };
+          return (await request({ method: 'POST', path: '/evaluation_set_items/bulk', body, schema: envelopes.evaluationSetItemList }, o)).evaluationSetItems.map(fromItem);
         }
         const body = { items: list.map((i) => ({ fileId: i.fileId, expectedOutput: i.expectedOutput })) };
         const a = await request({ method: 'POST', path: `${setPath}/items`, body, schema: lists2026.created }, o);
@@ -274,12 +275,15 @@ export function makeSetFacade(d: Deps) {
       },
       /** Replaces the item's expectedOutput (idempotent). */
       async update(itemId: string, input: { expectedOutput: Json }, o?: RequestOptions): Promise<SetItem> {
-        if (!v2026) return fromItem(await legacy.evaluationSetItems.update(itemId, { expectedOutput: input.expectedOutput as never }, o));
+        if (!v2026) {
+          const path = `/evaluation_set_items/${seg(itemId, 'evaluation set item id')}`;
+          return fromItem((await request({ method: 'POST', path, body: { expectedOutput: input.expectedOutput }, idempotent: true, schema: envelopes.evaluationSetItem }, o)).evaluationSetItem);
+        }
         return fromItem2026(await request({ method: 'POST', path: itemPath(itemId), body: { expectedOutput: input.expectedOutput }, idempotent: true, schema: evaluationSetItem2026Schema }, o), setId);
       },
       async delete(itemId: string, o?: RequestOptions): Promise<void> {
-        if (!v2026) return legacy.evaluationSetItems.delete(itemId, o);
-        await request({ method: 'DELETE', path: itemPath(itemId), goneBody: { id: itemId }, schema: deletedSchema }, o);
+        if (!v2026) await request({ method: 'DELETE', path: `/evaluation_set_items/${seg(itemId, 'evaluation set item id')}`, schema: envelopes.deleted }, o);
+        else await request({ method: 'DELETE', path: itemPath(itemId), goneBody: { id: itemId }, schema: deletedSchema }, o);
       },
     };
     return ops;

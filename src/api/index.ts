@@ -7,7 +7,7 @@ export { WORKSPACE_HEADER } from './http.js';
 export { typeOfId, isVersionId } from './ids.js';
 export { runBody2026 } from './facade.js';
 export { MAX_ITEMS_PER_CREATE_2025, MAX_ITEMS_PER_CREATE_2026 } from './evaluationSets.js';
-export type { StoredFile, EvalSet, SetItem, NewItem, FileOps, SetOps, ItemOps } from './evaluationSets.js';
+export type { StoredFile, EvalSet, SetItem, NewItem, FileContentFlags, FileOps, SetOps, ItemOps } from './evaluationSets.js';
 export type { Entity, EntityVersion, Run, AnyRunFile, CreateRunInput, ListRunsParams, EntityPageParams, EntityOps, RunOps } from './facade.js';
 export type {
   CursorParams,
@@ -35,12 +35,6 @@ export type {
   CreateProcessorRunInput,
   ListProcessorRunsParams,
   UploadFileInput,
-  GetFileFlags,
-  ListFilesParams,
-  CreateEvaluationSetInput,
-  ListEvaluationSetsParams,
-  CreateEvaluationSetItemInput,
-  BulkCreateEvaluationSetItemsInput,
   CreateBatchProcessorRunInput,
   ListBatchProcessorRunsParams,
   WorkflowInput,

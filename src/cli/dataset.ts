@@ -14,12 +14,6 @@ import { fmtDuration, progressReporter, type ProgressState } from './progress.js
 import { defineCommand, listSubcommands, type EvalkitCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 
-/** The expected-output form of the API version in effect (--api-version, EVALKIT_API_VERSION, the settings file; default 2025-04-21). */
-async function formInEffect(): Promise<'2025-04-21' | '2026-02-09'> {
-  const [{ expectedFormOf }, { DEFAULT_API_VERSION }] = await Promise.all([import('../expected/index.js'), import('../api/index.js')]);
-  return expectedFormOf(null, process.env.EVALKIT_API_VERSION?.trim() || DEFAULT_API_VERSION);
-}
-
 interface UploadArgs {
   csv?: string;
   evaluationSet?: string;
@@ -311,7 +305,8 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   try {
     result = await dataset.uploadDataset({
       csv,
-      form: await formInEffect(),
+      // With the service, the client's API version decides the expected-output form; offline, the one in effect does.
+      offlineApiVersion: hasService ? undefined : process.env.EVALKIT_API_VERSION?.trim() || undefined,
       delimiter,
       map,
       coerce: { currency, decimalComma: argv.decimalComma, dateOrder: argv.dateOrder },
@@ -437,7 +432,7 @@ const download = defineCommand<DownloadArgs>({
     if (a.out.trim() === '') throw new UsageError('--out must not be empty');
     const { downloadDataset } = await import('../dataset/index.js');
     const { clientFromEnv } = await import('../api/index.js');
-    const r = await downloadDataset(clientFromEnv(), { evaluationSetId: a.evaluationSet, out: a.out, filesDir: a.files, concurrency: a.concurrency, form: await formInEffect() });
+    const r = await downloadDataset(clientFromEnv(), { evaluationSetId: a.evaluationSet, out: a.out, filesDir: a.files, concurrency: a.concurrency });
     if (r.outside) err(`evalkit: ${a.files} is outside the CSV's folder: upload it with --allow-outside`);
     if (a.format === 'json') outJson(r);
     else out(`set ${r.set.id} "${r.set.name}": ${r.items} item${r.items === 1 ? '' : 's'} -> ${r.csv}${r.files ? `; ${r.files.written} file${r.files.written === 1 ? '' : 's'} -> ${r.files.dir}` : ''}`);
@@ -456,7 +451,7 @@ async function runDownloadInto(a: ArgumentsCamelCase<DownloadArgs>, into: string
   }
   const { downloadInto } = await import('../dataset/index.js');
   const { clientFromEnv } = await import('../api/index.js');
-  const r = await downloadInto(clientFromEnv(), { evaluationSetId: a.evaluationSet, into, dryRun: a.dryRun, coerce: { currency, decimalComma: a.decimalComma, dateOrder: a.dateOrder }, form: await formInEffect() });
+  const r = await downloadInto(clientFromEnv(), { evaluationSetId: a.evaluationSet, into, dryRun: a.dryRun, coerce: { currency, decimalComma: a.decimalComma, dateOrder: a.dateOrder } });
   if (r.missing.length) err(`evalkit: ${r.missing.length} item${r.missing.length === 1 ? '' : 's'} of the set ha${r.missing.length === 1 ? 's' : 've'} no row in ${into}, which has no fileId column to add ${r.missing.length === 1 ? 'it' : 'them'} (${r.missing.slice(0, 5).join(', ')}${r.missing.length > 5 ? ', ...' : ''}): download them with --out`);
   if (a.format === 'json') outJson(r);
   else {
@@ -523,7 +518,6 @@ const harvest = defineCommand<HarvestArgs>({
     try {
       r = await dataset.harvestReviewed({
         processorId: a.processor,
-        form: await formInEffect(),
         since,
         csv,
         evaluationSetId: a.evaluationSet,

@@ -89,7 +89,12 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
       }
       // Every command builds its client from the environment; the flag wins over the variable.
       if (typeof argv.baseUrl === 'string') {
-        if (!/^https?:\/\/[^/]/.test(argv.baseUrl)) throw new UsageError(`--base-url "${argv.baseUrl}" is not an http(s) address`, { hint: 'for example --base-url http://127.0.0.1:8787' });
+        // Never quoted back: a value pasted by mistake may be a token, and a URL may hold user:password@.
+        if (!/^https?:\/\/[^/]/.test(argv.baseUrl)) {
+          throw new UsageError('--base-url is not an http(s) address: it must start with http:// or https:// and a host (the value is not shown: it may be a secret)', {
+            hint: "pass the service's address, for example --base-url http://127.0.0.1:8787; the API token goes in EVALKIT_API_TOKEN",
+          });
+        }
         process.env.EVALKIT_BASE_URL = argv.baseUrl;
       }
       if (typeof argv.apiVersion === 'string') {

@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { UsageError, type ExitCode } from '../util/errors.js';
+import { redactUrl } from '../util/secrets.js';
 import { defineCommand } from './command.js';
 import { err, formatOption, out, outJson, untilSignal } from './io.js';
 
@@ -144,7 +145,7 @@ async function record(argv: SandboxArgs): Promise<ExitCode> {
   const stopped = untilSignal();
   if (argv.format === 'json') outJson({ url: rec.url, mode: 'record', upstream, record: argv.record, token: rec.token });
   else {
-    out(`evalkit sandbox listening on ${rec.url} (record mode: forwarding to ${upstream}, writing ${argv.record})`);
+    out(`evalkit sandbox listening on ${rec.url} (record mode: forwarding to ${redactUrl(upstream)}, writing ${argv.record})`);
     out(`dev token: ${rec.token}`);
     out(`  export EVALKIT_BASE_URL=${rec.url} EVALKIT_API_TOKEN=${rec.token}`);
     out('Requests are sent to the service with the token of EVALKIT_API_TOKEN. Ctrl-C stops.');

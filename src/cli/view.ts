@@ -86,7 +86,7 @@ async function remoteFiles(): Promise<(fileId: string) => Promise<Uint8Array>> {
   const { clientFromEnv } = await import('../api/index.js');
   const client = clientFromEnv();
   return async (fileId) => {
-    const f = await client.files.get(fileId);
+    const f = await client.files.retrieve(fileId);
     if (!f.presignedUrl) throw new Error(`the service gives no download URL for ${fileId}`);
     const res = await fetch(f.presignedUrl);
     if (!res.ok) throw new Error(`HTTP ${res.status}`);

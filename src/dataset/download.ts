@@ -13,9 +13,10 @@ import pLimit from 'p-limit';
 import { isApiError, type Client, type EvalSet, type FetchLike } from '../api/index.js';
 import { InputError } from '../util/errors.js';
 import { AtomicWriter, writeFileAtomic } from '../util/fs.js';
-import { fetchProcessorConfig, type ExpectedForm } from '../expected/index.js';
+import { fetchProcessorConfig } from '../expected/index.js';
 import { isPlainObject } from '../util/json.js';
 import { inForm, outputType } from './classes.js';
+import { formOf } from './config.js';
 import type { CoerceOptions } from './cells.js';
 import { inCurrentLayout } from './config.js';
 import { csvLine } from './rejects.js';
@@ -34,8 +35,6 @@ export interface DownloadOptions {
   fetch?: FetchLike;
   signal?: AbortSignal;
   onProgress?: (p: { phase: 'list' | 'files'; done: number; total?: number }) => void;
-  /** The expected-output form the CSV is written in: the API version in effect's (default 2025-04-21; see inForm). */
-  form?: ExpectedForm;
 }
 
 export interface DownloadResult {
@@ -70,7 +69,7 @@ function unique(name: string, taken: Set<string>): string {
 }
 
 async function findSet(client: Client, id: string, signal?: AbortSignal): Promise<EvalSet> {
-  return patiently(() => client.sets().retrieve(id, { signal })).catch((e: unknown) => {
+  return patiently(() => client.sets.retrieve(id, { signal })).catch((e: unknown) => {
     if (isApiError(e) && e.status === 404) throw new InputError(`evaluation set "${id}" not found`, { hint: 'check --evaluation-set: the id must exist and be visible to this token', cause: e });
     throw e;
   });
@@ -90,7 +89,7 @@ export async function downloadDataset(client: Client, opts: DownloadOptions): Pr
     const dir = path.resolve(opts.filesDir);
     const ids = [...new Set(items.map((i) => i.fileId))];
     const limit = pLimit(concurrency);
-    const store = client.fileStore();
+    const store = client.files;
     const files = await Promise.all(ids.map((id) => limit(() => patiently(() => store.retrieve(id, { signal })))));
     // Names in item order, so the same set gives the same paths.
     const taken = new Set<string>();
@@ -116,7 +115,7 @@ export async function downloadDataset(client: Client, opts: DownloadOptions): Pr
   for (const item of items) {
     const ref = pathOf ? path.relative(csvDir, pathOf.get(item.fileId)!).split(path.sep).join('/') : item.fileId;
     const out = item.expectedOutput;
-    const shown = isPlainObject(out) ? inForm(out, outputType(out), opts.form ?? '2025-04-21') : out;
+    const shown = isPlainObject(out) ? inForm(out, outputType(out), formOf(client)) : out;
     lines.push(csvLine([ref, JSON.stringify(shown), item.id], ','));
   }
   await writeFileAtomic(csv, lines);
@@ -141,8 +140,6 @@ export interface DownloadIntoOptions {
   allowOutside?: boolean;
   dryRun?: boolean;
   signal?: AbortSignal;
-  /** The form CLASSIFY and SPLITTER cells are read and written in: the API version in effect's (default 2025-04-21; see planWriteBack). */
-  form?: ExpectedForm;
 }
 
 export interface DownloadIntoResult {
@@ -180,7 +177,7 @@ export async function downloadInto(client: Client, opts: DownloadIntoOptions): P
     targets.set(item.id, last === undefined ? { after: item.expectedOutput as Record<string, unknown> } : { before: last, after: item.expectedOutput as Record<string, unknown> });
     fileIdOf.set(item.id, item.fileId);
   }
-  const plan = await planWriteBack({ csv: opts.into, config, client, setId: set.id, targets, coerce: opts.coerce, delimiter: opts.delimiter, allowOutside: opts.allowOutside, appendMissing: true, fileIdOf, form: opts.form, signal });
+  const plan = await planWriteBack({ csv: opts.into, config, client, setId: set.id, targets, coerce: opts.coerce, delimiter: opts.delimiter, allowOutside: opts.allowOutside, appendMissing: true, fileIdOf, signal });
   if (plan.problems.length > 0) throw writeBackError(plan, `a label changed in both the CSV and the set since the last sync: settle it in ${opts.into} (or sync the CSV with --overwrite); a column the set's labels need: add it (or an expectedOutput column), or download the set as a new CSV with --out`);
   const written = !opts.dryRun && (plan.edits.length > 0 || plan.appended.length > 0);
   if (written) await applyWriteBack(plan);

@@ -16,6 +16,7 @@ import { InputError, UsageError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { isPlainObject } from '../util/json.js';
 import type { ExpectedForm } from '../expected/model.js';
+import { formOf } from './config.js';
 import { journalPathFor } from './journal.js';
 import { csvLine } from './rejects.js';
 import { patiently } from './remote.js';
@@ -23,7 +24,7 @@ import { uploadDataset, type UploadOptions, type UploadResult } from './upload.j
 
 type Json = Record<string, unknown>;
 
-export interface HarvestOptions extends Pick<UploadOptions, 'form' | 'skipInvalid' | 'journal' | 'concurrency' | 'chunkSize' | 'maxRps' | 'processorVersion' | 'onProgress' | 'onNotice' | 'signal' | 'fetch'> {
+export interface HarvestOptions extends Pick<UploadOptions, 'skipInvalid' | 'journal' | 'concurrency' | 'chunkSize' | 'maxRps' | 'processorVersion' | 'onProgress' | 'onNotice' | 'signal' | 'fetch'> {
   processorId: string;
   /** Only runs reviewed at or after this instant (ISO 8601). */
   since?: string;
@@ -101,7 +102,7 @@ export async function harvestReviewed(opts: HarvestOptions): Promise<HarvestResu
   const since = opts.since !== undefined ? parseSince(opts.since) : undefined;
   const client = opts.connect(opts.fetch ?? ((url, init) => fetch(url, init)));
   if (opts.evaluationSetId) {
-    const set = await patiently(() => client.sets().retrieve(opts.evaluationSetId!, { signal })).catch((e: unknown) => {
+    const set = await patiently(() => client.sets.retrieve(opts.evaluationSetId!, { signal })).catch((e: unknown) => {
       if (isApiError(e) && e.status === 404) throw new InputError(`evaluation set "${opts.evaluationSetId}" not found`, { hint: 'check --evaluation-set', cause: e });
       throw e;
     });
@@ -131,7 +132,7 @@ export async function harvestReviewed(opts: HarvestOptions): Promise<HarvestResu
       else if (seenFiles.has(fileId)) result.skipped.push({ run: run.id, reason: `same file as ${seenFiles.get(fileId)}, reviewed later (the latest review wins)` });
       else {
         seenFiles.set(fileId, run.id);
-        picked.push({ run, fileId, output: expectedFromReviewed(String(run.type ?? ''), run.reviewedOutput, opts.form) });
+        picked.push({ run, fileId, output: expectedFromReviewed(String(run.type ?? ''), run.reviewedOutput, formOf(client)) });
       }
     }
   } catch (e) {
@@ -160,7 +161,6 @@ export async function harvestReviewed(opts: HarvestOptions): Promise<HarvestResu
     await writeFileAtomic(csv, lines);
     result.upload = await uploadDataset({
       csv,
-      form: opts.form,
       evaluationSetId: opts.evaluationSetId,
       createSet: opts.createSet ? { name: opts.createSet.name, description: opts.createSet.description, processorId: opts.processorId } : undefined,
       processorVersion: opts.processorVersion,

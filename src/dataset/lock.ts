@@ -22,6 +22,7 @@ import path from 'node:path';
 import type { Client } from '../api/index.js';
 import { InputError } from '../util/errors.js';
 import { createFileExclusive, sweepStaleTemps, writeFileAtomic } from '../util/fs.js';
+import { stateDir } from '../util/state.js';
 import { patiently } from './remote.js';
 
 export interface LockInfo {
@@ -39,11 +40,7 @@ export interface UploadLock {
   release(): Promise<void>;
 }
 
-/** The folder of evalkit's per-user state: `$XDG_STATE_HOME/evalkit`, else `~/.local/state/evalkit`. */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_STATE_HOME;
-  return xdg && path.isAbsolute(xdg) ? path.join(xdg, 'evalkit') : path.join(os.homedir(), '.local', 'state', 'evalkit');
-}
+export { stateDir };
 
 /** The lock file of uploads into the set `name` of `processorId` on the service at `service` (a serviceKey). */
 export function uploadLockPath(service: string, processorId: string, name: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -63,7 +60,7 @@ export async function uploadLockFor(client: Client, service: string, target: { e
     return { file: uploadLockPath(service, processorId, name), what: `set "${name}" of processor ${processorId} at ${service}` };
   }
   const id = target.evaluationSetId ?? '';
-  const set = await patiently(() => client.sets().retrieve(id, { signal })).catch(() => undefined);
+  const set = await patiently(() => client.sets.retrieve(id, { signal })).catch(() => undefined);
   if (set) return { file: uploadLockPath(service, set.entityId, set.name), what: `set "${set.name}" (${set.id}) of processor ${set.entityId} at ${service}` };
   return { file: uploadLockPath(service, '', `id:${id}`), what: `set ${id} at ${service}` };
 }

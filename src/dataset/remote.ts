@@ -76,7 +76,7 @@ export async function listExisting(client: Client, setId: string, index: FileInd
   const unknown = [...new Set(raw.filter((r) => r.fileName === undefined).map((r) => r.fileId))].filter((f) => !rowFileIds.has(f) && !index.byFileId.has(f));
   if (unknown.length > 0) {
     const limit = pLimit(opts.concurrency);
-    const files = client.fileStore();
+    const files = client.files;
     await Promise.all(unknown.map((fileId) => limit(async () => {
       try {
         const f = await patiently(() => files.retrieve(fileId, { signal: opts.signal }));
@@ -98,13 +98,13 @@ export async function listExisting(client: Client, setId: string, index: FileInd
 
 /** An evalkit-named upload of this content, if the service has one. */
 export async function findUploaded(client: Client, tag: string, signal?: AbortSignal): Promise<string | undefined> {
-  const page = await patiently(() => client.fileStore().list({ nameContains: tag, maxPageSize: 10 }, { signal }));
+  const page = await patiently(() => client.files.list({ nameContains: tag, maxPageSize: 10 }, { signal }));
   return page.items.find((f) => f.name.includes(tag))?.id;
 }
 
 /** The set of this name of the processor (2025-04-21) or extractor, classifier or splitter (2026-02-09). */
 export async function findSetByName(client: Client, entityId: string, name: string, signal?: AbortSignal): Promise<EvalSet | undefined> {
-  const sets = client.sets();
+  const sets = client.sets;
   for await (const s of paginate((nextPageToken) => patiently(() => sets.list({ entityId, nextPageToken }, { signal })), { signal })) {
     if (s.name === name) return s;
   }

@@ -15,7 +15,7 @@ import { existsSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { isApiError, type Client, type FetchLike, type ItemOps } from '../api/index.js';
-import { fetchProcessorConfig, type ConfigSource, type ExpectedForm } from '../expected/index.js';
+import { fetchProcessorConfig, type ConfigSource } from '../expected/index.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import type { CoerceOptions } from './cells.js';
 import type { ColumnMap } from './columns.js';
@@ -31,7 +31,7 @@ import { rejectsPathFor } from './rejects.js';
 import { acquireUploadLock, uploadLockFor, type UploadLock } from './lock.js';
 import { FileIndex, findSetByName, findUploaded, listExisting, patiently, readItems } from './remote.js';
 import { contentIdentity } from './files.js';
-import { inCurrentLayout } from './config.js';
+import { formOf, inCurrentLayout } from './config.js';
 import { isErrorsHeader, planCorrections, readCorrections } from './corrections.js';
 import { openCsv, type CsvSource } from './csv.js';
 import { applyWriteBack, planCorrectionsWriteBack } from './writeback.js';
@@ -44,8 +44,11 @@ export const CLEAR_LIMIT = 3;
 const MAX_ROUNDS = 5;
 
 export interface UploadOptions {
-  /** The expected-output form of the API version in effect (default 2025-04-21): see prepareRows. */
-  form?: ExpectedForm;
+  /**
+   * An offline dry run's API version (no `connect`): its expected-output form is the one rows are
+   * built in (default evalkit's). With a client, the version the client speaks decides (formOf).
+   */
+  offlineApiVersion?: string;
   csv: string;
   delimiter?: string;
   map?: ColumnMap;
@@ -240,7 +243,7 @@ function message(e: unknown): string {
  */
 export function chunkSizeFor(asked: number | undefined, client: Pick<Client, 'sets'> | undefined, onNotice?: (m: string) => void): number {
   const want = Math.max(1, Math.floor(asked ?? DEFAULT_CHUNK_SIZE));
-  const max = client?.sets().maxItemsPerCreate ?? want;
+  const max = client?.sets.maxItemsPerCreate ?? want;
   if (want <= max) return want;
   onNotice?.(`--chunk-size ${want} is more than the ${max} items one create call takes with this API version: chunks of ${max}`);
   return max;
@@ -291,7 +294,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
   // 1. The config and the target set (read only).
   let set: { id: string; name: string; processorId: string } | undefined;
   if (opts.evaluationSetId && client) {
-    const s = await patiently(() => client.sets().retrieve(opts.evaluationSetId!, { signal }));
+    const s = await patiently(() => client.sets.retrieve(opts.evaluationSetId!, { signal }));
     set = { id: s.id, name: s.name, processorId: s.entityId };
   }
   const processorId = opts.createSet?.processorId ?? set?.processorId;
@@ -311,7 +314,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
   const rejectsFile = opts.dryRun ? undefined : (opts.rejectsFile ?? rejectsPathFor(csv));
   const prepared = await prepareRows(config, {
     csv,
-    form: opts.form,
+    form: formOf(client, opts.offlineApiVersion),
     delimiter: opts.delimiter,
     map: opts.map,
     coerce: opts.coerce,
@@ -321,7 +324,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
     fileIdExists: client
       ? async (id) => {
           try {
-            await patiently(() => client.fileStore().retrieve(id, { signal }));
+            await patiently(() => client.files.retrieve(id, { signal }));
             return true;
           } catch (e) {
             if (isApiError(e) && e.status === 404) return false;
@@ -364,7 +367,7 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
     const fromJournal = state?.sets.get(key);
     // The set the journal remembers, unless it was deleted since; else the one of that name.
     const remembered = fromJournal
-      ? await patiently(() => client.sets().retrieve(fromJournal, { signal })).catch((e: unknown) => {
+      ? await patiently(() => client.sets.retrieve(fromJournal, { signal })).catch((e: unknown) => {
           if (isApiError(e) && e.status === 404) return undefined;
           throw e;
         })
@@ -455,11 +458,11 @@ async function uploadHoldingLock(opts: UploadOptions): Promise<UploadResult> {
       let created;
       try {
         // Writes take no signal: once sent, a write runs to its answer, which the journal records.
-        created = await patiently(() => client!.sets().create({ name: cs.name, entityId: cs.processorId, description: cs.description }));
+        created = await patiently(() => client!.sets.create({ name: cs.name, entityId: cs.processorId, description: cs.description }));
       } catch (e) {
         if (!isUncertain(e)) throw e;
         created = await findSetByName(client!, cs.processorId, cs.name);
-        if (!created) created = await patiently(() => client!.sets().create({ name: cs.name, entityId: cs.processorId, description: cs.description }));
+        if (!created) created = await patiently(() => client!.sets.create({ name: cs.name, entityId: cs.processorId, description: cs.description }));
       }
       journal.write({ k: 'set', op: 'done', name: cs.name, processorId: cs.processorId, id: created.id });
       set = { id: created.id, name: created.name, processorId: created.entityId };
@@ -772,7 +775,7 @@ class Writer {
           // The content must be what pass 1 hashed: its hash names the upload and identifies the row.
           if (sha256Of(data) !== local.sha256) throw new InputError(`${rel} changed during the upload`, { location: { file: local.abs }, hint: 'run the upload again; it continues where it stopped' });
           this.journal.write({ k: 'file', op: 'start', sha256: local.sha256, path: rel });
-          return patiently(() => this.client.fileStore().upload({ name: uploadName(rel, local.sha256), data }));
+          return patiently(() => this.client.files.upload({ name: uploadName(rel, local.sha256), data }));
         });
         this.journal.write({ k: 'file', op: 'done', sha256: local.sha256, fileId: file.id });
         this.index.learn(identity, file.id);
@@ -912,7 +915,7 @@ async function uploadCorrections(
   const corrections = await readCorrections(ctx.source);
   const items = new Map<string, unknown>();
   for (const it of await readItems(client, set.id, { concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY, signal: opts.signal })) items.set(it.id, it.expectedOutput);
-  const plan = planCorrections(corrections, items, config, opts.coerce, opts.form);
+  const plan = planCorrections(corrections, items, config, opts.coerce, formOf(client));
   const badLines = new Set(plan.findings.filter(isError).map((f) => f.line));
   const result: UploadResult = {
     csv: opts.csv,

@@ -30,6 +30,7 @@ import { prepareRows } from './prepare.js';
 import { neutralise, quoteCell } from './rejects.js';
 import { FileIndex, listExisting } from './remote.js';
 import { buildRow } from './rows.js';
+import { formOf } from './config.js';
 import { formatPath } from './paths.js';
 import type { ProcessorType } from '../config/index.js';
 
@@ -85,8 +86,6 @@ export interface WriteBackOptions {
   appendMissing?: boolean;
   /** Every item of the set, for appended rows (download --into). */
   fileIdOf?: ReadonlyMap<string, string>;
-  /** The expected-output form of the API version in effect (default 2025-04-21): CLASSIFY and SPLITTER cells are written in it (and read in either). */
-  form?: ExpectedForm;
   signal?: AbortSignal;
 }
 
@@ -205,7 +204,8 @@ function conflictPath(at: readonly string[]): string {
 export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPlan> {
   const csv = path.resolve(opts.csv);
   const coerce = opts.coerce ?? {};
-  const form = opts.form ?? '2025-04-21';
+  // CLASSIFY and SPLITTER cells are written in the form of the client's API version (and read in either).
+  const form = formOf(opts.client);
   // Rows are read in the 2025-04-21 form, which holds every member of either form: a row the form
   // in effect cannot hold (a confidence other than 1, a split's identifier) is still matched to its
   // item and kept, not skipped as invalid. Rows and the set's outputs compare across forms.
@@ -426,7 +426,7 @@ export async function applyWriteBack(plan: WriteBackPlan): Promise<number> {
  * cannot take it.
  */
 export async function planCorrectionsWriteBack(
-  opts: { coerce?: CoerceOptions; allowOutside?: boolean; signal?: AbortSignal; form?: ExpectedForm },
+  opts: { coerce?: CoerceOptions; allowOutside?: boolean; signal?: AbortSignal },
   source: string,
   config: ConfigSource,
   client: Client,
@@ -435,7 +435,7 @@ export async function planCorrectionsWriteBack(
   items: ReadonlyMap<string, unknown>,
 ): Promise<WriteBackPlan> {
   const targets = new Map(updates.map((u) => [u.item, { before: items.get(u.item), after: u.output }]));
-  const plan = await planWriteBack({ csv: source, config, client, setId, targets, coerce: opts.coerce, allowOutside: opts.allowOutside, form: opts.form, signal: opts.signal });
+  const plan = await planWriteBack({ csv: source, config, client, setId, targets, coerce: opts.coerce, allowOutside: opts.allowOutside, signal: opts.signal });
   if (plan.problems.length > 0) {
     throw writeBackError(plan, `the dataset CSV must hold each corrected item's row with a column for the field: sync it first (evalkit dataset upload ${source}), pass --source with the CSV the set was uploaded from, or --no-write-back to correct the set only`);
   }

@@ -3,14 +3,14 @@
  * `exportBatchRun(client, id)` is `evalkit eval export --batch-run ID`; `runEvaluation` uses
  * the same pieces once its batch has ended.
  */
-import type { BatchProcessorRun, Client, EvaluationSetItem, ProcessorRun, ProcessorVersion } from '../api/index.js';
+import type { BatchProcessorRun, Client, ProcessorRun, ProcessorVersion } from '../api/index.js';
 import { collect, isApiError } from '../api/index.js';
 import type { EvaluationExport, ExportItem, ExportOptions, ExportServiceRun } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { speaks2026 } from '../api/version.js';
 import { pairRuns, TIMEOUT_REASON } from './pair.js';
 import { loadItems, notFoundAs, processorName, toHubConfig } from './resolve.js';
-import { DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalCounts, type EvalProgress, type EvalResult, type ExportBatchRunOptions, InterruptedError } from './types.js';
+import { DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalCounts, type EvalItem, type EvalProgress, type EvalResult, type ExportBatchRunOptions, InterruptedError } from './types.js';
 
 export function countItems(items: readonly ExportItem[]): EvalCounts {
   let processed = 0;
@@ -84,7 +84,7 @@ export async function exportFromRuns(
   client: Client,
   p: {
     version: ProcessorVersion;
-    items: EvaluationSetItem[];
+    items: EvalItem[];
     runs: ProcessorRun[];
     options: ExportOptions;
     evaluationSetId: string;
@@ -134,31 +134,47 @@ export async function whileNotAborted<T>(signal: AbortSignal | undefined, fn: ()
   }
 }
 
-async function exportBatch(client: Client, id: string, opts: ExportBatchRunOptions, cb: EvalCallbacks): Promise<EvalResult> {
+/**
+ * The prologue both exports of a run by id share (a 2025-04-21 batch processor run, a 2026-02-09
+ * evaluation set run): the notices, the run read (a 404 is the user's id: exit 2), checked, and,
+ * while it has not ended, waited for with --wait or refused (exit 2) without.
+ */
+export async function endedRunById<R extends { status: string }>(
+  cb: EvalCallbacks,
+  wait: boolean | undefined,
+  run: { what: string; id: string; flag: string; get: () => Promise<R>; check?: (r: R) => void; waitFor: (r: R, started: number) => Promise<R> },
+): Promise<{ run: R; started: number; notices: string[]; notice: (m: string) => void }> {
   const started = performance.now();
-  const { signal } = cb;
   const notices: string[] = [];
   const notice = (m: string): void => {
     notices.push(m);
     cb.onNotice?.(m);
   };
+  let r = await run.get().catch(notFoundAs<R>(run.what, run.id, run.flag));
+  run.check?.(r);
+  if (r.status === 'PENDING' || r.status === 'PROCESSING') {
+    if (!wait) throw new EvalkitError(`${run.what} ${run.id} is still ${r.status}`, { exitCode: 2, hint: 'wait until it ends, or add --wait to wait for it' });
+    r = await run.waitFor(r, started);
+  }
+  return { run: r, started, notices, notice };
+}
+
+async function exportBatch(client: Client, id: string, opts: ExportBatchRunOptions, cb: EvalCallbacks): Promise<EvalResult> {
+  const { signal } = cb;
   if (id.trim() === '') throw new UsageError('--batch-run must not be empty', { hint: 'pass the id of a batch processor run, such as bpr_123' });
-  let b = await client.batchProcessorRuns.get(id, { signal }).catch(notFoundAs<BatchProcessorRun>('batch processor run', id, '--batch-run'));
-  if (b.source !== 'EVAL_SET') {
-    throw new InputError(`batch processor run ${id} has source ${b.source}, not EVAL_SET: it did not run an evaluation set`, { hint: 'pass the id of an evaluation run' });
-  }
-  const progress = (x: BatchProcessorRun): void => cb.onProgress?.(batchProgress(x, 'wait', started));
-  if (b.status === 'PENDING' || b.status === 'PROCESSING') {
-    if (!opts.wait) {
-      throw new EvalkitError(`batch processor run ${id} is still ${b.status}`, { exitCode: 2, hint: `wait until it is PROCESSED, or add --wait to wait for it` });
-    }
-    b = await waitForBatch(client, b, opts, signal, progress);
-  }
+  const { run: b, started, notices, notice } = await endedRunById(cb, opts.wait, {
+    what: 'batch processor run', id, flag: '--batch-run',
+    get: () => client.batchProcessorRuns.get(id, { signal }),
+    check: (x) => {
+      if (x.source !== 'EVAL_SET') throw new InputError(`batch processor run ${id} has source ${x.source}, not EVAL_SET: it did not run an evaluation set`, { hint: 'pass the id of an evaluation run' });
+    },
+    waitFor: (x, t0) => waitForBatch(client, x, opts, signal, (y) => cb.onProgress?.(batchProgress(y, 'wait', t0))),
+  });
   const evaluationSetId = b.sourceId;
   cb.onProgress?.(batchProgress(b, 'collect', started));
   const [version, items, runs] = await Promise.all([
     client.processors.getVersion(b.processorId, b.processorVersionId, { signal }).catch(notFoundAs<ProcessorVersion>('processor version', b.processorVersionId, 'the batch run (its processor version)')),
-    loadItems(client, evaluationSetId, signal).catch(notFoundAs<EvaluationSetItem[]>('evaluation set', evaluationSetId, 'the batch run (its evaluation set)')),
+    loadItems(client, evaluationSetId, signal).catch(notFoundAs<EvalItem[]>('evaluation set', evaluationSetId, 'the batch run (its evaluation set)')),
     listBatchRuns(client, b, signal),
   ]);
   const exp = await exportFromRuns(

@@ -9,6 +9,6 @@ export { loadSet, loadItems, resolveVersion, pickVersion, normalizeVersionRef, p
 export { writeExport, serializeExport, exportFormatFor, defaultExportPath } from './write.js';
 export type { ExportFileFormat } from './write.js';
 export { InterruptedError, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './types.js';
-export type { Strategy, RunEvaluationOptions, EvalCallbacks, EvalProgress, EvalResult, EvalCounts, ExportBatchRunOptions } from './types.js';
+export type { EvalItem, Strategy, RunEvaluationOptions, EvalCallbacks, EvalProgress, EvalResult, EvalCounts, ExportBatchRunOptions } from './types.js';
 export { readMetadataCsv, attachMetadata } from './metadata.js';
 export type { MetadataTable, AttachResult } from './metadata.js';

@@ -3,15 +3,16 @@
  * A run names its item in `metadata.evaluationSetItemId` (evalkit's per-item runs and the
  * sandbox's batch runs do); runs that do not are paired by file id, one run per item.
  */
-import { TERMINAL_RUN_STATUSES, type EvaluationSetItem, type ProcessorRun } from '../api/index.js';
+import { TERMINAL_RUN_STATUSES, type ProcessorRun } from '../api/index.js';
 import type { ExportItem, ExportRunStatus } from '../metrics/generated/export.js';
+import type { EvalItem } from './types.js';
 
 export interface Paired {
   items: ExportItem[];
   /** Runs that match no item of the set (the item was deleted since, or belongs elsewhere). */
   orphanRuns: ProcessorRun[];
   /** Items that no run matched. */
-  missing: EvaluationSetItem[];
+  missing: EvalItem[];
 }
 
 /** Where a run says its item is: metadata first, then the sandbox's top-level member. */
@@ -32,7 +33,7 @@ function byCreated(a: ProcessorRun, b: ProcessorRun): number {
   return String(a.createdAt ?? '').localeCompare(String(b.createdAt ?? '')) || a.id.localeCompare(b.id);
 }
 
-export function exportItem(item: EvaluationSetItem, run: ProcessorRun | undefined, failure?: { reason: string; message: string }): ExportItem {
+export function exportItem(item: EvalItem, run: ProcessorRun | undefined, failure?: { reason: string; message: string }): ExportItem {
   const out: ExportItem = {
     id: item.id,
     fileId: item.fileId,
@@ -87,7 +88,7 @@ export const TIMEOUT_REASON = 'TIMEOUT';
 export const NO_RUN = { reason: 'NO_RUN', message: 'no processor run of this evaluation was found for the item' };
 
 /** Export items in the set's item order; every item appears, with or without a run. */
-export function pairRuns(items: readonly EvaluationSetItem[], runs: readonly ProcessorRun[]): Paired {
+export function pairRuns(items: readonly EvalItem[], runs: readonly ProcessorRun[]): Paired {
   const itemIds = new Set(items.map((i) => i.id));
   const byItem = new Map<string, ProcessorRun>();
   const byFile = new Map<string, ProcessorRun[]>();
@@ -103,7 +104,7 @@ export function pairRuns(items: readonly EvaluationSetItem[], runs: readonly Pro
     if (fileId === undefined) orphanRuns.push(run);
     else byFile.set(fileId, [...(byFile.get(fileId) ?? []), run]);
   }
-  const missing: EvaluationSetItem[] = [];
+  const missing: EvalItem[] = [];
   const out = items.map((item) => {
     let run = byItem.get(item.id);
     if (!run) run = byFile.get(item.fileId)?.shift();

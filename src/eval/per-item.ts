@@ -12,16 +12,16 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
-import type { Client, EvaluationSetItem, ProcessorRun, ProcessorVersion } from '../api/index.js';
+import type { Client, ProcessorRun, ProcessorVersion } from '../api/index.js';
 import { isApiError, pauseBeforeReadBack } from '../api/index.js';
 import type { ExportItem } from '../metrics/generated/export.js';
 import { EvalkitError } from '../util/errors.js';
 import { seconds as secs } from './export.js';
 import { exportItem, TIMEOUT_REASON } from './pair.js';
-import { InterruptedError, type EvalProgress } from './types.js';
+import { InterruptedError, type EvalItem, type EvalProgress } from './types.js';
 
 export interface PerItemInput {
-  items: readonly EvaluationSetItem[];
+  items: readonly EvalItem[];
   version: ProcessorVersion;
   evaluationSetId: string;
   /** The override in the layout the service is spoken to in. */
@@ -88,7 +88,7 @@ export async function runPerItem(client: Client, input: PerItemInput): Promise<P
   };
 
   /** This evaluation's run of the item, if the service holds one (newest first, back to `since`). */
-  const findRun = async (item: EvaluationSetItem): Promise<ProcessorRun | undefined> => {
+  const findRun = async (item: EvalItem): Promise<ProcessorRun | undefined> => {
     const runs = client.processorRuns.listAll({ processorId: version.processorId, sortBy: 'createdAt', sortDir: 'desc', maxPageSize: 100 }, { signal: stop.signal });
     for await (const r of runs) {
       if (r.metadata?.evalkitRunKey === key && r.metadata.evaluationSetItemId === item.id) return r;
@@ -99,7 +99,7 @@ export async function runPerItem(client: Client, input: PerItemInput): Promise<P
   };
 
   /** POST /processor_runs, never sent twice blindly: after a lost answer the run is looked for first. */
-  const createRun = async (item: EvaluationSetItem): Promise<ProcessorRun> => {
+  const createRun = async (item: EvalItem): Promise<ProcessorRun> => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await client.processorRuns.create(
@@ -123,7 +123,7 @@ export async function runPerItem(client: Client, input: PerItemInput): Promise<P
     }
   };
 
-  const one = async (item: EvaluationSetItem, i: number): Promise<void> => {
+  const one = async (item: EvalItem, i: number): Promise<void> => {
     if (stop.signal.aborted) return;
     if (performance.now() >= input.deadline) {
       settle(i, exportItem(item, undefined, { reason: TIMEOUT_REASON, message: `not started: the timeout (${secs(input.timeoutMs)}) passed before its run was created` }));

@@ -3,11 +3,12 @@
  * version (resolved to a number or "draft" so every run uses the same one), the processor's
  * name, and the config in the 2025-04-21 layout.
  */
-import type { Client, EvaluationSet, EvaluationSetItem, ProcessorType, ProcessorVersion } from '../api/index.js';
+import type { Client, EvalSet, Output, ProcessorType, ProcessorVersion } from '../api/index.js';
 import { isApiError } from '../api/index.js';
 import { migrateConfig, validateConfig } from '../config/index.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { isPlainObject } from '../util/json.js';
+import type { EvalItem } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -24,14 +25,15 @@ export function notFoundAs<T>(what: string, id: string, flag: string): (e: unkno
   };
 }
 
-export async function loadSet(client: Client, id: string, signal?: AbortSignal): Promise<EvaluationSet> {
+export async function loadSet(client: Client, id: string, signal?: AbortSignal): Promise<EvalSet> {
   if (id.trim() === '') throw new UsageError('--evaluation-set must not be empty', { hint: 'pass the id of an evaluation set, such as ev_123' });
-  return client.evaluationSets.get(id, { signal }).catch(notFoundAs<EvaluationSet>('evaluation set', id, '--evaluation-set'));
+  return client.sets.retrieve(id, { signal }).catch(notFoundAs<EvalSet>('evaluation set', id, '--evaluation-set'));
 }
 
-export async function loadItems(client: Client, setId: string, signal?: AbortSignal): Promise<EvaluationSetItem[]> {
-  const items: EvaluationSetItem[] = [];
-  for await (const item of client.evaluationSets.listAllItems(setId, {}, { signal })) items.push(item);
+/** The set's items with their expected outputs, from its list (2025-04-21: list rows carry them). */
+export async function loadItems(client: Client, setId: string, signal?: AbortSignal): Promise<EvalItem[]> {
+  const items: EvalItem[] = [];
+  for await (const item of client.items(setId).listAll({}, { signal })) items.push({ id: item.id, fileId: item.fileId, expectedOutput: (item.expectedOutput ?? {}) as Output });
   return items;
 }
 

@@ -8,16 +8,17 @@
  * run in the export's `service` member as answered.
  */
 import pLimit from 'p-limit';
-import type { Client, EvaluationSetItem, EvaluationSetRun, ProcessorRun, ProcessorType, ProcessorVersion } from '../api/index.js';
+import type { Client, EvaluationSetRun, ProcessorRun, ProcessorType, ProcessorVersion } from '../api/index.js';
 import { isApiError, lostAnswerError, typeOfId } from '../api/index.js';
 import type { EvaluationExport, ExportServiceRun } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { paginate, pauseBeforeReadBack } from '../api/index.js';
-import { buildExport, countItems, exportOptions, seconds, whileNotAborted } from './export.js';
+import { buildExport, countItems, endedRunById, exportOptions, seconds, whileNotAborted } from './export.js';
+import { forgetInFlight, inFlightPath, readInFlight, recordInFlight } from './inflight.js';
 import { pairRuns } from './pair.js';
 import { notFoundAs, pickVersion, normalizeVersionRef } from './resolve.js';
 import { listItemIds2026, loadItems2026, loadSet2026, type Set2026 } from './set-2026.js';
-import { DEFAULT_TIMEOUT_MS, InterruptedError, type EvalCallbacks, type EvalProgress, type EvalResult, type ExportBatchRunOptions, type RunEvaluationOptions } from './types.js';
+import { DEFAULT_TIMEOUT_MS, InterruptedError, type EvalCallbacks, type EvalItem, type EvalProgress, type EvalResult, type ExportBatchRunOptions, type RunEvaluationOptions } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -139,7 +140,7 @@ async function itemRuns(client: Client, type: ProcessorType, runId: string, sign
 /** Builds the export from an ended evaluation set run; items deleted since are warned about (see docs/eval.md). */
 async function exportOf(
   client: Client,
-  p: { set: Set2026; run: EvaluationSetRun; items: EvaluationSetItem[]; options: ReturnType<typeof exportOptions>; signal?: AbortSignal },
+  p: { set: Set2026; run: EvaluationSetRun; items: EvalItem[]; options: ReturnType<typeof exportOptions>; signal?: AbortSignal },
   notice: (m: string) => void,
 ): Promise<EvaluationExport> {
   const { set, run, signal } = p;
@@ -223,6 +224,26 @@ async function startRun(client: Client, body: { evaluationSetId: string; entity:
   }
 }
 
+/**
+ * The run a stopped `eval run` of the same set, entity version and items left in flight, read
+ * again: still running or ended, it is the one to poll and export. One the service no longer
+ * has (404) is forgotten, and a new run is started.
+ */
+async function adoptInFlight(client: Client, file: string, signal: AbortSignal | undefined, notice: (m: string) => void): Promise<EvaluationSetRun | undefined> {
+  const rec = await readInFlight(file);
+  if (!rec) return undefined;
+  try {
+    const run = await client.evaluationSetRuns.retrieve(rec.evaluationSetRunId, { signal });
+    notice(`going on with evaluation set run ${run.id} (${run.status}), started ${rec.startedAt} by an eval run of this set and version that was stopped; no new run is started`);
+    return run;
+  } catch (e) {
+    if (!(isApiError(e) && e.kind === 'http' && e.status === 404)) throw e;
+    notice(`evaluation set run ${rec.evaluationSetRunId}, left by a stopped eval run, is not on the service any more; starting a new run`);
+    await forgetInFlight(file);
+    return undefined;
+  }
+}
+
 /** `eval run` on 2026-02-09 (runEvaluation calls it when the client speaks 2026-02-09). */
 export async function runEvaluation2026(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks): Promise<EvalResult> {
   checkOptions2026(opts);
@@ -256,7 +277,17 @@ async function evaluate2026(client: Client, opts: RunEvaluationOptions, cb: Eval
   if (items.length === 0) {
     throw new UsageError(`evaluation set ${set.id} has no items; nothing to evaluate`, { hint: `add items first, for example with \`evalkit dataset upload data.csv --evaluation-set ${set.id}\`` });
   }
-  const run = await startRun(client, { evaluationSetId: set.id, entity: { id: set.entityId, version: picked.version }, evaluationSetItemIds: items.map((i) => i.id) }, signal);
+  // The same command run again after a kill or Ctrl-C goes on with the run it started (inflight.ts).
+  const inFlight = inFlightPath({ baseUrl: client.options.baseUrl, evaluationSetId: set.id, entityId: set.entityId, version: picked.version, itemIds: items.map((i) => i.id) });
+  let run = await adoptInFlight(client, inFlight, signal, notice);
+  if (!run) {
+    run = await startRun(client, { evaluationSetId: set.id, entity: { id: set.entityId, version: picked.version }, evaluationSetItemIds: items.map((i) => i.id) }, signal);
+    try {
+      await recordInFlight(inFlight, { evaluationSetRunId: run.id, evaluationSetId: set.id, entityId: set.entityId, version: picked.version, startedAt: new Date().toISOString() });
+    } catch (e) {
+      notice(`cannot record evaluation set run ${run.id} in ${inFlight} (${e instanceof Error ? e.message : String(e)}): if this command is stopped, \`evalkit eval export ${run.id} --wait\` writes its export (running it again starts a new run)`);
+    }
+  }
   cb.onProgress?.(progressOf(run, 'wait', started));
   const done = await waitForRun(client, run, { timeoutMs: Math.max(1, started + timeoutMs - performance.now()), budgetMs: timeoutMs, pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, cb, started);
   ended(done, notice);
@@ -270,6 +301,7 @@ async function evaluate2026(client: Client, opts: RunEvaluationOptions, cb: Eval
     );
   }
   const exp = await exportOf(client, { set, run: done, items, options: exportOptions(opts.fuzzyMatchFields, opts.excludeFields), signal }, notice);
+  await forgetInFlight(inFlight);
   return finish(exp, done, started, notices, cb);
 }
 
@@ -284,19 +316,13 @@ function finish(exp: EvaluationExport, run: EvaluationSetRun, started: number, n
 export async function exportEvaluationSetRun(client: Client, id: string, opts: ExportBatchRunOptions = {}, cb: EvalCallbacks = {}): Promise<EvalResult> {
   checkRunId(id, 'the evaluation set run id');
   return whileNotAborted(cb.signal, async () => {
-    const started = performance.now();
     const { signal } = cb;
-    const notices: string[] = [];
-    const notice = (m: string): void => {
-      notices.push(m);
-      cb.onNotice?.(m);
-    };
-    let run = await client.evaluationSetRuns.retrieve(id, { signal }).catch(notFoundAs<EvaluationSetRun>('evaluation set run', id, 'the evaluation set run id'));
-    if (run.status === 'PENDING' || run.status === 'PROCESSING') {
-      if (!opts.wait) throw new EvalkitError(`evaluation set run ${id} is still ${run.status}`, { exitCode: 2, hint: 'wait until it ends, or add --wait to wait for it' });
-      const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      run = await waitForRun(client, run, { timeoutMs, budgetMs: timeoutMs, pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, cb, started);
-    }
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const { run, started, notices, notice } = await endedRunById(cb, opts.wait, {
+      what: 'evaluation set run', id, flag: 'the evaluation set run id',
+      get: () => client.evaluationSetRuns.retrieve(id, { signal }),
+      waitFor: (r, t0) => waitForRun(client, r, { timeoutMs, budgetMs: timeoutMs, pollIntervalMs: opts.pollIntervalMs, maxPollIntervalMs: opts.maxPollIntervalMs }, cb, t0),
+    });
     ended(run, notice);
     cb.onProgress?.(progressOf(run, 'collect', started));
     const set = await loadSet2026(client, run.evaluationSetId, 'the evaluation set run (its evaluation set)', signal);

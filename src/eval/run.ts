@@ -96,7 +96,7 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
   report({ strategy: requested === 'per-item' || opts.config ? 'per-item' : 'batch', phase: 'start', total: 0, created: 0, ended: 0, processed: 0, failed: 0 });
 
   const set = await loadSet(client, opts.evaluationSetId, signal);
-  const [items, version] = await Promise.all([loadItems(client, set.id, signal), resolveVersion(client, set.processorId, opts.version ?? 'latest', signal)]);
+  const [items, version] = await Promise.all([loadItems(client, set.id, signal), resolveVersion(client, set.entityId, opts.version ?? 'latest', signal)]);
   if (items.length === 0) {
     throw new UsageError(`evaluation set ${set.id} has no items; nothing to evaluate`, { hint: 'add items first, for example with `evalkit dataset upload data.csv --evaluation-set ' + set.id + '`' });
   }

@@ -1,17 +1,18 @@
 /**
  * An evaluation set and its items read on API version 2026-02-09 (spec 4.1, 3.7) through the
- * client's set facade (`client.sets()`, `client.items(setId)`): the set names its entity
+ * client's set facade (`client.sets`, `client.items(setId)`): the set names its entity
  * (`entity.object`: extractor, classifier or splitter), list rows carry no expected output (each
  * item is read on its own), and expected outputs come in the 2026-02-09 form. The export keeps
  * the 2025-04-21 form (splits get their `split_<n>` ids back: src/config's step).
  */
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import pLimit from 'p-limit';
-import type { Client, EvalSet, EvaluationSetItem, ProcessorType } from '../api/index.js';
+import type { Client, EvalSet, Output, ProcessorType } from '../api/index.js';
 import { expectedDown } from '../config/index.js';
 import { InputError } from '../util/errors.js';
 import { isPlainObject, toPointer } from '../util/json.js';
 import { notFoundAs } from './resolve.js';
+import type { EvalItem } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -26,7 +27,7 @@ export interface Set2026 {
 }
 
 export async function loadSet2026(client: Client, id: string, flag: string, signal?: AbortSignal): Promise<Set2026> {
-  const s = await client.sets().retrieve(id, { signal }).catch(notFoundAs<EvalSet>('evaluation set', id, flag));
+  const s = await client.sets.retrieve(id, { signal }).catch(notFoundAs<EvalSet>('evaluation set', id, flag));
   const entity = (isPlainObject(s.raw.entity) ? s.raw.entity : {}) as { object?: unknown; name?: unknown };
   const type = typeof entity.object === 'string' ? TYPE_OF_OBJECT[entity.object] : undefined;
   if (type === undefined) {
@@ -43,7 +44,7 @@ export async function listItemIds2026(client: Client, setId: string, signal?: Ab
 }
 
 /** Every item with its expected output in the export's (2025-04-21) form: one GET per item, 8 at a time. */
-export async function loadItems2026(client: Client, setId: string, type: ProcessorType, signal?: AbortSignal): Promise<EvaluationSetItem[]> {
+export async function loadItems2026(client: Client, setId: string, type: ProcessorType, signal?: AbortSignal): Promise<EvalItem[]> {
   const ids = await listItemIds2026(client, setId, signal);
   const items = client.items(setId);
   const limit = pLimit(8);
@@ -51,7 +52,7 @@ export async function loadItems2026(client: Client, setId: string, type: Process
     ids.map(({ id }) =>
       limit(async () => {
         const i = await items.retrieve(id, { signal });
-        return { id: i.id, fileId: i.fileId, evaluationSetId: setId, expectedOutput: expectedToExport(i.expectedOutput ?? {}, type) } as unknown as EvaluationSetItem;
+        return { id: i.id, fileId: i.fileId, expectedOutput: expectedToExport(i.expectedOutput ?? {}, type) as Output };
       }),
     ),
   );

@@ -1,3 +1,4 @@
+import type { Output } from '../api/index.js';
 import type { EvaluationExport } from '../metrics/generated/export.js';
 import { EvalkitError } from '../util/errors.js';
 
@@ -10,6 +11,13 @@ import { EvalkitError } from '../util/errors.js';
  * `evaluation-set-run`: API 2026-02-09, where `auto` is the service's own evaluation set run
  * (`POST /evaluation_set_runs`, run-2026.ts).
  */
+/** An evaluation set item as the export needs it, on either API version: its expected output in the 2025-04-21 form. */
+export interface EvalItem {
+  id: string;
+  fileId: string;
+  expectedOutput: Output;
+}
+
 export type Strategy = 'batch' | 'per-item' | 'evaluation-set-run';
 
 export interface RunEvaluationOptions {

@@ -58,7 +58,8 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
   try {
     upstream = new URL(o.upstream);
   } catch {
-    throw new UsageError(`the upstream base URL "${o.upstream}" is not a valid URL`);
+    // Not quoted back: a value pasted by mistake may be a token.
+    throw new UsageError('the upstream base URL is not a valid URL (the value is not shown: it may be a secret)', { hint: "pass the service's address, such as https://api.example.com" });
   }
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new UsageError('the upstream base URL must use http or https');
   if (!o.upstreamToken) throw new UsageError('record mode needs the service\'s API token');

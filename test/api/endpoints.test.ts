@@ -76,13 +76,13 @@ const routes: Route[] = [
     reply: { success: true, processorRuns: [fx.run()], nextPageToken: null }, want: (r) => expect(r).toMatchObject({ items: [{ id: 'dpr_1' }] }),
   },
   {
-    name: 'files.get', call: (c) => c.files.get('file_1', { rawText: true, markdown: true }),
+    name: 'files.retrieve', call: (c) => c.files.retrieve('file_1', {}, { rawText: true, markdown: true }),
     method: 'GET', url: '/files/file_1?rawText=true&markdown=true',
     reply: { success: true, file: fx.file({ contents: { rawText: 'hi', pages: [{ pageNumber: 1, markdown: '# hi' }] } }) },
-    want: (r) => expect(r).toMatchObject({ contents: { rawText: 'hi' } }),
+    want: (r) => expect(r).toMatchObject({ raw: { contents: { rawText: 'hi' } } }),
   },
   {
-    name: 'files.get (bare file)', call: (c) => c.files.get('file_1'),
+    name: 'files.retrieve (bare file)', call: (c) => c.files.retrieve('file_1'),
     method: 'GET', url: '/files/file_1',
     reply: fx.file({ name: 'bare.pdf' }), want: (r) => expect(r).toMatchObject({ name: 'bare.pdf' }),
   },
@@ -97,42 +97,42 @@ const routes: Route[] = [
     reply: { success: true, fileId: 'file_1' }, want: (r) => expect(r).toBeUndefined(),
   },
   {
-    name: 'evaluationSets.create', call: (c) => c.evaluationSets.create({ name: 'Set', processorId: 'dp_1' }),
+    name: 'sets.create', call: (c) => c.sets.create({ name: 'Set', entityId: 'dp_1' }),
     method: 'POST', url: '/evaluation_sets', body: { name: 'Set', processorId: 'dp_1' },
-    reply: { success: true, evaluationSet: fx.evaluationSet() }, want: (r) => expect(r).toMatchObject({ id: 'ev_1' }),
+    reply: { success: true, evaluationSet: fx.evaluationSet() }, want: (r) => expect(r).toMatchObject({ id: 'ev_1', entityId: 'dp_1' }),
   },
   {
-    name: 'evaluationSets.get', call: (c) => c.evaluationSets.get('ev_1'),
+    name: 'sets.retrieve', call: (c) => c.sets.retrieve('ev_1'),
     method: 'GET', url: '/evaluation_sets/ev_1',
     reply: { success: true, evaluationSet: fx.evaluationSet() }, want: (r) => expect(r).toMatchObject({ name: 'Set' }),
   },
   {
-    name: 'evaluationSets.list', call: (c) => c.evaluationSets.list({ processorId: 'dp_1' }),
+    name: 'sets.list', call: (c) => c.sets.list({ entityId: 'dp_1' }),
     method: 'GET', url: '/evaluation_sets?processorId=dp_1',
     reply: { success: true, evaluationSets: [fx.evaluationSet()] }, want: (r) => expect(r).toMatchObject({ items: [{ id: 'ev_1' }] }),
   },
   {
-    name: 'evaluationSets.listItems', call: (c) => c.evaluationSets.listItems('ev_1', { maxPageSize: 50 }),
+    name: 'items.list', call: (c) => c.items('ev_1').list({ maxPageSize: 50 }),
     method: 'GET', url: '/evaluation_sets/ev_1/items?maxPageSize=50',
     reply: { success: true, evaluationSetItems: [fx.item()] }, want: (r) => expect(r).toMatchObject({ items: [{ id: 'evi_1' }] }),
   },
   {
-    name: 'evaluationSetItems.create', call: (c) => c.evaluationSetItems.create({ evaluationSetId: 'ev_1', ...item }),
+    name: 'items.create (one)', call: (c) => c.items('ev_1').create([item]),
     method: 'POST', url: '/evaluation_set_items', body: { evaluationSetId: 'ev_1', ...item },
-    reply: { success: true, evaluationSetItem: fx.item() }, want: (r) => expect(r).toMatchObject({ id: 'evi_1' }),
+    reply: { success: true, evaluationSetItem: fx.item() }, want: (r) => expect(r).toMatchObject([{ id: 'evi_1' }]),
   },
   {
-    name: 'evaluationSetItems.bulkCreate', call: (c) => c.evaluationSetItems.bulkCreate({ evaluationSetId: 'ev_1', items: [item, item] }),
+    name: 'items.create (bulk)', call: (c) => c.items('ev_1').create([item, item]),
     method: 'POST', url: '/evaluation_set_items/bulk', body: { evaluationSetId: 'ev_1', items: [item, item] },
     reply: { success: true, evaluationSetItems: [fx.item(), fx.item({ id: 'evi_2' })] }, want: (r) => expect(r).toHaveLength(2),
   },
   {
-    name: 'evaluationSetItems.update', call: (c) => c.evaluationSetItems.update('evi_1', { expectedOutput: { value: {} } }),
+    name: 'items.update', call: (c) => c.items('ev_1').update('evi_1', { expectedOutput: { value: {} } }),
     method: 'POST', url: '/evaluation_set_items/evi_1', body: { expectedOutput: { value: {} } },
     reply: { success: true, evaluationSetItem: fx.item() }, want: (r) => expect(r).toMatchObject({ id: 'evi_1' }),
   },
   {
-    name: 'evaluationSetItems.delete', call: (c) => c.evaluationSetItems.delete('evi_1'),
+    name: 'items.delete', call: (c) => c.items('ev_1').delete('evi_1'),
     method: 'DELETE', url: '/evaluation_set_items/evi_1',
     reply: { success: true }, want: (r) => expect(r).toBeUndefined(),
   },
@@ -225,15 +225,15 @@ describe('response validation', () => {
     expect(err.hint).toContain('EVALKIT_API_VERSION');
   });
 
-  test('files.get reports the problems of the closer shape, not just "invalid input"', async () => {
+  test('files.retrieve reports the problems of the closer shape, not just "invalid input"', async () => {
     const { client } = await setup(() => ({ body: { success: true, file: fx.file({ name: 3 }) } }));
-    const err = (await client.files.get('file_1').catch((x: unknown) => x)) as ApiError;
+    const err = (await client.files.retrieve('file_1').catch((x: unknown) => x)) as ApiError;
     expect(err.issues[0]).toMatch(/^\/file\/name: /);
   });
 
   test('a missing envelope key is reported at its pointer', async () => {
     const { client } = await setup(() => ({ body: { success: true } }));
-    const err = (await client.evaluationSets.get('ev_1').catch((x: unknown) => x)) as ApiError;
+    const err = (await client.sets.retrieve('ev_1').catch((x: unknown) => x)) as ApiError;
     expect(err.issues[0]).toMatch(/^\/evaluationSet: /);
   });
 

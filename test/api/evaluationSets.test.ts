@@ -29,19 +29,19 @@ async function setup(apiVersion: string, handler: Handler): Promise<{ client: Cl
 describe('sets', () => {
   it('2026-02-09: created and listed by entityId, the entity read from `entity`', async () => {
     const { client, s } = await setup('2026-02-09', (req) => ({ body: req.method === 'POST' ? set26 : { object: 'list', data: [set26] } }));
-    const made = await client.sets().create({ name: 'golden', entityId: 'ex_1' });
+    const made = await client.sets.create({ name: 'golden', entityId: 'ex_1' });
     expect(made).toMatchObject({ id: 'ev_1', name: 'golden', entityId: 'ex_1', description: '' });
     expect(JSON.parse(s.requests[0].body)).toEqual({ name: 'golden', entityId: 'ex_1' });
-    const page = await client.sets().list({ entityId: 'ex_1' });
+    const page = await client.sets.list({ entityId: 'ex_1' });
     expect(s.requests[1].url).toBe('/evaluation_sets?entityId=ex_1');
     expect(page.items.map((x) => x.entityId)).toEqual(['ex_1']);
   });
 
   it('2025-04-21: the same calls send processorId and read it back as entityId', async () => {
     const { client, s } = await setup('2025-04-21', (req) => ({ body: req.method === 'POST' ? { success: true, evaluationSet: set25 } : { success: true, evaluationSets: [set25] } }));
-    expect(await client.sets().create({ name: 'golden', entityId: 'dp_1' })).toMatchObject({ id: 'ev_1', entityId: 'dp_1' });
+    expect(await client.sets.create({ name: 'golden', entityId: 'dp_1' })).toMatchObject({ id: 'ev_1', entityId: 'dp_1' });
     expect(JSON.parse(s.requests[0].body)).toEqual({ name: 'golden', processorId: 'dp_1' });
-    await client.sets().list({ entityId: 'dp_1' });
+    await client.sets.list({ entityId: 'dp_1' });
     expect(s.requests[1].url).toBe('/evaluation_sets?processorId=dp_1');
   });
 });
@@ -132,7 +132,7 @@ describe('files', () => {
       if (req.method === 'DELETE') return { body: { id: 'file_1' } };
       return { body: { ...file26('file_1', 'a.pdf'), presignedUrl: 'http://127.0.0.1/x', contents: null } };
     });
-    const files = client.fileStore();
+    const files = client.files;
     expect(await files.upload({ name: 'a.pdf', data: new Uint8Array([1, 2]) })).toMatchObject({ id: 'file_1', name: 'a.pdf', presignedUrl: 'http://127.0.0.1/x' });
     expect(s.requests[0].headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     expect((await files.retrieve('file_1')).presignedUrl).toBe('http://127.0.0.1/x');

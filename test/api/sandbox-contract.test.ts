@@ -34,21 +34,18 @@ test('processors, files, evaluation sets, items and an evaluation run, end to en
   const files = await Promise.all(
     ['a', 'b', 'c'].map((n) => client.files.upload({ name: `${n}.txt`, data: `Invoice INV-${n} total 12.50` })),
   );
-  const withText = await client.files.get(files[0].id, { rawText: true });
-  expect(withText.contents?.rawText).toContain('INV-a');
+  const withText = await client.files.retrieve(files[0].id, {}, { rawText: true });
+  expect((withText.raw.contents as { rawText?: string } | undefined)?.rawText).toContain('INV-a');
   expect((await client.files.list({ nameContains: 'b.txt' })).items.map((f) => f.id)).toEqual([files[1].id]);
 
-  const set = await client.evaluationSets.create({ name: 'contract set', processorId: p.id });
-  expect((await client.evaluationSets.get(set.id)).name).toBe('contract set');
-  expect((await client.evaluationSets.list({ processorId: p.id })).items).toHaveLength(1);
+  const set = await client.sets.create({ name: 'contract set', entityId: p.id });
+  expect((await client.sets.retrieve(set.id)).name).toBe('contract set');
+  expect((await client.sets.list({ entityId: p.id })).items).toHaveLength(1);
   const expectedOutput = { value: { invoice_number: 'INV-a', total: 12.5 } };
-  const bulk = await client.evaluationSetItems.bulkCreate({
-    evaluationSetId: set.id,
-    items: files.slice(0, 2).map((f) => ({ fileId: f.id, expectedOutput })),
-  });
-  const one = await client.evaluationSetItems.create({ evaluationSetId: set.id, fileId: files[2].id, expectedOutput });
-  await client.evaluationSetItems.update(one.id, { expectedOutput: { value: { invoice_number: 'INV-c', total: 1 } } });
-  const items = await collect(client.evaluationSets.listAllItems(set.id, { maxPageSize: 1 }));
+  const bulk = await client.items(set.id).create(files.slice(0, 2).map((f) => ({ fileId: f.id, expectedOutput })));
+  const [one] = await client.items(set.id).create([{ fileId: files[2].id, expectedOutput }]);
+  await client.items(set.id).update(one.id, { expectedOutput: { value: { invoice_number: 'INV-c', total: 1 } } });
+  const items = await collect(client.items(set.id).listAll({ maxPageSize: 1 }));
   expect(items.map((i) => i.id).sort()).toEqual([...bulk.map((i) => i.id), one.id].sort());
 
   const batch = await client.batchProcessorRuns.create({ evaluationSetId: set.id, options: { excludeFields: ['total'] } });
@@ -60,7 +57,7 @@ test('processors, files, evaluation sets, items and an evaluation run, end to en
   expect(runs).toHaveLength(3);
   expect((await client.batchProcessorRuns.list({ sourceId: set.id })).items.map((b) => b.id)).toEqual([batch.id]);
 
-  await client.evaluationSetItems.delete(one.id);
+  await client.items(set.id).delete(one.id);
   await client.files.delete(files[2].id);
 });
 

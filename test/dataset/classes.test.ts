@@ -53,29 +53,30 @@ describe('splitsCell ids', () => {
   });
 });
 
-describe('downloadDataset writes the form in effect', () => {
+describe('downloadDataset writes the form of the API version the client speaks', () => {
   const items = [
     { id: 'evi_1', fileId: 'file_1', expectedOutput: { splits: [split('invoice', 'invoice', 1, 2)] } },
     { id: 'evi_2', fileId: 'file_2', expectedOutput: { splits: [{ id: 'split_1', ...split('rcpt', 'receipt', 1, 1) }] } },
     { id: 'evi_3', fileId: 'file_3', expectedOutput: { id: 'rcpt', type: 'receipt', confidence: 1 } },
   ];
-  // The set and item facade (src/api/evaluationSets.ts) as a 2025-04-21 client answers: lists carry the outputs.
-  const client = {
-    options: { baseUrl: 'http://127.0.0.1:1' },
-    sets: () => ({ retrieve: async (id: string) => ({ id, name: 'S', description: null, entityId: 'dp_1', raw: {} }) }),
+  // The set and item facade (src/api/evaluationSets.ts) answering with lists that carry the outputs;
+  // the API version the client speaks decides the form the CSV is written in.
+  const clientOn = (apiVersion: string) => ({
+    options: { baseUrl: 'http://127.0.0.1:1', apiVersion },
+    sets: { retrieve: async (id: string) => ({ id, name: 'S', description: null, entityId: 'dp_1', raw: {} }) },
     items: (setId: string) => ({
       listHasOutputs: true,
       list: async () => ({ items: items.map((it) => ({ ...it, evaluationSetId: setId, raw: it })), nextPageToken: null }),
     }),
-  } as unknown as Client;
+  }) as unknown as Client;
   const outputs = (csv: string) => (parse(readFileSync(csv, 'utf8'), { columns: true }) as Array<Record<string, string>>).map((r) => JSON.parse(r.expectedOutput) as unknown);
 
   it.each([
     ['2025-04-21', [{ splits: [{ id: 'split_1', ...split('invoice', 'invoice', 1, 2) }] }, { splits: [{ id: 'split_1', ...split('rcpt', 'receipt', 1, 1) }] }, { id: 'rcpt', type: 'receipt', confidence: 1 }]],
     ['2026-02-09', [{ splits: [split('invoice', 'invoice', 1, 2)] }, { splits: [split('rcpt', 'receipt', 1, 1)] }, { id: 'rcpt', type: 'receipt' }]],
-  ] as const)('%s', async (form, want) => {
+  ] as const)('%s', async (apiVersion, want) => {
     const csv = path.join(mkdtempSync(path.join(os.tmpdir(), 'evalkit-dl-form-')), 'out.csv');
-    await downloadDataset(client, { evaluationSetId: 'ev_1', out: csv, form });
+    await downloadDataset(clientOn(apiVersion), { evaluationSetId: 'ev_1', out: csv });
     expect(outputs(csv)).toEqual(want);
   });
 });

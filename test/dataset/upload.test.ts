@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, readDatasetConfig, uploadDataset, type UploadDatasetOptions, type UploadProgress } from '../../src/index.js';
-import { docs, folder, service, SIMPLE, simpleCsv, type Service } from '../e2e/dataset-helpers.js';
+import { docs, folder, service, SIMPLE, simpleCsv, SPLITTER, type Service } from '../e2e/dataset-helpers.js';
 
 let s: Service;
 beforeAll(async () => {
@@ -40,7 +40,7 @@ describe('uploadDataset', () => {
   it('uploads each content once, however many rows and paths name it; a fileId column names files already uploaded', async () => {
     const same = 'the same bytes\n';
     const dir = folder({ 'a/one.txt': same, 'b/two.txt': same, 'c.txt': 'other\n' });
-    const fileId = await s.client.fileStore().upload({ name: 'already.txt', data: 'uploaded before\n' }).then((f) => f.id);
+    const fileId = await s.client.files.upload({ name: 'already.txt', data: 'uploaded before\n' }).then((f) => f.id);
     writeFileSync(path.join(dir, 'data.csv'), 'file,invoice_number\na/one.txt,1\nb/two.txt,2\na/one.txt,3\nc.txt,4\n');
     const p = await s.processor('EXTRACT', SIMPLE);
     const filesBefore = await s.fileCount();
@@ -98,6 +98,19 @@ describe('uploadDataset', () => {
     expect(again.status).toBe('done');
     expect(again.tally!.created + again.tally!.unchanged).toBe(12);
     expect((await s.client.items(again.set!.id!).list({ maxPageSize: 100 })).items.length).toBe(12);
+  });
+
+  it("builds items in the expected-output form of the API version the client speaks (no form option): 2026-02-09 splits carry no ids", async () => {
+    const dir = folder({ 'data.csv': 'file,splits\nfiles/doc-0.txt,invoice:1-2;receipt:3\n', ...docs(1) });
+    const p = await s.processor('SPLITTER', SPLITTER);
+    const on = (apiVersion: string) => (fetch?: Parameters<NonNullable<UploadDatasetOptions['connect']>>[0]) => createClient({ baseUrl: s.t.url, token: s.t.token, apiVersion, ...(fetch ? { fetch } : {}) });
+    const r = await uploadDataset(options(dir, { connect: on('2026-02-09'), createSet: { name: 'current form', processorId: p } }));
+    expect(r.status).toBe('done');
+    expect(r.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    const items = on('2026-02-09')().items(r.set!.id!);
+    const [row] = (await items.list()).items;
+    const split = (classificationId: string, startPage: number, endPage: number) => ({ classificationId, type: classificationId, startPage, endPage });
+    expect((await items.retrieve(row.id)).expectedOutput).toEqual({ splits: [split('invoice', 1, 2), split('receipt', 3, 3)] });
   });
 
   it('keeps names with quotes, line breaks and non-ASCII letters intact in the multipart upload', async () => {

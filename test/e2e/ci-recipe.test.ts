@@ -65,7 +65,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     client = createClient({ baseUrl: sandbox.url, token: sandbox.token, apiVersion: API_VERSION });
     const config = JSON.parse(readFileSync(path.join(repo, 'configs/invoice.json'), 'utf8')) as Record<string, unknown>;
     processorId = (await client.entities('EXTRACT').create({ name: 'invoices', config })).id;
-    const set = await client.sets().create({ name: 'invoices', entityId: processorId });
+    const set = await client.sets.create({ name: 'invoices', entityId: processorId });
     // `npx evalkit` is this checkout's built binary.
     const bin = path.join(repo, '.bin');
     mkdirSync(bin);

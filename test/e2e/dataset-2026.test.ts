@@ -46,7 +46,7 @@ describe('dataset upload on 2026-02-09', () => {
     const out = json(r);
     expect(out.tally).toMatchObject({ created: 230, failed: 0, filesUploaded: 20 });
     expect(r.stderr).toContain('--chunk-size 500 is more than the 100 items one create call takes with this API version: chunks of 100');
-    const set = await c26.sets().retrieve(out.set.id);
+    const set = await c26.sets.retrieve(out.set.id);
     expect(set.entityId).toBe(p);
     const items = await held(out.set.id);
     expect(items).toHaveLength(230);
@@ -131,7 +131,7 @@ describe('sync, download and harvest on 2026-02-09', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { upload: { set: { id: string }; tally: Json } };
     expect(out.upload.tally).toMatchObject({ created: 1, failed: 0 });
-    expect((await c26.sets().retrieve(out.upload.set.id)).entityId).toBe(p);
+    expect((await c26.sets.retrieve(out.upload.set.id)).entityId).toBe(p);
     const items = await held(out.upload.set.id);
     expect(items).toHaveLength(1);
     expect((items[0][1].value as Json).invoice_number).toBe('INV-R1');
@@ -185,7 +185,7 @@ describe('kill -9 and resume on 2026-02-09', () => {
       for await (const row of reader.items(out.set.id).listAll()) got.push([String(row.fileName).replace(/\.ek[0-9a-f]{24}/, ''), (await reader.items(out.set.id).retrieve(row.id)).expectedOutput!]);
       expect(got.sort((a, b) => a[0].localeCompare(b[0]) || JSON.stringify(a[1]).localeCompare(JSON.stringify(b[1])))).toEqual(wanted());
       let sets = 0;
-      for await (const _ of reader.sets().listAll({ entityId: p })) sets++;
+      for await (const _ of reader.sets.listAll({ entityId: p })) sets++;
       expect(sets).toBe(1);
     } finally {
       await svc.close();

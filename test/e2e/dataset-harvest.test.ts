@@ -96,7 +96,7 @@ describe('evalkit dataset harvest', () => {
 
   it('--since: only runs reviewed from then on; a file reviewed again updates its item', async () => {
     expect((await harvest(['-p', processor, '--reviewed', '--since', before, '-e', 'ev_unused_is_checked_later', '--dry-run'])).code).toBe(2);
-    const setId = (await s.client.sets().list({ entityId: processor })).items[0].id;
+    const setId = (await s.client.sets.list({ entityId: processor })).items[0].id;
     expect(parsed(await harvest(['-p', processor, '--reviewed', '--since', before, '-e', setId, '--format', 'json'])).runs).toMatchObject({ reviewed: 0, harvested: 0 });
     const again = await review(reviewed[0].runId, { invoice_number: { editedValue: 'INV-A-1-corrected' } });
     const r = parsed(await harvest(['-p', processor, '--reviewed', '--since', before, '-e', setId, '--out', 'late.csv', '--format', 'json']));
@@ -117,7 +117,7 @@ describe('evalkit dataset harvest', () => {
     expect(r.stdout).toMatch(/bad\.csv:2:2 .*total/);
     expect(r.stderr).toContain('1 of 1 rows are invalid');
     expect(existsSync(path.join(dir, 'bad.rejects.csv'))).toBe(true);
-    expect((await s.client.sets().list({ entityId: p2 })).items).toEqual([]);
+    expect((await s.client.sets.list({ entityId: p2 })).items).toEqual([]);
   });
 
   const split = { classificationId: 'receipt', type: 'receipt', startPage: 1, endPage: 1 };

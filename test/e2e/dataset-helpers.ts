@@ -83,7 +83,7 @@ export async function service(opts: SandboxOptions = {}): Promise<Service> {
       for await (const row of ops.listAll({ maxPageSize: 1000 })) {
         const it = ops.listHasOutputs ? row : await ops.retrieve(row.id);
         let name = it.fileName ?? names.get(it.fileId);
-        if (name === undefined) names.set(it.fileId, (name = (await c.fileStore().retrieve(it.fileId)).name));
+        if (name === undefined) names.set(it.fileId, (name = (await c.files.retrieve(it.fileId)).name));
         // evalkit names uploads `<stem>.ek<content hash><ext>`. 2026-02-09 items have no updatedAt ('').
         out.push({ id: it.id, file: name.replace(/\.ek[0-9a-f]{24}/, ''), expectedOutput: it.expectedOutput, updatedAt: String(it.raw.updatedAt ?? '') });
       }
@@ -91,7 +91,7 @@ export async function service(opts: SandboxOptions = {}): Promise<Service> {
     },
     async fileCount() {
       let n = 0;
-      for await (const _ of client.fileStore().listAll({ maxPageSize: 1000 })) n++;
+      for await (const _ of client.files.listAll({ maxPageSize: 1000 })) n++;
       return n;
     },
     close: () => t.close(),

@@ -103,7 +103,7 @@ describe('kill -9 and resume', () => {
     expect(await s.fileCount()).toBe(FILES);
     // One set, found again by name.
     let sets = 0;
-    for await (const _ of s.client.sets().listAll({ entityId: p })) sets++;
+    for await (const _ of s.client.sets.listAll({ entityId: p })) sets++;
     expect(sets).toBe(1);
   });
 

@@ -43,7 +43,7 @@ const INVALID_CSV = [
 
 async function setCount(processorId: string): Promise<number> {
   let n = 0;
-  for await (const _ of s.client.sets().listAll({ entityId: processorId })) n++;
+  for await (const _ of s.client.sets.listAll({ entityId: processorId })) n++;
   return n;
 }
 

@@ -50,7 +50,7 @@ describe('the workflow evalkit init writes', () => {
     repo = mkdtempSync(path.join(os.tmpdir(), 'evalkit-init-wf-'));
     const config = migrateConfig(JSON.parse(readFileSync(path.join(ROOT, 'datasets/configs/invoice-extract.json'), 'utf8')), { to: layoutOfApiVersion(API_VERSION) }).doc as Config;
     processorId = (await client.entities('EXTRACT').create({ name: 'invoices', config })).id;
-    setId = (await client.sets().create({ name: 'invoices', entityId: processorId })).id;
+    setId = (await client.sets.create({ name: 'invoices', entityId: processorId })).id;
   });
 
   afterAll(async () => {

@@ -275,7 +275,7 @@ async function reviewedRuns(t: TestSandbox, client: Client, n: number): Promise<
 /** The sets of the processor named `name`, each with its items' file ids. */
 async function setsNamed(client: Client, processorId: string, name: string): Promise<string[][]> {
   const out: string[][] = [];
-  for await (const set of client.sets().listAll({ entityId: processorId })) {
+  for await (const set of client.sets.listAll({ entityId: processorId })) {
     if (set.name !== name) continue;
     const files: string[] = [];
     for await (const it of client.items(set.id).listAll()) files.push(it.fileId);

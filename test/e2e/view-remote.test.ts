@@ -58,8 +58,8 @@ describe('evalkit view --remote-files and --history (built CLI, real sandbox)', 
     t = await start();
     proxy = await lossyProxy(t.url, () => false);
     const client = createClient({ baseUrl: t.url, token: t.token });
-    const pdf = await client.fileStore().upload({ name: 'inv-001.pdf', data: new Uint8Array(pdfBytes) });
-    const text = await client.fileStore().upload({ name: 'inv-003.txt', data: readFileSync(path.join(ROOT, 'datasets', 'invoice-extract', 'files', 'inv-003.txt')) });
+    const pdf = await client.files.upload({ name: 'inv-001.pdf', data: new Uint8Array(pdfBytes) });
+    const text = await client.files.upload({ name: 'inv-003.txt', data: readFileSync(path.join(ROOT, 'datasets', 'invoice-extract', 'files', 'inv-003.txt')) });
     const r = await runCli(['demo', '--bootstrap', '0'], { cwd });
     expect(r.code, r.stderr).toBe(0);
     // The demo's invoices, named so that no folder holds them and pointing at the sandbox's files;

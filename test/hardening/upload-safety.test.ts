@@ -38,7 +38,7 @@ function lockOf(processorId: string, name: string, url = s.t.url): string {
 
 async function sets(processorId: string, name: string): Promise<number> {
   let n = 0;
-  for await (const set of s.client.sets().listAll({ entityId: processorId })) if (set.name === name) n++;
+  for await (const set of s.client.sets.listAll({ entityId: processorId })) if (set.name === name) n++;
   return n;
 }
 
@@ -130,7 +130,7 @@ describe('two uploads of the same CSV at once', () => {
 describe('what the upload lock is on', () => {
   it('the set, however the run names it or wherever its journal is: --evaluation-set ID of the set a run of --create-set NAME holds refuses', async () => {
     const pid = await s.processor('EXTRACT', SIMPLE);
-    const setId = (await s.client.sets().create({ name: 'named', entityId: pid })).id;
+    const setId = (await s.client.sets.create({ name: 'named', entityId: pid })).id;
     const dir = folder({ ...docs(2), 'data.csv': simpleCsv(2, 2) });
     writeFileSync(lockOf(pid, 'named'), JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() }) + '\n');
     const byId = await s.upload(['data.csv', '--evaluation-set', setId, '--journal', 'elsewhere.ndjson'], dir);
@@ -169,7 +169,7 @@ describe('30 uploads of one CSV at once (the built CLI, one sandbox)', () => {
     expect(runs.filter((r) => r.code === 0).length).toBeGreaterThanOrEqual(1);
     expect(await sets(pid, 'thirty')).toBe(1);
     let setId = '';
-    for await (const set of s.client.sets().listAll({ entityId: pid })) if (set.name === 'thirty') setId = set.id;
+    for await (const set of s.client.sets.listAll({ entityId: pid })) if (set.name === 'thirty') setId = set.id;
     const items = await s.items(setId);
     expect(items).toHaveLength(20);
     expect(new Set(items.map((i) => i.file)).size).toBe(20);

@@ -147,9 +147,9 @@ describe('batch processor runs (evaluation runs, a sandbox extension)', () => {
     const client = createClient({ baseUrl: t.url, token: t.token, maxRetries: 0, apiVersion: '2025-04-21' });
     const proc = await client.processors.create({ name: 'eval', type: 'EXTRACT', config: INVOICE_CONFIG });
     await client.processors.publish(proc.id, { releaseType: 'major' });
-    const set = await client.evaluationSets.create({ name: 'golden', processorId: proc.id });
+    const set = await client.sets.create({ name: 'golden', entityId: proc.id });
     const files = await Promise.all(Array.from({ length: 6 }, (_, i) => client.files.upload({ name: `doc-${i}.txt`, data: `Invoice number: INV-${i}` })));
-    const items = await client.evaluationSetItems.bulkCreate({ evaluationSetId: set.id, items: files.map((f, i) => ({ fileId: f.id, expectedOutput: expected(i) })) });
+    const items = await client.items(set.id).create(files.map((f, i) => ({ fileId: f.id, expectedOutput: expected(i) })));
     const batch = await client.batchProcessorRuns.create({ evaluationSetId: set.id, version: '1.0', options: { excludeFields: ['paid'], fuzzyMatchFields: ['invoice_number'] } });
     expect(batch).toMatchObject({ object: 'batch_processor_run', status: 'PROCESSING', source: 'EVAL_SET', sourceId: set.id, runCount: 6, processorId: proc.id, options: { excludeFields: ['paid'] } });
     expect(batch.id).toMatch(/^bpr_/);
