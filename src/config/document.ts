@@ -201,7 +201,13 @@ function migrateOutput(output: Record<string, unknown>, type: ProcessorType, exp
     const r = expectedUp(plan.rename ? renameKey(output, ...plan.rename) : output, type, site);
     if (r.edits.length === 0) return renameOnly();
     if (plan.rename) stage(renamed(cur));
-    lossy = r.lossy.map((l) => ({ ...l, pointer: at(site, ...(plan.rename && l.path[0] === plan.rename[1] ? [plan.rename[0], ...l.path.slice(1)] : l.path)).pointer }));
+    lossy = r.lossy;
+    // Pointers name the list by its key in the input: the prefix swapped (neither key needs escaping).
+    if (plan.rename) {
+      const renamedAt = `${toPointer(site.path)}/${plan.rename[1]}/`;
+      const inputAt = `${toPointer(site.path)}/${plan.rename[0]}/`;
+      for (const l of lossy) if (l.path[0] === plan.rename[1]) l.pointer = inputAt + l.pointer.slice(renamedAt.length);
+    }
     stage(membersOf(cur, r.edits));
   } else {
     const edits = oldList ? [] : expectedDown(cur, type);

@@ -37,10 +37,10 @@ function resolve(members: readonly Member[], path: readonly string[], at: number
   let hit: Member | undefined;
   for (const m of members) if (m.key === path[at]) hit = m;
   if (!hit) throw new Error(`no member ${path.slice(0, at + 1).join('.')}`);
-  const rest = path.slice(at + 1);
-  if ('from' in hit) return { key, from: rest.length ? [...hit.from, ...rest] : hit.from };
-  if ('value' in hit) return { key, value: valueAt(hit.value, rest) };
-  if (rest.length === 0) return { key, members: hit.members };
+  // Most paths end here (a top-level key): no rest to copy.
+  if (at + 1 === path.length) return 'from' in hit ? { key, from: hit.from } : 'value' in hit ? { key, value: hit.value } : { key, members: hit.members };
+  if ('from' in hit) return { key, from: [...hit.from, ...path.slice(at + 1)] };
+  if ('value' in hit) return { key, value: valueAt(hit.value, path.slice(at + 1)) };
   return resolve(hit.members, path, at + 1, key);
 }
 
@@ -90,9 +90,9 @@ export function membersOf(obj: Record<string, unknown>, edits: readonly Edit[], 
   };
   addBefore(null);
   for (const key of Object.keys(obj)) {
-    addBefore(key);
+    if (adds.length) addBefore(key);
     const list = here.get(key);
-    const from = [...base, key];
+    const from = base.length ? [...base, key] : [key];
     if (!list) {
       out.push({ key, from });
       continue;
@@ -107,27 +107,37 @@ export function membersOf(obj: Record<string, unknown>, edits: readonly Edit[], 
     }
     const v = obj[key];
     if (deeper.length && isPlainObject(v)) out.push({ key: name, members: membersOf(v, deeper, from) });
-    else if (deeper.length && Array.isArray(v)) out.push({ key: name, value: editValue(structuredClone(v), deeper) });
+    else if (deeper.length && Array.isArray(v)) out.push({ key: name, value: editValue(v, deeper) });
     else out.push({ key: name, from });
   }
   for (const a of adds) if (!placed.has(a)) out.push({ key: String(a.path[0]), value: a.value });
   return out;
 }
 
-/** `edits` applied to a copied value (arrays and what is inside them). */
+/**
+ * `edits` applied to a value (arrays and what is inside them), copy on write: the arrays on the
+ * way to an edit are copied, each item is rebuilt once with all its edits (which, as in
+ * membersOf, all name paths of the source), and everything else is shared with the source.
+ */
 function editValue(v: unknown, edits: readonly Edit[]): unknown {
-  if (isPlainObject(v)) {
-    const members = membersOf(v, edits);
-    return applyPlan(v, members);
+  if (isPlainObject(v)) return applyPlan(v, membersOf(v, edits));
+  if (!Array.isArray(v)) return v;
+  const out = v.slice();
+  // The edits of each item, items in the order of their first edit.
+  const items = new Map<number, Edit[]>();
+  for (const e of edits) {
+    const i = Number(e.path[0]);
+    const list = items.get(i);
+    if (list) list.push(e);
+    else items.set(i, [e]);
   }
-  if (Array.isArray(v)) {
-    for (const e of edits) {
-      const i = Number(e.path[0]);
-      if (e.path.length === 1) {
-        if (e.kind === 'replace' && e.hasValue) v[i] = e.value;
-      } else v[i] = editValue(v[i], [{ ...e, path: e.path.slice(1) } as Edit]);
+  for (const [i, list] of items) {
+    let deeper: Edit[] | undefined;
+    for (const e of list) {
+      if (e.path.length > 1) (deeper ??= []).push({ ...e, path: e.path.slice(1) } as Edit);
+      else if (e.kind === 'replace' && e.hasValue) out[i] = e.value;
     }
-    return v;
+    if (deeper) out[i] = editValue(out[i], deeper);
   }
-  return v;
+  return out;
 }

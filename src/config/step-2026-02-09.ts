@@ -1,5 +1,5 @@
 import { InputError } from '../util/errors.js';
-import { isPlainObject } from '../util/json.js';
+import { isPlainObject, toPointer } from '../util/json.js';
 import { at, type Site } from './detect.js';
 import { DEFAULT_BASE_PROCESSOR, MAPPING_2026, type KeyPath, type Row2026 } from './mapping-2026-02-09.js';
 import { convertFields, isFieldsOutput } from './fields-schema.js';
@@ -220,22 +220,28 @@ export function splitId(index: number): string {
 export function expectedUp(output: Record<string, unknown>, type: ProcessorType, site: Site): { edits: Edit[]; lossy: Lossy[] } {
   const edits: Edit[] = [];
   const lossy: Lossy[] = [];
-  const lose = (path: Array<string | number>, value: unknown) => {
-    lossy.push({ pointer: at(site, ...path).pointer, key: path.join('.'), value, path });
+  // The keys of these paths need no escaping: the pointer is the output's pointer and the key path
+  // (one pointer per output, not one per key dropped: an output may drop dozens).
+  const base = toPointer(site.path);
+  const lose = (path: Array<string | number>, key: string, tail: string, value: unknown) => {
+    lossy.push({ pointer: `${base}/${tail}`, key, value, path });
     edits.push({ path, kind: 'drop' });
   };
   if (type === 'CLASSIFY' && output.confidence !== undefined) {
     if (output.confidence === 1) edits.push({ path: ['confidence'], kind: 'drop' });
-    else lose(['confidence'], output.confidence);
+    else lose(['confidence'], 'confidence', 'confidence', output.confidence);
   } else if (type === 'SPLITTER' && Array.isArray(output.splits)) {
-    output.splits.forEach((s, i) => {
-      if (!isPlainObject(s)) return;
+    const splits = output.splits;
+    for (let i = 0; i < splits.length; i++) {
+      const s: unknown = splits[i];
+      if (!isPlainObject(s)) continue;
       if (s.id !== undefined) {
         if (s.id === splitId(i)) edits.push({ path: ['splits', i, 'id'], kind: 'drop' });
-        else lose(['splits', i, 'id'], s.id);
+        else lose(['splits', i, 'id'], `splits.${i}.id`, `splits/${i}/id`, s.id);
       }
-      for (const k of ['identifier', 'observation']) if (s[k] !== undefined) lose(['splits', i, k], s[k]);
-    });
+      if (s.identifier !== undefined) lose(['splits', i, 'identifier'], `splits.${i}.identifier`, `splits/${i}/identifier`, s.identifier);
+      if (s.observation !== undefined) lose(['splits', i, 'observation'], `splits.${i}.observation`, `splits/${i}/observation`, s.observation);
+    }
   } else if (type === 'EXTRACT' && isFieldsOutput(output)) {
     throw new InputError('a fields-form EXTRACT expected output (a record of fields) has no 2026-02-09 form', {
       location: at(site),
