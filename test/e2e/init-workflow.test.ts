@@ -29,9 +29,9 @@ interface Step {
 type Config = { type: string; extractionRules: string; [key: string]: unknown };
 
 const GITHUB_TOKEN = 'ghs_initWorkflowToken0123456789';
-// Pinned: the workflow evaluates the pull request's config with `eval run --config`, which API
-// 2026-02-09 (the default) refuses until the evaluation set run takes a config override
-// (src/eval/run-2026.ts). Back to DEFAULT_API_VERSION when it does.
+// The workflow evaluates the pull request's config with `eval run --config`, which the evaluation
+// set run of API 2026-02-09 (the default) cannot do: init run on the default pins the repository to
+// 2025-04-21 (src/cli/init.ts), and the service is set up in that version here.
 const API_VERSION = '2025-04-21';
 
 describe('the workflow evalkit init writes', () => {
@@ -77,8 +77,11 @@ describe('the workflow evalkit init writes', () => {
   it("init against a sandbox commits no sandbox address; on a pull request the workflow evaluates the pull request's config and keeps the reports", async () => {
     const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' };
     const sandboxEnv = { ...base, EVALKIT_BASE_URL: sandbox.url, EVALKIT_API_TOKEN: sandbox.token, EVALKIT_API_VERSION: API_VERSION };
-    const init = await sh(process.execPath, [BIN, 'init', '--processor', processorId, '--evaluation-set', setId, '--dataset', 'invoices'], sandboxEnv);
+    // init itself runs on the default version and pins the repository to 2025-04-21, saying why.
+    const { EVALKIT_API_VERSION: _pinned, ...defaultEnv } = sandboxEnv;
+    const init = await sh(process.execPath, [BIN, 'init', '--processor', processorId, '--evaluation-set', setId, '--dataset', 'invoices'], defaultEnv);
     expect(init.code, init.output).toBe(0);
+    expect(init.output).toContain('apiVersion pinned to 2025-04-21, not the default 2026-02-09');
     expect(init.output).toContain(`baseUrl not written: ${sandbox.url} is a loopback address`);
     const committed = ['evalkit.config.json', 'data.csv', '.github/workflows/evalkit.yml', 'configs/invoices.json'];
     for (const f of committed) {
