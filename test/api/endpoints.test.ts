@@ -8,10 +8,11 @@ afterEach(async () => {
   server = undefined;
 });
 
+// The scripted answers are in the 2025-04-21 shapes (the 2026-02-09 client has tests of its own).
 async function setup(handler: Handler) {
   server = await startScripted(handler);
   const clock = instantClock();
-  return { server, clock, client: createClient({ baseUrl: server.url, token: 't0ken', clock, random: () => 0.5 }) };
+  return { server, clock, client: createClient({ baseUrl: server.url, token: 't0ken', clock, random: () => 0.5, apiVersion: '2025-04-21' }) };
 }
 
 interface Route {

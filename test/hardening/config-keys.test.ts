@@ -25,7 +25,11 @@ describe('a config with 50,000 keys', () => {
     writeFileSync(path.join(dir, 'a.txt'), 'hello');
     writeFileSync(path.join(dir, 'data.csv'), 'file,total\na.txt,12\n');
     writeFileSync(path.join(dir, 'item.json'), JSON.stringify({ value: { total: 3 } }));
-    const migrate = await runCli(['migrate', config]);
+    // 50,000 keys no config layout has: refused one by one (exit 2) in linear time too, kept with --allow-unknown.
+    const refused = await runCli(['migrate', config]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('at /k49999: unknown key "k49999"');
+    const migrate = await runCli(['migrate', config, '--allow-unknown']);
     expect(migrate.stdout).toContain('1 migrated');
     expect(migrate.code).toBe(0);
     const validate = await runCli(['validate', path.join(dir, 'item.json'), '--config', config]);
