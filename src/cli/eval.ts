@@ -255,7 +255,7 @@ const run = defineCommand<RunArgs>({
         .version(false)
         .option('evaluation-set', { alias: 'e', type: 'string', demandOption: true, describe: 'the evaluation set (its processor is evaluated)' })
         .option('version', { type: 'string', default: 'latest', describe: 'processor version: latest (newest published, else the draft), draft, or a number such as 1.0' })
-        .option('config', { type: 'string', describe: 'JSON file with a config to run instead of the version\'s (either layout; a processor, version or request body works too); implies per-item runs' })
+        .option('config', { type: 'string', describe: 'JSON file with a config to run instead of the version\'s (any layout; a processor, version or request body works too); implies per-item runs' })
         .option('strategy', { choices: ['auto', 'batch', 'per-item'] as const, default: 'auto' as const, describe: 'batch: one evaluation run (POST /batch_processor_runs, the sandbox); per-item: one processor run per item; auto: batch when the service has it (API 2026-02-09: the evaluation set run, POST /evaluation_set_runs)' })
         .option('fuzzy-match-fields', { type: 'string', array: true, default: [] as string[], describe: 'field paths compared fuzzily (comma-separated, repeatable); recorded in the export' })
         .option('exclude-fields', { type: 'string', array: true, default: [] as string[], describe: 'field paths left out of the metrics (comma-separated, repeatable); recorded in the export' })
@@ -265,7 +265,7 @@ const run = defineCommand<RunArgs>({
       .example('$0 eval run -e ev_123', 'latest version; writes reports/ev_123-<version>.json')
       .example('$0 eval run --version draft', 'the set, fields and export path from evalkit.config.json (docs/configuration.md)')
       .example('$0 eval run -e ev_123 --version draft --out draft.json && $0 report --from draft.json', 'evaluate the draft and report on it')
-      .example('$0 --api-version 2025-04-21 eval run -e ev_123 --config candidate.json --out candidate.jsonl', 'API 2025-04-21: a config that is not saved anywhere yet (one processor run per item)')
+      .example('$0 eval run -e ev_123 --config candidate.json --out candidate.jsonl', 'a config that is not saved anywhere yet (one processor run per item)')
       .example('$0 eval run -e ev_123 --fuzzy-match-fields vendor.name --exclude-fields notes --format json', 'evaluation options; machine-readable summary')
       .example('$0 eval run -e ev_123 --metadata data.csv', "items carry the CSV's metadata.* columns, for report --slice-by")
       .example('$0 --api-version 2025-04-21 eval run -e ev_123 --strategy per-item --concurrency 4 --priority 80 --timeout 2h', 'API 2025-04-21: against a service without evaluation runs, gently') as unknown as Argv<RunArgs>,

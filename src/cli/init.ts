@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Argv } from 'yargs';
 import type { ProcessorType } from '../api/index.js';
-import { DEFAULT_API_VERSION, speaks2026 } from '../api/version.js';
+import { DEFAULT_API_VERSION } from '../api/version.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { defineCommand } from './command.js';
 import { formatOption, out, outJson } from './io.js';
@@ -67,20 +67,7 @@ export default defineCommand<InitArgs>({
     }
     // The API version in effect (--api-version sets the variable; the config file's apiVersion fills
     // it when unset): the processor config is written in its layout, and the version pinned in the config file.
-    // The workflow evaluates each pull request's config file (eval run --config), which the
-    // evaluation set run of 2026-02-09 cannot do (it takes no config): a repository set up with the
-    // default is pinned to 2025-04-21, whose routes (kept by 2026-02-09) serve the same processors.
-    const explicit = process.env.EVALKIT_API_VERSION?.trim() || undefined;
-    if (explicit !== undefined && speaks2026(explicit)) {
-      throw new UsageError(`the workflow evalkit init writes evaluates each pull request's config file (eval run --config), which API version ${explicit} cannot do yet: its evaluation set run takes no config`, {
-        hint: 'run evalkit init --api-version 2025-04-21 (or without a version): the repository is pinned to 2025-04-21, whose routes serve the same processors',
-      });
-    }
-    const apiVersion = explicit ?? (speaks2026(DEFAULT_API_VERSION) ? '2025-04-21' : DEFAULT_API_VERSION);
-    process.env.EVALKIT_API_VERSION = apiVersion;
-    const pinNote = explicit === undefined && apiVersion !== DEFAULT_API_VERSION
-      ? `apiVersion pinned to ${apiVersion}, not the default ${DEFAULT_API_VERSION}: the workflow evaluates each pull request's config file (eval run --config), which the evaluation set run of ${DEFAULT_API_VERSION} cannot do yet; the same processors are served on ${apiVersion}`
-      : undefined;
+    const apiVersion = process.env.EVALKIT_API_VERSION?.trim() || DEFAULT_API_VERSION;
     let config: Record<string, unknown>;
     let type: ProcessorType;
     let name: string;
@@ -139,12 +126,11 @@ export default defineCommand<InitArgs>({
     const evaluated = configFile ?? written.find((w) => w.kind === 'processor-config')?.file;
     const baseUrlNote = omitted ? `baseUrl not written: ${omitted}, which CI cannot reach; set the repository variable EVALKIT_BASE_URL (the workflow reads it), or add "baseUrl" to evalkit.config.json` : undefined;
     if (argv.format === 'json') {
-      outJson({ dataset, type, processor: argv.processor ?? null, source: origin, files: written, evaluatedConfig: evaluated ?? null, baseUrl: baseUrl ?? null, apiVersion, notes: [pinNote, baseUrlNote].filter((n) => n !== undefined) });
+      outJson({ dataset, type, processor: argv.processor ?? null, source: origin, files: written, evaluatedConfig: evaluated ?? null, baseUrl: baseUrl ?? null, notes: baseUrlNote ? [baseUrlNote] : [] });
       return 0;
     }
     const lines = written.map((w) => `${w.replaced ? 'replaced' : 'wrote'} ${w.file}`);
     lines.push(`dataset "${dataset}" (${type}, from ${origin})`);
-    if (pinNote) lines.push(pinNote);
     if (baseUrlNote) lines.push(baseUrlNote);
     lines.push(`the workflow evaluates ${evaluated} as each pull request has it (eval run --config): change the processor config there, not in the draft on the service`);
     lines.push('next:');

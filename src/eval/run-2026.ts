@@ -56,17 +56,15 @@ function checkRunId(id: string, flag: string): void {
   }
 }
 
-/** 2026-02-09 refuses what only the 2025-04-21 paths do; checked before any request. */
-function checkOptions2026(o: RunEvaluationOptions): void {
+/**
+ * 2026-02-09 refuses what only the 2025-04-21 paths do; checked before any request. `--config`
+ * and `--strategy per-item` are served (run.ts: one legacy processor run per item).
+ */
+export function checkOptions2026(o: RunEvaluationOptions): void {
   const keep = 'or run it on 2025-04-21 (--api-version 2025-04-21)';
-  if (o.config) {
-    throw new UsageError('--config is not available on API version 2026-02-09 yet: the evaluation set run takes no config override', {
-      hint: `save the config as the draft (\`evalkit processors update\`) and evaluate --version draft, ${keep}`,
-    });
-  }
-  if (o.strategy === 'batch' || o.strategy === 'per-item') {
-    throw new UsageError(`--strategy ${o.strategy} is a 2025-04-21 strategy; on API version 2026-02-09 the service runs the evaluation itself (POST /evaluation_set_runs)`, {
-      hint: `drop --strategy (auto picks the evaluation set run), ${keep}`,
+  if (o.strategy === 'batch') {
+    throw new UsageError(`--strategy batch is a 2025-04-21 strategy; on API version 2026-02-09 the service runs the evaluation itself (POST /evaluation_set_runs)`, {
+      hint: `drop --strategy (auto picks the evaluation set run; per-item makes one run per item), ${keep}`,
     });
   }
   if (o.priority !== undefined) throw new UsageError('--priority is not sent on API version 2026-02-09: the evaluation set run takes none', { hint: `drop --priority, ${keep}` });

@@ -4,14 +4,15 @@
  * the evaluation export. Writing the file is the caller's (writeExport), so a library user can
  * keep the export in memory.
  */
-import type { BatchProcessorRun, Client, CreateBatchProcessorRunInput, ProcessorVersion } from '../api/index.js';
+import type { BatchProcessorRun, Client, CreateBatchProcessorRunInput, ProcessorType, ProcessorVersion } from '../api/index.js';
 import { isApiError, lostAnswerError, paginate, pauseBeforeReadBack, speaks2026 } from '../api/index.js';
 import { configFromEnvelope } from '../expected/index.js';
 import { UsageError } from '../util/errors.js';
 import { batchProgress, buildExport, countItems, exportFromRuns, exportOptions, listBatchRuns, waitForBatch, whileNotAborted } from './export.js';
 import { runPerItem } from './per-item.js';
-import { runEvaluation2026 } from './run-2026.js';
+import { checkOptions2026, runEvaluation2026 } from './run-2026.js';
 import { loadItems, loadSet, prepareOverride, processorName, resolveVersion } from './resolve.js';
+import { loadItems2026, loadSet2026 } from './set-2026.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalProgress, type EvalResult, type RunEvaluationOptions, type Strategy } from './types.js';
 
 function checkOptions(o: RunEvaluationOptions): void {
@@ -71,7 +72,11 @@ async function startBatch(client: Client, body: CreateBatchProcessorRunInput, ve
 
 export async function runEvaluation(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks = {}): Promise<EvalResult> {
   checkOptions(opts);
-  if (speaks2026(client.options.apiVersion)) return runEvaluation2026(client, opts, cb);
+  if (speaks2026(client.options.apiVersion)) {
+    checkOptions2026(opts);
+    // A config override (or per-item asked for) is one run per item on the legacy /processor_runs 2026-02-09 kept (docs/eval.md).
+    if (!opts.config && opts.strategy !== 'per-item') return runEvaluation2026(client, opts, cb);
+  }
   return whileNotAborted(cb.signal, () => evaluate(client, opts, cb));
 }
 
@@ -95,8 +100,15 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
     cb.onProgress?.({ ...p, elapsedMs: performance.now() - started });
   report({ strategy: requested === 'per-item' || opts.config ? 'per-item' : 'batch', phase: 'start', total: 0, created: 0, ended: 0, processed: 0, failed: 0 });
 
-  const set = await loadSet(client, opts.evaluationSetId, signal);
-  const [items, version] = await Promise.all([loadItems(client, set.id, signal), resolveVersion(client, set.entityId, opts.version ?? 'latest', signal)]);
+  // On 2026-02-09 the set and its items are read on its routes (expected outputs turned into the
+  // 2025-04-21 form, the form /processor_runs answers in), the version on the legacy /processors.
+  const on2026 = speaks2026(client.options.apiVersion);
+  if (on2026 && opts.evaluationSetId.trim() === '') throw new UsageError('--evaluation-set must not be empty', { hint: 'pass the id of an evaluation set, such as ev_123' });
+  const set = on2026 ? await loadSet2026(client, opts.evaluationSetId, '--evaluation-set', signal) : await loadSet(client, opts.evaluationSetId, signal);
+  const [items, version] = await Promise.all([
+    on2026 ? loadItems2026(client, set.id, (set as { type: ProcessorType }).type, signal) : loadItems(client, set.id, signal),
+    resolveVersion(client, set.entityId, opts.version ?? 'latest', signal),
+  ]);
   if (items.length === 0) {
     throw new UsageError(`evaluation set ${set.id} has no items; nothing to evaluate`, { hint: 'add items first, for example with `evalkit dataset upload data.csv --evaluation-set ' + set.id + '`' });
   }
@@ -112,7 +124,7 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
   let batch: BatchProcessorRun | undefined;
   let strategy: Strategy = 'per-item';
   if (override) {
-    if (requested === 'auto') notice('--config: one processor run per item, each with the override (the batch endpoint takes no config)');
+    if (requested === 'auto') notice(`--config: one processor run per item, each with the override (the ${on2026 ? 'evaluation set run' : 'batch endpoint'} takes no config)`);
   } else if (requested !== 'per-item') {
     try {
       batch = await startBatch(

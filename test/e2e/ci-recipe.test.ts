@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createClient, type Client } from '../../src/api/index.js';
+import { migrateConfig } from '../../src/config/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runAction } from '../helpers/action.js';
 import { BIN, ROOT } from '../helpers/cli.js';
@@ -158,10 +159,14 @@ describe('examples/github-actions/evalkit.yml', () => {
     return draft.config as Config;
   }
 
+  /** A config file's config in the export's (2025-04-21) layout. */
+  const inExportLayout = (c: Config): unknown => migrateConfig({ ...c, type: 'EXTRACT' }, { to: '2025-04-21', type: 'EXTRACT' }).doc;
+
   /** The export's config, and the config the service ran for each item (the runs, fetched back). */
   async function evaluatedConfigs(): Promise<{ exported: Config; ran: Config[] }> {
     const exp = readJson<{ processor: { config: Config }; items: Array<{ runId?: string }> }>('evalkit/export.json');
-    const ran = await Promise.all(exp.items.map(async (i) => (await client.runs('EXTRACT').retrieve(i.runId!)).raw.config as Config));
+    // Per-item runs are processor runs (the routes 2026-02-09 kept): their configs, like the export's, are in the 2025-04-21 layout.
+    const ran = await Promise.all(exp.items.map(async (i) => (await client.processorRuns.get(i.runId!)).config as Config));
     return { exported: exp.processor.config, ran };
   }
 
@@ -185,7 +190,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     for (const r of results) expect(r.output).not.toContain(GITHUB_TOKEN);
     // On main, main's config file is what was evaluated (and so is the next baseline).
     const { exported, ran } = await evaluatedConfigs();
-    expect(exported).toEqual(readJson<Config>('configs/invoice.json'));
+    expect(exported).toEqual(inExportLayout(readJson<Config>('configs/invoice.json')));
     expect(ran).toHaveLength(12);
     for (const c of ran) expect(c).toEqual(exported);
     // What the upload-artifact step keeps, the next pull request downloads.
@@ -207,7 +212,7 @@ describe('examples/github-actions/evalkit.yml', () => {
     expect(results.map((r) => r.name)).toEqual(['Configs are migrated', 'Dataset is valid', 'Evaluate the checked-out config', 'Report']);
     for (const r of results.slice(0, -1)) expect(r.code, `${r.name}\n${r.output}`).toBe(0);
     const { exported, ran } = await evaluatedConfigs();
-    expect(exported).toEqual(prConfig);
+    expect(exported).toEqual(inExportLayout(prConfig));
     expect(ran).toHaveLength(12);
     for (const c of ran) {
       expect(c.extractionRules).toContain(PR_RULE);
@@ -234,7 +239,9 @@ describe('examples/github-actions/evalkit.yml', () => {
     type Labels = { invoice_number?: string; vendor_name?: string };
     const labelsBy = async (): Promise<Map<string, { id: string; value: Labels }>> => {
       const out = new Map<string, { id: string; value: Labels }>();
-      for await (const item of client.items(env.SET!).listAll()) {
+      // 2026-02-09's list rows carry no expected output: each item is read.
+      for await (const row of client.items(env.SET!).listAll()) {
+        const item = await client.items(env.SET!).retrieve(row.id);
         const value = (item.expectedOutput as { value: Labels }).value;
         out.set(String(value.invoice_number), { id: item.id, value });
       }

@@ -1,5 +1,5 @@
 // evalkit.config.json, `evalkit config show` and `evalkit init` through the built binary.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrateConfig } from '../../src/config/index.js';
@@ -180,35 +180,25 @@ describe('evalkit init', () => {
       ...(migrate ? [] : [{ kind: 'processor-config', file: 'configs/main.json', replaced: false }]),
     ]);
     const evaluated = migrate ? `new-${file}` : 'configs/main.json';
-    expect(out).toMatchObject({ evaluatedConfig: evaluated, apiVersion: '2025-04-21', notes: [expect.stringMatching(/^apiVersion pinned to 2025-04-21, not the default 2026-02-09: the workflow evaluates each pull request's config file \(eval run --config\)/)] });
+    expect(out).toMatchObject({ evaluatedConfig: evaluated, notes: [] });
     const config = JSON.parse(readFileSync(path.join(dir, 'evalkit.config.json'), 'utf8')) as { $schema: string; apiVersion?: string; datasets: Record<string, Record<string, unknown>> };
     expect(config.$schema).toMatch(/evalkit-config\.schema\.json$/);
-    // A version is pinned, so the team stays on it when evalkit's default moves: on the default
-    // (2026-02-09, whose evaluation set run takes no config), 2025-04-21, where eval run --config works.
-    expect(config.apiVersion).toBe('2025-04-21');
+    // The API version in effect (the default here) is pinned, so the team stays on it when evalkit's default moves.
+    expect(config.apiVersion).toBe('2026-02-09');
     expect(config.datasets.main).toMatchObject({ csv: 'data.csv', export: 'reports/main.json', outDir: 'reports/main' });
     const workflow = readFileSync(path.join(dir, '.github/workflows/evalkit.yml'), 'utf8');
     expect(workflow).toContain('config-file: "evalkit.config.json"');
     expect(workflow).toContain('dataset: "main"');
     expect(workflow).toContain('path: "reports/main"');
     expect(workflow).toContain(`PROCESSOR_CONFIG: "${evaluated}"`);
-    // The copy is in the layout of that version: 2025-04-21 configs carry their `type`.
-    if (!migrate) expect(JSON.parse(readFileSync(path.join(dir, 'configs/main.json'), 'utf8'))).toHaveProperty('type');
+    // The copy is in the layout of that version: 2026-02-09 configs carry no `type`.
+    if (!migrate) expect(JSON.parse(readFileSync(path.join(dir, 'configs/main.json'), 'utf8'))).not.toHaveProperty('type');
     // The example row names files/example.pdf: with that file there, the CSV uploads (a dry run, offline).
     mkdirSync(path.join(dir, 'files'));
     writeFileSync(path.join(dir, 'files/example.pdf'), '%PDF-1.4\n');
     const upload = await runCli(['dataset', 'upload', '--config', source, '--dry-run', '--format', 'json'], { cwd: dir, env: CLEAN });
     expect(upload.code, upload.stdout + upload.stderr).toBe(0);
     expect(JSON.parse(upload.stdout)).toMatchObject({ rows: { total: 1, valid: 1, invalid: 0 } });
-  });
-
-  it('an explicit 2026-02-09 is refused (its evaluation set run takes no config): exit 2, nothing written', async () => {
-    const dir = tmp();
-    const r = await runCli(['init', '--config', path.join(CONFIGS, 'invoice-extract.json'), '--dataset', 'main', '--api-version', '2026-02-09'], { cwd: dir, env: CLEAN });
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain('which API version 2026-02-09 cannot do yet');
-    expect(r.stderr).toContain('evalkit init --api-version 2025-04-21');
-    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('pinned to 2025-04-21 (--api-version or EVALKIT_API_VERSION): the config file says so and the copied config is in its layout', async () => {

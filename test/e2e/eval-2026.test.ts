@@ -80,11 +80,11 @@ describe('evalkit eval run --api-version 2026-02-09 (built CLI)', () => {
     expect(stub!.requests).toEqual([]);
   });
 
-  it('--strategy per-item is refused on 2026-02-09 with the way out', async () => {
+  it('--strategy batch is refused on 2026-02-09 with the way out', async () => {
     const { cli } = await setup();
-    const r = await cli(['eval', 'run', '-e', 'ev_stub1', '--strategy', 'per-item']);
+    const r = await cli(['eval', 'run', '-e', 'ev_stub1', '--strategy', 'batch']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--strategy per-item is a 2025-04-21 strategy');
+    expect(r.stderr).toContain('--strategy batch is a 2025-04-21 strategy');
     expect(r.stderr).toContain('--api-version 2025-04-21');
   });
 });

@@ -100,13 +100,16 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     expect(r.stderr).toMatch(/^4 items: /); // the tally, for people watching a JSON run
   });
 
-  test('per-item strategy with a --config override (a saved processor envelope in the old layout)', async () => {
+  // The default (2026-02-09) makes the runs on the legacy /processor_runs it kept; 2025-04-21 (pinned) also sends --priority.
+  test.each([
+    ['2026-02-09', []],
+    ['2025-04-21', ['--api-version', '2025-04-21', '--priority', '10']],
+  ])('per-item strategy with a --config override (a saved processor envelope in the old layout), %s', async (version, extra) => {
     const cfg = path.join(dir, 'candidate.json');
     const old = { type: 'CLASSIFY', fields: CONFIGS.CLASSIFY.classifications, customClassificationRules: 'prefer receipts' };
     writeFileSync(cfg, JSON.stringify({ success: true, processor: { id: 'dp_x', name: 'x', type: 'CLASSIFY', draftVersion: { config: old } } }));
-    const file = path.join(dir, 'override.json');
-    // Pinned: --config overrides and per-item runs exist on 2025-04-21 only (2026-02-09 refuses them: eval-2026.test.ts).
-    const r = await cli(['--api-version', '2025-04-21', 'eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--out', file, '--concurrency', '2', '--priority', '10']);
+    const file = path.join(dir, `override-${version}.json`);
+    const r = await cli([...extra.slice(0, 2), 'eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--out', file, '--concurrency', '2', ...extra.slice(2)]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/note: --config: one processor run per item/);
     expect(r.stdout).toMatch(/· per-item runs ·/);
@@ -114,7 +117,7 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     expect(exp.processor.config).toMatchObject({ type: 'CLASSIFY', classificationRules: 'prefer receipts', classifications: CONFIGS.CLASSIFY.classifications });
     for (const item of exp.items) {
       const run = (await t.call<{ processorRun: Json }>('GET', `/processor_runs/${String(item.runId)}`)).body.processorRun;
-      expect(run).toMatchObject({ source: 'API', priority: 10, config: { classificationRules: 'prefer receipts' }, metadata: { evaluationSetItemId: item.id } });
+      expect(run).toMatchObject({ source: 'API', priority: extra.length ? 10 : 50, config: { classificationRules: 'prefer receipts' }, metadata: { evaluationSetItemId: item.id } });
     }
     const batchOnly = await cli(['--api-version', '2025-04-21', 'eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--strategy', 'batch', '--out', path.join(dir, 'never.json')]);
     expect(batchOnly.code).toBe(2);
@@ -241,11 +244,11 @@ describe('failed runs, timeouts and Ctrl-C', () => {
   });
   afterAll(() => f.close());
 
-  // auto on the default API version is the service's evaluation set run; batch and per-item are 2025-04-21's (pinned).
+  // auto on the default API version is the service's evaluation set run, per-item its legacy processor runs; batch is 2025-04-21's (pinned).
   test.each([
     ['auto', []],
     ['batch', ['--api-version', '2025-04-21']],
-    ['per-item', ['--api-version', '2025-04-21']],
+    ['per-item', []],
   ])('%s: failed runs are in the export with output null and listed on stdout (exit 0)', async (strategy, pin) => {
     const file = path.join(dir, `failed-${strategy}.json`);
     const r = await cli([...pin, 'eval', 'run', '-e', s.setId, '--strategy', strategy, '--out', file], { sandbox: f });
@@ -267,8 +270,8 @@ describe('failed runs, timeouts and Ctrl-C', () => {
     f.sb.pauseEngine();
     try {
       const file = path.join(dir, 'timeout.json');
-      // Pinned: per-item runs exist on 2025-04-21 only (a 2026-02-09 timeout writes nothing: run-2026.test.ts).
-      const r = await cli(['--api-version', '2025-04-21', 'eval', 'run', '-e', s.setId, '--strategy', 'per-item', '--timeout', '1s', '--out', file], { sandbox: f });
+      // On the default (2026-02-09) too: per-item runs are the legacy processor runs (its evaluation set run's timeout writes nothing: run-2026.test.ts).
+      const r = await cli(['eval', 'run', '-e', s.setId, '--strategy', 'per-item', '--timeout', '1s', '--out', file], { sandbox: f });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/10 of 10 items had not finished when --timeout passed/);
       const exp = await readExport(file);

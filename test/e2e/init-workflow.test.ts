@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createClient, type Client } from '../../src/api/index.js';
+import { createClient, DEFAULT_API_VERSION, type Client } from '../../src/api/index.js';
 import { layoutOfApiVersion, migrateConfig } from '../../src/config/index.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runAction } from '../helpers/action.js';
@@ -29,10 +29,9 @@ interface Step {
 type Config = { type: string; extractionRules: string; [key: string]: unknown };
 
 const GITHUB_TOKEN = 'ghs_initWorkflowToken0123456789';
-// The workflow evaluates the pull request's config with `eval run --config`, which the evaluation
-// set run of API 2026-02-09 (the default) cannot do: init run on the default pins the repository to
-// 2025-04-21 (src/cli/init.ts), and the service is set up in that version here.
-const API_VERSION = '2025-04-21';
+// The default version (2026-02-09): an extractor (`ex_`) and its set; the workflow's `eval run
+// --config` makes one legacy processor run per item with the pull request's config.
+const API_VERSION = DEFAULT_API_VERSION;
 
 describe('the workflow evalkit init writes', () => {
   let sandbox: SandboxHandle;
@@ -50,6 +49,7 @@ describe('the workflow evalkit init writes', () => {
     repo = mkdtempSync(path.join(os.tmpdir(), 'evalkit-init-wf-'));
     const config = migrateConfig(JSON.parse(readFileSync(path.join(ROOT, 'datasets/configs/invoice-extract.json'), 'utf8')), { to: layoutOfApiVersion(API_VERSION) }).doc as Config;
     processorId = (await client.entities('EXTRACT').create({ name: 'invoices', config })).id;
+    expect(processorId).toMatch(/^ex_/);
     setId = (await client.sets.create({ name: 'invoices', entityId: processorId })).id;
   });
 
@@ -76,12 +76,11 @@ describe('the workflow evalkit init writes', () => {
 
   it("init against a sandbox commits no sandbox address; on a pull request the workflow evaluates the pull request's config and keeps the reports", async () => {
     const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' };
-    const sandboxEnv = { ...base, EVALKIT_BASE_URL: sandbox.url, EVALKIT_API_TOKEN: sandbox.token, EVALKIT_API_VERSION: API_VERSION };
-    // init itself runs on the default version and pins the repository to 2025-04-21, saying why.
-    const { EVALKIT_API_VERSION: _pinned, ...defaultEnv } = sandboxEnv;
-    const init = await sh(process.execPath, [BIN, 'init', '--processor', processorId, '--evaluation-set', setId, '--dataset', 'invoices'], defaultEnv);
+    // No version set anywhere: init writes the one in effect, the default, and the workflow runs on it.
+    const sandboxEnv = { ...base, EVALKIT_BASE_URL: sandbox.url, EVALKIT_API_TOKEN: sandbox.token };
+    const init = await sh(process.execPath, [BIN, 'init', '--processor', processorId, '--evaluation-set', setId, '--dataset', 'invoices'], sandboxEnv);
     expect(init.code, init.output).toBe(0);
-    expect(init.output).toContain('apiVersion pinned to 2025-04-21, not the default 2026-02-09');
+    expect(init.output).not.toContain('pinned');
     expect(init.output).toContain(`baseUrl not written: ${sandbox.url} is a loopback address`);
     const committed = ['evalkit.config.json', 'data.csv', '.github/workflows/evalkit.yml', 'configs/invoices.json'];
     for (const f of committed) {
@@ -155,10 +154,11 @@ describe('the workflow evalkit init writes', () => {
 
     // Every run of the evaluation carried the pull request's rule, not the draft's.
     const exp = JSON.parse(readFileSync(path.join(repo, 'reports/invoices.json'), 'utf8')) as { processor: { config: Config }; items: Array<{ runId: string }> };
-    expect(exp.processor.config).toEqual(prConfig);
+    // The export keeps configs in the 2025-04-21 layout: the pull request's config, migrated.
+    expect(exp.processor.config).toEqual(migrateConfig({ ...prConfig, type: 'EXTRACT' }, { to: '2025-04-21', type: 'EXTRACT' }).doc);
     expect(exp.items).toHaveLength(12);
     for (const item of exp.items) {
-      const config = (await client.runs('EXTRACT').retrieve(item.runId)).raw.config as Config;
+      const config = (await client.processorRuns.get(item.runId)).config as Config;
       expect(config.extractionRules).toContain(PR_RULE);
       expect(config.extractionRules).not.toContain(OTHER_RULE);
     }

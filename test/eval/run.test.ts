@@ -124,6 +124,31 @@ describe('runEvaluation: per-item strategy', () => {
     await expect(runEvaluation(v25(t, rec.fetch), { evaluationSetId: ex.setId, strategy: 'batch' })).rejects.toThrow(/no POST \/batch_processor_runs \(404\)/);
   });
 
+  test('on 2026-02-09 (the default) --config makes the runs on the legacy routes it kept: set and items on its routes, no evaluation set run', async () => {
+    const rec = recorder();
+    // A 2026-02-09-layout override (no `type` inside): sent to /processor_runs in the 2025-04-21 layout.
+    const override: Json = { ...CONFIGS.EXTRACT, extractionRules: 'candidate rules 2026' };
+    delete override.type;
+    const notices: string[] = [];
+    const r = await runEvaluation(clientOf(t, rec.fetch), { evaluationSetId: ex.setId, version: '1.0', config: override, concurrency: 2, ...FAST }, { onNotice: (m) => notices.push(m) });
+    expect(r).toMatchObject({ strategy: 'per-item', batchRunId: null, counts: { items: 5, processed: 5 } });
+    expect(notices.join('\n')).toMatch(/one processor run per item, each with the override \(the evaluation set run takes no config\)/);
+    expect(r.export.processor).toMatchObject({ id: ex.processorId, type: 'EXTRACT', version: '1.0', config: { type: 'EXTRACT', extractionRules: 'candidate rules 2026' } });
+    const posts = rec.calls.filter((c) => c.method === 'POST').map((c) => c.path);
+    expect(posts).toEqual(new Array<string>(5).fill('/processor_runs'));
+    expect(rec.calls.some((c) => c.path.startsWith(`/evaluation_sets/${ex.setId}/items`))).toBe(true);
+    expect(rec.calls.some((c) => c.path.startsWith(`/processors/${ex.processorId}/versions`))).toBe(true);
+    for (const item of r.export.items) {
+      const run = (await t.call<{ processorRun: Json }>('GET', `/processor_runs/${item.runId}`)).body.processorRun;
+      expect(run).toMatchObject({ status: 'PROCESSED', processorVersion: '1.0', config: { extractionRules: 'candidate rules 2026' }, metadata: { evaluationSetId: ex.setId, evaluationSetItemId: item.id } });
+      expect(item.output).toEqual(run.output);
+    }
+    // The same items, expected outputs and outputs as the same evaluation on 2025-04-21.
+    const old = await runEvaluation(v25(t), { evaluationSetId: ex.setId, version: '1.0', config: override, ...FAST });
+    const strip = (items: typeof r.export.items) => items.map(({ runId: _r, durationMs: _d, ...rest }) => rest);
+    expect(strip(r.export.items)).toEqual(strip(old.export.items));
+  });
+
   test('a config of another processor type is an input error naming /type', async () => {
     const err = await runEvaluation(v25(t), { evaluationSetId: ex.setId, config: CONFIGS.CLASSIFY, configFile: 'cand.json' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
