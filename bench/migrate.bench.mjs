@@ -36,7 +36,8 @@ const DIR = strFlag('dir', existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir());
 const TO = strFlag('to', '2025-04-21');
 const JQ = path.join(here, TO === '2026-02-09' ? 'migrate-2026-02-09.jq' : 'migrate.jq');
 // To 2026-02-09 the splitter expected outputs lose their split ids and identifiers (lossy, spec 3.7).
-const EVALKIT_TO = TO === '2025-04-21' ? [] : ['--to', TO, ...(TO === '2026-02-09' ? ['--allow-lossy'] : [])];
+// Always explicit: migrate's default --to follows the API version in effect (2026-02-09 by default).
+const EVALKIT_TO = ['--to', TO, ...(TO === '2026-02-09' ? ['--allow-lossy'] : [])];
 
 // Deterministic pseudo-random numbers, so every run migrates the same files.
 let seed = 42;
