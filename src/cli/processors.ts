@@ -62,6 +62,11 @@ function noun(p: ProcessorJson): string {
   return p.object === 'extractor' || p.object === 'classifier' || p.object === 'splitter' ? p.object : 'processor';
 }
 
+/** The noun of an id: `ex_` extractor, `cl_` classifier, `spl_` splitter, else processor (`dp_`). */
+function nounOfId(id: string): string {
+  return id.startsWith('ex_') ? 'extractor' : id.startsWith('cl_') ? 'classifier' : id.startsWith('spl_') ? 'splitter' : 'processor';
+}
+
 function sourceLine(c: ConfigChange): string {
   const s = c.source;
   if (!s) return '';
@@ -179,8 +184,8 @@ const publish = defineCommand<PublishArgs>({
     const { client, processors } = await core();
     const { alreadyPublished, answerLost, ...v } = await processors.publishProcessor(client, a.id, { releaseType: a.release, description: a.description, type: a.type });
     if (a.format === 'json') outJson({ version: v, published: !alreadyPublished, ...(answerLost ? { answerLost } : {}) });
-    else if (alreadyPublished) out(`processor ${a.id}: ${v.version} (${v.id}) already holds the draft's config; nothing published`);
-    else out(`processor ${a.id}: published ${v.version} (${v.id})${v.description ? `: ${v.description}` : ''}${answerLost ? ' (its answer was lost; found in the version list)' : ''}`);
+    else if (alreadyPublished) out(`${nounOfId(a.id)} ${a.id}: ${v.version} (${v.id}) already holds the draft's config; nothing published`);
+    else out(`${nounOfId(a.id)} ${a.id}: published ${v.version} (${v.id})${v.description ? `: ${v.description}` : ''}${answerLost ? ' (its answer was lost; found in the version list)' : ''}`);
     return 0;
   },
 });
@@ -219,7 +224,7 @@ const diff = defineCommand<DiffArgs>({
     const d = await processors.diffVersions(client, a.id, String(a.v1), String(a.v2), undefined, a.type);
     if (a.format === 'json') outJson(d);
     else {
-      out(`processor ${d.processorId}: ${d.from.version} (${d.from.id}) -> ${d.to.version} (${d.to.id}): ${d.patch.length === 0 ? 'same config' : `${d.patch.length} change${d.patch.length === 1 ? '' : 's'}`}`);
+      out(`${nounOfId(d.processorId)} ${d.processorId}: ${d.from.version} (${d.from.id}) -> ${d.to.version} (${d.to.id}): ${d.patch.length === 0 ? 'same config' : `${d.patch.length} change${d.patch.length === 1 ? '' : 's'}`}`);
       for (const l of d.summary) out(`  ${l}`);
     }
     return a.exitCode && d.patch.length > 0 ? 1 : 0;

@@ -106,7 +106,7 @@ describe('processors create', () => {
     writeFileSync(other, JSON.stringify({ ...INVOICE_CONFIG, extractionRules: 'Dates as ISO 8601.' }));
     const refused = await runCli(['processors', 'create', '--name', 'same', '--type', 'EXTRACT', '--config', other], { env: direct, cwd: dir });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`a EXTRACT extractor named "same" exists already (${id}), with another draft config`);
+    expect(refused.stderr).toContain(`an EXTRACT extractor named "same" exists already (${id}), with another draft config`);
     expect(refused.stderr).toContain(`evalkit processors update ${id} --config FILE`);
     expect(await processorsNamed(client, 'same')).toEqual([id]);
   });
@@ -137,7 +137,7 @@ describe('processors publish', () => {
     const created = JSON.parse(ok(await runCli(['processors', 'create', '--name', 'pub', '--type', 'EXTRACT', '--config', configFile(dir), '--format', 'json'], { env: direct, cwd: dir })).stdout) as { processor: { id: string } };
     const id = created.processor.id;
     const r = ok(await runCli(['processors', 'publish', id, '--release', 'major'], { env: lossy, cwd: dir }));
-    expect(r.stdout).toMatch(new RegExp(`^processor ${id}: published 1\\.0 \\(exv_\\w+\\) \\(its answer was lost; found in the version list\\)\\n$`));
+    expect(r.stdout).toMatch(new RegExp(`^extractor ${id}: published 1\\.0 \\(exv_\\w+\\) \\(its answer was lost; found in the version list\\)\\n$`));
     expect(proxy.dropped).toHaveLength(1);
     expect(await published(client, id)).toEqual(['1.0']);
     // Run again (the answer lost again): the draft is 1.0's config, so nothing more is published.

@@ -68,7 +68,7 @@ describe('evalkit processors on API version 2026-02-09 against the sandbox', () 
       const id = ids[k.kind];
       const p1 = await cli('publish', id, '--release', 'major', '--description', 'first');
       expect(p1.stderr).toBe('');
-      expect(p1.stdout).toMatch(new RegExp(`^processor ${id}: published 1\\.0 \\(${k.prefix}v_\\w+\\): first\\n$`));
+      expect(p1.stdout).toMatch(new RegExp(`^${k.kind} ${id}: published 1\\.0 \\(${k.prefix}v_\\w+\\): first\\n$`));
       const versions = json<{ versions: Array<{ version: string; config: Record<string, unknown> }> }>(await cli('versions', id, '--format', 'json')).versions;
       expect(versions.map((v) => v.version)).toEqual(['draft', '1.0']);
       expect(versions[1].config).toEqual(versions[0].config);
@@ -77,7 +77,7 @@ describe('evalkit processors on API version 2026-02-09 against the sandbox', () 
       const u = await cli('update', id, '--config', edited);
       expect(u.stderr).toBe('');
       expect(u.stdout).toBe(`${k.kind} ${id} "my ${k.kind}": draft updated; config from ${edited}\n`);
-      expect((await cli('publish', id, '--release', 'minor')).stdout).toMatch(new RegExp(`^processor ${id}: published 1\\.1 `));
+      expect((await cli('publish', id, '--release', 'minor')).stdout).toMatch(new RegExp(`^${k.kind} ${id}: published 1\\.1 `));
       const same = await cli('publish', id, '--release', 'minor', '--format', 'json');
       expect(json<{ published: boolean; version: { version: string } }>(same)).toMatchObject({ published: false, version: { version: '1.1' } });
       const v = await cli('versions', id);

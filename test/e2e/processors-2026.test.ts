@@ -60,7 +60,7 @@ describe('evalkit processors on API version 2026-02-09', () => {
     it('publish, update the draft from a saved 2026-02-09 config, publish minor; versions, get and diff read it back', async () => {
       const id = ids[k.kind];
       const p1 = await cli('publish', id, '--release', 'major', '--description', 'first');
-      expect(p1.stdout).toMatch(new RegExp(`^processor ${id}: published 1\\.0 \\(${k.prefix}v_\\w+\\): first\\n$`));
+      expect(p1.stdout).toMatch(new RegExp(`^${k.kind} ${id}: published 1\\.0 \\(${k.prefix}v_\\w+\\): first\\n$`));
       const versions = json<{ versions: Array<{ version: string; config: Record<string, unknown> }> }>(await cli('versions', id, '--format', 'json')).versions;
       expect(versions.map((v) => v.version)).toEqual(['draft', '1.0']);
       // The list answers summaries: each config was read from its version.
@@ -69,7 +69,7 @@ describe('evalkit processors on API version 2026-02-09', () => {
       writeFileSync(edited, JSON.stringify({ ...versions[0].config, [k.rules]: 'Be brief.' }));
       const u = await cli('update', id, '--config', edited);
       expect(u.stdout).toBe(`${k.kind} ${id} "my ${k.kind}": draft updated; config from ${edited}\n`);
-      expect((await cli('publish', id, '--release', 'minor')).stdout).toMatch(new RegExp(`^processor ${id}: published 1\\.1 `));
+      expect((await cli('publish', id, '--release', 'minor')).stdout).toMatch(new RegExp(`^${k.kind} ${id}: published 1\\.1 `));
       const same = await cli('publish', id, '--release', 'minor', '--format', 'json');
       expect(json<{ published: boolean; version: { version: string } }>(same)).toMatchObject({ published: false, version: { version: '1.1' } });
       const v = await cli('versions', id);
@@ -97,7 +97,7 @@ describe('evalkit processors on API version 2026-02-09', () => {
     const id = created.processor.id;
     stub.loseNextAnswer('POST', `/splitters/${id}/versions`);
     const p = await cli('publish', id, '--release', 'major');
-    expect(p.stdout).toMatch(new RegExp(`^processor ${id}: published 1\\.0 \\(splv_\\w+\\) \\(its answer was lost; found in the version list\\)\\n$`));
+    expect(p.stdout).toMatch(new RegExp(`^splitter ${id}: published 1\\.0 \\(splv_\\w+\\) \\(its answer was lost; found in the version list\\)\\n$`));
     expect(stub.requests.filter((q) => q.method === 'POST' && q.url === `/splitters/${id}/versions`)).toHaveLength(1);
     ids.lostSplitter = id;
   }, 60_000);
