@@ -5,6 +5,7 @@ export { createClient, clientFromEnv, guessContentType, DEFAULT_API_VERSION, DEF
 export { API_2026_02_09, speaks2026 } from './version.js';
 export { WORKSPACE_HEADER } from './http.js';
 export { typeOfId, isVersionId } from './ids.js';
+export { kindOfType } from './model-2026-02-09.js';
 export { runBody2026 } from './facade.js';
 export { MAX_ITEMS_PER_CREATE_2025, MAX_ITEMS_PER_CREATE_2026 } from './evaluationSets.js';
 export type { StoredFile, EvalSet, SetItem, NewItem, FileContentFlags, FileOps, SetOps, ItemOps } from './evaluationSets.js';

@@ -260,7 +260,7 @@ const run = defineCommand<RunArgs>({
         .option('fuzzy-match-fields', { type: 'string', array: true, default: [] as string[], describe: 'field paths compared fuzzily (comma-separated, repeatable); recorded in the export' })
         .option('exclude-fields', { type: 'string', array: true, default: [] as string[], describe: 'field paths left out of the metrics (comma-separated, repeatable); recorded in the export' })
         .option('concurrency', { type: 'number', default: 8, describe: 'per-item: runs in flight at once (1-256)' })
-        .option('priority', { type: 'number', describe: 'run priority 1-100, lower served first under rate limiting (service default 50)' }),
+        .option('priority', { type: 'number', describe: 'run priority 1-100, lower served first under rate limiting (service default 50); with per-item runs only on 2026-02-09 (an evaluation set run takes none)' }),
     )
       .example('$0 eval run -e ev_123', 'latest version; writes reports/ev_123-<version>.json')
       .example('$0 eval run --version draft', 'the set, fields and export path from evalkit.config.json (docs/configuration.md)')

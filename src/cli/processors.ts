@@ -4,7 +4,7 @@
  * flags, calls src/processors, renders.
  */
 import type { Argv } from 'yargs';
-import type { ProcessorType } from '../api/index.js';
+import { kindOfType, typeOfId, type ProcessorType } from '../api/index.js';
 import type { ConfigChange, ProcessorJson, VersionJson } from '../processors/index.js';
 import { listSubcommands, defineCommand } from './command.js';
 import { formatOption, out, outJson } from './io.js';
@@ -63,8 +63,10 @@ function noun(p: ProcessorJson): string {
 }
 
 /** The noun of an id: `ex_` extractor, `cl_` classifier, `spl_` splitter, else processor (`dp_`). */
+/** What to call the thing an id names: its kind by its prefix (src/api/ids.ts), else "processor" (dp_ ids). */
 function nounOfId(id: string): string {
-  return id.startsWith('ex_') ? 'extractor' : id.startsWith('cl_') ? 'classifier' : id.startsWith('spl_') ? 'splitter' : 'processor';
+  const type = typeOfId(id);
+  return type ? kindOfType(type) : 'processor';
 }
 
 function sourceLine(c: ConfigChange): string {

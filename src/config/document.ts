@@ -3,7 +3,7 @@ import { EvalkitError, InputError } from '../util/errors.js';
 import { isPlainObject, toPointer, valueAt } from '../util/json.js';
 import { at, detectRange, resolveType, type Segment, type Site } from './detect.js';
 import { lossyError, planConfig, setOwn, type Plan, type PlanOptions } from './plan.js';
-import { applyPlan, compose, membersOf, type Member } from './members.js';
+import { applyPlan, compose, inPlaceOf, membersOf, type Edit, type Member } from './members.js';
 import { expectedDown, expectedLayout, expectedUp } from './step-2026-02-09.js';
 import { convertFieldsOutput, isFieldsOutput } from './fields-schema.js';
 import { fieldsRunOf, type FieldsRun } from './fields-run.js';
@@ -158,9 +158,8 @@ function sourceLayout(config: Record<string, unknown>, type: ProcessorType, enve
 
 interface OutputOutcome {
   next: Record<string, unknown>;
-  /** null when nothing changes; empty with `rename` when only the list's key is renamed. */
-  members: Member[] | null;
-  rename: [string, string] | null;
+  /** The text changes at the output's path (`base`); null when nothing changes. */
+  changes: TextChange[] | null;
   from: Layout | null;
   dropped: Dropped[];
 }
@@ -179,10 +178,11 @@ function migrateOutput(output: Record<string, unknown>, type: ProcessorType, exp
   const oldList = type === 'SPLITTER' && output[SPLITTER_OUTPUT_KEY[OLD_LAYOUT]] !== undefined;
   const shown = expected && !oldList ? expectedLayout(output, type) : null;
   if (shown === LATEST_LAYOUT || (shown && from === null)) from = shown;
-  if (!expected) {
-    if (!plan.rename) return { next: output, members: null, rename: null, from, dropped: [] };
-    return { next: renameKey(output, ...plan.rename), members: [], rename: plan.rename, from, dropped: [] };
-  }
+  const renameOnly = (): OutputOutcome =>
+    plan.rename
+      ? { next: renameKey(output, ...plan.rename), changes: [{ path: site.path, rename: plan.rename }], from, dropped: [] }
+      : { next: output, changes: null, from, dropped: [] };
+  if (!expected) return renameOnly();
   let members: Member[] | null = null;
   let cur = output;
   const stage = (ms: Member[]) => {
@@ -190,8 +190,6 @@ function migrateOutput(output: Record<string, unknown>, type: ProcessorType, exp
     cur = applyPlan(cur, ms);
   };
   let lossy: Lossy[] = [];
-  const renameOnly = (): OutputOutcome =>
-    plan.rename ? { next: renameKey(output, ...plan.rename), members: [], rename: plan.rename, from, dropped: [] } : { next: output, members: null, rename: null, from, dropped: [] };
   if (upTo2026 && type === 'EXTRACT' && isFieldsOutput(output)) {
     const r = fieldsOutputUp(output, opts, site);
     stage(r.members);
@@ -208,17 +206,83 @@ function migrateOutput(output: Record<string, unknown>, type: ProcessorType, exp
       const inputAt = `${toPointer(site.path)}/${plan.rename[0]}/`;
       for (const l of lossy) if (l.path[0] === plan.rename[1]) l.pointer = inputAt + l.pointer.slice(renamedAt.length);
     }
+    if (lossy.length && !opts.allowLossy) throw lossyError(lossy, opts.to, site);
+    const split = splitEdits(output, plan.rename, r.edits, site);
+    if (split) return { next: split.next, changes: split.changes, from, dropped: droppedOf(lossy) };
     stage(membersOf(cur, r.edits));
   } else {
     const edits = oldList ? [] : expectedDown(cur, type);
     if (edits.length === 0) return renameOnly();
+    const split = splitEdits(output, plan.rename, edits, site);
+    if (split) return { next: split.next, changes: split.changes, from, dropped: [] };
     stage(membersOf(cur, edits));
     if (plan.rename) stage(renamed(cur));
   }
   if (lossy.length && !opts.allowLossy) throw lossyError(lossy, opts.to, site);
-  const dropped = lossy.map(({ pointer, key, value }) => ({ pointer, key, value }));
-  if (members === null) return { next: output, members: null, rename: null, from, dropped };
-  return { next: cur, members, rename: null, from, dropped };
+  const dropped = droppedOf(lossy);
+  if (members === null) return { next: output, changes: null, from, dropped };
+  const ms: Member[] = members;
+  return { next: cur, changes: [{ path: site.path, members: ms, inPlace: inPlaceOf(ms, Object.keys(output)) }], from, dropped };
+}
+
+function isTopDrop(e: Edit): boolean {
+  return e.kind === 'drop' && e.path.length === 1;
+}
+
+function droppedOf(lossy: readonly Lossy[]): Dropped[] {
+  const out: Dropped[] = [];
+  for (const l of lossy) out.push({ pointer: l.pointer, key: l.key, value: l.value });
+  return out;
+}
+
+/**
+ * Edits that all lie inside the splits of a splitter output (paths ["splits", index, ...]: split
+ * ids and identifiers going up, ids going down), made split by split: each split changed on its
+ * own (going up in place: members left out), the list's key renamed in place, instead of the whole
+ * output re-laid out. null when an edit lies elsewhere. The output's list key is `rename[0]` when
+ * it is renamed (the edits name it "splits", the key of 2025-04-21 and 2026-02-09).
+ */
+function splitEdits(output: Record<string, unknown>, rename: [string, string] | null, edits: readonly Edit[], site: Site): { next: Record<string, unknown>; changes: TextChange[] } | null {
+  const listKey = SPLITTER_OUTPUT_KEY[NEW_LAYOUT];
+  const source = rename ? rename[0] : listKey;
+  const target = rename ? rename[1] : listKey;
+  const list = output[source];
+  if (!Array.isArray(list)) return null;
+  const byItem = new Map<number, Edit[]>();
+  for (const e of edits) {
+    const i = e.path[1];
+    if (e.path.length < 3 || e.path[0] !== listKey || typeof i !== 'number' || !isPlainObject(list[i])) return null;
+    const inner = { ...e, path: e.path.slice(2) } as Edit;
+    const got = byItem.get(i);
+    if (got) got.push(inner);
+    else byItem.set(i, [inner]);
+  }
+  const changes: TextChange[] = rename ? [{ path: site.path, rename }] : [];
+  const nextList = list.slice();
+  for (const [i, itemEdits] of byItem) {
+    const item = list[i] as Record<string, unknown>;
+    const path = [...site.path, source, i];
+    const at = [...site.path, target, i];
+    if (itemEdits.every(isTopDrop)) {
+      // Members left out (ids and identifiers going up): the others kept in place.
+      const ms: Member[] = [];
+      const kept: Record<string, unknown> = {};
+      for (const k of Object.keys(item)) {
+        if (itemEdits.some((e) => e.path[0] === k)) continue;
+        ms.push({ key: k, from: [k] });
+        setOwn(kept, k, item[k]);
+      }
+      nextList[i] = kept;
+      changes.push({ path, at, members: ms, inPlace: true });
+      continue;
+    }
+    const ms = membersOf(item, itemEdits);
+    nextList[i] = applyPlan(item, ms);
+    changes.push({ path, at, members: ms, inPlace: inPlaceOf(ms, Object.keys(item)) });
+  }
+  const next: Record<string, unknown> = {};
+  for (const k of Object.keys(output)) setOwn(next, k === source ? target : k, k === source ? nextList : output[k]);
+  return { next, changes };
 }
 
 /**
@@ -293,7 +357,7 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
         dropped.push(...r.dropped.map((d) => withLine(d, where.line)));
         if (r.plan) {
           reps.push({ path: spot.path, value: r.next });
-          textChanges.push({ path: spot.path, members: r.plan.members, renameOnly: r.plan.renameOnly });
+          textChanges.push({ path: spot.path, members: r.plan.members, inPlace: r.plan.inPlace });
         }
         if (opts.validate && r.type) {
           for (const f of validateConfig(r.next, opts.to, r.type)) {
@@ -308,11 +372,11 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
         if (type === 'SPLITTER' ? !splitterShape : !spot.expected) continue;
         const r = migrateOutput(value, type, spot.expected === true, opts, site);
         for (const d of r.dropped) dropped.push(withLine(d, where.line));
-        if (r.members) {
+        if (r.changes) {
           reps.push({ path: spot.path, value: r.next });
-          textChanges.push(r.rename && r.members.length === 0 ? { path: spot.path, rename: r.rename } : { path: spot.path, members: r.members, renameOnly: false });
+          for (const c of r.changes) textChanges.push(c);
         }
-        spots.push({ pointer, kind: 'output', type, from: r.from, changed: r.members !== null });
+        spots.push({ pointer, kind: 'output', type, from: r.from, changed: r.changes !== null });
       }
     } catch (e) {
       if (!(e instanceof EvalkitError)) throw e;

@@ -19,6 +19,21 @@ export function applyPlan(config: Record<string, unknown>, members: readonly Mem
   return out;
 }
 
+/**
+ * Whether `members` keep or rename keys of an object whose keys are `keys`, each at most once and
+ * in their order, the other keys left out: then the text can be changed in place (text.ts) instead
+ * of re-laid out.
+ */
+export function inPlaceOf(members: readonly Member[], keys: readonly string[]): boolean {
+  let k = 0;
+  for (const m of members) {
+    if (!('from' in m) || m.from.length !== 1) return false;
+    while (k < keys.length && keys[k] !== m.from[0]) k++;
+    if (k++ === keys.length) return false;
+  }
+  return true;
+}
+
 /** obj[key] = value, also for "__proto__" (which JSON.parse makes an ordinary member). */
 export function setOwn(obj: Record<string | number, unknown>, key: string | number, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });

@@ -1,6 +1,6 @@
 import { InputError } from '../util/errors.js';
 import { at, type Site } from './detect.js';
-import { applyPlan, compose, sourcePath, type Member } from './members.js';
+import { applyPlan, compose, inPlaceOf, sourcePath, type Member } from './members.js';
 import { stepsBetween, type Lossy, type StepOptions } from './steps.js';
 import { toPointer } from '../util/json.js';
 import type { Dropped, Finding, Layout, ProcessorType } from './types.js';
@@ -10,8 +10,8 @@ export { applyPlan, setOwn } from './members.js';
 
 export interface Plan {
   members: Member[];
-  /** True when every member is a kept or renamed top-level key in the original order. */
-  renameOnly: boolean;
+  /** True when every member is a kept or renamed top-level key in the original order (others left out): see inPlaceOf. */
+  inPlace: boolean;
 }
 
 export interface PlanResult {
@@ -53,8 +53,7 @@ export function planConfig(config: Record<string, unknown>, type: ProcessorType,
   const ms = members!;
   const identity = ms.length === keys.length && ms.every((m, i) => 'from' in m && m.from.length === 1 && m.key === m.from[0] && keys[i] === m.key);
   if (identity) return { plan: null, next: config, dropped: [], warnings };
-  const renameOnly = ms.length === keys.length && ms.every((m, i) => 'from' in m && m.from.length === 1 && keys[i] === m.from[0]);
-  return { plan: { members: ms, renameOnly }, next: cur, dropped: lossy.map(({ pointer, key, value }) => ({ pointer, key, value })), warnings };
+  return { plan: { members: ms, inPlace: inPlaceOf(ms, keys) }, next: cur, dropped: lossy.map(({ pointer, key, value }) => ({ pointer, key, value })), warnings };
 }
 
 function relocate(l: Lossy, members: readonly Member[], site: Site): Lossy {

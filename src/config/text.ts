@@ -26,9 +26,14 @@ interface ObjectSpan {
   props: Prop[];
 }
 
+/**
+ * One object to change: `path` is where it is in the text, `at` where it is in the migrated
+ * document when a rename above it moved it (an expected output's split whose list was renamed).
+ * `inPlace` (see inPlaceOf): every member keeps or renames a key of the object, in its order.
+ */
 export type TextChange =
-  | { path: readonly Segment[]; members: readonly Member[]; renameOnly: boolean }
-  | { path: readonly Segment[]; rename: readonly [string, string] };
+  | { path: readonly Segment[]; at?: readonly Segment[]; members: readonly Member[]; inPlace: boolean }
+  | { path: readonly Segment[]; at?: readonly Segment[]; rename: readonly [string, string] };
 
 const SPACE = 32;
 const TAB = 9;
@@ -165,20 +170,53 @@ function readArray(s: Scanned, start: number): Array<[number, number]> {
   }
 }
 
-/** Offset of the value at `path`. Duplicate keys resolve to the last one, as JSON.parse does. */
-function find(s: Scanned, root: number, path: readonly Segment[]): number {
-  let pos = root;
-  for (const seg of path) {
-    if (s.t.charCodeAt(pos) === LBRACKET) pos = readArray(s, pos)[seg as number][0];
-    else {
-      const props = readObject(s, pos).props;
-      let hit: Prop | undefined;
-      for (const p of props) if (p.key === String(seg)) hit = p;
-      if (!hit) throw new Error(`no member ${String(seg)}`);
-      pos = hit.valueStart;
-    }
+/**
+ * Offsets of the values at paths, for the changes of one text in turn: a path that shares its
+ * start with the one before resumes from there (the splits of one output share all but their
+ * index), and the container last read is read again only when it changes. Duplicate keys resolve
+ * to the last one, as JSON.parse does.
+ */
+class Finder {
+  private path: readonly Segment[] = [];
+  /** at[k]: offset of the value at path[0..k). */
+  private at: number[];
+  private read = -1;
+  private items: Array<[number, number]> = [];
+  private props: Prop[] = [];
+
+  constructor(private readonly s: Scanned, root: number) {
+    this.at = [root];
   }
-  return pos;
+
+  find(path: readonly Segment[]): number {
+    const prev = this.path;
+    let k = 0;
+    while (k < path.length && k < prev.length && path[k] === prev[k]) k++;
+    this.at.length = k + 1;
+    let pos = this.at[k];
+    for (; k < path.length; k++) {
+      const seg = path[k];
+      if (this.s.t.charCodeAt(pos) === LBRACKET) {
+        if (this.read !== pos) {
+          this.items = readArray(this.s, pos);
+          this.read = pos;
+        }
+        pos = this.items[seg as number][0];
+      } else {
+        if (this.read !== pos) {
+          this.props = readObject(this.s, pos).props;
+          this.read = pos;
+        }
+        let hit: Prop | undefined;
+        for (const p of this.props) if (p.key === String(seg)) hit = p;
+        if (!hit) throw new Error(`no member ${String(seg)}`);
+        pos = hit.valueStart;
+      }
+      this.at.push(pos);
+    }
+    this.path = path;
+    return pos;
+  }
 }
 
 interface Edit {
@@ -200,15 +238,18 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
   const root = skipWs(text, bom);
   const scanned = scan(text, root);
   const edits: Edit[] = [];
+  const finder = new Finder(scanned, root);
   for (const change of changes) {
-    const span = readObject(scanned, find(scanned, root, change.path));
+    const span = readObject(scanned, finder.find(change.path));
     refuseDuplicateKeys(span, change.path);
-    const expected = valueAt(migrated, change.path);
-    // Renames are made in place, keeping every byte but the keys (an object with a key twice
-    // was refused above). Each kind of edit is a function apart: V8 compiles them as smaller units, and when objects
-    // of a new shape reach the rename check only that small function is compiled again.
-    if (!('rename' in change) && !change.renameOnly) relayoutEdit(scanned, span, change, expected, edits);
-    else renameEdits(span, change, expected, edits);
+    const expected = valueAt(migrated, change.at ?? change.path);
+    // Renames and members left out are made in place, keeping every other byte (an object with a
+    // key twice was refused above). Each kind of edit is a function apart: V8 compiles them as
+    // smaller units, and when objects of a new shape reach the key check only that small function
+    // is compiled again.
+    if ('rename' in change) renameEdits(span, change, expected, edits);
+    else if (change.inPlace) inPlaceEdits(span, change, expected, edits);
+    else relayoutEdit(scanned, span, change, expected, edits);
   }
   edits.sort(byStartDescending);
   let out = text;
@@ -236,21 +277,48 @@ function relayoutEdit(scanned: Scanned, span: ObjectSpan, change: Extract<TextCh
   edits.push({ start: span.start, end: span.end, text: rendered });
 }
 
-/** The renamed keys in place, checked: the object's keys must then be the migrated object's, in order. */
-function renameEdits(span: ObjectSpan, change: TextChange, expected: unknown, edits: Edit[]): void {
+/** The renamed key in place, checked: the object's keys must then be the migrated object's, in order. */
+function renameEdits(span: ObjectSpan, change: Extract<TextChange, { rename: readonly [string, string] }>, expected: unknown, edits: Edit[]): void {
   const props = span.props;
   const keys: string[] = [];
   for (const p of props) keys.push(p.key);
-  if ('rename' in change) renameKeyEdit(props, keys, change.rename[0], change.rename[1], edits);
-  else for (const m of change.members) if ('from' in m && m.key !== m.from[0]) renameKeyEdit(props, keys, m.from[0], m.key, edits);
+  const i = lastPropIndex(props, change.rename[0]);
+  keys[i] = change.rename[1];
+  edits.push({ start: props[i].keyStart, end: props[i].keyEnd, text: JSON.stringify(change.rename[1]) });
   if (!isPlainObject(expected) || !hasKeys(expected, keys)) throw wrongEdit(change, 'the renamed keys are not those of the migrated object');
 }
 
-function renameKeyEdit(props: readonly Prop[], keys: string[], from: string, to: string, edits: Edit[]): void {
-  const i = lastPropIndex(props, from);
-  const p = props[i];
-  keys[i] = to;
-  edits.push({ start: p.keyStart, end: p.keyEnd, text: JSON.stringify(to) });
+/**
+ * Members that keep or rename the object's own keys in their order, the others left out, made in
+ * place: each renamed key rewritten, each member left out cut with the separator before it (the
+ * first ones with the separator after), every kept member's bytes and the separators between them
+ * as they were. The result is valid JSON by construction (whole members and their commas go), its
+ * values are the source's bytes, so it is checked as renames are: the object's keys must then be
+ * the migrated object's, in order. (The same bytes as a re-layout where the object is laid out
+ * uniformly, without rendering or re-parsing anything.)
+ */
+function inPlaceEdits(span: ObjectSpan, change: Extract<TextChange, { members: readonly Member[] }>, expected: unknown, edits: Edit[]): void {
+  const props = span.props;
+  const keys: string[] = [];
+  const kept = new Uint8Array(props.length);
+  let last = -1;
+  for (const m of change.members) {
+    if (!('from' in m) || m.from.length !== 1) throw wrongEdit(change, 'a member in place is not a key of the object');
+    const i = lastPropIndex(props, m.from[0]);
+    if (i <= last) throw wrongEdit(change, 'members in place are not in the order of the object');
+    last = i;
+    kept[i] = 1;
+    keys.push(m.key);
+    if (m.key !== m.from[0]) edits.push({ start: props[i].keyStart, end: props[i].keyEnd, text: JSON.stringify(m.key) });
+  }
+  if (keys.length === 0) edits.push({ start: span.start, end: span.end, text: '{}' });
+  else {
+    let first = 0;
+    while (!kept[first]) first++;
+    if (first > 0) edits.push({ start: props[0].keyStart, end: props[first].keyStart, text: '' });
+    for (let i = first + 1; i < props.length; i++) if (!kept[i]) edits.push({ start: props[i - 1].valueEnd, end: props[i].valueEnd, text: '' });
+  }
+  if (!isPlainObject(expected) || !hasKeys(expected, keys)) throw wrongEdit(change, 'the keys kept in place are not those of the migrated object');
 }
 
 /**

@@ -67,7 +67,11 @@ export function checkOptions2026(o: RunEvaluationOptions): void {
       hint: `drop --strategy (auto picks the evaluation set run; per-item makes one run per item), ${keep}`,
     });
   }
-  if (o.priority !== undefined) throw new UsageError('--priority is not sent on API version 2026-02-09: the evaluation set run takes none', { hint: `drop --priority, ${keep}` });
+  // The per-item runs (a --config override, or --strategy per-item) go to the legacy /processor_runs, which takes one.
+  const setRun = !o.config && o.strategy !== 'per-item';
+  if (o.priority !== undefined && setRun) {
+    throw new UsageError('--priority is not sent to an evaluation set run (API version 2026-02-09): it takes none', { hint: `drop --priority, or pass --strategy per-item (one run per item, each with its priority), ${keep}` });
+  }
 }
 
 /** An entity version in the ProcessorVersion shape buildExport takes (config in the 2026-02-09 layout: buildExport turns it into 2025-04-21). */

@@ -79,6 +79,49 @@ describe('applyTextChanges', () => {
   });
 });
 
+describe('members left out, in place', () => {
+  const cut = (text: string, keep: Array<[string, string]>) => {
+    const members = keep.map(([key, from]) => ({ key, from: [from] }));
+    const src = JSON.parse(text) as Record<string, unknown>;
+    const migrated: Record<string, unknown> = {};
+    for (const [key, from] of keep) migrated[key] = src[from];
+    return applyTextChanges(text, [{ path: [], members, inPlace: true }], migrated);
+  };
+
+  it.each([
+    ['the first member', '{\n  "a": 1,\n  "b": [1, 2],\n  "c": {"x": 1}\n}', [['b', 'b'], ['c', 'c']], '{\n  "b": [1, 2],\n  "c": {"x": 1}\n}'],
+    ['the first two', '{\n  "a": 1,\n  "b": 2,\n  "c": 3\n}', [['c', 'c']], '{\n  "c": 3\n}'],
+    ['one in the middle', '{\n  "a": 1,\n  "b": 2,\n  "c": 3\n}', [['a', 'a'], ['c', 'c']], '{\n  "a": 1,\n  "c": 3\n}'],
+    ['the last two', '{\n  "a": 1,\n  "b": 2,\n  "c": 3\n}', [['a', 'a']], '{\n  "a": 1\n}'],
+    ['every other one, with a rename', '{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}', [['B', 'b'], ['d', 'd']], '{"B": 2, "d": 4}'],
+    ['all of them', '{\r\n\t"a": 1,\r\n\t"b": 2\r\n}', [], '{}'],
+    ['in a one-line object with odd gaps (kept as they were)', '{ "a" :1 ,"b":  2,   "c":3 }', [['a', 'a'], ['c', 'c']], '{ "a" :1,   "c":3 }'],
+  ] as Array<[string, string, Array<[string, string]>, string]>)('%s', (_name, text, keep, want) => {
+    const next = cut(text, keep);
+    expect(next).toBe(want);
+    expect(JSON.parse(next)).toEqual(Object.fromEntries(keep.map(([k, f]) => [k, (JSON.parse(text) as Record<string, unknown>)[f]])));
+  });
+
+  it('is checked like a rename: keys other than those of the migrated object, or out of the object\'s order, are refused', () => {
+    const text = '{"a": 1, "b": 2, "c": 3}';
+    const members = [{ key: 'a', from: ['a'] }, { key: 'c', from: ['c'] }];
+    expect(() => applyTextChanges(text, [{ path: [], members, inPlace: true }], { a: 1, b: 2 })).toThrow(/^\/: the keys kept in place are not those of the migrated object$/);
+    expect(() => applyTextChanges(text, [{ path: [], members: [...members].reverse(), inPlace: true }], { c: 3, a: 1 })).toThrow(/not in the order of the object/);
+    expect(() => applyTextChanges(text, [{ path: [], members: [{ key: 'a', value: 1 }], inPlace: true }], { a: 1 })).toThrow(/not a key of the object/);
+  });
+
+  it('a SPLITTER expected output going up two steps: the list renamed in place, each split\'s id and identifier cut, every other byte kept', () => {
+    const text = '[\n  {\n    "fileId": "f",\n    "expectedOutput": {\n      "subDocumentClassifications": [\n        {\n          "id": "s0",\n          "type": "a",\n          "startPage": 1,\n          "endPage": 2,\n          "identifier": "INV-1"\n        },\n        {"id": "split_2", "type": "b", "startPage": 3.0, "endPage": 3}\n      ]\n    }\n  }\n]\n';
+    const r = migrateText(text, 'items.json', { to: '2026-02-09', allowLossy: true });
+    expect(r.status).toBe('migrated');
+    expect(r.text).toBe('[\n  {\n    "fileId": "f",\n    "expectedOutput": {\n      "splits": [\n        {\n          "type": "a",\n          "startPage": 1,\n          "endPage": 2\n        },\n        {"type": "b", "startPage": 3.0, "endPage": 3}\n      ]\n    }\n  }\n]\n');
+    expect(r.dropped.map((d) => d.pointer)).toEqual(['/0/expectedOutput/subDocumentClassifications/0/id', '/0/expectedOutput/subDocumentClassifications/0/identifier']);
+    // And back: each split gets its id again (split_<n>), the list its 2024-11-14 key.
+    const down = migrateText(r.text!, 'items.json', { to: '2024-11-14' });
+    expect(JSON.parse(down.text!)).toEqual([{ fileId: 'f', expectedOutput: { subDocumentClassifications: [{ id: 'split_1', type: 'a', startPage: 1, endPage: 2 }, { id: 'split_2', type: 'b', startPage: 3, endPage: 3 }] } }]);
+  });
+});
+
 describe('sameJson (the self-check of a re-laid-out object)', () => {
   // Each pair as JSON texts; the answer must be that of comparing their JSON.stringify forms.
   it.each([

@@ -77,7 +77,8 @@ describe('eval run --config on the default API version (2026-02-09)', () => {
 
   test('--strategy per-item without a config: one processor run per item of the version asked, same report as 2025-04-21', async () => {
     const cur = path.join(dir, 'per-item-2026.json');
-    const r = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--strategy', 'per-item', '--version', 'draft', '--out', cur, '--no-progress']);
+    // --priority goes with each run on the legacy /processor_runs (an evaluation set run takes none).
+    const r = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--strategy', 'per-item', '--priority', '5', '--version', 'draft', '--out', cur, '--no-progress']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/· per-item runs ·/);
     const exp = readJson(cur) as { processor: Json; items: Array<{ runId: string }> };

@@ -159,7 +159,7 @@ describe('eval run on 2026-02-09 (evaluation set run)', () => {
   it('refuses the 2025-04-21-only options before any request', async () => {
     const client = await start({ type: 'CLASSIFY', config: CLASSIFY_CONFIG, items: [] });
     await expect(runEvaluation(client, { evaluationSetId: 'ev_stub1', strategy: 'batch' })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('--strategy batch is a 2025-04-21 strategy') });
-    await expect(runEvaluation(client, { evaluationSetId: 'ev_stub1', config: { classifications: [] }, priority: 10 })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('--priority is not sent on API version 2026-02-09') });
+    await expect(runEvaluation(client, { evaluationSetId: 'ev_stub1', priority: 10 })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('--priority is not sent to an evaluation set run'), hint: expect.stringContaining('--strategy per-item') });
     expect(stub!.requests).toEqual([]);
   });
 });
