@@ -251,15 +251,18 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
     else if (change.inPlace) inPlaceEdits(span, change, expected, edits);
     else relayoutEdit(scanned, span, change, expected, edits);
   }
+  // The text between the edits and the edits' texts, joined once (slicing the text edited so far
+  // at every edit copied it once per edit).
   edits.sort(byStartDescending);
-  let out = text;
+  const parts: string[] = [];
   let limit = text.length;
   for (const e of edits) {
     if (e.end > limit) throw new Error('overlapping edits');
+    parts.push(text.slice(e.end, limit), e.text);
     limit = e.start;
-    out = out.slice(0, e.start) + e.text + out.slice(e.end);
   }
-  return out;
+  parts.push(text.slice(0, limit));
+  return parts.reverse().join('');
 }
 
 function byStartDescending(a: Edit, b: Edit): number {
