@@ -14,8 +14,9 @@ import type { Ctx } from './context.js';
 import type { Json, ProcessorType } from './core.js';
 import { legacyConfig } from './current.js';
 import { nowIso, type IdKind } from './ids.js';
+import { KINDS } from './kinds.js';
 import { extraOf, metaOf, setMeta } from './meta.js';
-import { entitySummary, RUN_KINDS, versionSummary } from './runAnswers.js';
+import { entitySummary, versionSummary } from './runAnswers.js';
 import { buildRun, type Job, type RunFile } from './runs.js';
 import type { BatchRow, ItemRow, ProcessorRow, RunRow, SetRow, VersionRow } from './store.js';
 import { serviceMetrics, type ServiceItem, type ServiceMetrics } from '../metrics/service.js';
@@ -164,8 +165,8 @@ export function evaluationSetRunJson(ctx: Ctx, b: BatchRow): Json {
     object: 'evaluation_set_run',
     id: b.id,
     evaluationSetId: b.source_id,
-    entity: p ? entitySummary(RUN_KINDS[type], p) : null,
-    entityVersion: v ? versionSummary(ctx, RUN_KINDS[type], v) : null,
+    entity: p ? entitySummary(KINDS[type], p) : null,
+    entityVersion: v ? versionSummary(ctx, KINDS[type], v) : null,
     metrics: evaluationMetrics(ctx, b),
     status: b.status,
     options,

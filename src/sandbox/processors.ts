@@ -14,6 +14,7 @@ import type { Json, ProcessorType } from './core.js';
 import { legacyConfig } from './current.js';
 import { badRequest, HttpError, notFound, optString, reqString, type Req } from './http.js';
 import { nowIso, type IdKind } from './ids.js';
+import { KINDS, typeOfPrefix, type Kind } from './kinds.js';
 import { pageOf, type PageParams } from './paging.js';
 import { assertValidConfig, draftConfig, loadProcessor } from './resolve.js';
 import type { ProcessorRow, VersionRow, Where } from './store.js';
@@ -21,34 +22,6 @@ import type { ProcessorRow, VersionRow, Where } from './store.js';
 /** The draft sorts before every published version in version lists (newest first). */
 export const DRAFT_ORD = 1e15;
 const MAX_NAME = 256;
-
-/** The 2026-02-09 name of each processor type: route, object names, id kinds. */
-export interface Kind {
-  type: ProcessorType;
-  /** `extractor`: the object name, and the singular in messages. */
-  noun: 'extractor' | 'classifier' | 'splitter';
-  route: '/extractors' | '/classifiers' | '/splitters';
-  /** `extractorId` in version objects. */
-  parentKey: 'extractorId' | 'classifierId' | 'splitterId';
-  /** `cloneExtractorId` in create bodies. */
-  cloneKey: 'cloneExtractorId' | 'cloneClassifierId' | 'cloneSplitterId';
-  id: IdKind;
-  versionId: IdKind;
-}
-
-export const KINDS: Record<ProcessorType, Kind> = {
-  EXTRACT: { type: 'EXTRACT', noun: 'extractor', route: '/extractors', parentKey: 'extractorId', cloneKey: 'cloneExtractorId', id: 'extractor', versionId: 'extractorVersion' },
-  CLASSIFY: { type: 'CLASSIFY', noun: 'classifier', route: '/classifiers', parentKey: 'classifierId', cloneKey: 'cloneClassifierId', id: 'classifier', versionId: 'classifierVersion' },
-  SPLITTER: { type: 'SPLITTER', noun: 'splitter', route: '/splitters', parentKey: 'splitterId', cloneKey: 'cloneSplitterId', id: 'splitter', versionId: 'splitterVersion' },
-};
-
-/** Which family minted the object: `ex_`/`cl_`/`spl_` ids came from the 2026-02-09 routes. */
-const CURRENT_PREFIXES: Array<[string, ProcessorType]> = [['ex_', 'EXTRACT'], ['cl_', 'CLASSIFY'], ['spl_', 'SPLITTER']];
-
-/** The type an id's prefix names (2026-02-09 ids only); undefined for `dp_` and others. */
-export function typeOfPrefix(id: string): ProcessorType | undefined {
-  return CURRENT_PREFIXES.find(([prefix]) => id.startsWith(prefix))?.[1];
-}
 
 /** `name` of a create (required) or update body: non-empty, at most 256 characters. */
 export function processorName(o: Json, required: boolean): string | undefined {

@@ -10,32 +10,10 @@ import type { Ctx } from './context.js';
 import type { Json, ProcessorType } from './core.js';
 import { currentFromStored, fileSummary } from './current.js';
 import { citation20260209, citationFrom20250421 } from './engine/citations.js';
-import type { IdKind } from './ids.js';
+import { KINDS, type Kind } from './kinds.js';
 import { versionCreatedBy } from './meta.js';
 import type { Job } from './runs.js';
 import type { FileRow, ProcessorRow, RunRow, VersionRow } from './store.js';
-
-/** The names one processor type goes by in 2026-02-09. */
-export interface RunKind {
-  type: ProcessorType;
-  /** `extract_run` */
-  object: string;
-  /** `extractor`: the body member, the summary's `object`, and `<entity>Id` / `<entity>Version`. */
-  entity: 'extractor' | 'classifier' | 'splitter';
-  /** `extract_runs` */
-  route: string;
-  /** `extract`: the sync route. */
-  sync: string;
-  idKind: IdKind;
-  /** `extract run`, for messages. */
-  noun: string;
-}
-
-export const RUN_KINDS: Record<ProcessorType, RunKind> = {
-  EXTRACT: { type: 'EXTRACT', object: 'extract_run', entity: 'extractor', route: 'extract_runs', sync: 'extract', idKind: 'extractRun', noun: 'extract run' },
-  CLASSIFY: { type: 'CLASSIFY', object: 'classify_run', entity: 'classifier', route: 'classify_runs', sync: 'classify', idKind: 'classifyRun', noun: 'classify run' },
-  SPLITTER: { type: 'SPLITTER', object: 'split_run', entity: 'splitter', route: 'split_runs', sync: 'split', idKind: 'splitRun', noun: 'split run' },
-};
 
 /** Rows looked up once per answer (a list page names the same processor on every run). */
 export class Lookups {
@@ -56,7 +34,7 @@ export class Lookups {
   }
 
   /** The version's summary, rendered once per answer. */
-  versionSummary(kind: RunKind, v: VersionRow): Json {
+  versionSummary(kind: Kind, v: VersionRow): Json {
     let s = this.summaries.get(v.id);
     if (!s) this.summaries.set(v.id, (s = versionSummary(this.ctx, kind, v)));
     return s;
@@ -71,15 +49,15 @@ export class Lookups {
   }
 }
 
-/** `ExtractorSummary` / `ClassifierSummary` / `SplitterSummary`. */
-export function entitySummary(kind: RunKind, p: ProcessorRow): Json {
-  return { object: kind.entity, id: p.id, name: p.name, createdAt: p.created_at, updatedAt: p.updated_at };
+/** `ExtractorSummary` / `ClassifierSummary` / `SplitterSummary`, wherever 2026-02-09 shows one (runs, entity lists, sets). */
+export function entitySummary(kind: Kind, p: ProcessorRow): Json {
+  return { object: kind.noun, id: p.id, name: p.name, createdAt: p.created_at, updatedAt: p.updated_at };
 }
 
 /** `ExtractorVersionSummary`...; `createdBy` the token that published the version (meta.ts). */
-export function versionSummary(ctx: Ctx, kind: RunKind, v: VersionRow): Json {
+export function versionSummary(ctx: Ctx, kind: Kind, v: VersionRow): Json {
   return {
-    object: `${kind.entity}_version`, id: v.id, description: v.description, version: v.version, [`${kind.entity}Id`]: v.processor_id,
+    object: `${kind.noun}_version`, id: v.id, description: v.description, version: v.version, [kind.parentKey]: v.processor_id,
     createdAt: v.created_at, createdBy: versionCreatedBy(ctx, v),
   };
 }
@@ -127,7 +105,7 @@ export function extractOutput2026(output: unknown, files: FileRef[]): unknown {
 
 /** The full run (`full`) or its summary (no outputs, no config), per spec 7. */
 export function runAnswer(ctx: Ctx, row: Pick<RunRow, 'id' | 'processor_id' | 'processor_version_id' | 'processor_type' | 'status' | 'doc' | 'job'>, full: boolean, look = new Lookups(ctx)): Json {
-  const kind = RUN_KINDS[row.processor_type as ProcessorType];
+  const kind = KINDS[row.processor_type as ProcessorType];
   const doc = JSON.parse(row.doc) as Json;
   const job = JSON.parse(row.job) as Job;
   const p = look.processor(row.processor_id);
@@ -135,13 +113,13 @@ export function runAnswer(ctx: Ctx, row: Pick<RunRow, 'id' | 'processor_id' | 'p
   const refs = ((doc.files as FileRef[] | undefined) ?? []);
   const files = refs.map((f) => runFile(look, f));
   const usage = doc.usage !== null && typeof doc.usage === 'object' ? (doc.usage as Json) : null;
-  const out: Json = { object: kind.object, id: row.id, status: row.status };
+  const out: Json = { object: kind.run.object, id: row.id, status: row.status };
   if (full) {
     const output = (o: unknown): unknown => (o === undefined ? null : kind.type === 'EXTRACT' ? extractOutput2026(o, refs) : o);
     Object.assign(out, { output: output(doc.output), initialOutput: output(doc.initialOutput), reviewedOutput: output(doc.reviewedOutput) });
   }
-  out[kind.entity] = p ? entitySummary(kind, p) : null;
-  out[`${kind.entity}Version`] = v && p ? look.versionSummary(kind, v) : null;
+  out[kind.noun] = p ? entitySummary(kind, p) : null;
+  out[`${kind.noun}Version`] = v && p ? look.versionSummary(kind, v) : null;
   Object.assign(out, {
     failureReason: doc.failureReason ?? null,
     failureMessage: doc.failureMessage ?? null,
@@ -156,7 +134,7 @@ export function runAnswer(ctx: Ctx, row: Pick<RunRow, 'id' | 'processor_id' | 'p
   if (kind.type === 'EXTRACT') out.files = files;
   Object.assign(out, {
     parseRunId: null,
-    dashboardUrl: `${ctx.baseUrl}/${kind.route}/${row.id}`,
+    dashboardUrl: `${ctx.baseUrl}/${kind.run.route}/${row.id}`,
     usage: usage && (full ? usage : { credits: usage.credits }),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,

@@ -25,7 +25,8 @@ import { pageParams } from '../paging.js';
 import { acceptCurrentConfig, loadProcessor, normalizeVersionLabel, resolveVersion, withDefaults } from '../resolve.js';
 import type { Route } from '../router.js';
 import { evaluationBatchRun } from '../evaluationRuns.js';
-import { batchRunAnswer, Lookups, RUN_KINDS, runAnswer, type RunKind } from '../runAnswers.js';
+import { KINDS, kindOfType, type Kind } from '../kinds.js';
+import { batchRunAnswer, Lookups, runAnswer } from '../runAnswers.js';
 import { buildRun, type NewRun } from '../runs.js';
 import { cancelRun, deleteRun, listRuns, loadRun, prepareSource, priorityOf, RUN_STATUSES, startRuns, type FileSource } from '../runOps.js';
 import type { BatchRow, FileRow, ProcessorRow, RunRow, VersionRow } from '../store.js';
@@ -46,9 +47,9 @@ const RUN_COLUMNS = 'seq, id, processor_id, processor_version_id, processor_type
 
 type Op = 'create' | 'sync' | 'batch';
 
-function members(kind: RunKind, op: Op): string[] {
-  if (op === 'batch') return [kind.entity, 'inputs', 'priority'];
-  const m = [kind.entity, 'config', 'file'];
+function members(kind: Kind, op: Op): string[] {
+  if (op === 'batch') return [kind.noun, 'inputs', 'priority'];
+  const m = [kind.noun, 'config', 'file'];
   if (kind.type === 'EXTRACT') m.push('package');
   if (op === 'create') m.push('priority');
   m.push('metadata');
@@ -56,29 +57,29 @@ function members(kind: RunKind, op: Op): string[] {
 }
 
 /** What a 2025-04-21 `POST /processor_runs` member is called in 2026-02-09. */
-function legacyMemberHint(kind: RunKind, key: string): string | undefined {
+function legacyMemberHint(kind: Kind, key: string): string | undefined {
   switch (key) {
     case 'processorId':
-      return `${kind.entity}.id`;
+      return `${kind.noun}.id`;
     case 'version':
-      return `${kind.entity}.version`;
+      return `${kind.noun}.version`;
     case 'rawText':
       return kind.type === 'SPLITTER' ? 'file: {url} or file: {id} (split runs do not accept raw text)' : 'file: {text, name?}';
     case 'sync':
-      return `the synchronous route POST /${kind.sync}`;
+      return `the synchronous route POST /${kind.run.sync}`;
     default:
       return undefined;
   }
 }
 
-function checkMembers(body: Json, kind: RunKind, op: Op, route: string): void {
+function checkMembers(body: Json, kind: Kind, op: Op, route: string): void {
   const allowed = members(kind, op);
   for (const key of Object.keys(body)) {
     if (allowed.includes(key)) continue;
     const hint = legacyMemberHint(kind, key);
     if (hint) throw badRequest(`${key} is a member of the API version 2025-04-21 body (POST /processor_runs); with 2026-02-09 use ${hint}`);
     if (op === 'batch' && key === 'config') {
-      throw badRequest(`a batch runs a stored ${kind.entity}: config is not accepted; pass ${kind.entity}: {id, version?, overrideConfig?}`);
+      throw badRequest(`a batch runs a stored ${kind.noun}: config is not accepted; pass ${kind.noun}: {id, version?, overrideConfig?}`);
     }
     throw badRequest(`${key} is not a member of ${route}; accepted: ${allowed.join(', ')}`);
   }
@@ -90,8 +91,8 @@ interface EntityRef {
   overrideConfig?: Json;
 }
 
-function entityRef(v: unknown, kind: RunKind): EntityRef {
-  const at = kind.entity;
+function entityRef(v: unknown, kind: Kind): EntityRef {
+  const at = kind.noun;
   if (!isPlainObject(v)) throw badRequest(`${at} must be an object: {id, version?, overrideConfig?}`);
   for (const k of Object.keys(v)) {
     if (k !== 'id' && k !== 'version' && k !== 'overrideConfig') throw badRequest(`${at}.${k} is not a member of ${at}; accepted: id, version, overrideConfig`);
@@ -190,30 +191,26 @@ function inlineProcessor(type: ProcessorType, now: string): { processor: Process
 
 const a = (noun: string): string => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
 
-function otherKind(type: string): RunKind | undefined {
-  return Object.hasOwn(RUN_KINDS, type) ? RUN_KINDS[type as ProcessorType] : undefined;
-}
-
 /** The processor, version and config in effect of a run request. */
-function runConfig(ctx: Ctx, req: Req, kind: RunKind, ref: EntityRef | undefined, inline: Json | undefined, now: string): { processor: ProcessorRow; version: VersionRow; config: Json } {
+function runConfig(ctx: Ctx, req: Req, kind: Kind, ref: EntityRef | undefined, inline: Json | undefined, now: string): { processor: ProcessorRow; version: VersionRow; config: Json } {
   if (ref) {
-    const p = loadProcessor(ctx, req, ref.id, kind.entity);
+    const p = loadProcessor(ctx, req, ref.id, kind.noun);
     if (p.type !== kind.type) {
-      const other = otherKind(p.type);
-      throw notFound(`${kind.entity} ${p.id} not found: ${p.id} is ${a(other?.entity ?? p.type)}${other ? `; run it with POST /${other.route}` : ''}`);
+      const other = kindOfType(p.type);
+      throw notFound(`${kind.noun} ${p.id} not found: ${p.id} is ${a(other?.noun ?? p.type)}${other ? `; run it with POST /${other.run.route}` : ''}`);
     }
-    const version = resolveVersion(ctx, p, ref.version, `${kind.entity}.version`);
+    const version = resolveVersion(ctx, p, ref.version, `${kind.noun}.version`);
     const stored = JSON.parse(version.config) as Json;
     if (!ref.overrideConfig) return { processor: p, version, config: stored };
     if (Array.isArray(legacyConfig(stored).fields)) {
-      throw badRequest(`${kind.entity} ${p.id} version ${version.version} has a fields-form config, which has no 2026-02-09 layout to override; run it without overrideConfig, or send a full config instead of ${kind.entity}`);
+      throw badRequest(`${kind.noun} ${p.id} version ${version.version} has a fields-form config, which has no 2026-02-09 layout to override; run it without overrideConfig, or send a full config instead of ${kind.noun}`);
     }
     // Member-wise: each top-level member given replaces the stored one; the others are kept.
     const merged = { ...currentFromStored(ctx, stored, kind.type), ...ref.overrideConfig };
-    return { processor: p, version, config: acceptCurrentConfig(ctx, merged, kind.type, `/${kind.entity}/overrideConfig`) };
+    return { processor: p, version, config: acceptCurrentConfig(ctx, merged, kind.type, `/${kind.noun}/overrideConfig`) };
   }
   // A token limited to some processors may not run configs of its own.
-  if (req.token.processors !== '*') throw forbidden(`this API token may only run its processors; pass ${kind.entity}: {id}`);
+  if (req.token.processors !== '*') throw forbidden(`this API token may only run its processors; pass ${kind.noun}: {id}`);
   const { processor, version } = inlineProcessor(kind.type, now);
   if (inline) return { processor, version, config: acceptCurrentConfig(ctx, inline, kind.type, '/config') };
   // An extract run with neither: the service infers a schema from the document; the sandbox
@@ -224,17 +221,17 @@ function runConfig(ctx: Ctx, req: Req, kind: RunKind, ref: EntityRef | undefined
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-async function create(req: Req, ctx: Ctx, kind: RunKind, sync: boolean): Promise<Json> {
-  const route = sync ? `POST /${kind.sync}` : `POST /${kind.route}`;
+async function create(req: Req, ctx: Ctx, kind: Kind, sync: boolean): Promise<Json> {
+  const route = sync ? `POST /${kind.run.sync}` : `POST /${kind.run.route}`;
   const body = objectBody(req.body);
   checkMembers(body, kind, sync ? 'sync' : 'create', route);
   const has = (k: string): boolean => body[k] !== undefined && body[k] !== null;
-  if (has(kind.entity) && has('config')) {
-    throw badRequest(`give either ${kind.entity} (a stored ${kind.entity}, with overrideConfig for changes) or config (an inline config), not both`);
+  if (has(kind.noun) && has('config')) {
+    throw badRequest(`give either ${kind.noun} (a stored ${kind.noun}, with overrideConfig for changes) or config (an inline config), not both`);
   }
-  const ref = has(kind.entity) ? entityRef(body[kind.entity], kind) : undefined;
+  const ref = has(kind.noun) ? entityRef(body[kind.noun], kind) : undefined;
   const inline = optObject(body, 'config');
-  if (!ref && !inline && kind.type !== 'EXTRACT') throw badRequest(`${kind.entity} or config is required`);
+  if (!ref && !inline && kind.type !== 'EXTRACT') throw badRequest(`${kind.noun} or config is required`);
   let sources: FileSource[];
   if (kind.type === 'EXTRACT' && has('file') && has('package')) throw badRequest('give either file or package, not both');
   if (has('package')) sources = packageSources(body.package);
@@ -250,18 +247,18 @@ async function create(req: Req, ctx: Ctx, kind: RunKind, sync: boolean): Promise
     return out;
   });
   const input: NewRun['input'] = has('package') ? { kind: 'package', files: prepared.map((p) => p.row) } : { kind: 'file', file: prepared[0].row };
-  const row = buildRun({ id: ctx.ids(kind.idKind), processor, version, config, priority, metadata, source: 'API', sourceId: null, batchId: null, itemId: null, now, input });
+  const row = buildRun({ id: ctx.ids(kind.run.id), processor, version, config, priority, metadata, source: 'API', sourceId: null, batchId: null, itemId: null, now, input });
   const fresh = prepared.filter((p): p is { row: FileRow; bytes: Buffer } => p.bytes !== undefined) as Array<{ row: FileRow; bytes: Buffer }>;
   // A sync request answers the run as it stands after the cap (still PROCESSING): see docs.
   const stored = await startRuns(ctx, [row], fresh, sync ? (ctx.syncTimeoutMs ?? SYNC_LIMIT_MS) : undefined);
   return runAnswer(ctx, stored, true);
 }
 
-async function createBatch(req: Req, ctx: Ctx, kind: RunKind): Promise<Json> {
+async function createBatch(req: Req, ctx: Ctx, kind: Kind): Promise<Json> {
   const body = objectBody(req.body);
-  checkMembers(body, kind, 'batch', `POST /${kind.route}/batch`);
-  if (body[kind.entity] === undefined || body[kind.entity] === null) throw badRequest(`${kind.entity} is required: a batch runs a stored ${kind.entity}`);
-  const ref = entityRef(body[kind.entity], kind);
+  checkMembers(body, kind, 'batch', `POST /${kind.run.route}/batch`);
+  if (body[kind.noun] === undefined || body[kind.noun] === null) throw badRequest(`${kind.noun} is required: a batch runs a stored ${kind.noun}`);
+  const ref = entityRef(body[kind.noun], kind);
   const inputs = body.inputs;
   if (!Array.isArray(inputs) || inputs.length < 1 || inputs.length > MAX_BATCH_INPUTS) {
     throw badRequest(`inputs must be an array of 1 to 1,000 items (got ${Array.isArray(inputs) ? inputs.length : typeof inputs})`);
@@ -281,7 +278,7 @@ async function createBatch(req: Req, ctx: Ctx, kind: RunKind): Promise<Json> {
   const batchId = ctx.ids('batchRun');
   const runs = items.map((it, i) =>
     buildRun({
-      id: ctx.ids(kind.idKind), processor, version, config, priority, metadata: it.metadata, source: 'API', sourceId: null, batchId, itemId: null, now,
+      id: ctx.ids(kind.run.id), processor, version, config, priority, metadata: it.metadata, source: 'API', sourceId: null, batchId, itemId: null, now,
       input: { kind: 'file', file: prepared[i].row },
     }),
   );
@@ -290,22 +287,22 @@ async function createBatch(req: Req, ctx: Ctx, kind: RunKind): Promise<Json> {
 }
 
 /** A run of this route's type; another type's run is a 404 that names its route. */
-function loadKindRun(ctx: Ctx, req: Req, kind: RunKind): RunRow {
-  const row = loadRun(ctx, req, req.params.id, kind.noun);
+function loadKindRun(ctx: Ctx, req: Req, kind: Kind): RunRow {
+  const row = loadRun(ctx, req, req.params.id, kind.run.noun);
   if (row.processor_type !== kind.type) {
-    const other = otherKind(row.processor_type);
-    throw notFound(`${kind.noun} ${row.id} not found: it is ${a(other?.noun ?? row.processor_type)}${other ? `; use /${other.route}/${row.id}` : ''}`);
+    const other = kindOfType(row.processor_type);
+    throw notFound(`${kind.run.noun} ${row.id} not found: it is ${a(other?.run.noun ?? row.processor_type)}${other ? `; use /${other.run.route}/${row.id}` : ''}`);
   }
   return row;
 }
 
-const LEGACY_QUERY: Record<string, (k: RunKind) => string> = {
-  processorId: (k) => `${k.entity}Id`,
+const LEGACY_QUERY: Record<string, (k: Kind) => string> = {
+  processorId: (k) => k.parentKey,
   processorType: () => 'nothing (the route fixes the type)',
   batchProcessorRunId: () => 'batchId',
 };
 
-function list(req: Req, ctx: Ctx, kind: RunKind): Json {
+function list(req: Req, ctx: Ctx, kind: Kind): Json {
   const q = req.query;
   for (const [name, instead] of Object.entries(LEGACY_QUERY)) {
     if (q.has(name)) throw badRequest(`query parameter ${name} is of API version 2025-04-21 (GET /processor_runs); with 2026-02-09 use ${instead(kind)}`);
@@ -313,7 +310,7 @@ function list(req: Req, ctx: Ctx, kind: RunKind): Json {
   const page = pageParams(q, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
   const { rows, nextPageToken } = listRuns<RunRow>(ctx, req, {
     status: queryEnum(q, 'status', RUN_STATUSES),
-    processorId: queryId(q, `${kind.entity}Id`),
+    processorId: queryId(q, kind.parentKey),
     processorType: kind.type,
     source: q.get('source') || undefined,
     sourceId: queryId(q, 'sourceId'),
@@ -324,19 +321,19 @@ function list(req: Req, ctx: Ctx, kind: RunKind): Json {
   return { ...listAnswer(rows.map((r) => runAnswer(ctx, r, false, look)), nextPageToken) };
 }
 
-function retrieve(req: Req, ctx: Ctx, kind: RunKind): Json {
+function retrieve(req: Req, ctx: Ctx, kind: Kind): Json {
   return runAnswer(ctx, loadKindRun(ctx, req, kind), true);
 }
 
-function remove(req: Req, ctx: Ctx, kind: RunKind): Json {
+function remove(req: Req, ctx: Ctx, kind: Kind): Json {
   const row = loadKindRun(ctx, req, kind);
-  deleteRun(ctx, row, kind.noun, `/${kind.route}/${row.id}/cancel`);
+  deleteRun(ctx, row, kind.run.noun, `/${kind.run.route}/${row.id}/cancel`);
   return { ...deletedAnswer(row.id) };
 }
 
-function cancel(req: Req, ctx: Ctx, kind: RunKind): Json {
+function cancel(req: Req, ctx: Ctx, kind: Kind): Json {
   const row = loadKindRun(ctx, req, kind);
-  cancelRun(ctx, row, kind.noun);
+  cancelRun(ctx, row, kind.run.noun);
   return runAnswer(ctx, ctx.store.byId<RunRow>('processor_runs', row.id) as RunRow, true);
 }
 
@@ -358,8 +355,8 @@ function getBatchRun(req: Req, ctx: Ctx): Json {
   return batchRunAnswer(id, counts);
 }
 
-function routesOf(kind: RunKind): Route[] {
-  const base = `/${kind.route}`;
+function routesOf(kind: Kind): Route[] {
+  const base = `/${kind.run.route}`;
   return [
     { method: 'POST', pattern: base, versions: 'current', body: 'json', handler: (req, ctx) => create(req, ctx, kind, false) },
     { method: 'GET', pattern: base, versions: 'current', handler: (req, ctx) => list(req, ctx, kind) },
@@ -367,13 +364,13 @@ function routesOf(kind: RunKind): Route[] {
     { method: 'GET', pattern: `${base}/:id`, versions: 'current', handler: (req, ctx) => retrieve(req, ctx, kind) },
     { method: 'DELETE', pattern: `${base}/:id`, versions: 'current', handler: (req, ctx) => remove(req, ctx, kind) },
     { method: 'POST', pattern: `${base}/:id/cancel`, versions: 'current', body: 'json', handler: (req, ctx) => cancel(req, ctx, kind) },
-    { method: 'POST', pattern: `/${kind.sync}`, versions: 'current', body: 'json', handler: (req, ctx) => create(req, ctx, kind, true) },
+    { method: 'POST', pattern: `/${kind.run.sync}`, versions: 'current', body: 'json', handler: (req, ctx) => create(req, ctx, kind, true) },
   ];
 }
 
 export const currentRunRoutes: Route[] = [
-  ...routesOf(RUN_KINDS.EXTRACT),
-  ...routesOf(RUN_KINDS.CLASSIFY),
-  ...routesOf(RUN_KINDS.SPLITTER),
+  ...routesOf(KINDS.EXTRACT),
+  ...routesOf(KINDS.CLASSIFY),
+  ...routesOf(KINDS.SPLITTER),
   { method: 'GET', pattern: '/batch_runs/:id', versions: 'current', handler: getBatchRun },
 ];

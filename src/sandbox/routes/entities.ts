@@ -11,22 +11,12 @@ import { currentFromStored, listAnswer } from '../current.js';
 import { badRequest, checkId, objectBody, optObject, optString, type Req } from '../http.js';
 import { versionCreatedBy } from '../meta.js';
 import { pageParams } from '../paging.js';
-import {
-  createProcessor, KINDS, listProcessors, listVersions, loadOfKind, processorName, publishVersion, releaseTypeOf, updateProcessor, type Kind,
-} from '../processors.js';
+import { KINDS, type Kind } from '../kinds.js';
+import { createProcessor, listProcessors, listVersions, loadOfKind, processorName, publishVersion, releaseTypeOf, updateProcessor } from '../processors.js';
 import { acceptCurrentConfig, findVersion } from '../resolve.js';
 import type { Route } from '../router.js';
+import { entitySummary, versionSummary } from '../runAnswers.js';
 import type { ProcessorRow, VersionRow } from '../store.js';
-
-/** `ExtractorSummary` / `ClassifierSummary` / `SplitterSummary`. */
-export function entitySummary(p: ProcessorRow): Json {
-  return { object: KINDS[p.type as ProcessorType].noun, id: p.id, name: p.name, createdAt: p.created_at, updatedAt: p.updated_at };
-}
-
-/** `ExtractorVersionSummary` and its kin; `createdBy` the token that published it (meta.ts). */
-export function entityVersionSummary(ctx: Ctx, v: VersionRow, kind: Kind): Json {
-  return { object: `${kind.noun}_version`, id: v.id, description: v.description, version: v.version, [kind.parentKey]: v.processor_id, createdAt: v.created_at, createdBy: versionCreatedBy(ctx, v) };
-}
 
 /** `ExtractorVersion` and its kin: the summary's members with `config` after `version`, as spec 7 lists them. */
 export function entityVersion(ctx: Ctx, v: VersionRow, kind: Kind): Json {
@@ -43,7 +33,8 @@ export function entityVersion(ctx: Ctx, v: VersionRow, kind: Kind): Json {
 }
 
 function entityJson(ctx: Ctx, p: ProcessorRow, draft: VersionRow): Json {
-  return { ...entitySummary(p), draftVersion: entityVersion(ctx, draft, KINDS[p.type as ProcessorType]) };
+  const kind = KINDS[p.type as ProcessorType];
+  return { ...entitySummary(kind, p), draftVersion: entityVersion(ctx, draft, kind) };
 }
 
 function draftOf(ctx: Ctx, p: ProcessorRow): VersionRow {
@@ -104,7 +95,7 @@ function list(kind: Kind) {
   return (req: Req, ctx: Ctx): Json => {
     const page = pageParams(req.query, ENTITY_SORTS, 'createdAt', 'desc');
     const { rows, nextPageToken } = listProcessors(ctx, req.token, kind.type, page);
-    return { ...listAnswer(rows.map(entitySummary), nextPageToken) };
+    return { ...listAnswer(rows.map((p) => entitySummary(kind, p)), nextPageToken) };
   };
 }
 
@@ -115,7 +106,7 @@ function listVersionsOf(kind: Kind) {
     if (req.query.get('sortBy')) throw badRequest(`${kind.noun} version lists take sortDir only (newest first, the draft first)`);
     const page = pageParams(req.query, { version: 'ord' }, 'version', 'desc');
     const { rows, nextPageToken } = listVersions(ctx, p, page);
-    return { ...listAnswer(rows.map((v) => entityVersionSummary(ctx, v, kind)), nextPageToken) };
+    return { ...listAnswer(rows.map((v) => versionSummary(ctx, kind, v)), nextPageToken) };
   };
 }
 

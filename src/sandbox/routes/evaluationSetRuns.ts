@@ -13,9 +13,9 @@ import type { Ctx } from '../context.js';
 import type { Json, ProcessorType } from '../core.js';
 import { evaluationSetRunJson, startEvaluation } from '../evaluationRuns.js';
 import { badRequest, checkId, notFound, objectBody, optString, reqId, type Req } from '../http.js';
+import { KINDS, kindOfType } from '../kinds.js';
 import { loadProcessor, normalizeVersionLabel, resolveVersion } from '../resolve.js';
 import type { Route } from '../router.js';
-import { RUN_KINDS } from '../runAnswers.js';
 import type { BatchRow, ItemRow, ProcessorRow, RunRow } from '../store.js';
 import { isPlainObject } from '../../util/json.js';
 import { loadSet } from './evaluation.js';
@@ -25,7 +25,7 @@ const MEMBERS = ['evaluationSetId', 'entity', 'evaluationSetItemIds'];
 const DEFAULT_VERSION = 'draft';
 
 const a = (noun: string): string => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
-const nounOf = (p: ProcessorRow): string => RUN_KINDS[p.type as ProcessorType]?.entity ?? p.type;
+const nounOf = (p: ProcessorRow): string => kindOfType(p.type)?.noun ?? p.type;
 
 function checkMembers(body: Json): void {
   for (const key of Object.keys(body)) {
@@ -93,8 +93,8 @@ function create(req: Req, ctx: Ctx): Json {
   const { processor, versionRef } = entityOf(ctx, req, body, setEntity, set.id);
   const version = resolveVersion(ctx, processor, versionRef, 'entity.version');
   const items = itemsOf(ctx, body, set.id);
-  const kind = RUN_KINDS[processor.type as ProcessorType];
-  const batch = startEvaluation(ctx, { set, processor, version, items, options: {}, priority: 50, status: 'PENDING', runIdKind: kind.idKind });
+  const kind = KINDS[processor.type as ProcessorType];
+  const batch = startEvaluation(ctx, { set, processor, version, items, options: {}, priority: 50, status: 'PENDING', runIdKind: kind.run.id });
   return evaluationSetRunJson(ctx, batch);
 }
 
@@ -105,8 +105,8 @@ function create(req: Req, ctx: Ctx): Json {
 function otherKind(ctx: Ctx, req: Req, id: string): string | undefined {
   const run = ctx.store.st('SELECT processor_type, processor_id FROM processor_runs WHERE id = ?').get(id) as Pick<RunRow, 'processor_type' | 'processor_id'> | undefined;
   if (run) {
-    const k = RUN_KINDS[run.processor_type as ProcessorType];
-    return k && mayUseProcessor(req.token, run.processor_id) ? `it is ${a(k.noun)}; use /${k.route}/${id}` : undefined;
+    const k = kindOfType(run.processor_type);
+    return k && mayUseProcessor(req.token, run.processor_id) ? `it is ${a(k.run.noun)}; use /${k.run.route}/${id}` : undefined;
   }
   const batch = ctx.store.st("SELECT processor_id FROM processor_runs WHERE batch_id = ? AND source = 'API' LIMIT 1").get(id) as { processor_id: string } | undefined;
   if (batch) return mayUseProcessor(req.token, batch.processor_id) ? `it is a batch run; use /batch_runs/${id}` : undefined;

@@ -9,14 +9,14 @@ import type { Ctx } from '../context.js';
 import type { Json, ProcessorType } from '../core.js';
 import { deletedAnswer, fileSummary, listAnswer } from '../current.js';
 import { badRequest, checkId, notFound, objectBody, optString, queryId, reqId, reqString, type Req } from '../http.js';
+import { KINDS } from '../kinds.js';
 import { createdByOf, metaOf } from '../meta.js';
 import { pageParams } from '../paging.js';
-import { KINDS } from '../processors.js';
 import { draftConfig, loadProcessor } from '../resolve.js';
 import type { Route } from '../router.js';
+import { entitySummary } from '../runAnswers.js';
 import type { FileRow, ItemRow, ProcessorRow, SetRow } from '../store.js';
 import { isPlainObject } from '../../util/json.js';
-import { entitySummary } from './entities.js';
 import { checkExpected, deleteItemRow, fileOf, insertItems, insertSet, ITEM_SORTS, loadSet, pageOfItems, pageOfSets, setItemExpected } from './evaluation.js';
 
 /** Items per POST /evaluation_sets/{id}/items (reference.md). */
@@ -29,7 +29,7 @@ const SORTS = { createdAt: 'created_at', updatedAt: 'updated_at' };
  */
 function setJson26(ctx: Ctx, s: SetRow, p: ProcessorRow): Json {
   return {
-    object: 'evaluation_set', id: s.id, name: s.name, description: s.description ?? '', entity: entitySummary(p), createdAt: s.created_at, updatedAt: s.updated_at,
+    object: 'evaluation_set', id: s.id, name: s.name, description: s.description ?? '', entity: entitySummary(KINDS[p.type as ProcessorType], p), createdAt: s.created_at, updatedAt: s.updated_at,
     createdBy: createdByOf(metaOf(ctx, s.id)),
   };
 }

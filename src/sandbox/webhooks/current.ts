@@ -8,6 +8,7 @@
  */
 import type { Ctx } from '../context.js';
 import type { SandboxEvent } from '../events.js';
+import { kindOfType } from '../kinds.js';
 import { stepRunId } from '../workflows/current.js';
 
 /** `WebhookEndpointEventType` (32 values): what an endpoint's `enabledEvents` may list. */
@@ -39,13 +40,6 @@ export const EVENTS_OF_RESOURCE: Record<ResourceType, readonly string[]> = {
   workflow: ['workflow_run.completed', 'workflow_run.failed', 'workflow_run.needs_review', 'workflow_run.rejected', 'workflow_run.cancelled', 'workflow_run.step_run.processed'],
 };
 
-/** Processor type -> the 1.x resource (`extractor`...) and run (`extract_run`...) names and routes. */
-const KIND: Record<string, { resource: ResourceType; run: string; resources: string; runs: string }> = {
-  EXTRACT: { resource: 'extractor', run: 'extract_run', resources: 'extractors', runs: 'extract_runs' },
-  CLASSIFY: { resource: 'classifier', run: 'classify_run', resources: 'classifiers', runs: 'classify_runs' },
-  SPLITTER: { resource: 'splitter', run: 'split_run', resources: 'splitters', runs: 'split_runs' },
-};
-
 /** One internal event as 2026-02-09 names it. */
 export interface CurrentEvent {
   type: string;
@@ -66,18 +60,18 @@ export function currentEventOf(ctx: Ctx, e: SandboxEvent): CurrentEvent | undefi
     case 'processor_run.processed':
     case 'processor_run.failed': {
       const r = ctx.store.st('SELECT processor_id, processor_type FROM processor_runs WHERE id = ?').get(e.runId) as { processor_id: string; processor_type: string } | undefined;
-      const k = r && KIND[r.processor_type];
+      const k = r && kindOfType(r.processor_type);
       if (!r || !k) return undefined;
-      return { type: `${k.run}.${e.type === 'processor_run.processed' ? 'processed' : 'failed'}`, resourceId: r.processor_id, path: `/${k.runs}/${e.runId}` };
+      return { type: `${k.run.object}.${e.type === 'processor_run.processed' ? 'processed' : 'failed'}`, resourceId: r.processor_id, path: `/${k.run.route}/${e.runId}` };
     }
     case 'processor.created':
     case 'processor.updated':
     case 'processor.version.published': {
       const p = ctx.store.st('SELECT type FROM processors WHERE id = ?').get(e.processorId) as { type: string } | undefined;
-      const k = p && KIND[p.type];
+      const k = p && kindOfType(p.type);
       if (!k) return undefined;
-      if (e.type === 'processor.version.published') return { type: `${k.resource}.version.published`, resourceId: e.processorId, path: `/${k.resources}/${e.processorId}/versions/${e.versionId}` };
-      return { type: `${k.resource}.${e.type === 'processor.created' ? 'created' : 'updated'}`, resourceId: e.processorId, path: `/${k.resources}/${e.processorId}` };
+      if (e.type === 'processor.version.published') return { type: `${k.noun}.version.published`, resourceId: e.processorId, path: `${k.route}/${e.processorId}/versions/${e.versionId}` };
+      return { type: `${k.noun}.${e.type === 'processor.created' ? 'created' : 'updated'}`, resourceId: e.processorId, path: `${k.route}/${e.processorId}` };
     }
     case 'workflow_run.completed':
     case 'workflow_run.failed':

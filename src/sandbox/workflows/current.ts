@@ -16,6 +16,7 @@ import type { Json } from '../core.js';
 import { fileSummary } from '../current.js';
 import { badRequest, notFound } from '../http.js';
 import { currentGet } from '../internal.js';
+import { KINDS } from '../kinds.js';
 import { createdByOf, metaOf } from '../meta.js';
 import { normalizeVersionLabel } from '../resolve.js';
 import { MAX_WORKFLOW_STEPS, type WorkflowStep } from '../settings.js';
@@ -23,15 +24,18 @@ import type { FileRow, ProcessorRow, WorkflowRow, WorkflowRunRow, WorkflowVersio
 import { workflowVersionId, type WorkflowJob } from './runs.js';
 import { toPointer } from '../../util/json.js';
 
-/** The step types the sandbox runs, their processor type, reference member and run route. */
-const KINDS = {
-  EXTRACT: { processorType: 'EXTRACT', ref: 'extractor', inline: 'extractorConfig', result: 'extractRun', runs: 'extract_runs' },
-  CLASSIFY: { processorType: 'CLASSIFY', ref: 'classifier', inline: 'classifierConfig', result: 'classifyRun', runs: 'classify_runs' },
-  SPLIT: { processorType: 'SPLITTER', ref: 'splitter', inline: 'splitterConfig', result: 'splitRun', runs: 'split_runs' },
+/**
+ * The step types the sandbox runs: the kind of processor each runs (kinds.ts: its reference
+ * member `config.extractor` and run route), its inline config member and its `result` member.
+ */
+const STEPS = {
+  EXTRACT: { kind: KINDS.EXTRACT, inline: 'extractorConfig', result: 'extractRun' },
+  CLASSIFY: { kind: KINDS.CLASSIFY, inline: 'classifierConfig', result: 'classifyRun' },
+  SPLIT: { kind: KINDS.SPLITTER, inline: 'splitterConfig', result: 'splitRun' },
 } as const;
-type Kind = keyof typeof KINDS;
+type Step = keyof typeof STEPS;
 
-function kindOf(processorType: string): Kind {
+function stepOf(processorType: string): Step {
   return processorType === 'CLASSIFY' ? 'CLASSIFY' : processorType === 'SPLITTER' ? 'SPLIT' : 'EXTRACT';
 }
 
@@ -50,16 +54,16 @@ const refSchema = z.strictObject({
 });
 const triggerSchema = z.strictObject({ type: z.literal('TRIGGER'), name: nameSchema, next: nextSchema.optional() });
 const processorStepSchemas = Object.fromEntries(
-  (Object.keys(KINDS) as Kind[]).map((k) => [
+  (Object.keys(STEPS) as Step[]).map((k) => [
     k,
     z.strictObject({
       type: z.literal(k),
       name: nameSchema,
-      config: z.strictObject({ [KINDS[k].ref]: refSchema.optional(), [KINDS[k].inline]: z.unknown().optional() }),
+      config: z.strictObject({ [STEPS[k].kind.noun]: refSchema.optional(), [STEPS[k].inline]: z.unknown().optional() }),
       next: nextSchema.optional(),
     }),
   ]),
-) as unknown as Record<Kind, z.ZodType<{ type: Kind; name: string; config: Record<string, unknown>; next?: Array<{ step: string }> }>>;
+) as unknown as Record<Step, z.ZodType<{ type: Step; name: string; config: Record<string, unknown>; next?: Array<{ step: string }> }>>;
 
 function issue(e: z.ZodError, at: string): never {
   const i = e.issues[0];
@@ -87,25 +91,26 @@ export function stepsFromCurrent(ctx: Ctx, raw: unknown, at = '/steps'): Workflo
       for (const [j, n] of (r.data.next ?? []).entries()) nexts.push([`${here}/next/${j}/step`, n.step]);
       return;
     }
-    if (typeof type !== 'string' || !Object.hasOwn(KINDS, type)) {
+    if (typeof type !== 'string' || !Object.hasOwn(STEPS, type)) {
       throw badRequest(
         `${here}/type: ${typeof type === 'string' ? `${type} steps are not emulated by the sandbox` : 'is required'}; it runs EXTRACT, CLASSIFY and SPLIT steps in array order (a TRIGGER step is accepted and implied)`,
       );
     }
-    const kind = KINDS[type as Kind];
-    const r = processorStepSchemas[type as Kind].safeParse(s);
+    const def = STEPS[type as Step];
+    const kind = def.kind;
+    const r = processorStepSchemas[type as Step].safeParse(s);
     if (!r.success) issue(r.error, here);
     const step = r.data;
     if (names.has(step.name)) throw badRequest(`${here}/name: step name "${step.name}" is used twice; names identify steps in next`);
     names.add(step.name);
-    if (step.config[kind.inline] !== undefined) {
-      throw badRequest(`${here}/config/${kind.inline}: inline configs are not emulated by the sandbox; create the ${kind.ref} first and reference it as config.${kind.ref} {id, version}`);
+    if (step.config[def.inline] !== undefined) {
+      throw badRequest(`${here}/config/${def.inline}: inline configs are not emulated by the sandbox; create the ${kind.noun} first and reference it as config.${kind.noun} {id, version}`);
     }
-    const ref = step.config[kind.ref] as { id: string; version?: string } | undefined;
-    if (!ref) throw badRequest(`${here}/config/${kind.ref} is required: the ${kind.ref} this step runs, {id, version}`);
+    const ref = step.config[kind.noun] as { id: string; version?: string } | undefined;
+    if (!ref) throw badRequest(`${here}/config/${kind.noun} is required: the ${kind.noun} this step runs, {id, version}`);
     const p = ctx.store.byId<ProcessorRow>('processors', ref.id);
-    if (!p) throw notFound(`${here}/config/${kind.ref}/id: ${kind.ref} ${ref.id} not found`);
-    if (p.type !== kind.processorType) throw badRequest(`${here}/config/${kind.ref}/id: ${ref.id} is a ${kindOf(p.type)} ${KINDS[kindOf(p.type)].ref}, not a${type === 'EXTRACT' ? 'n' : ''} ${kind.ref}; use a ${kindOf(p.type)} step for it`);
+    if (!p) throw notFound(`${here}/config/${kind.noun}/id: ${kind.noun} ${ref.id} not found`);
+    if (p.type !== kind.type) throw badRequest(`${here}/config/${kind.noun}/id: ${ref.id} is a ${stepOf(p.type)} ${STEPS[stepOf(p.type)].kind.noun}, not a${type === 'EXTRACT' ? 'n' : ''} ${kind.noun}; use a ${stepOf(p.type)} step for it`);
     for (const [j, n] of (step.next ?? []).entries()) nexts.push([`${here}/next/${j}/step`, n.step]);
     steps.push({ processorId: p.id, version: normalizeVersionLabel(ref.version ?? 'latest') as string, name: step.name });
   });
@@ -128,8 +133,8 @@ export function stepsToCurrent(ctx: Ctx, steps: WorkflowStep[]): Json[] {
   const out: Json[] = [{ type: 'TRIGGER', name: 'Trigger', next: [{ step: names[0] }] }];
   steps.forEach((s, i) => {
     const p = ctx.store.byId<ProcessorRow>('processors', s.processorId);
-    const type = kindOf(p?.type ?? 'EXTRACT');
-    out.push({ type, name: names[i], config: { [KINDS[type].ref]: { id: s.processorId, version: s.version } }, ...(i + 1 < steps.length ? { next: [{ step: names[i + 1] }] } : {}) });
+    const type = stepOf(p?.type ?? 'EXTRACT');
+    out.push({ type, name: names[i], config: { [STEPS[type].kind.noun]: { id: s.processorId, version: s.version } }, ...(i + 1 < steps.length ? { next: [{ step: names[i + 1] }] } : {}) });
   });
   return out;
 }
@@ -254,12 +259,12 @@ async function stepRuns(ctx: Ctx, row: WorkflowRunRow, d: Json, files: Json[]): 
   const items = (d.outputs as Json[] | undefined) ?? [];
   return Promise.all(
     items.map(async (o, i) => {
-      const type = kindOf(String(o.type));
+      const type = stepOf(String(o.type));
       const status = String(o.status);
       let result: Json | null = null;
       if (status === 'PROCESSED') {
-        const r = await currentGet(ctx, `/${KINDS[type].runs}/${String(o.id)}`);
-        if (r.ok) result = { [KINDS[type].result]: JSON.parse(r.text) as Json };
+        const r = await currentGet(ctx, `/${STEPS[type].kind.run.route}/${String(o.id)}`);
+        if (r.ok) result = { [STEPS[type].result]: JSON.parse(r.text) as Json };
       }
       return {
         object: 'workflow_step_run', id: stepRunId(String(o.id)), workflowRunId: d.id, status: STEP_STATUSES.has(status) ? status : 'PROCESSING', files,
