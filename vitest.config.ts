@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Each test file's own XDG_STATE_HOME: nothing lands in ~/.local/state/evalkit.
+    setupFiles: ['test/setup/state-home.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -79,7 +79,7 @@ const upload = defineCommand<UploadArgs>({
       .option('processor', { type: 'string', describe: 'with --create-set: the processor id' })
       .option('description', { type: 'string', describe: 'with --create-set: the new set\'s description' })
       .option('config', { type: 'string', describe: 'processor config file (either layout) instead of the service\'s; enough for an offline --dry-run' })
-      .option('version', { type: 'string', describe: 'processor version whose config checks the rows: draft (default, as the service checks items), latest, 1.0, dpv_...' })
+      .option('version', { type: 'string', describe: 'processor version whose config checks the rows: draft (default, as the service checks items), latest, 1.0, a version id (exv_...; dpv_... on 2025-04-21)' })
       // -v is evalkit's own version at the top level; here it would be ambiguous, so it is refused with a pointer.
       .option('v', { type: 'string', hidden: true })
       .option('type', { choices: ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const, describe: 'processor type, when the config does not say' })
@@ -107,9 +107,9 @@ const upload = defineCommand<UploadArgs>({
       .option('format', formatOption)
       .conflicts('evaluation-set', 'create-set')
       .example('$0 dataset upload data.csv --evaluation-set ev_123', 'sync the set with the CSV (create new rows, update edited ones)')
-      .example('$0 dataset upload data.csv --create-set "invoices v1" --processor dp_123', 'into a new set of that name')
+      .example('$0 dataset upload data.csv --create-set "invoices v1" --processor ex_123', 'into a new set of that name')
       .example('$0 dataset upload data.csv -e ev_123 --dry-run', 'validate and show the plan, write nothing')
-      .example('$0 dataset upload data.csv --config invoice.json --create-set x --processor dp_1 --dry-run', 'offline check against a config file')
+      .example('$0 dataset upload data.csv --config invoice.json --create-set x --processor ex_1 --dry-run', 'offline check against a config file')
       .example('$0 dataset upload data.csv -e ev_123 --prune --yes --format json', 'also delete items no longer in the CSV; machine-readable tally')
       .example('$0 dataset upload data.csv -e ev_123 --currency EUR --decimal-comma --date-order dmy', 'European spreadsheets')
       .example('$0 dataset upload errors.csv -e ev_123 --source data.csv', 'corrections from report --export-errors: into the set and into data.csv') as unknown as Argv<UploadArgs>,
@@ -421,7 +421,7 @@ const download = defineCommand<DownloadArgs>({
       .option('concurrency', { type: 'number', default: 8, describe: 'downloads in flight at once' })
       .option('format', formatOption)
       .example('$0 dataset download -e ev_123 --out data.csv', 'rows name the files by fileId')
-      .example('$0 dataset download -e ev_123 --out data/data.csv --files data/files', 'with the files, to upload anywhere: evalkit dataset upload data/data.csv --create-set copy --processor dp_456')
+      .example('$0 dataset download -e ev_123 --out data/data.csv --files data/files', 'with the files, to upload anywhere: evalkit dataset upload data/data.csv --create-set copy --processor ex_456')
       .example('$0 dataset download -e ev_123 --into data.csv', "labels corrected on the service brought into your own CSV") as unknown as Argv<DownloadArgs>,
   run: async (a) => {
     if (!Number.isInteger(a.concurrency) || a.concurrency < 1 || a.concurrency > 256) throw new UsageError('--concurrency must be an integer from 1 to 256');
@@ -493,7 +493,7 @@ const harvest = defineCommand<HarvestArgs>({
       .option('create-set', { type: 'string', describe: "target: the processor's set of this name (created if it has none)" })
       .option('description', { type: 'string', describe: "with --create-set: the new set's description" })
       .option('out', { alias: 'o', type: 'string', describe: 'the harvest CSV kept as the record (default reviewed-<processor>.csv); journal and rejects file go beside it' })
-      .option('version', { type: 'string', describe: 'processor version whose config checks the items: draft (default), latest, 1.0, dpv_...' })
+      .option('version', { type: 'string', describe: 'processor version whose config checks the items: draft (default), latest, 1.0, a version id (exv_...; dpv_... on 2025-04-21)' })
       .option('skip-invalid', { type: 'boolean', default: false, describe: 'upload the valid rows even when some are invalid (exit 1)' })
       .option('dry-run', { type: 'boolean', default: false, describe: 'validate and print the plan; write nothing (not even the CSV)' })
       .option('journal', { type: 'string', describe: 'journal file (default <out>.journal.ndjson)' })
@@ -501,9 +501,9 @@ const harvest = defineCommand<HarvestArgs>({
       .option('progress', { type: 'boolean', describe: 'progress on stderr (--no-progress: none)' })
       .option('format', formatOption)
       .conflicts('evaluation-set', 'create-set')
-      .example('$0 dataset harvest --processor dp_123 --reviewed --create-set "reviewed in production"', 'every reviewed run into a set of that name')
-      .example('$0 dataset harvest -p dp_123 --reviewed --since 2025-05-01 -e ev_456 --dry-run', 'what a harvest into ev_456 would add, writing nothing')
-      .example('$0 dataset harvest -p dp_123 --reviewed -e ev_456 --out harvest/may.csv --format json', 'keep the record elsewhere; machine-readable result') as unknown as Argv<HarvestArgs>,
+      .example('$0 dataset harvest --processor ex_123 --reviewed --create-set "reviewed in production"', 'every reviewed run into a set of that name')
+      .example('$0 dataset harvest -p ex_123 --reviewed --since 2025-05-01 -e ev_456 --dry-run', 'what a harvest into ev_456 would add, writing nothing')
+      .example('$0 dataset harvest -p ex_123 --reviewed -e ev_456 --out harvest/may.csv --format json', 'keep the record elsewhere; machine-readable result') as unknown as Argv<HarvestArgs>,
   run: async (a) => {
     if (!a.reviewed) throw new UsageError('dataset harvest takes reviewed runs: pass --reviewed', { hint: "reviewers' corrections (reviewedOutput) are what makes a run an expected output" });
     if (!a.evaluationSet && !a.createSet) throw new UsageError('name the target set', { hint: 'pass --evaluation-set ID, or --create-set NAME' });
@@ -561,7 +561,7 @@ export default defineCommand<GroupArgs>({
       .command(sub(harvest))
       .example('$0 dataset upload data.csv --evaluation-set ev_123', 'sync a set with a CSV')
       .example('$0 dataset download -e ev_123 --out data.csv --files files', 'the set as a CSV and its files')
-      .example('$0 dataset harvest -p dp_123 --reviewed -e ev_123', "reviewers' corrections as new items") as unknown as Argv<GroupArgs>,
+      .example('$0 dataset harvest -p ex_123 --reviewed -e ev_123', "reviewers' corrections as new items") as unknown as Argv<GroupArgs>,
   // yargs runs the subcommand's handler; this one runs for none (a list) or an unknown one.
   listing: [upload, download, harvest].map((c) => ({ command: c.command as string, describe: c.describe })),
   run: async (argv) => listSubcommands('dataset', argv.command, [upload, download, harvest]),

@@ -44,7 +44,7 @@ export default defineCommand<InitArgs>({
   describe: 'scaffold evalkit.config.json, a CSV header for the processor\'s fields and the CI workflow (which evaluates each pull request\'s processor config file), from a processor id or a saved config file',
   builder: (y) =>
     y
-      .option('processor', { alias: 'p', type: 'string', describe: 'the processor (dp_...), read through the service (EVALKIT_BASE_URL, EVALKIT_API_TOKEN): its draft config, as `dataset upload` checks rows against it' })
+      .option('processor', { alias: 'p', type: 'string', describe: 'the processor (ex_..., cl_..., spl_...; dp_... on 2025-04-21), read through the service (EVALKIT_BASE_URL, EVALKIT_API_TOKEN): its draft config, as `dataset upload` checks rows against it' })
       .option('config', { type: 'string', describe: 'or a saved processor config file: a bare config in either layout (2024-11-14 or 2025-04-21), or a processor, version or request body holding one' })
       .option('type', { choices: ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const, describe: 'with --config: the processor type, when the file does not say' })
       .option('evaluation-set', { alias: 'e', type: 'string', describe: 'the evaluation set id to put in the config (add it later if the set does not exist yet)' })
@@ -53,13 +53,13 @@ export default defineCommand<InitArgs>({
       .option('force', { type: 'boolean', default: false, describe: 'replace files that exist (without it, nothing is written when one does)' })
       .option('format', formatOption)
       .conflicts('processor', 'config')
-      .example('$0 init --processor dp_123 --evaluation-set ev_456', 'from the processor on the service: evalkit.config.json, data.csv, .github/workflows/evalkit.yml')
+      .example('$0 init --processor ex_123 --evaluation-set ev_456', 'from the processor on the service: evalkit.config.json, data.csv, .github/workflows/evalkit.yml')
       .example('$0 init --config invoice.config.json --dataset invoices', 'offline, from a saved config in either layout; the dataset section is named invoices')
-      .example('$0 init -p dp_123 --force', 'replace the files init wrote before')
+      .example('$0 init -p ex_123 --force', 'replace the files init wrote before')
       .epilogue('The token is never written: the workflow reads the secret EVALKIT_API_TOKEN. The base URL (--base-url or EVALKIT_BASE_URL) goes into the config file when set, unless it is a loopback or sandbox address (then the workflow reads the repository variable EVALKIT_BASE_URL). The workflow evaluates the processor config file of each pull request: --config FILE when it is inside --dir, else configs/<dataset>.json, written from the config read. --dataset names the section (default: from the processor or file name).') as unknown as Argv<InitArgs>,
   run: async (argv) => {
     if ((argv.processor === undefined) === (argv.config === undefined)) {
-      throw new UsageError('say what to scaffold from: --processor ID or --config FILE', { hint: 'for example: evalkit init --processor dp_123, or evalkit init --config invoice.config.json' });
+      throw new UsageError('say what to scaffold from: --processor ID or --config FILE', { hint: 'for example: evalkit init --processor ex_123, or evalkit init --config invoice.config.json' });
     }
     if (argv.type !== undefined && argv.config === undefined) throw new UsageError('--type goes with --config', { hint: "a processor on the service names its own type" });
     if (argv.csv.trim() === '' || path.isAbsolute(argv.csv) || argv.csv.split(/[\\/]/).includes('..')) {
@@ -85,10 +85,10 @@ export default defineCommand<InitArgs>({
       origin = `${argv.processor}@${version.version}`;
     } else {
       const { readProcessorConfig } = await import('../processors/index.js');
-      const read = await readProcessorConfig(argv.config!, { type: argv.type, apiVersion });
+      const read = await readProcessorConfig(argv.config!, { type: argv.type, apiVersion }).catch((e: unknown) => unknownKeyForInit(e, argv.config!, argv.type));
       config = read.config;
       type = read.type;
-      name = path.basename(argv.config!).replace(/(\.config)?\.jsonc?$/i, '');
+      name = nameOfFile(argv.config!);
       origin = argv.config!;
     }
     const { baseUrlToCommit, datasetNameFrom, scaffold } = await import('../settings/scaffold.js');
@@ -143,3 +143,31 @@ export default defineCommand<InitArgs>({
     return 0;
   },
 });
+
+/**
+ * An unknown key in init's --config file: the refusal names `--allow-unknown`, which init does not
+ * have. Fix the key; or, for a key of a service version newer than evalkit, create the processor
+ * with it (processors create keeps it with --allow-unknown) and scaffold from the processor, whose
+ * config init takes as the service has it.
+ */
+async function unknownKeyForInit(e: unknown, file: string, type: ProcessorType | undefined): Promise<never> {
+  const { UnknownKeysError, unknownKeyFix } = await import('../config/known-keys.js');
+  const unknown = e instanceof InputError && e.cause instanceof UnknownKeysError ? e.cause : e instanceof UnknownKeysError ? e : undefined;
+  if (!unknown || !(e instanceof InputError)) throw e;
+  const name = nameOfFile(file) || 'NAME';
+  const create = `evalkit processors create --name ${shellArg(name)}${type ? ` --type ${type}` : ''} --config ${shellArg(file)} --allow-unknown`;
+  throw new InputError(e.message, {
+    location: e.location,
+    hint: `${unknownKeyFix(unknown.keys[0])} (for a key of a service version newer than evalkit: ${create} keeps it, then evalkit init --processor ID)`,
+  });
+}
+
+/** A processor's name from its config file's: invoice.config.json -> invoice. */
+function nameOfFile(file: string): string {
+  return path.basename(file).replace(/(\.config)?\.jsonc?$/i, '');
+}
+
+/** A word a shell reads back as it is: quoted when it holds anything but plain path characters. */
+function shellArg(s: string): string {
+  return /^[\w./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

@@ -3,6 +3,7 @@ import type yargsFactory from 'yargs';
 import { createRequire } from 'node:module';
 import { EvalkitError, fileSystemError, UsageError, type ExitCode } from '../util/errors.js';
 import { redact } from '../util/secrets.js';
+import { DEFAULT_API_VERSION } from '../api/version.js';
 import { toYargs } from './command.js';
 import { err, errLabel, out } from './io.js';
 import { loadAllCommands, loadCommands, type AnyCommand } from './commands.js';
@@ -53,7 +54,7 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
       type: 'string',
       global: true,
       group: 'Service:',
-      describe: 'API version in effect: sent to the service and the layout `migrate` targets by default (default: $EVALKIT_API_VERSION, else the config file, else 2025-04-21)',
+      describe: `API version in effect: sent to the service and the layout \`migrate\` targets by default (default: $EVALKIT_API_VERSION, else the config file, else ${DEFAULT_API_VERSION})`,
     })
     .option('workspace-id', {
       type: 'string',

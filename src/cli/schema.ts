@@ -20,7 +20,7 @@ export default defineCommand<SchemaArgs>({
       .option('name', { type: 'string', default: 'ExpectedOutput', describe: 'name of the generated type (with --types)' })
       .example('$0 schema --config invoice.config.json > expected.schema.json', 'the JSON Schema of a valid expectedOutput')
       .example('$0 schema --config invoice.config.json --types --name InvoiceOutput > invoice-output.ts', 'a TypeScript type for code that reads run outputs')
-      .example('$0 schema --processor dp_123 --version draft', "from the processor's draft config") as unknown as Argv<SchemaArgs>,
+      .example('$0 schema --processor ex_123 --version draft', "from the processor's draft config") as unknown as Argv<SchemaArgs>,
   run: async (argv) => {
     const { deriveExpectedSchema, expectedSchemaToTypeScript } = await import('../expected/index.js');
     // A TypeScript identifier (ASCII letters, digits, _ and $, not starting with a digit).

@@ -103,7 +103,7 @@ export default defineCommand<ValidateArgs>({
       .option('format', formatOption)
       .example('$0 validate items.jsonl --config invoice.config.json', 'check every line; exit 1 when findings remain')
       .example('$0 validate set/ --config cfg.json --fix --currency EUR --date-order dmy', 'repair what is certain, in place')
-      .example('$0 validate items.json --processor dp_123 --version 1.0 --strict --format json', 'against a published version, every field required') as unknown as Argv<ValidateArgs>,
+      .example('$0 validate items.json --processor ex_123 --version 1.0 --strict --format json', 'against a published version, every field required') as unknown as Argv<ValidateArgs>,
   run: async (argv) => {
     const expected = await import('../expected/index.js');
     // yargs drops a lone "-", so no file names at all means stdin.

@@ -81,7 +81,7 @@ function migrateOneConfig(config: Record<string, unknown>, envelope: Spot['envel
   if (!opts.allowUnknown) {
     // A typo of a key would reach the service, which would not apply it (docs/migrate.md, "Unknown keys").
     const unknown = unknownKeys(config, type);
-    if (unknown.length) throw new UnknownKeysError(unknown.map((u) => unknownKeyError(u, type, site)));
+    if (unknown.length) throw new UnknownKeysError(unknown.map((u) => unknownKeyError(u, type, site)), unknown);
   }
   if (type === null) return { next: config, plan: null, type, from: null, warnings, dropped: [] };
   const planOpts: PlanOptions = { allowLossy: opts.allowLossy === true, infer: inferSet(opts), partial: envelope?.partial, convertFields: opts.convertFields === true };

@@ -174,18 +174,29 @@ export function closest(key: string, known: Iterable<string>): string | undefine
 
 const ARTICLE: Record<ProcessorType, string> = { EXTRACT: 'an EXTRACT', CLASSIFY: 'a CLASSIFY', SPLITTER: 'a SPLITTER' };
 
+/** What to do about an unknown key in the file: the known key it is probably a typo of, else remove it. */
+export function unknownKeyFix(u: UnknownKey): string {
+  return u.suggestion !== undefined ? `did you mean ${u.suggestion}?` : 'remove it';
+}
+
 /** The refusal of one unknown key (docs/migrate.md, "Unknown keys"). */
 export function unknownKeyError(u: UnknownKey, type: ProcessorType | null, site: Site): InputError {
-  const fix = u.suggestion !== undefined ? `did you mean ${u.suggestion}?` : 'remove it';
+  const fix = unknownKeyFix(u);
   return new InputError(`unknown key ${JSON.stringify(u.key)} in ${type ? ARTICLE[type] : 'a processor'} config (no config layout has it)`, {
     location: at(site, ...u.path),
     hint: `${fix} (--allow-unknown keeps it as it is: for a key of a service version newer than evalkit)`,
   });
 }
 
-/** Every unknown key of a config, one InputError each; the first is the one a caller that throws one reports. */
+/**
+ * Every unknown key of a config, one InputError each; the first is the one a caller that throws one
+ * reports. `keys` are the same keys, for a caller whose users have another way out than --allow-unknown.
+ */
 export class UnknownKeysError extends InputError {
-  constructor(readonly all: readonly InputError[]) {
+  constructor(
+    readonly all: readonly InputError[],
+    readonly keys: readonly UnknownKey[],
+  ) {
     super(all[0].message, { location: all[0].location, hint: all[0].hint });
   }
 }
