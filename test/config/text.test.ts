@@ -122,6 +122,22 @@ describe('members left out, in place', () => {
   });
 });
 
+describe('several changes in one text', () => {
+  it('finds each changed object when paths share a start, leave it and come back (item, output, splits, config)', () => {
+    const item = (n: number) => `{"fileId": "f${n}", "expectedOutput": {"subDocumentClassifications": [{"id": "a${n}", "type": "x", "startPage": 1, "endPage": 1}, {"type": "y", "startPage": 2, "endPage": 2, "identifier": "I${n}"}]}}`;
+    const text = `[${item(1)}, {"type": "CLASSIFY", "fields": [{"id": "x", "type": "x"}], "customClassificationRules": "r"}, ${item(2)}]`;
+    const r = migrateText(text, 'mixed.json', { to: '2026-02-09', allowLossy: true });
+    const want = (n: number) => `{"fileId": "f${n}", "expectedOutput": {"splits": [{"type": "x", "startPage": 1, "endPage": 1}, {"type": "y", "startPage": 2, "endPage": 2}]}}`;
+    expect(r.text).toBe(`[${want(1)}, {"classifications": [{"id": "x", "type": "x"}], "classificationRules": "r"}, ${want(2)}]`);
+    expect(r.dropped.map((d) => d.pointer)).toEqual([
+      '/0/expectedOutput/subDocumentClassifications/0/id',
+      '/0/expectedOutput/subDocumentClassifications/1/identifier',
+      '/2/expectedOutput/subDocumentClassifications/0/id',
+      '/2/expectedOutput/subDocumentClassifications/1/identifier',
+    ]);
+  });
+});
+
 describe('sameJson (the self-check of a re-laid-out object)', () => {
   // Each pair as JSON texts; the answer must be that of comparing their JSON.stringify forms.
   it.each([
