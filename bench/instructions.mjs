@@ -4,7 +4,9 @@
 import { spawnSync } from 'node:child_process';
 
 export function instructions(label, argv) {
-  const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', ...argv], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  // --fair-sched=yes: the threads take turns in a fixed order; without it the count of a run with
+  // V8's compiler threads moved by several percent with the machine's load.
+  const r = spawnSync('valgrind', ['--tool=callgrind', '--fair-sched=yes', '--callgrind-out-file=/dev/null', ...argv], { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.error) throw new Error(`--instructions needs valgrind (apt-get install valgrind): ${r.error.message}`);
   const m = /Collected : (\d+)/.exec(r.stderr);
   if (r.status !== 0 || !m) throw new Error(`${label} under valgrind failed (exit ${r.status}): ${r.stderr.slice(-2000)}`);
