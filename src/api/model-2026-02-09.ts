@@ -6,7 +6,7 @@
  *
  * As in model.ts every object passes unknown members through. The members the spec types as
  * required (nullable or not) are required: the sandbox sends each of them on every answer
- * (test/e2e/processors-2026-sandbox.test.ts, test/sandbox/runs-2026.test.ts), so an answer
+ * (test/e2e/processors-2026.test.ts, test/sandbox/runs-2026.test.ts), so an answer
  * without one is a broken answer, reported as such rather than read as null. Members the spec
  * types as optional stay optional. Configs pass through as records: src/config owns their layouts.
  */

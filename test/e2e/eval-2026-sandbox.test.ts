@@ -4,39 +4,19 @@
  * items as the 2025-04-21 batch path on the same set and version (the 2025-04-21 path is the
  * oracle), plus the service's run as answered; `eval export <bpr_ id>` gives them again.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/sandbox/engine/types.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
-import { seedSet, type SeededSet, type Type } from '../eval/helpers.js';
-import { start, type TestSandbox } from '../sandbox/helpers.js';
+import { useEvalSandbox } from '../helpers/eval-sandbox.js';
+import { seedSet } from '../eval/helpers.js';
+import { start } from '../sandbox/helpers.js';
 
 type Json = Record<string, unknown>;
-let t: TestSandbox;
-let dir: string;
-const sets = {} as Record<Type, SeededSet>;
-const seen: CliResult[] = [];
+const ctx = useEvalSandbox({ items: 3, tmpPrefix: 'evalkit-e2e-eval26-' });
+const { sets, cli } = ctx;
 
-beforeAll(async () => {
-  t = await start({ engineDelayMs: 1 });
-  for (const type of ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const) sets[type] = await seedSet(t, type, 3, { publish: true });
-  dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-e2e-eval26-'));
-});
-afterAll(async () => {
-  for (const r of seen) expect(r.stdout + r.stderr).not.toContain(t.token);
-  rmSync(dir, { recursive: true, force: true });
-  await t.close();
-});
-
-async function cli(args: string[], s: TestSandbox = t): Promise<CliResult> {
-  const r = await runCli(args, { cwd: dir, env: { EVALKIT_BASE_URL: s.url, EVALKIT_API_TOKEN: s.token } });
-  seen.push(r);
-  return r;
-}
-
-const read = (f: string): Json => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Json;
+const read = (f: string): Json => JSON.parse(readFileSync(path.join(ctx.dir, f), 'utf8')) as Json;
 
 /**
  * What must not differ between the two paths: everything but the run ids and timing, and for
@@ -88,14 +68,14 @@ describe('eval run on 2026-02-09 against the sandbox (built CLI)', () => {
     const f = await start({ engine: failing });
     try {
       const s = await seedSet(f, 'CLASSIFY', 2);
-      const r = await cli(['--api-version', '2026-02-09', 'eval', 'run', '-e', s.setId, '--version', 'draft', '--out', 'failed.json', '--no-progress'], f);
+      const r = await cli(['--api-version', '2026-02-09', 'eval', 'run', '-e', s.setId, '--version', 'draft', '--out', 'failed.json', '--no-progress'], { sandbox: f });
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/evaluation set run bpr_\w+ ended FAILED/);
       expect(r.stdout).toContain('ENGINE_DOWN');
       const exp = read('failed.json');
       expect((exp.service as Json).status).toBe('FAILED');
       expect((exp.items as Json[]).map((i) => [i.status, i.failureReason])).toEqual([['FAILED', 'ENGINE_DOWN'], ['FAILED', 'ENGINE_DOWN']]);
-      const rep = await cli(['report', '--from', 'failed.json', '--out-dir', 'failed-report'], f);
+      const rep = await cli(['report', '--from', 'failed.json', '--out-dir', 'failed-report'], { sandbox: f });
       expect(rep.code).toBe(2);
       expect(rep.stderr).toContain('--allow-partial');
     } finally {

@@ -1,43 +1,17 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { EvaluationExport } from '../../src/metrics/index.js';
 import { parseExport } from '../../src/report/index.js';
-import { BIN, runCli, type CliResult } from '../helpers/cli.js';
-import { CONFIGS, seedSet, type SeededSet, type Type } from '../eval/helpers.js';
+import { BIN, runCli } from '../helpers/cli.js';
+import { useEvalSandbox } from '../helpers/eval-sandbox.js';
+import { CONFIGS, seedSet, type SeededSet } from '../eval/helpers.js';
 import { start, type TestSandbox } from '../sandbox/helpers.js';
 
 type Json = Record<string, unknown>;
-let t: TestSandbox;
-let dir: string;
-const sets = {} as Record<Type, SeededSet>;
-const seen: CliResult[] = [];
-
-beforeAll(async () => {
-  t = await start({ engineDelayMs: 1 });
-  for (const type of ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const) sets[type] = await seedSet(t, type, 4, { publish: true });
-  dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-e2e-eval-'));
-});
-afterAll(async () => {
-  // The token never appears in anything the CLI printed or wrote.
-  for (const r of seen) expect(r.stdout + r.stderr).not.toContain(t.token);
-  for (const f of walk(dir)) expect(readFileSync(f, 'utf8'), f).not.toContain(t.token);
-  rmSync(dir, { recursive: true, force: true });
-  await t.close();
-});
-
-function walk(d: string): string[] {
-  return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
-}
-
-async function cli(args: string[], o: { sandbox?: TestSandbox; cwd?: string } = {}): Promise<CliResult> {
-  const s = o.sandbox ?? t;
-  const r = await runCli(args, { cwd: o.cwd, env: { EVALKIT_BASE_URL: s.url, EVALKIT_API_TOKEN: s.token } });
-  if (s === t) seen.push(r);
-  return r;
-}
+const ctx = useEvalSandbox({ items: 4, tmpPrefix: 'evalkit-e2e-eval-' });
+const { sets, cli } = ctx;
 
 function readExport(file: string): Promise<EvaluationExport> {
   return parseExport(readFileSync(file, 'utf8'), file);
@@ -45,7 +19,7 @@ function readExport(file: string): Promise<EvaluationExport> {
 
 describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
   test.each(['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const)('%s: export, then report files with no network', async (type) => {
-    const file = path.join(dir, `${type}.json`);
+    const file = path.join(ctx.dir, `${type}.json`);
     const r = await cli(['eval', 'run', '--evaluation-set', sets[type].setId, '--out', file]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -56,7 +30,7 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     expect(exp.processor).toMatchObject({ id: sets[type].processorId, type, version: '1.0' });
     expect(exp.items.map((i) => i.id)).toEqual(sets[type].itemIds);
 
-    const out = path.join(dir, `${type}-report`);
+    const out = path.join(ctx.dir, `${type}-report`);
     // No service at all for the report: a base URL nobody listens on.
     const rep = await runCli(['report', '--from', file, '--out-dir', out, '--bootstrap', '0'], { env: { EVALKIT_BASE_URL: 'http://127.0.0.1:9', EVALKIT_API_TOKEN: 'unused-token' } });
     expect(rep.code, rep.stderr).toBe(0);
@@ -67,13 +41,13 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
   });
 
   test('--quiet prints nothing when every run went through, in text and with --format json on stderr', async () => {
-    const file = path.join(dir, 'quiet.json');
+    const file = path.join(ctx.dir, 'quiet.json');
     const r = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--out', file, '-q']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('');
     expect(existsSync(file)).toBe(true);
-    const json = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--out', path.join(dir, 'quiet2.json'), '-q', '--format', 'json']);
+    const json = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--out', path.join(ctx.dir, 'quiet2.json'), '-q', '--format', 'json']);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ counts: { items: 4 } });
     expect(json.stderr).toBe('');
@@ -85,7 +59,7 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     ['evaluation-set-run', []],
     ['batch', ['--api-version', '2025-04-21']],
   ])('--format json prints a sorted summary; options are recorded (%s)', async (strategy, pin) => {
-    const file = path.join(dir, `opts-${strategy}.json`);
+    const file = path.join(ctx.dir, `opts-${strategy}.json`);
     const r = await cli([...pin, 'eval', 'run', '-e', sets.EXTRACT.setId, '--version', 'draft', '--out', file, '--fuzzy-match-fields', 'invoice_number,line_items[].description', '--exclude-fields', 'paid', '--format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout) as Json;
@@ -94,7 +68,7 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     expect(s.options).toEqual({ fuzzyMatchFields: ['invoice_number', 'line_items[].description'], excludeFields: ['paid'] });
     expect((await readExport(file)).options).toEqual(s.options);
     if (strategy === 'batch') {
-      const batch = await t.call<{ batchProcessorRun: Json }>('GET', `/batch_processor_runs/${String(s.batchRunId)}`);
+      const batch = await ctx.t.call<{ batchProcessorRun: Json }>('GET', `/batch_processor_runs/${String(s.batchRunId)}`);
       expect(batch.body.batchProcessorRun.options).toEqual(s.options);
     }
     expect(r.stderr).toMatch(/^4 items: /); // the tally, for people watching a JSON run
@@ -105,10 +79,10 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     ['2026-02-09', []],
     ['2025-04-21', ['--api-version', '2025-04-21', '--priority', '10']],
   ])('per-item strategy with a --config override (a saved processor envelope in the old layout), %s', async (version, extra) => {
-    const cfg = path.join(dir, 'candidate.json');
+    const cfg = path.join(ctx.dir, 'candidate.json');
     const old = { type: 'CLASSIFY', fields: CONFIGS.CLASSIFY.classifications, customClassificationRules: 'prefer receipts' };
     writeFileSync(cfg, JSON.stringify({ success: true, processor: { id: 'dp_x', name: 'x', type: 'CLASSIFY', draftVersion: { config: old } } }));
-    const file = path.join(dir, `override-${version}.json`);
+    const file = path.join(ctx.dir, `override-${version}.json`);
     const r = await cli([...extra.slice(0, 2), 'eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--out', file, '--concurrency', '2', ...extra.slice(2)]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/note: --config: one processor run per item/);
@@ -116,26 +90,26 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
     const exp = await readExport(file);
     expect(exp.processor.config).toMatchObject({ type: 'CLASSIFY', classificationRules: 'prefer receipts', classifications: CONFIGS.CLASSIFY.classifications });
     for (const item of exp.items) {
-      const run = (await t.call<{ processorRun: Json }>('GET', `/processor_runs/${String(item.runId)}`)).body.processorRun;
+      const run = (await ctx.t.call<{ processorRun: Json }>('GET', `/processor_runs/${String(item.runId)}`)).body.processorRun;
       expect(run).toMatchObject({ source: 'API', priority: extra.length ? 10 : 50, config: { classificationRules: 'prefer receipts' }, metadata: { evaluationSetItemId: item.id } });
     }
-    const batchOnly = await cli(['--api-version', '2025-04-21', 'eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--strategy', 'batch', '--out', path.join(dir, 'never.json')]);
+    const batchOnly = await cli(['--api-version', '2025-04-21', 'eval', 'run', '-e', sets.CLASSIFY.setId, '--config', cfg, '--strategy', 'batch', '--out', path.join(ctx.dir, 'never.json')]);
     expect(batchOnly.code).toBe(2);
     expect(batchOnly.stderr).toMatch(/--config cannot be used with --strategy batch/);
-    expect(existsSync(path.join(dir, 'never.json'))).toBe(false);
+    expect(existsSync(path.join(ctx.dir, 'never.json'))).toBe(false);
   });
 
   test('version resolution: draft, latest, 1.0; an unknown version is exit 2 naming it', async () => {
     for (const [ref, label] of [['draft', 'draft'], ['latest', '1.0'], ['1.0', '1.0']]) {
-      const file = path.join(dir, `v-${ref}.json`);
+      const file = path.join(ctx.dir, `v-${ref}.json`);
       const r = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--version', ref, '--out', file]);
       expect(r.code, r.stderr).toBe(0);
       expect((await readExport(file)).processor.version).toBe(label);
     }
-    const bad = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--version', '2.0', '--out', path.join(dir, 'v-2.json')]);
+    const bad = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--version', '2.0', '--out', path.join(ctx.dir, 'v-2.json')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/splitter dp_\S+ has no version "2\.0"\n {2}hint: available: 1\.0, draft/);
-    expect(existsSync(path.join(dir, 'v-2.json'))).toBe(false);
+    expect(existsSync(path.join(ctx.dir, 'v-2.json'))).toBe(false);
   });
 
   test('an unknown set is exit 2 with a hint; missing flags are usage errors', async () => {
@@ -151,7 +125,7 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
   });
 
   test('the default path is reports/<set>-<version>.json in the working folder', async () => {
-    const cwd = mkdtempSync(path.join(dir, 'cwd-'));
+    const cwd = mkdtempSync(path.join(ctx.dir, 'cwd-'));
     const r = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--version', 'draft'], { cwd });
     expect(r.code, r.stderr).toBe(0);
     const file = path.join('reports', `${sets.CLASSIFY.setId}-draft.json`);
@@ -162,7 +136,7 @@ describe('evalkit eval run -> evalkit report (built CLI, real sandbox)', () => {
 
 describe('JSONL exports', () => {
   test('--jsonl writes a header line and one item per line, and report reads it', async () => {
-    const file = path.join(dir, 'big.jsonl');
+    const file = path.join(ctx.dir, 'big.jsonl');
     const r = await cli(['eval', 'run', '-e', sets.EXTRACT.setId, '--out', file]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('(JSON Lines, 4 items');
@@ -170,37 +144,37 @@ describe('JSONL exports', () => {
     expect(lines).toHaveLength(5);
     // service: the evaluation set run as the service answered it (the default API version, 2026-02-09).
     expect(Object.keys(lines[0]).sort()).toEqual(['format', 'options', 'processor', 'service', 'source']);
-    const rep = await cli(['report', '--from', file, '--out-dir', path.join(dir, 'big-report'), '--formats', 'json', '--bootstrap', '0']);
+    const rep = await cli(['report', '--from', file, '--out-dir', path.join(ctx.dir, 'big-report'), '--formats', 'json', '--bootstrap', '0']);
     expect(rep.code, rep.stderr).toBe(0);
-    const asJson = path.join(dir, 'big.json');
+    const asJson = path.join(ctx.dir, 'big.json');
     writeFileSync(asJson, JSON.stringify(await readExport(file)));
-    const rep2 = await cli(['report', '--from', asJson, '--out-dir', path.join(dir, 'big-report-2'), '--formats', 'json', '--bootstrap', '0']);
+    const rep2 = await cli(['report', '--from', asJson, '--out-dir', path.join(ctx.dir, 'big-report-2'), '--formats', 'json', '--bootstrap', '0']);
     expect(rep2.code, rep2.stderr).toBe(0);
-    const a = JSON.parse(readFileSync(path.join(dir, 'big-report', 'report.json'), 'utf8')) as Json;
-    const b = JSON.parse(readFileSync(path.join(dir, 'big-report-2', 'report.json'), 'utf8')) as Json;
+    const a = JSON.parse(readFileSync(path.join(ctx.dir, 'big-report', 'report.json'), 'utf8')) as Json;
+    const b = JSON.parse(readFileSync(path.join(ctx.dir, 'big-report-2', 'report.json'), 'utf8')) as Json;
     expect(a.extract).toEqual(b.extract);
   });
 
   test('--jsonl picks the default name; --jsonl with a .json --out is refused before any run', async () => {
-    const cwd = mkdtempSync(path.join(dir, 'cwd-'));
+    const cwd = mkdtempSync(path.join(ctx.dir, 'cwd-'));
     const r = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--jsonl'], { cwd });
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(path.join(cwd, 'reports', `${sets.SPLITTER.setId}-1.0.jsonl`))).toBe(true);
-    const before = (await t.call<{ batchProcessorRuns: Json[] }>('GET', '/batch_processor_runs?maxPageSize=1000')).body.batchProcessorRuns.length;
-    const bad = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--jsonl', '--out', path.join(dir, 'x.json')]);
+    const before = (await ctx.t.call<{ batchProcessorRuns: Json[] }>('GET', '/batch_processor_runs?maxPageSize=1000')).body.batchProcessorRuns.length;
+    const bad = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--jsonl', '--out', path.join(ctx.dir, 'x.json')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--jsonl writes JSON Lines, but --out .*x\.json is named \.json/);
-    expect((await t.call<{ batchProcessorRuns: Json[] }>('GET', '/batch_processor_runs?maxPageSize=1000')).body.batchProcessorRuns.length).toBe(before);
+    expect((await ctx.t.call<{ batchProcessorRuns: Json[] }>('GET', '/batch_processor_runs?maxPageSize=1000')).body.batchProcessorRuns.length).toBe(before);
   });
 });
 
 describe('evalkit eval export --batch-run', () => {
   test('writes the export of an existing batch; the same items as eval run wrote', async () => {
-    const runFile = path.join(dir, 'for-export.json');
+    const runFile = path.join(ctx.dir, 'for-export.json');
     const r = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--out', runFile, '--format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const batchId = String((JSON.parse(r.stdout) as Json).batchRunId);
-    const cwd = mkdtempSync(path.join(dir, 'cwd-'));
+    const cwd = mkdtempSync(path.join(ctx.dir, 'cwd-'));
     const e = await cli(['eval', 'export', '--batch-run', batchId], { cwd });
     expect(e.code, e.stderr).toBe(0);
     expect(e.stdout).toContain(`wrote ${path.join('reports', `${batchId}.json`)}`);
@@ -216,20 +190,20 @@ describe('evalkit eval export --batch-run', () => {
     const r = await cli(['eval', 'export', '--batch-run', 'bpr_missing']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/evaluation set run "bpr_missing" not found[\s\S]*hint: check the evaluation set run id/);
-    t.sb.pauseEngine();
+    ctx.t.sb.pauseEngine();
     try {
-      const b = await t.call<{ id: string }>('POST', '/evaluation_set_runs', { version: '2026-02-09', body: { evaluationSetId: sets.EXTRACT.setId } });
+      const b = await ctx.t.call<{ id: string }>('POST', '/evaluation_set_runs', { version: '2026-02-09', body: { evaluationSetId: sets.EXTRACT.setId } });
       const id = String(b.body.id);
-      const running = await cli(['eval', 'export', '-b', id, '--out', path.join(dir, 'running.json')]);
+      const running = await cli(['eval', 'export', '-b', id, '--out', path.join(ctx.dir, 'running.json')]);
       expect(running.code).toBe(2);
       expect(running.stderr).toMatch(new RegExp(`evaluation set run ${id} is still (PENDING|PROCESSING)[\\s\\S]*add --wait`));
-      const waiting = cli(['eval', 'export', '-b', id, '--wait', '--out', path.join(dir, 'waited.json')]);
-      setTimeout(() => t.sb.resumeEngine(), 300);
+      const waiting = cli(['eval', 'export', '-b', id, '--wait', '--out', path.join(ctx.dir, 'waited.json')]);
+      setTimeout(() => ctx.t.sb.resumeEngine(), 300);
       const w = await waiting;
       expect(w.code, w.stderr).toBe(0);
-      expect((await readExport(path.join(dir, 'waited.json'))).items).toHaveLength(4);
+      expect((await readExport(path.join(ctx.dir, 'waited.json'))).items).toHaveLength(4);
     } finally {
-      t.sb.resumeEngine();
+      ctx.t.sb.resumeEngine();
     }
   });
 });
@@ -250,7 +224,7 @@ describe('failed runs, timeouts and Ctrl-C', () => {
     ['batch', ['--api-version', '2025-04-21']],
     ['per-item', []],
   ])('%s: failed runs are in the export with output null and listed on stdout (exit 0)', async (strategy, pin) => {
-    const file = path.join(dir, `failed-${strategy}.json`);
+    const file = path.join(ctx.dir, `failed-${strategy}.json`);
     const r = await cli([...pin, 'eval', 'run', '-e', s.setId, '--strategy', strategy, '--out', file], { sandbox: f });
     expect(r.code, r.stderr).toBe(0);
     const exp = await readExport(file);
@@ -261,7 +235,7 @@ describe('failed runs, timeouts and Ctrl-C', () => {
       expect(r.stdout).toContain(`failed ${i.id} (${String(i.fileName)}): FAILED SIMULATED_FAILURE`);
     }
     expect(r.stdout).toMatch(new RegExp(`10 items: ${10 - failed.length} processed, ${failed.length} failed`));
-    const rep = await runCli(['report', '--from', file, '--out-dir', path.join(dir, `failed-${strategy}-report`), '--formats', 'json', '--bootstrap', '0']);
+    const rep = await runCli(['report', '--from', file, '--out-dir', path.join(ctx.dir, `failed-${strategy}-report`), '--formats', 'json', '--bootstrap', '0']);
     expect(rep.code, rep.stderr).toBe(0);
     expect(rep.stdout).toContain(`${failed.length} failed run(s)`);
   });
@@ -269,7 +243,7 @@ describe('failed runs, timeouts and Ctrl-C', () => {
   test('per-item --timeout: unfinished runs are exported as TIMEOUT, exit 1', async () => {
     f.sb.pauseEngine();
     try {
-      const file = path.join(dir, 'timeout.json');
+      const file = path.join(ctx.dir, 'timeout.json');
       // On the default (2026-02-09) too: per-item runs are the legacy processor runs (its evaluation set run's timeout writes nothing: run-2026.test.ts).
       const r = await cli(['eval', 'run', '-e', s.setId, '--strategy', 'per-item', '--timeout', '1s', '--out', file], { sandbox: f });
       expect(r.code).toBe(1);
@@ -284,7 +258,7 @@ describe('failed runs, timeouts and Ctrl-C', () => {
 
   test('Ctrl-C while a batch runs: exit 130, nothing written, the hint names the batch', async () => {
     f.sb.pauseEngine();
-    const file = path.join(dir, 'interrupted.json');
+    const file = path.join(ctx.dir, 'interrupted.json');
     try {
       const before = new Set((await f.call<{ batchProcessorRuns: Json[] }>('GET', '/batch_processor_runs?maxPageSize=1000')).body.batchProcessorRuns.map((b) => b.id));
       const child = spawn(process.execPath, [BIN, 'eval', 'run', '-e', s.setId, '--out', file], { env: { ...process.env, EVALKIT_BASE_URL: f.url, EVALKIT_API_TOKEN: f.token }, stdio: ['ignore', 'pipe', 'pipe'] });

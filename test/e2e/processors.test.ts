@@ -21,7 +21,7 @@ describe('evalkit processors', () => {
 
   beforeAll(async () => {
     t = await start();
-    // /processors, dp_ ids and the 2025-04-21 layout: the API 2025-04-21 (processors-2026*.test.ts cover 2026-02-09, the default).
+    // /processors, dp_ ids and the 2025-04-21 layout: the API 2025-04-21 (processors-2026.test.ts covers 2026-02-09, the default).
     env = { EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token, EVALKIT_API_VERSION: '2025-04-21' };
     dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-processors-'));
   });
