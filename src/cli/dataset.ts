@@ -41,6 +41,7 @@ interface UploadArgs {
   journal?: string;
   source?: string;
   writeBack: boolean;
+  allowLossy: boolean;
   concurrency: number;
   chunkSize: number;
   maxRps?: number;
@@ -100,6 +101,7 @@ const upload = defineCommand<UploadArgs>({
       .option('journal', { type: 'string', describe: 'journal file (default <csv>.journal.ndjson next to the CSV)' })
       .option('source', { type: 'string', describe: 'with an errors file (report --export-errors): the dataset CSV the corrections are also written into (default: the config file\'s "csv")' })
       .option('write-back', { type: 'boolean', default: true, describe: 'with an errors file: write the corrections into the dataset CSV too (--no-write-back: the set only)' })
+      .option('allow-lossy', { type: 'boolean', default: false, describe: 'with an errors file: drop what the API version in effect cannot hold (a class\'s confidence other than 1 under 2026-02-09), listing each value, instead of refusing' })
       .option('concurrency', { type: 'number', default: 8, describe: 'requests in flight at once' })
       .option('chunk-size', { type: 'number', default: 100, describe: 'items per create call (1 to 1000; at most 100 with API 2026-02-09)' })
       .option('max-rps', { type: 'number', describe: 'send at most this many requests per second (meet a known rate limit without 429 pauses)' })
@@ -238,7 +240,10 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
     if (rows.length > 20) out(`  ... and ${rows.length - 20} more to leave unchanged (--format json lists every row)`);
     for (const id of (p.deletes ?? []).slice(0, 20)) out(`  delete ${id}`);
     if ((p.deletes?.length ?? 0) > 20) out(`  ... and ${p.deletes!.length - 20} more to delete`);
-    if (r.writeBack) out(`  write back: ${writeBackText(r.writeBack)}`);
+    if (r.writeBack) {
+      out(`  write back: ${writeBackText(r.writeBack)}`);
+      for (const d of r.writeBack.dropped ?? []) out(`  ${droppedText(r.writeBack.csv, d)}`);
+    }
     out('dry run: nothing was written');
     return;
   }
@@ -255,7 +260,15 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
     const files = t.filesUploaded || t.filesReused ? `; ${t.filesUploaded} files uploaded${t.filesReused ? `, ${t.filesReused} found already uploaded` : ''}` : '';
     out(`${target}${r.set?.created ? ' (created)' : ''}: ${tallyLine(t)}${files}`);
   }
-  if (r.writeBack) out(`write back: ${writeBackText(r.writeBack)}`);
+  if (r.writeBack) {
+    out(`write back: ${writeBackText(r.writeBack)}`);
+    for (const d of r.writeBack.dropped ?? []) out(droppedText(r.writeBack.csv, d));
+  }
+}
+
+/** One value a write-back drops (--allow-lossy), as migrate lists them. */
+function droppedText(csv: string, d: NonNullable<NonNullable<UploadResult['writeBack']>['dropped']>[number]): string {
+  return `dropped: ${csv}:${d.line} (item ${d.item}) ${d.pointer} ${JSON.stringify(d.value)} (no place for it in the 2026-02-09 expected output)`;
 }
 
 function writeBackText(w: NonNullable<UploadResult['writeBack']>): string {
@@ -334,6 +347,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
       },
       journal: argv.journal,
       source: argv.writeBack ? argv.source : false,
+      allowLossy: argv.allowLossy,
       concurrency: argv.concurrency,
       chunkSize: argv.chunkSize,
       onProgress: (p) => progress.update(progressOf(p)),

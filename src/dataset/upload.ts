@@ -34,7 +34,7 @@ import { contentIdentity } from './files.js';
 import { formOf, inCurrentLayout } from './config.js';
 import { isErrorsHeader, planCorrections, readCorrections } from './corrections.js';
 import { openCsv, type CsvSource } from './csv.js';
-import { applyWriteBack, planCorrectionsWriteBack } from './writeback.js';
+import { applyWriteBack, planCorrectionsWriteBack, type DroppedValue } from './writeback.js';
 import { isError } from './findings.js';
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -55,6 +55,8 @@ export interface UploadOptions {
   coerce?: CoerceOptions;
   strict?: boolean;
   skipInvalid?: boolean;
+  /** With an errors file: drop (and list) what the API version in effect cannot hold instead of refusing (a CLASSIFY confidence other than 1 under 2026-02-09). */
+  allowLossy?: boolean;
   allowOutside?: boolean;
   /** Target: an existing set... */
   evaluationSetId?: string;
@@ -219,7 +221,7 @@ export interface UploadResult {
   timings?: { validateMs: number; planMs: number; writeMs: number; writeRequests: number };
   failures: Failure[];
   /** An errors file's corrections written into the dataset CSV: rows and cells changed, and whether the file was written. */
-  writeBack?: { csv: string; rows: number; cells: number; written: boolean };
+  writeBack?: { csv: string; rows: number; cells: number; written: boolean; dropped?: DroppedValue[] };
 }
 
 /** What pass 2 needs to write one row. */
@@ -934,7 +936,7 @@ async function uploadCorrections(
   }
   const source = opts.source;
   const wb = typeof source === 'string' ? await planCorrectionsWriteBack(opts, source, config, client, set.id, plan.updates, items) : undefined;
-  if (wb && typeof source === 'string') result.writeBack = { csv: source, rows: wb.edits.length, cells: wb.cellsChanged, written: false };
+  if (wb && typeof source === 'string') result.writeBack = { csv: source, rows: wb.edits.length, cells: wb.cellsChanged, written: false, ...(wb.dropped.length ? { dropped: wb.dropped } : {}) };
   if (source === undefined && plan.updates.length > 0) opts.onNotice?.('no dataset CSV to write the corrections into (--source FILE, or "csv" in evalkit.config.json): a sync of the old CSV would put the old labels back');
   if (opts.dryRun) {
     result.status = 'planned';

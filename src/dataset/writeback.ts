@@ -12,6 +12,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { Client } from '../api/index.js';
 import type { ConfigSource } from '../expected/index.js';
@@ -67,8 +68,21 @@ export interface WriteBackPlan {
   /** Items of the set the CSV has no row for and that cannot be appended (no fileId column). */
   missing: string[];
   problems: Array<{ line?: number; item: string; message: string }>;
+  /**
+   * What a rewritten row held that the form in effect has no place for and that its new output
+   * does not carry (under 2026-02-09: a CLASSIFY confidence other than 1), one entry per value.
+   */
+  dropped: DroppedValue[];
   delimiter: string;
   cellsChanged: number;
+}
+
+/** A value a rewritten row loses: its CSV line, its item, the member's JSON pointer in the output and the value. */
+export interface DroppedValue {
+  line: number;
+  item: string;
+  pointer: string;
+  value: unknown;
 }
 
 export interface WriteBackOptions {
@@ -229,7 +243,7 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
     if (a.kind !== 'create' && opts.targets.has(a.itemId)) itemOfLine.set(r.line, a.itemId);
   });
 
-  const plan: WriteBackPlan = { csv: opts.csv, edits: [], unchanged: 0, appended: [], missing: [], problems: [], delimiter: prepared.source.delimiter, cellsChanged: 0 };
+  const plan: WriteBackPlan = { csv: opts.csv, edits: [], unchanged: 0, appended: [], missing: [], problems: [], dropped: [], delimiter: prepared.source.delimiter, cellsChanged: 0 };
   const seen = new Set<string>();
   for await (const rec of prepared.source.records()) {
     const item = itemOfLine.get(rec.line);
@@ -275,6 +289,7 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
       plan.unchanged++;
       continue;
     }
+    if (form === '2026-02-09') for (const d of lostMembers(row, built.output, type)) plan.dropped.push({ line: rec.line, item, ...d });
     plan.edits.push({ line: rec.line, item, cells });
     plan.cellsChanged += cells.size;
   }
@@ -321,6 +336,20 @@ export function labelTarget(row: Record<string, unknown>, t: WriteBackTarget, ty
   return 'conflict';
 }
 
+/**
+ * The members a CLASSIFY row's output loses in its rewrite under 2026-02-09: a confidence other than 1 (absent,
+ * null and 1 say the same: spec 3.7, as migrate's expected-output step takes it) that the
+ * rewritten cells no longer read. The row is read in the 2025-04-21 form, so the member is seen
+ * whichever column held it.
+ */
+function lostMembers(before: Record<string, unknown>, after: unknown, type: ProcessorType): Array<{ pointer: string; value: unknown }> {
+  if (type !== 'CLASSIFY' || !Object.hasOwn(before, 'confidence')) return [];
+  const value = before.confidence;
+  if (value === null || value === undefined || value === 1) return [];
+  const kept = isPlainObject(after) && Object.hasOwn(after, 'confidence') ? after.confidence : undefined;
+  return isDeepStrictEqual(kept, value) ? [] : [{ pointer: '/confidence', value }];
+}
+
 /** Whether rewritten cells read back to the wanted output (CLASSIFY and SPLITTER: in either API form). */
 function readsAs(got: unknown, want: unknown, type: ProcessorType): boolean {
   return type === 'EXTRACT' ? same(got, want) : sameOutput(got, want, type);
@@ -346,6 +375,17 @@ export function writeBackError(plan: WriteBackPlan, hint: string): InputError {
   return new InputError(`cannot write ${plan.problems.length === 1 ? 'a label' : `${plan.problems.length} labels`} into the dataset CSV: ${shown.join('; ')}${more}; nothing was written`, {
     location: { file: plan.csv, line: plan.problems[0]?.line },
     hint,
+  });
+}
+
+/** A corrections write-back that would drop values (exit 2, nothing written), each named by line, item, pointer and value. */
+function lossyWriteBackError(plan: WriteBackPlan): InputError {
+  const shown = plan.dropped.slice(0, 5).map((d) => `line ${d.line} (item ${d.item}) ${d.pointer} ${JSON.stringify(d.value)}`);
+  const more = plan.dropped.length > 5 ? `; and ${plan.dropped.length - 5} more` : '';
+  const n = plan.dropped.length;
+  return new InputError(`the corrected ${n === 1 ? 'row' : 'rows'} would lose ${n === 1 ? 'a value' : `${n} values`} the 2026-02-09 expected output has no place for: ${shown.join('; ')}${more}; nothing was written`, {
+    location: { file: plan.csv, line: plan.dropped[0].line },
+    hint: 'pass --allow-lossy to drop them (each is listed), or remove the confidence from those rows (or the confidence column) first',
   });
 }
 
@@ -426,7 +466,7 @@ export async function applyWriteBack(plan: WriteBackPlan): Promise<number> {
  * cannot take it.
  */
 export async function planCorrectionsWriteBack(
-  opts: { coerce?: CoerceOptions; allowOutside?: boolean; signal?: AbortSignal },
+  opts: { coerce?: CoerceOptions; allowOutside?: boolean; allowLossy?: boolean; signal?: AbortSignal },
   source: string,
   config: ConfigSource,
   client: Client,
@@ -439,5 +479,7 @@ export async function planCorrectionsWriteBack(
   if (plan.problems.length > 0) {
     throw writeBackError(plan, `the dataset CSV must hold each corrected item's row with a column for the field: sync it first (evalkit dataset upload ${source}), pass --source with the CSV the set was uploaded from, or --no-write-back to correct the set only`);
   }
+  // As migrate: what the form in effect cannot hold is refused unless dropping it is asked for.
+  if (plan.dropped.length > 0 && !opts.allowLossy) throw lossyWriteBackError(plan);
   return plan;
 }

@@ -69,6 +69,9 @@ export function buildModel(config: Record<string, unknown>, type: 'EXTRACT' | 'C
   if (config.schema !== undefined) {
     if (!isPlainObject(config.schema)) throw configError('"schema" must be a JSON Schema object', ['schema']);
     const root = config.schema;
+    // The service's default extractor schema is {"type":"object","properties":{}}: an object with
+    // no fields, whose only expected value is {} (any field in it is a field the schema lacks).
+    if (isEmptyObjectSchema(root)) return { api, type, form: 'schema', fields: dict<Node>() };
     const top = nodeFromJsonSchema(root, root, ['schema'], new Set());
     if (top.kind !== 'object') throw configError('the extraction schema must describe an object with "properties"', ['schema']);
     return { api, type, form: 'schema', fields: top.properties };
@@ -79,6 +82,12 @@ export function buildModel(config: Record<string, unknown>, type: 'EXTRACT' | 'C
     return api === '2026-02-09' ? { api, type, form: 'fields', fields } : { api, type, form: 'fields', fields, legacy };
   }
   throw configError('an EXTRACT config needs a "schema" or a "fields" array', []);
+}
+
+/** `{"type": "object", "properties": {}}` (also with a nullable type array): an object schema that declares no field. */
+function isEmptyObjectSchema(s: Record<string, unknown>): boolean {
+  const types = Array.isArray(s.type) ? s.type.filter((t) => t !== 'null') : [s.type];
+  return types.length === 1 && types[0] === 'object' && isPlainObject(s.properties) && Object.keys(s.properties).length === 0;
 }
 
 function configError(message: string, path: Array<string | number>, hint = 'fix the processor config'): InputError {

@@ -16,6 +16,7 @@ function plan(csv: string, delimiter: string, edits: Array<[number, Array<[numbe
     appended,
     missing: [],
     problems: [],
+    dropped: [],
     cellsChanged: edits.reduce((n, [, c]) => n + c.length, 0),
   };
 }

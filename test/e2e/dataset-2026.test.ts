@@ -72,6 +72,25 @@ describe('dataset upload on 2026-02-09', () => {
     ]);
   });
 
+  it('EXTRACT with the default config (schema with no properties): {} is taken by validate and upload; a field is named, nothing written', { timeout: 60_000 }, async () => {
+    const dir = folder({ 'data.csv': 'file,expectedOutput\nfiles/doc-0.txt,"{""value"":{}}"\nfiles/doc-1.txt,"{""value"":{""total"":1}}"\n', 'empty.json': '{"value":{}}\n', 'total.json': '{"value":{"total":1}}\n', ...docs(2) });
+    const made = await cli(['processors', 'create', '--name', 'default', '--type', 'EXTRACT', '--format', 'json'], dir);
+    expect(made.code, made.stderr).toBe(0);
+    const p = (JSON.parse(made.stdout) as { processor: { id: string } }).processor.id;
+    const v = await cli(['validate', 'empty.json', '--processor', p], dir);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    const bad = await cli(['validate', 'total.json', '--processor', p], dir);
+    expect(bad.code, bad.stdout + bad.stderr).toBe(1);
+    expect(bad.stdout).toContain('/value/total: error unknown-field: "total" is not a field of the config');
+    const refused = await cli(['dataset', 'upload', 'data.csv', '--create-set', 'def26', '--processor', p], dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toContain('data.csv:3:2 (expectedOutput) total: unknown-field: "total" is not a field of the config');
+    writeFileSync(path.join(dir, 'data.csv'), 'file,expectedOutput\nfiles/doc-0.txt,"{""value"":{}}"\n');
+    const r = await cli(['dataset', 'upload', 'data.csv', '--create-set', 'def26', '--processor', p, '--format', 'json'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(await held(json(r).set.id)).toEqual([['doc-0.txt', { value: {} }]]);
+  });
+
   it('SPLITTER: splits without ids reach the set (they used to go to the 2025-04-21 route and fail)', { timeout: 60_000 }, async () => {
     const dir = folder({ 'data.csv': 'file,splits\nfiles/doc-0.txt,invoice:1-2;receipt:3\n', ...docs(1) });
     const p = await s.processor('SPLITTER', SPLITTER);

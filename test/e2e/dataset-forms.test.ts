@@ -139,9 +139,23 @@ describe('a corrections upload in the form in effect', () => {
     s = await pinned();
     const { dir, setId, ids } = await uploaded(s, 'CLASSIFY', DATA, 2);
     writeFileSync(path.join(dir, 'errors.csv'), errorsFile(ids, [['doc-1.txt', 'receipt']]));
-    const first = await cli(s, '2026-02-09', ['dataset', 'upload', 'errors.csv', '-e', setId, '--source', 'data.csv', '--format', 'json'], dir);
+    // doc-1's row holds confidence 0.5, which the 2026-02-09 form has no place for: refused as
+    // migrate refuses it (exit 2, the line, the item and the value named), nothing written.
+    const refused = await cli(s, '2026-02-09', ['dataset', 'upload', 'errors.csv', '-e', setId, '--source', 'data.csv'], dir);
+    expect(refused.code, refused.stdout).toBe(2);
+    expect(refused.stderr).toContain(`data.csv:3: the corrected row would lose a value the 2026-02-09 expected output has no place for: line 3 (item ${ids.get('doc-1.txt')!}) /confidence 0.5; nothing was written`);
+    expect(refused.stderr).toMatch(/hint: pass --allow-lossy to drop them \(each is listed\), or remove the confidence/);
+    expect(read(dir)).toBe(DATA);
+    expect((await s.items(setId, '2025-04-21')).map((i) => i.expectedOutput)).toEqual([{ id: 'invoice', type: 'invoice', confidence: 1 }, { id: 'invoice', type: 'invoice', confidence: 0.5 }]);
+    // A dry run with --allow-lossy lists the value it would drop, in text and in JSON.
+    const dry = await cli(s, '2026-02-09', ['dataset', 'upload', 'errors.csv', '-e', setId, '--source', 'data.csv', '--allow-lossy', '--dry-run'], dir);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`  dropped: data.csv:3 (item ${ids.get('doc-1.txt')!}) /confidence 0.5 (no place for it in the 2026-02-09 expected output)`);
+    expect(read(dir)).toBe(DATA);
+    const first = await cli(s, '2026-02-09', ['dataset', 'upload', 'errors.csv', '-e', setId, '--source', 'data.csv', '--allow-lossy', '--format', 'json'], dir);
     expect(first.code, first.stderr).toBe(0);
     expect(json(first).tally).toMatchObject({ updated: 1 });
+    expect(json(first).writeBack).toMatchObject({ dropped: [{ line: 3, item: ids.get('doc-1.txt'), pointer: '/confidence', value: 0.5 }] });
     const afterFirst = DATA.replace(cell({ id: 'invoice', type: 'invoice', confidence: 0.5 }), cell({ id: 'rcpt', type: 'receipt' }));
     expect(read(dir)).toBe(afterFirst);
     // Read in the 2025-04-21 form: doc-0's confidence, which 2026-02-09 cannot say, is kept.

@@ -353,3 +353,18 @@ describe('overflowFinding', () => {
     expect(overflowFinding(JSON.parse(fine), fine)).toBeUndefined();
   });
 });
+
+describe('an extraction schema with no properties (the default extractor config)', () => {
+  const config = { type: 'EXTRACT', schema: { type: 'object', properties: {} } };
+  it.each(['2025-04-21', '2026-02-09'] as const)('%s: takes {} only; a field is unknown-field at its pointer', (form) => {
+    expect(validateExpected(config, { value: {} }, { form }).findings).toEqual([]);
+    const r = validateExpected(config, { value: { total: 1, 'line items': [] } }, { form });
+    expect(r.valid).toBe(false);
+    expect(r.findings.map((f) => [f.pointer, f.rule])).toEqual([['/value/total', 'unknown-field'], ['/value/line items', 'unknown-field']]);
+  });
+
+  it('a nullable object type reads the same; a schema that is no object is still refused', () => {
+    expect(buildModel({ schema: { type: ['object', 'null'], properties: {} } }, 'EXTRACT')).toMatchObject({ form: 'schema', fields: {} });
+    expect(() => buildModel({ schema: { type: 'string' } }, 'EXTRACT')).toThrow(InputError);
+  });
+});

@@ -37,16 +37,18 @@ describe('sortBy is a name from a list, not a key of an object', () => {
   });
 });
 
-test('items for an extractor whose schema has no properties: a 400 that says to give it fields, nothing stored', async () => {
+test('items for an extractor whose schema has no properties (the default config): {} is taken, a field is a 400 naming its pointer', async () => {
   const ex = await call<Json>('POST', '/extractors', { name: 'empty', config: { schema: { type: 'object', properties: {} } } });
   expect(ex.status).toBe(200);
   const set = await call<Json>('POST', '/evaluation_sets', { name: 's', entityId: ex.body.id });
   const fileId = await uploadText(t, 'a.txt', 'a: 1');
-  const r = await call<Json>('POST', `/evaluation_sets/${String(set.body.id)}/items`, { items: [{ fileId, expectedOutput: { value: {} } }] });
-  expect(r.status).toBe(400);
-  expect(r.body).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(new RegExp(`^the draft config of extractor ${String(ex.body.id)} cannot check expected outputs .*update its config first`)) });
-  const items = await call<Json>('GET', `/evaluation_sets/${String(set.body.id)}/items`);
-  expect(items.body.data).toEqual([]);
+  const bad = await call<Json>('POST', `/evaluation_sets/${String(set.body.id)}/items`, { items: [{ fileId, expectedOutput: { value: { total: 1 } } }] });
+  expect(bad.status).toBe(400);
+  expect(bad.body).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/\/items\/0\/expectedOutput\/value\/total: "total" is not a field of the config \(rule unknown-field\)/) });
+  expect((await call<Json>('GET', `/evaluation_sets/${String(set.body.id)}/items`)).body.data).toEqual([]);
+  const ok = await call<Json>('POST', `/evaluation_sets/${String(set.body.id)}/items`, { items: [{ fileId, expectedOutput: { value: {} } }] });
+  expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+  expect(((await call<Json>('GET', `/evaluation_sets/${String(set.body.id)}/items`)).body.data as unknown[]).length).toBe(1);
 });
 
 describe('an unexpected error is a 500 in the caller\'s error shape, with no details', () => {

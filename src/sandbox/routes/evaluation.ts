@@ -131,10 +131,11 @@ export function checkExpected(ctx: Ctx, processor: ProcessorRow, config: Json, v
   try {
     findings = ctx.core.validateExpected(legacyConfig(config), doc);
   } catch (e) {
-    // A config the expected-output rules cannot read (an extraction schema without properties):
-    // the request is fine, the entity is not ready for items yet.
+    // A config the expected-output rules cannot read (an extraction schema that is no object
+    // schema): the request is fine, the entity is not ready for items yet. An object schema with
+    // no properties (the default extractor config) is readable: it takes {} only.
     if (!(e instanceof InputError)) throw e;
-    throw badRequest(`the draft config of ${owner} cannot check expected outputs (${e.message.replace(/^config: /, '')}); update its config first (an extraction schema needs at least one property)`);
+    throw badRequest(`the draft config of ${owner} cannot check expected outputs (${e.message.replace(/^config: /, '')}); update its config first`);
   }
   const errors = findings.filter((f) => f.severity === 'error');
   if (errors.length) {
