@@ -47,7 +47,7 @@ export interface ClientOptions {
   baseUrl: string;
   /** Sent as `Authorization: Bearer`; never stored on the client object or put in errors. */
   token?: string;
-  /** YYYY-MM-DD; default 2025-04-21. An empty string sends no version header. */
+  /** YYYY-MM-DD; default DEFAULT_API_VERSION (2026-02-09). An empty string sends no version header. */
   apiVersion?: string;
   /** Default x-service-api-version, or x-extend-api-version for 2026-02-09 and later; some deployments use another name. */
   versionHeader?: string;

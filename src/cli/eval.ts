@@ -8,7 +8,7 @@ import type { Argv } from 'yargs';
 import type { EvalProgress, EvalResult, ExportFileFormat } from '../eval/index.js';
 import { InputError, UsageError, type ExitCode } from '../util/errors.js';
 import { defineCommand, listSubcommands } from './command.js';
-import { err, formatOption, out, outJson } from './io.js';
+import { allowUnknownOption, err, formatOption, out, outJson } from './io.js';
 import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
 import { isQuiet } from './style.js';
 import { settingsSources } from './settings.js';
@@ -26,6 +26,7 @@ interface RunArgs extends OutputArgs {
   evaluationSet: string;
   version: string;
   config?: string;
+  allowUnknown: boolean;
   strategy: 'auto' | 'batch' | 'per-item';
   fuzzyMatchFields: string[];
   excludeFields: string[];
@@ -255,7 +256,8 @@ const run = defineCommand<RunArgs>({
         .version(false)
         .option('evaluation-set', { alias: 'e', type: 'string', demandOption: true, describe: 'the evaluation set (its processor is evaluated)' })
         .option('version', { type: 'string', default: 'latest', describe: 'processor version: latest (newest published, else the draft), draft, or a number such as 1.0' })
-        .option('config', { type: 'string', describe: 'JSON file with a config to run instead of the version\'s (any layout; a processor, version or request body works too); implies per-item runs' })
+        .option('config', { type: 'string', describe: 'JSON file with a config to run instead of the version\'s (any layout; a processor, version or request body works too); implies per-item runs. A key no config layout has (a typo) is refused' })
+        .option('allow-unknown', allowUnknownOption)
         .option('strategy', { choices: ['auto', 'batch', 'per-item'] as const, default: 'auto' as const, describe: 'batch: one evaluation run (POST /batch_processor_runs, the sandbox; 2025-04-21); per-item: one processor run per item (POST /processor_runs, which 2026-02-09 keeps; what --config uses); auto: batch when the service has it (API 2026-02-09: the evaluation set run, POST /evaluation_set_runs)' })
         .option('fuzzy-match-fields', { type: 'string', array: true, default: [] as string[], describe: 'field paths compared fuzzily (comma-separated, repeatable); recorded in the export' })
         .option('exclude-fields', { type: 'string', array: true, default: [] as string[], describe: 'field paths left out of the metrics (comma-separated, repeatable); recorded in the export' })
@@ -284,6 +286,7 @@ const run = defineCommand<RunArgs>({
             version: a.version,
             config,
             configFile: a.config,
+            allowUnknown: a.allowUnknown,
             strategy: a.strategy,
             fuzzyMatchFields: fieldList(a.fuzzyMatchFields),
             excludeFields: fieldList(a.excludeFields),

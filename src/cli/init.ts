@@ -45,7 +45,7 @@ export default defineCommand<InitArgs>({
   builder: (y) =>
     y
       .option('processor', { alias: 'p', type: 'string', describe: 'the processor (ex_..., cl_..., spl_...; dp_... on 2025-04-21), read through the service (EVALKIT_BASE_URL, EVALKIT_API_TOKEN): its draft config, as `dataset upload` checks rows against it' })
-      .option('config', { type: 'string', describe: 'or a saved processor config file: a bare config in either layout (2024-11-14 or 2025-04-21), or a processor, version or request body holding one' })
+      .option('config', { type: 'string', describe: 'or a saved processor config file: a bare config in any layout (2024-11-14, 2025-04-21 or 2026-02-09), or a processor, version or request body holding one' })
       .option('type', { choices: ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const, describe: 'with --config: the processor type, when the file does not say' })
       .option('evaluation-set', { alias: 'e', type: 'string', describe: 'the evaluation set id to put in the config (add it later if the set does not exist yet)' })
       .option('csv', { type: 'string', default: 'data.csv', describe: 'name of the CSV to write, relative to --dir' })
@@ -54,7 +54,7 @@ export default defineCommand<InitArgs>({
       .option('format', formatOption)
       .conflicts('processor', 'config')
       .example('$0 init --processor ex_123 --evaluation-set ev_456', 'from the processor on the service: evalkit.config.json, data.csv, .github/workflows/evalkit.yml')
-      .example('$0 init --config invoice.config.json --dataset invoices', 'offline, from a saved config in either layout; the dataset section is named invoices')
+      .example('$0 init --config invoice.config.json --dataset invoices', 'offline, from a saved config in any layout; the dataset section is named invoices')
       .example('$0 init -p ex_123 --force', 'replace the files init wrote before')
       .epilogue('The token is never written: the workflow reads the secret EVALKIT_API_TOKEN. The base URL (--base-url or EVALKIT_BASE_URL) goes into the config file when set, unless it is a loopback or sandbox address (then the workflow reads the repository variable EVALKIT_BASE_URL). The workflow evaluates the processor config file of each pull request: --config FILE when it is inside --dir, else configs/<dataset>.json, written from the config read. --dataset names the section (default: from the processor or file name).') as unknown as Argv<InitArgs>,
   run: async (argv) => {

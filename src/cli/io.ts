@@ -30,6 +30,9 @@ export function errLabel(label: string, style: 'red' | 'yellow', text: string): 
 /** User strings on a terminal: control characters shown as `\x1b` / `\u202e`, never interpreted. */
 export { escapeControls };
 
+/** `--allow-unknown` of the commands that send a config file (processors create/update, eval run --config). */
+export const allowUnknownOption = { type: 'boolean', default: false, describe: 'send config keys that no config layout has (a newer service version\'s) as they are, instead of refusing the file' } as const;
+
 export const formatOption = {
   alias: 'f',
   choices: ['text', 'json'] as const,

@@ -7,7 +7,7 @@ import type { Argv } from 'yargs';
 import { kindOfType, typeOfId, type ProcessorType } from '../api/index.js';
 import type { ConfigChange, ProcessorJson, VersionJson } from '../processors/index.js';
 import { listSubcommands, defineCommand } from './command.js';
-import { formatOption, out, outJson } from './io.js';
+import { allowUnknownOption, formatOption, out, outJson } from './io.js';
 
 const TYPES = ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const;
 
@@ -128,7 +128,6 @@ const get = defineCommand<IdArgs>({
   },
 });
 
-const ALLOW_UNKNOWN = { type: 'boolean', default: false, describe: 'send config keys that no config layout has (a newer service version\'s) as they are, instead of refusing the file' } as const;
 
 const create = defineCommand<CreateArgs>({
   command: 'create',
@@ -138,7 +137,7 @@ const create = defineCommand<CreateArgs>({
       .option('name', { type: 'string', demandOption: true, describe: 'the processor name' })
       .option('type', { choices: TYPES, describe: "processor type (default: the config's; needed without --config)" })
       .option('config', { type: 'string', describe: 'JSON file: a config in any layout, or a saved processor, version or request body holding one (default: the service\'s defaults)' })
-      .option('allow-unknown', ALLOW_UNKNOWN)
+      .option('allow-unknown', allowUnknownOption)
       .option('format', formatOption)
       .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create it; prints the new id')
       .example('$0 processors create --name docs --type CLASSIFY --config old-layout.json --format json', 'a 2024-11-14 config is migrated on the way in') as unknown as Argv<CreateArgs>,
@@ -159,7 +158,7 @@ const update = defineCommand<UpdateArgs>({
     idPositional(y)
       .option('config', { type: 'string', describe: "JSON file with the draft's new config (any layout; a saved processor, version or request body works too)" })
       .option('name', { type: 'string', describe: 'a new name' })
-      .option('allow-unknown', ALLOW_UNKNOWN)
+      .option('allow-unknown', allowUnknownOption)
       .option('format', formatOption)
       .example('$0 processors update ex_123 --config invoice.json', "the draft's config becomes the file's")
       .example('$0 processors update ex_123 --name "invoices v2"', 'rename') as unknown as Argv<UpdateArgs>,

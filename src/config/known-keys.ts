@@ -15,15 +15,20 @@ import { LAYOUTS, PROCESSOR_TYPES, type ProcessorType } from './types.js';
  *
  * Checked: the config's top level and each object in it that a layout schema describes member
  * by member (advancedOptions, its chunkingOptions, reviewAgent, arrayStrategy; parseConfig, and
- * `parser`, its 2025-04-21 name). Not checked: what no schema enumerates (the JSON Schema in
- * `schema`, parseConfig.blockOptions and parseConfig.advancedOptions) and the items of lists
- * (`fields`, whose members the fields conversion checks; classes; page ranges).
+ * `parser`, its 2025-04-21 name), and the items of lists whose items a layout schema describes
+ * member by member (classes: classifications, splitClassifications, a CLASSIFY config's `fields`
+ * and subDocumentClassifications; page ranges). Not checked: what no schema enumerates (the JSON
+ * Schema in `schema`, parseConfig.blockOptions and parseConfig.advancedOptions) and the fields
+ * form's items (an EXTRACT config's `fields`), whose members the fields conversion checks: it
+ * names what it cannot convert as lossy (docs/migrate.md, "Fields-form configs").
  */
 interface KnownNode {
   keys: Set<string>;
   /** `excel*` in a mapping path: every key with that prefix. */
   prefixes: string[];
   children: Map<string, KnownNode>;
+  /** The members of each item when the value is a list of objects (classes, page ranges). */
+  items?: KnownNode;
   /** Members listed one by one in some layout: a key none lists is unknown. */
   closed: boolean;
 }
@@ -75,6 +80,9 @@ function trees(): Map<ProcessorType | null, KnownNode> {
 
 const DEF_OF: Record<ProcessorType, string> = { EXTRACT: 'extract', CLASSIFY: 'classify', SPLITTER: 'splitter' };
 
+/** The fields form's items: the fields conversion, not this check, names their members it cannot convert. */
+const FIELDS_FORM_ITEM = '#/$defs/extractionField';
+
 function resolve(s: unknown, defs: Record<string, Schema>): Schema | false {
   if (s === false || !isPlainObject(s)) return false;
   const ref = s.$ref;
@@ -90,28 +98,39 @@ function fromSchema(target: KnownNode, schema: Schema | undefined, defs: Record<
     const s = resolve(sub, defs);
     if (s === false) continue;
     target.closed = true;
-    // Objects only: the items of lists (fields, classes, page ranges) are not looked into.
-    if (isPlainObject(s.properties)) {
-      let child = target.children.get(key);
-      if (!child) target.children.set(key, (child = node()));
-      fromSchema(child, s, defs);
+    if (isPlainObject(s.properties)) fromSchema(childOf(target, key), s, defs);
+    // A list of objects described member by member (classes, page ranges): each item is checked.
+    if (isPlainObject(s.items) && s.items.$ref !== FIELDS_FORM_ITEM) {
+      const item = resolve(s.items, defs);
+      if (item !== false && isPlainObject(item.properties)) fromSchema(itemsOf(childOf(target, key)), item, defs);
     }
   }
 }
 
-/** A mapping path's keys are known where they are; `[]` (list items) ends what is recorded. */
+function childOf(parent: KnownNode, key: string): KnownNode {
+  let child = parent.children.get(key);
+  if (!child) parent.children.set(key, (child = node()));
+  return child;
+}
+
+function itemsOf(list: KnownNode): KnownNode {
+  return (list.items ??= node());
+}
+
+/** A mapping path's keys are known where they are; `[]` stands for every item of a list. */
 function addPath(root: KnownNode, path: readonly string[]): void {
   let cur = root;
   for (const seg of path) {
-    if (seg === '[]') return;
+    if (seg === '[]') {
+      cur = itemsOf(cur);
+      continue;
+    }
     if (seg.endsWith('*')) {
       cur.prefixes.push(seg.slice(0, -1));
       return;
     }
     cur.keys.add(seg);
-    let child = cur.children.get(seg);
-    if (!child) cur.children.set(seg, (child = node()));
-    cur = child;
+    cur = childOf(cur, seg);
   }
 }
 
@@ -126,10 +145,10 @@ function merge(into: KnownNode, from: KnownNode): void {
   for (const p of from.prefixes) if (!into.prefixes.includes(p)) into.prefixes.push(p);
   into.closed ||= from.closed;
   for (const [k, c] of from.children) {
-    let child = into.children.get(k);
-    if (!child) into.children.set(k, (child = node()));
+    const child = childOf(into, k);
     if (child !== c) merge(child, c);
   }
+  if (from.items && from.items !== into.items) merge(itemsOf(into), from.items);
 }
 
 /** An unknown key: its path in the config and the known key it is probably a typo of. */
@@ -152,6 +171,12 @@ function walk(known: KnownNode, obj: Record<string, unknown>, path: string[], ou
       const child = known.children.get(key);
       const value = obj[key];
       if (child && isPlainObject(value)) walk(child, value, [...path, key], out);
+      else if (child?.items && Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          if (isPlainObject(item)) walk(child.items, item, [...path, key, String(i)], out);
+        }
+      }
     } else if (known.closed && !known.prefixes.some((p) => key.startsWith(p))) {
       const suggestion = closest(key, known.keys);
       out.push(suggestion === undefined ? { path: [...path, key], key } : { path: [...path, key], key, suggestion });

@@ -5,9 +5,10 @@
  */
 import type { Client, EvalSet, Output, ProcessorType, ProcessorVersion } from '../api/index.js';
 import { isApiError } from '../api/index.js';
-import { migrateConfig, validateConfig } from '../config/index.js';
+import { migrateConfig, migrateDocument, validateConfig } from '../config/index.js';
+import { UnknownKeysError, unknownKeyError, unknownKeys } from '../config/known-keys.js';
 import { InputError, UsageError } from '../util/errors.js';
-import { isPlainObject } from '../util/json.js';
+import { fromPointer, isPlainObject } from '../util/json.js';
 import type { EvalItem } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -108,6 +109,32 @@ export async function processorName(client: Client, processorId: string, type: P
 export function toHubConfig(config: Json, type: ProcessorType): Json {
   const doc = migrateConfig({ ...config, type: config.type ?? type }, { to: '2025-04-21', type, allowLossy: true, allowUnknown: true }).doc;
   return isPlainObject(doc) ? doc : { type };
+}
+
+/**
+ * Keys no config layout has in a --config override (`doc`: the file as read, a config or an
+ * envelope holding one), refused as migrate and processors create refuse them (docs/migrate.md,
+ * "Unknown keys"): exit 2 naming the file, the pointer in it and the closest known key. `type`:
+ * the processor's, once it is known; without it, the type the file settles (its `type`, its
+ * envelope's, its keys), else what no type has. What keeps the file from being read at all is
+ * left to prepareOverride, which reports it with the processor's type.
+ */
+export function refuseUnknownKeys(doc: unknown, file: string, type?: ProcessorType): void {
+  let spots: ReturnType<typeof migrateDocument>['items'];
+  try {
+    spots = migrateDocument(doc, { to: '2025-04-21', type, allowLossy: true, allowUnknown: true }).items;
+  } catch {
+    return;
+  }
+  for (const spot of spots) {
+    if (spot.kind !== 'config') continue;
+    const path = fromPointer(spot.pointer);
+    let config: unknown = doc;
+    for (const t of path) config = isPlainObject(config) && Object.hasOwn(config, t) ? config[t] : Array.isArray(config) ? config[Number(t)] : undefined;
+    if (!isPlainObject(config)) continue;
+    const unknown = unknownKeys(config, spot.type);
+    if (unknown.length) throw new UnknownKeysError(unknown.map((u) => unknownKeyError(u, spot.type, { file, path })), unknown);
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import { UsageError } from '../util/errors.js';
 import { batchProgress, buildExport, countItems, exportFromRuns, exportOptions, listBatchRuns, waitForBatch, whileNotAborted } from './export.js';
 import { runPerItem } from './per-item.js';
 import { checkOptions2026, runEvaluation2026 } from './run-2026.js';
-import { loadItems, loadSet, prepareOverride, processorName, resolveVersion } from './resolve.js';
+import { loadItems, loadSet, prepareOverride, processorName, refuseUnknownKeys, resolveVersion } from './resolve.js';
 import { loadItems2026, loadSet2026 } from './set-2026.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalProgress, type EvalResult, type RunEvaluationOptions, type Strategy } from './types.js';
 
@@ -72,6 +72,8 @@ async function startBatch(client: Client, body: CreateBatchProcessorRunInput, ve
 
 export async function runEvaluation(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks = {}): Promise<EvalResult> {
   checkOptions(opts);
+  // A typo in the override would reach every run, which would not apply it: refused before any request.
+  if (opts.config && !opts.allowUnknown) refuseUnknownKeys(opts.config, opts.configFile ?? '--config');
   if (speaks2026(client.options.apiVersion)) {
     checkOptions2026(opts);
     // A config override (or per-item asked for) is one run per item on the legacy /processor_runs 2026-02-09 kept (docs/eval.md).
@@ -117,6 +119,8 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
   if (opts.config) {
     const file = opts.configFile ?? '--config';
     const src = configFromEnvelope(opts.config, file, type);
+    // Again with the processor's type, for a file that did not settle it (before any run is made).
+    if (!opts.allowUnknown) refuseUnknownKeys(opts.config, file, type);
     override = prepareOverride(src.config, type, client.options.apiVersion, file);
   }
   const options = exportOptions(opts.fuzzyMatchFields, opts.excludeFields);

@@ -28,6 +28,11 @@ export interface RunEvaluationOptions {
   config?: Record<string, unknown>;
   /** Where `config` came from, for error locations. */
   configFile?: string;
+  /**
+   * Send keys of `config` that no config layout has as they are (a newer service version's);
+   * default: refused with an InputError before any request (docs/migrate.md, "Unknown keys").
+   */
+  allowUnknown?: boolean;
   fuzzyMatchFields?: string[];
   excludeFields?: string[];
   /** Processor runs created and polled at once (per-item strategy); default 8. */

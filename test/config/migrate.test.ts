@@ -125,6 +125,11 @@ describe('unknown keys', () => {
     ['in parseConfig', { schema: {}, parseConfig: { engin: 'parse_light' } }, { ...UP, type: 'EXTRACT' }, '/parseConfig/engin', 'unknown key "engin"', 'did you mean engine?'],
     ['in parser, which knows the members of parseConfig', { type: 'CLASSIFY', parser: { targt: 'markdown' } }, TO, '/parser/targt', 'unknown key "targt"', 'did you mean target?'],
     ['without a type: a key no type has', { baseVersion: '1.0', note: 'x' }, UP, '/note', 'unknown key "note" in a processor config', 'remove it'],
+    ['in a class (classifications item)', { type: 'CLASSIFY', classifications: [{ id: 'a', type: 'invoice', description: 'x' }, { id: 'b', type: 'receipt', descripton: 'y' }] }, TO, '/classifications/1/descripton', 'unknown key "descripton" in a CLASSIFY config', 'did you mean description?'],
+    ['in a 2024-11-14 class (a CLASSIFY config\'s fields item)', { type: 'CLASSIFY', fields: [{ id: 'a', type: 'invoice', descripton: 'x' }] }, TO, '/fields/0/descripton', 'unknown key "descripton"', 'did you mean description?'],
+    ['in a split class, which knows identifierKey (2026-02-09)', { splitClassifications: [{ id: 'a', type: 'invoice', description: 'x', identifierKy: 'n' }] }, { ...TO, type: 'SPLITTER' }, '/splitClassifications/0/identifierKy', 'unknown key "identifierKy" in a SPLITTER config', 'did you mean identifierKey?'],
+    ['in a 2024-11-14 split class (subDocumentClassifications item)', { type: 'SPLITTER', subDocumentClassifications: [{ id: 'a', tpye: 'invoice', description: 'x' }] }, TO, '/subDocumentClassifications/0/tpye', 'unknown key "tpye"', 'did you mean type?'],
+    ['in a page range', { type: 'EXTRACT', schema: {}, advancedOptions: { pageRanges: [{ start: 1, end: 2 }, { start: 4, ned: 5 }] } }, TO, '/advancedOptions/pageRanges/1/ned', 'unknown key "ned" in an EXTRACT config', 'did you mean end?'],
   ] as const)('%s', (_name, doc, opts, pointer, message, hint) => {
     const e = thrown(() => migrateConfig(doc, opts));
     expect(e.location.pointer).toBe(pointer);
@@ -145,7 +150,7 @@ describe('unknown keys', () => {
       // A JSON Schema, field members and the open parseConfig objects are not looked into.
       schema: { type: 'object', properties: { extractonRules: { type: 'string' } }, anything: 1 },
       parser: { target: 'markdown', blockOptions: { whatever: 1 }, advancedOptions: { agenticOcrEnabled: true, someFlag: 1 } },
-      advancedOptions: { citationsEnabled: true, fixedPageLimit: 2, pageRanges: [{ start: 1, end: 2, note: 'x' }], chunkingOptions: { chunkingStrategy: 'semantic', pageChunkSize: 2 } },
+      advancedOptions: { citationsEnabled: true, fixedPageLimit: 2, pageRanges: [{ start: 1, end: 2 }, 'not an object'], chunkingOptions: { chunkingStrategy: 'semantic', pageChunkSize: 2 } },
     };
     expect(() => migrateConfig(deep, { ...UP, from: '2025-04-21' })).not.toThrow();
     const fields = { type: 'EXTRACT', fields: [{ id: 'a', name: 'A', type: 'string', description: 'x', teamNote: 1 }] };
@@ -169,6 +174,20 @@ describe('unknown keys', () => {
     // Unchanged otherwise: the same bytes.
     const same = '{"type":"EXTRACT","schema":{},"x-note":1}';
     expect(migrateText(same, 'c.json', { to: '2025-04-21', allowUnknown: true })).toMatchObject({ status: 'unchanged', text: null });
+  });
+
+  it('in list items: every one named with its index; allowUnknown keeps them where they are, byte for byte', () => {
+    const text = '{\n  "type": "CLASSIFY",\n  "classifications": [\n    { "id": "a", "type": "invoice", "descripton": "x" },\n    { "id": "b", "type": "receipt", "description": "y", "x-owner": "ops" }\n  ],\n  "advancedOptions": { "pageRanges": [{ "start": 1, "end": 2, "strat": 3 }] }\n}\n';
+    const r = migrateText(text, 'c.json', { to: '2026-02-09' });
+    expect(r.status).toBe('error');
+    expect(r.errors.map((e) => [e.location.pointer, e.hint?.split(' (')[0]])).toEqual([
+      ['/classifications/0/descripton', 'did you mean description?'],
+      ['/classifications/1/x-owner', 'remove it'],
+      ['/advancedOptions/pageRanges/0/strat', 'did you mean start?'],
+    ]);
+    const kept = migrateText(text, 'c.json', { to: '2026-02-09', allowUnknown: true });
+    expect(kept.errors).toEqual([]);
+    expect(kept.text).toBe('{\n  "classifications": [\n    { "id": "a", "type": "invoice", "descripton": "x" },\n    { "id": "b", "type": "receipt", "description": "y", "x-owner": "ops" }\n  ],\n  "advancedOptions": { "pageRanges": [{ "start": 1, "end": 2, "strat": 3 }] }\n}\n');
   });
 
   it('in every envelope migrate reads', () => {

@@ -158,17 +158,27 @@ describe('evalkit report with the config file', () => {
 describe('evalkit init', () => {
   const layouts = [
     ['invoice-extract.json (2024-11-14)', 'invoice-extract.json', false],
-    ['invoice-extract.json migrated to 2025-04-21', 'invoice-extract.json', true],
+    ['invoice-extract.json migrated to 2025-04-21', 'invoice-extract.json', '2025-04-21'],
     ['document-classify.json', 'document-classify.json', false],
-    ['packet-splitter.json (2025-04-21)', 'packet-splitter.json', true],
+    ['packet-splitter.json (2025-04-21)', 'packet-splitter.json', '2025-04-21'],
+    ['document-classify.json migrated to 2026-02-09', 'document-classify.json', '2026-02-09'],
   ] as const;
+
+  it('--help: --config takes a config in any of the three layouts', async () => {
+    const help = await runCli(['init', '--help'], { env: CLEAN });
+    expect(help.code).toBe(0);
+    const text = help.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('a bare config in any layout (2024-11-14, 2025-04-21 or 2026-02-09)');
+    expect(text).toContain('offline, from a saved config in any layout');
+    expect(text).not.toContain('either layout');
+  });
 
   it.each(layouts)('from a saved config, %s: the config file, a CSV that `dataset upload` accepts and the workflow', async (_name, file, migrate) => {
     const dir = tmp();
     let source = path.join(CONFIGS, file);
     if (migrate) {
       source = path.join(dir, `new-${file}`);
-      writeFileSync(source, JSON.stringify(migrateConfig(JSON.parse(readFileSync(path.join(CONFIGS, file), 'utf8')), { to: '2025-04-21' }).doc));
+      writeFileSync(source, JSON.stringify(migrateConfig(JSON.parse(readFileSync(path.join(CONFIGS, file), 'utf8')), { to: migrate }).doc));
     }
     const r = await runCli(['init', '--config', source, '--dataset', 'main', '--format', 'json'], { cwd: dir, env: CLEAN });
     const out = json<{ dataset: string; files: Array<{ kind: string; file: string; replaced: boolean }> }>(r);

@@ -94,6 +94,53 @@ describe('eval run --config on the default API version (2026-02-09)', () => {
     expect(await figures(cur)).toEqual(await figures(old));
   });
 
+  test('a key no config layout has is exit 2 before any request (file, pointer, did you mean), on both API versions; --allow-unknown sends it', async () => {
+    const runs = async () => (await t.call<{ processorRuns: Json[] }>('GET', '/processor_runs?maxPageSize=1000')).body.processorRuns.length;
+    const before = await runs();
+    const out = path.join(dir, 'never-unknown.json');
+    const typo = path.join(dir, 'typo.json');
+    writeFileSync(typo, JSON.stringify({ ...CONFIGS.CLASSIFY, clasificationRules: 'PR rule' }));
+    const message = `${typo} at /clasificationRules: unknown key "clasificationRules" in a CLASSIFY config (no config layout has it)\n  hint: did you mean classificationRules? (--allow-unknown keeps it as it is: for a key of a service version newer than evalkit)`;
+    for (const version of ['2026-02-09', '2025-04-21']) {
+      const r = await cli(['--api-version', version, 'eval', 'run', '-e', sets.CLASSIFY.setId, '--config', typo, '--out', out, '--no-progress']);
+      expect(r.code, version).toBe(2);
+      expect(r.stderr, version).toContain(message);
+    }
+    // Before any request: a service that cannot be reached gives the same refusal.
+    const offline = await runCli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--config', typo, '--out', out], { cwd: dir, env: { EVALKIT_BASE_URL: 'http://127.0.0.1:9', EVALKIT_API_TOKEN: t.token } });
+    expect(offline.code).toBe(2);
+    expect(offline.stderr).toContain(message);
+    // Inside a class of a 2026-02-09 config (no type), and in an envelope: the pointer in the file.
+    const item = path.join(dir, 'typo-item.json');
+    writeFileSync(item, JSON.stringify({ object: 'classifier_version', config: { classifications: [{ id: 'invoice', type: 'invoice', descripton: 'An invoice' }] } }));
+    const i = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--config', item, '--out', out]);
+    expect(i.code).toBe(2);
+    expect(i.stderr).toContain(`${item} at /config/classifications/0/descripton: unknown key "descripton" in a CLASSIFY config (no config layout has it)\n  hint: did you mean description?`);
+    // A file that does not settle its type (fields: EXTRACT or CLASSIFY) is checked with the processor's, before any run.
+    const untyped = path.join(dir, 'typo-untyped.json');
+    writeFileSync(untyped, JSON.stringify({ fields: [{ id: 'invoice', type: 'invoice', description: 'An invoice', exmaples: 1 }] }));
+    const u = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--config', untyped, '--out', out]);
+    expect(u.code).toBe(2);
+    expect(u.stderr).toContain(`${untyped} at /fields/0/exmaples: unknown key "exmaples" in a CLASSIFY config (no config layout has it)`);
+    expect(existsSync(out)).toBe(false);
+    expect(await runs()).toBe(before);
+
+    const help = await cli(['eval', 'run', '--help']);
+    expect(help.stdout).toContain('--allow-unknown');
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain("send config keys that no config layout has (a newer service version's) as they are, instead of refusing the file");
+    // A key of a newer service version, kept: each run carries it.
+    const newer = path.join(dir, 'newer.json');
+    writeFileSync(newer, JSON.stringify({ ...CONFIGS.CLASSIFY, x_future: true }));
+    const ok = await cli(['eval', 'run', '-e', sets.CLASSIFY.setId, '--config', newer, '--allow-unknown', '--out', out, '--no-progress']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const exp = readJson(out) as { items: Array<{ runId: string }> };
+    expect(exp.items).toHaveLength(4);
+    for (const it of exp.items) {
+      const run = (await t.call<{ processorRun: Json }>('GET', `/processor_runs/${it.runId}`)).body.processorRun;
+      expect(run.config).toMatchObject({ x_future: true });
+    }
+  });
+
   test('a config of the wrong type is exit 2 naming the file and /type before any run; --strategy batch stays 2025-04-21\'s', async () => {
     const cfg = path.join(dir, 'wrong.json');
     writeFileSync(cfg, JSON.stringify(CONFIGS.SPLITTER));

@@ -67,6 +67,25 @@ describe('evalkit migrate: unknown keys (built binary)', () => {
     expect(check.code).toBe(0);
   });
 
+  it('inside the items of class lists and page ranges: exit 2 naming the item, --allow-unknown keeps it', async () => {
+    const dir = tmp();
+    const text = '{\n  "type": "CLASSIFY",\n  "fields": [{ "id": "inv", "type": "invoice", "descripton": "An invoice." }]\n}\n';
+    const splitter = '{"type":"SPLITTER","splitClassifications":[{"id":"a","type":"a","description":"A"}],"advancedOptions":{"pageRanges":[{"start":1,"ned":2}]}}\n';
+    writeFileSync(path.join(dir, 'classes.json'), text);
+    writeFileSync(path.join(dir, 'ranges.json'), splitter);
+    const r = await runCli(['migrate', '.', '--to', '2026-02-09', '--write'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('classes.json at /fields/0/descripton: unknown key "descripton" in a CLASSIFY config (no config layout has it)\n  hint: did you mean description? (--allow-unknown keeps it');
+    expect(r.stderr).toContain('ranges.json at /advancedOptions/pageRanges/0/ned: unknown key "ned" in a SPLITTER config (no config layout has it)\n  hint: did you mean end?');
+    expect(r.stdout).toMatch(/^0 migrated, 0 unchanged, 2 errors/m);
+    expect(read(dir, 'classes.json')).toBe(text);
+    expect(read(dir, 'ranges.json')).toBe(splitter);
+    const kept = await runCli(['migrate', 'classes.json', '--to', '2026-02-09', '--write', '--allow-unknown'], { cwd: dir });
+    expect(kept.stderr).toBe('');
+    expect(kept.code).toBe(0);
+    expect(read(dir, 'classes.json')).toBe('{\n  "classifications": [{ "id": "inv", "type": "invoice", "descripton": "An invoice." }]\n}\n');
+  });
+
   it('--help names the flag, with an example', async () => {
     const r = await runCli(['migrate', '--help']);
     expect(r.code).toBe(0);
@@ -109,6 +128,31 @@ describe('evalkit processors create/update --config: unknown keys (built binary,
     const update = await runCli(['processors', 'update', id, '--config', 'typo2.json'], { cwd: dir, env });
     expect(update.code).toBe(2);
     expect(update.stderr).toContain('typo2.json at /advancedOptions/chunkingOptions/pageChunkSise: unknown key "pageChunkSise" in an EXTRACT config (no config layout has it)\n  hint: did you mean pageChunkSize?');
+  });
+
+  it('a typo inside a class or a page range: refused before any request; --allow-unknown sends it', async () => {
+    const dir = tmp();
+    writeFileSync(path.join(dir, 'classes.json'), '{"type":"CLASSIFY","classifications":[{"id":"inv","type":"invoice","descripton":"An invoice."}]}');
+    const refused = await runCli(['processors', 'create', '--name', 'cls', '--config', 'classes.json'], { cwd: dir, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('classes.json at /classifications/0/descripton: unknown key "descripton" in a CLASSIFY config (no config layout has it)\n  hint: did you mean description?');
+    const listed = await runCli(['processors', 'list', '--format', 'json'], { cwd: dir, env });
+    expect((JSON.parse(listed.stdout) as { processors: Array<{ name: string }> }).processors.map((p) => p.name)).not.toContain('cls');
+
+    // A member of a service version newer than evalkit, beside the ones it knows.
+    writeFileSync(path.join(dir, 'classes.json'), '{"type":"CLASSIFY","classifications":[{"id":"inv","type":"invoice","description":"An invoice.","examples":["INV-1"]}]}');
+    const created = await runCli(['processors', 'create', '--name', 'cls', '--config', 'classes.json', '--allow-unknown', '--format', 'json'], { cwd: dir, env });
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const id = (JSON.parse(created.stdout) as { processor: { id: string } }).processor.id;
+    const versions = await runCli(['processors', 'versions', id, '--format', 'json'], { cwd: dir, env });
+    const draft = (JSON.parse(versions.stdout) as { versions: Array<{ config: { classifications: unknown[] } }> }).versions[0].config;
+    expect(draft.classifications).toEqual([{ id: 'inv', type: 'invoice', description: 'An invoice.', examples: ['INV-1'] }]);
+
+    writeFileSync(path.join(dir, 'ranges.json'), '{"type":"CLASSIFY","classifications":[{"id":"inv","type":"invoice","description":"x"}],"advancedOptions":{"pageRanges":[{"strat":1,"end":2}]}}');
+    const update = await runCli(['processors', 'update', id, '--config', 'ranges.json'], { cwd: dir, env });
+    expect(update.code).toBe(2);
+    expect(update.stderr).toContain('ranges.json at /advancedOptions/pageRanges/0/strat: unknown key "strat" in a CLASSIFY config (no config layout has it)\n  hint: did you mean start?');
   });
 });
 
