@@ -85,7 +85,7 @@ export default defineCommand<InitArgs>({
       origin = `${argv.processor}@${version.version}`;
     } else {
       const { readProcessorConfig } = await import('../processors/index.js');
-      const read = await readProcessorConfig(argv.config!, { type: argv.type, apiVersion }).catch((e: unknown) => unknownKeyForInit(e, argv.config!, argv.type));
+      const read = await readProcessorConfig(argv.config!, { type: argv.type, apiVersion }).catch(unknownKeyForInit);
       config = read.config;
       type = read.type;
       name = nameOfFile(argv.config!);
@@ -146,28 +146,20 @@ export default defineCommand<InitArgs>({
 
 /**
  * An unknown key in init's --config file: the refusal names `--allow-unknown`, which init does not
- * have. Fix the key; or, for a key of a service version newer than evalkit, create the processor
- * with it (processors create keeps it with --allow-unknown) and scaffold from the processor, whose
- * config init takes as the service has it.
+ * have (the workflow it writes evaluates the config with `eval run --config`, which refuses the key
+ * too): fix the key, or, for a key of a service version newer than evalkit, upgrade evalkit.
  */
-async function unknownKeyForInit(e: unknown, file: string, type: ProcessorType | undefined): Promise<never> {
+async function unknownKeyForInit(e: unknown): Promise<never> {
   const { UnknownKeysError, unknownKeyFix } = await import('../config/known-keys.js');
   const unknown = e instanceof InputError && e.cause instanceof UnknownKeysError ? e.cause : e instanceof UnknownKeysError ? e : undefined;
   if (!unknown || !(e instanceof InputError)) throw e;
-  const name = nameOfFile(file) || 'NAME';
-  const create = `evalkit processors create --name ${shellArg(name)}${type ? ` --type ${type}` : ''} --config ${shellArg(file)} --allow-unknown`;
   throw new InputError(e.message, {
     location: e.location,
-    hint: `${unknownKeyFix(unknown.keys[0])} (for a key of a service version newer than evalkit: ${create} keeps it, then evalkit init --processor ID)`,
+    hint: `${unknownKeyFix(unknown.keys[0])} (init and the workflow it writes take the keys evalkit knows; for a key of a service version newer than evalkit, upgrade evalkit)`,
   });
 }
 
 /** A processor's name from its config file's: invoice.config.json -> invoice. */
 function nameOfFile(file: string): string {
   return path.basename(file).replace(/(\.config)?\.jsonc?$/i, '');
-}
-
-/** A word a shell reads back as it is: quoted when it holds anything but plain path characters. */
-function shellArg(s: string): string {
-  return /^[\w./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
