@@ -140,12 +140,18 @@ describe('evalkit init --config: unknown keys (built binary, sandbox)', () => {
     const help = await runCli(['init', '--help']);
     expect(help.stdout).not.toContain('--allow-unknown');
 
-    // As the hint says: the processor keeps the key, and init from the processor takes its config as it is.
-    const made = await runCli(create.split(' ').slice(1), { cwd: dir, env });
+    // As the hint says, for a key of a newer service version: the processor keeps the key, and init
+    // from the processor takes its config as it is. The 2026-02-09 sandbox knows every member of its
+    // version, so it refuses this one (docs/sandbox-api.md); its 2025-04-21 route keeps it.
+    const refused = await runCli(create.split(' ').slice(1), { cwd: dir, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('/config/extractonRules: unknown member "extractonRules"; did you mean "extractionRules"?');
+    const legacy = { ...env, EVALKIT_API_VERSION: '2025-04-21' };
+    const made = await runCli(create.split(' ').slice(1), { cwd: dir, env: legacy });
     expect(made.code).toBe(0);
-    const id = /^extractor (ex_\w+) /.exec(made.stdout)?.[1];
+    const id = /^processor (dp_\w+) /.exec(made.stdout)?.[1];
     expect(id).toBeDefined();
-    const init = await runCli(['init', '--processor', id!], { cwd: dir, env });
+    const init = await runCli(['init', '--processor', id!], { cwd: dir, env: legacy });
     expect(init.stderr).toBe('');
     expect(init.code).toBe(0);
     expect(JSON.parse(read(dir, 'configs/typo.json'))).toMatchObject({ extractonRules: 'Totals include tax.' });

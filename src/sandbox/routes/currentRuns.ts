@@ -206,8 +206,8 @@ function runConfig(ctx: Ctx, req: Req, kind: Kind, ref: EntityRef | undefined, i
       throw badRequest(`${kind.noun} ${p.id} version ${version.version} has a fields-form config, which has no 2026-02-09 layout to override; run it without overrideConfig, or send a full config instead of ${kind.noun}`);
     }
     // Member-wise: each top-level member given replaces the stored one; the others are kept.
-    const merged = { ...currentFromStored(ctx, stored, kind.type), ...ref.overrideConfig };
-    return { processor: p, version, config: acceptCurrentConfig(ctx, merged, kind.type, `/${kind.noun}/overrideConfig`) };
+    const base = currentFromStored(ctx, stored, kind.type);
+    return { processor: p, version, config: acceptCurrentConfig(ctx, ref.overrideConfig, kind.type, `/${kind.noun}/overrideConfig`, base) };
   }
   // A token limited to some processors may not run configs of its own.
   if (req.token.processors !== '*') throw forbidden(`this API token may only run its processors; pass ${kind.noun}: {id}`);

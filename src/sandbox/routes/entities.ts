@@ -62,7 +62,7 @@ function create(kind: Kind) {
       const clone = loadOfKind(ctx, req, checkId(cloneId, kind.cloneKey), kind, kind.cloneKey);
       const stored = JSON.parse(draftOf(ctx, clone).config) as Json;
       // With both, the supplied members replace the clone's (a shallow merge in the 2026-02-09 layout).
-      config = supplied ? acceptCurrentConfig(ctx, { ...currentFromStored(ctx, stored, kind.type), ...supplied }, kind.type) : stored;
+      config = supplied ? acceptCurrentConfig(ctx, supplied, kind.type, '/config', currentFromStored(ctx, stored, kind.type)) : stored;
     } else config = acceptCurrentConfig(ctx, supplied ?? {}, kind.type);
     const { processor, draft } = createProcessor(ctx, { name, type: kind.type, config, family: 'current', createdBy: req.token });
     return entityJson(ctx, processor, draft);
