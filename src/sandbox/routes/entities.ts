@@ -11,7 +11,7 @@ import { currentFromStored, listAnswer } from '../current.js';
 import { badRequest, checkId, objectBody, optObject, optString, type Req } from '../http.js';
 import { versionCreatedBy } from '../meta.js';
 import { pageParams } from '../paging.js';
-import { KINDS, type Kind } from '../kinds.js';
+import { KINDS, withArticle, type Kind } from '../kinds.js';
 import { createProcessor, listProcessors, listVersions, loadOfKind, processorName, publishVersion, releaseTypeOf, updateProcessor } from '../processors.js';
 import { acceptCurrentConfig, findVersion } from '../resolve.js';
 import type { Route } from '../router.js';
@@ -83,7 +83,7 @@ function update(kind: Kind) {
     refuseLegacyMembers(body, kind);
     const name = processorName(body, false);
     const supplied = optObject(body, 'config');
-    if (name === undefined && supplied === undefined) throw badRequest(`supply name or config to update a${kind.noun === 'extractor' ? 'n' : ''} ${kind.noun}`);
+    if (name === undefined && supplied === undefined) throw badRequest(`supply name or config to update ${withArticle(kind.noun)}`);
     const { processor, draft } = updateProcessor(ctx, p, name, supplied ? acceptCurrentConfig(ctx, supplied, kind.type) : undefined);
     return entityJson(ctx, processor, draft);
   };
