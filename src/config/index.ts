@@ -8,6 +8,7 @@ export { makePatch } from './patch.js';
 export type { DocumentResult, MigrationReport, SpotReport, TreeOptions, TreeResult } from './document.js';
 export { convertSplitterOutput } from './splitter.js';
 export { validateConfig } from './validate.js';
+export { closest, layoutMembers } from './known-keys.js';
 export { MAPPING, SPLITTER_OUTPUT_KEY } from './mapping.js';
 export type { MappingRow } from './mapping.js';
 export { MAPPING_2026 } from './mapping-2026-02-09.js';

@@ -5,7 +5,7 @@ import { isPlainObject } from '../util/json.js';
 import { at, type Site } from './detect.js';
 import { MAPPING } from './mapping.js';
 import { MAPPING_2026 } from './mapping-2026-02-09.js';
-import { LAYOUTS, PROCESSOR_TYPES, type ProcessorType } from './types.js';
+import { LAYOUTS, PROCESSOR_TYPES, type Layout, type ProcessorType } from './types.js';
 
 /**
  * The keys a processor config may have: for each type, the union over every layout of the
@@ -38,15 +38,33 @@ type Schema = Record<string, unknown>;
 const node = (): KnownNode => ({ keys: new Set(), prefixes: [], children: new Map(), closed: false });
 
 let TREES: Map<ProcessorType | null, KnownNode> | undefined;
+let SCHEMAS: Schema[] | undefined;
 
-/** Built on first use (three small files read once), not at import: most commands never check a config. */
+/** The layout schemas, in LAYOUTS order: read on first use (three small files, once), not at import. */
+function schemas(): Schema[] {
+  SCHEMAS ??= LAYOUTS.map((l) => JSON.parse(readFileSync(new URL(`../../schemas/config-${l}.schema.json`, import.meta.url), 'utf8')) as Schema);
+  return SCHEMAS;
+}
+
+/**
+ * The top-level members schemas/config-<layout>.schema.json accepts for `type`, in its order.
+ * Members it sets to `false` (another layout's: `type`, `parser`, `fields` in 2026-02-09) are not
+ * among them: the schema refuses those itself.
+ */
+export function layoutMembers(layout: Layout, type: ProcessorType): string[] {
+  const s = schemas()[LAYOUTS.indexOf(layout)];
+  const defs = s.$defs as Record<string, Schema>;
+  const props = defs[DEF_OF[type]]?.properties;
+  return isPlainObject(props) ? Object.keys(props).filter((k) => props[k] !== false) : [];
+}
+
+/** Built on first use, not at import: most commands never check a config. */
 function trees(): Map<ProcessorType | null, KnownNode> {
   if (TREES) return TREES;
   const out = new Map<ProcessorType | null, KnownNode>();
-  const schemas = LAYOUTS.map((l) => JSON.parse(readFileSync(new URL(`../../schemas/config-${l}.schema.json`, import.meta.url), 'utf8')) as Schema);
   for (const type of PROCESSOR_TYPES) {
     const root = node();
-    for (const s of schemas) {
+    for (const s of schemas()) {
       const defs = s.$defs as Record<string, Schema>;
       fromSchema(root, defs[DEF_OF[type]], defs);
     }

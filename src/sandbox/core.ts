@@ -43,9 +43,12 @@ export interface Core {
   /**
    * A 2026-02-09 config (extractor/classifier/splitter layout) -> the hub layout, plus the members
    * the hub has no place for (pointer in the 2026-02-09 layout, value). 400 when it is not a
-   * 2026-02-09 config (a `type`, `parser`, `fields`, `fixedPageLimit`... inside).
+   * 2026-02-09 config (a `type`, `parser`, `fields`, `fixedPageLimit`... inside) or has a top-level
+   * member the layout does not list (SDK 1.17 `ExtractConfigJson`, `ClassifyConfig`, `SplitConfig`).
+   * With `base` (the stored config in the 2026-02-09 layout that an override or a clone changes),
+   * `config`'s members replace base's; only `config`'s own top-level members are checked by name.
    */
-  fromCurrent(config: Json, type: ProcessorType, at?: string): { hub: Json; extras: Array<[string, unknown]> };
+  fromCurrent(config: Json, type: ProcessorType, at?: string, base?: Json): { hub: Json; extras: Array<[string, unknown]> };
   /** Hub layout -> 2026-02-09 layout; members 2026-02-09 has no place for are left out. */
   toCurrent(config: Json, type: ProcessorType): Json;
   /** `splits` <-> `subDocumentClassifications`. */
@@ -94,6 +97,23 @@ function applyEdits(doc: Json, edits: Edits): Json {
   return jsonpatch.applyPatch(doc, ops, true, false).newDocument;
 }
 
+/**
+ * Top-level members of a 2026-02-09 config that its layout does not list, one issue each with the
+ * listed member it is probably a typo of. Members the schema already refuses are left to its issue.
+ */
+function unknownMembers(config: ConfigModule, cfg: Json, type: ProcessorType, schemaIssues: readonly ConfigIssue[]): ConfigIssue[] {
+  const known = config.layoutMembers(CURRENT, type);
+  const out: ConfigIssue[] = [];
+  for (const key of Object.keys(cfg)) {
+    const pointer = toPointer([key]);
+    if (known.includes(key) || schemaIssues.some((i) => i.pointer === pointer)) continue;
+    const near = config.closest(key, known);
+    const fix = near === undefined ? `remove it (the members are ${known.join(', ')})` : `did you mean "${near}"?`;
+    out.push({ pointer, message: `unknown member "${key}"; ${fix}` });
+  }
+  return out;
+}
+
 function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
   return {
     toHub(cfg, type) {
@@ -108,11 +128,14 @@ function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
       // Members without an old name are left out: an older caller cannot see them anyway.
       return config.migrateConfig(cfg, { to: layout, from: HUB, type, allowLossy: true, allowUnknown: true }).doc as Json;
     },
-    fromCurrent(cfg, type, at = '/config') {
-      if (Object.hasOwn(cfg, 'type')) throw new HttpError(400, `invalid config at ${at}/type: 2026-02-09 configs have no type (the route says it is ${type}); remove it`);
-      // The 2026-02-09 schema first: a key of another layout (`parser`, `fields`, `fixedPageLimit`)
-      // or an unknown one is a 400 naming it, never a member silently lost on the way down.
-      const issues = config.validateConfig(cfg, CURRENT, type);
+    fromCurrent(given, type, at = '/config', base) {
+      if (Object.hasOwn(given, 'type')) throw new HttpError(400, `invalid config at ${at}/type: 2026-02-09 configs have no type (the route says it is ${type}); remove it`);
+      const cfg = base ? { ...base, ...given } : given;
+      // The 2026-02-09 schema and the top-level members the SDK 1.17 types list: a key of another
+      // layout (`parser`, `fields`, `fixedPageLimit`) or an unknown one is a 400 naming it, never a
+      // member silently kept or lost on the way down (docs/sandbox-api.md, "Unknown top-level config members").
+      const schemaIssues = config.validateConfig(cfg, CURRENT, type);
+      const issues = [...unknownMembers(config, given, type, schemaIssues), ...schemaIssues];
       if (issues.length) {
         const shown = issues.slice(0, 5).map((i) => `${at}${i.pointer}: ${i.message}`);
         const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';

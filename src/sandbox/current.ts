@@ -116,10 +116,11 @@ export function mayHaveExtras(text: string): boolean {
  * A config from a 2026-02-09 request (no `type`, `parseConfig`...) -> the stored form: the hub
  * layout (migrated down the chain, defaults to be filled in by the caller) plus its 2026-only members.
  * Throws a 400 (via the core) for a config that is not in the 2026-02-09 layout; messages point
- * into the request body at `at` (`/config`, `/extractor/overrideConfig`).
+ * into the request body at `at` (`/config`, `/extractor/overrideConfig`). With `base` (a stored
+ * config in the 2026-02-09 layout), `config`'s top-level members replace base's (core.fromCurrent).
  */
-export function storedFromCurrent(ctx: Ctx, config: Json, type: ProcessorType, at = '/config'): Json {
-  const { hub, extras } = ctx.core.fromCurrent(config, type, at);
+export function storedFromCurrent(ctx: Ctx, config: Json, type: ProcessorType, at = '/config', base?: Json): Json {
+  const { hub, extras } = ctx.core.fromCurrent(config, type, at, base);
   return extras.length ? { ...hub, [EXTRAS]: extras } : hub;
 }
 

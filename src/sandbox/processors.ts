@@ -14,7 +14,7 @@ import type { Json, ProcessorType } from './core.js';
 import { legacyConfig } from './current.js';
 import { badRequest, HttpError, notFound, optString, reqString, type Req } from './http.js';
 import { nowIso, type IdKind } from './ids.js';
-import { KINDS, typeOfPrefix, type Kind } from './kinds.js';
+import { KINDS, typeOfPrefix, withArticle, type Kind } from './kinds.js';
 import { pageOf, type PageParams } from './paging.js';
 import { assertValidConfig, draftConfig, loadProcessor } from './resolve.js';
 import type { ProcessorRow, VersionRow, Where } from './store.js';
@@ -130,7 +130,7 @@ export function loadOfKind(ctx: Ctx, req: Req, id: string, kind: Kind, what: str
   }
   if (p.type !== kind.type) {
     const other = KINDS[p.type as ProcessorType];
-    throw notFound(`${what} ${id} not found: ${id} is ${other.noun === 'extractor' ? 'an' : 'a'} ${other.noun}; use ${other.route}/${id}`);
+    throw notFound(`${what} ${id} not found: ${id} is ${withArticle(other.noun)}; use ${other.route}/${id}`);
   }
   return p;
 }

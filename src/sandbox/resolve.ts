@@ -98,9 +98,10 @@ export function acceptConfig(ctx: Ctx, raw: Json, type: ProcessorType, at = '/co
 /**
  * A config from a 2026-02-09 request (`/extractors`... bodies): no `type`, the new names. Stored
  * as the hub layout with defaults plus its 2026-only members (current.ts); validated as the hub.
+ * `base`: the stored config (2026-02-09 layout) whose top-level members `raw`'s replace.
  */
-export function acceptCurrentConfig(ctx: Ctx, raw: Json, type: ProcessorType, at = '/config'): Json {
-  const stored = withDefaults(storedFromCurrent(ctx, raw, type, at), type);
+export function acceptCurrentConfig(ctx: Ctx, raw: Json, type: ProcessorType, at = '/config', base?: Json): Json {
+  const stored = withDefaults(storedFromCurrent(ctx, raw, type, at, base), type);
   assertValidConfig(ctx, legacyConfig(stored), at);
   return stored;
 }

@@ -64,7 +64,7 @@ describe('extractors: the 7 operations, answers as spec 7', () => {
     expect(String(up.body.updatedAt) > String(got.body.updatedAt)).toBe(true);
     const none = await call<Json>('POST', `/extractors/${id}`, {});
     expect(none.status).toBe(400);
-    expect(none.body.message).toMatch(/supply name or config/);
+    expect(none.body.message).toMatch(/^supply name or config to update an extractor$/);
 
     await call('POST', '/extractors', { name: 'second' });
     const page1 = await call<Json>('GET', '/extractors?maxPageSize=1&sortBy=createdAt&sortDir=asc');

@@ -1,7 +1,7 @@
 /** The one table of 2026-02-09 kinds (src/sandbox/kinds.ts): what an id prefix names, and the names each row derives. */
 import { describe, expect, test } from 'vitest';
 import { ID_PREFIX } from '../../src/sandbox/ids.js';
-import { KINDS, kindOfType, typeOfPrefix } from '../../src/sandbox/kinds.js';
+import { KINDS, kindOfType, typeOfPrefix, withArticle } from '../../src/sandbox/kinds.js';
 
 describe('typeOfPrefix', () => {
   test.each([
@@ -40,5 +40,23 @@ describe('KINDS', () => {
     expect(kindOfType('SPLIT')).toBeUndefined();
     expect(kindOfType('constructor')).toBeUndefined();
     expect(kindOfType('__proto__')).toBeUndefined();
+  });
+});
+
+describe('withArticle: the one a/an of the sandbox\'s messages', () => {
+  test.each([
+    ['extractor', 'an extractor'],
+    ['classifier', 'a classifier'],
+    ['splitter', 'a splitter'],
+    ['extract run', 'an extract run'],
+    ['classify run', 'a classify run'],
+    ['split run', 'a split run'],
+    ['workflow', 'a workflow'],
+  ])('%s -> %s', (noun, want) => {
+    expect(withArticle(noun)).toBe(want);
+  });
+
+  test('every kind\'s nouns', () => {
+    expect(Object.values(KINDS).flatMap((k) => [withArticle(k.noun), withArticle(k.run.noun)])).toEqual(['an extractor', 'an extract run', 'a classifier', 'a classify run', 'a splitter', 'a split run']);
   });
 });

@@ -25,7 +25,7 @@ import { pageParams } from '../paging.js';
 import { acceptCurrentConfig, loadProcessor, normalizeVersionLabel, resolveVersion, withDefaults } from '../resolve.js';
 import type { Route } from '../router.js';
 import { evaluationBatchRun } from '../evaluationRuns.js';
-import { KINDS, kindOfType, type Kind } from '../kinds.js';
+import { KINDS, kindOfType, withArticle, type Kind } from '../kinds.js';
 import { batchRunAnswer, Lookups, runAnswer } from '../runAnswers.js';
 import { buildRun, type NewRun } from '../runs.js';
 import { cancelRun, deleteRun, listRuns, loadRun, prepareSource, priorityOf, RUN_STATUSES, startRuns, type FileSource } from '../runOps.js';
@@ -189,7 +189,6 @@ function inlineProcessor(type: ProcessorType, now: string): { processor: Process
   };
 }
 
-const a = (noun: string): string => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
 
 /** The processor, version and config in effect of a run request. */
 function runConfig(ctx: Ctx, req: Req, kind: Kind, ref: EntityRef | undefined, inline: Json | undefined, now: string): { processor: ProcessorRow; version: VersionRow; config: Json } {
@@ -197,7 +196,7 @@ function runConfig(ctx: Ctx, req: Req, kind: Kind, ref: EntityRef | undefined, i
     const p = loadProcessor(ctx, req, ref.id, kind.noun);
     if (p.type !== kind.type) {
       const other = kindOfType(p.type);
-      throw notFound(`${kind.noun} ${p.id} not found: ${p.id} is ${a(other?.noun ?? p.type)}${other ? `; run it with POST /${other.run.route}` : ''}`);
+      throw notFound(`${kind.noun} ${p.id} not found: ${p.id} is ${withArticle(other?.noun ?? p.type)}${other ? `; run it with POST /${other.run.route}` : ''}`);
     }
     const version = resolveVersion(ctx, p, ref.version, `${kind.noun}.version`);
     const stored = JSON.parse(version.config) as Json;
@@ -206,8 +205,8 @@ function runConfig(ctx: Ctx, req: Req, kind: Kind, ref: EntityRef | undefined, i
       throw badRequest(`${kind.noun} ${p.id} version ${version.version} has a fields-form config, which has no 2026-02-09 layout to override; run it without overrideConfig, or send a full config instead of ${kind.noun}`);
     }
     // Member-wise: each top-level member given replaces the stored one; the others are kept.
-    const merged = { ...currentFromStored(ctx, stored, kind.type), ...ref.overrideConfig };
-    return { processor: p, version, config: acceptCurrentConfig(ctx, merged, kind.type, `/${kind.noun}/overrideConfig`) };
+    const base = currentFromStored(ctx, stored, kind.type);
+    return { processor: p, version, config: acceptCurrentConfig(ctx, ref.overrideConfig, kind.type, `/${kind.noun}/overrideConfig`, base) };
   }
   // A token limited to some processors may not run configs of its own.
   if (req.token.processors !== '*') throw forbidden(`this API token may only run its processors; pass ${kind.noun}: {id}`);
@@ -291,7 +290,7 @@ function loadKindRun(ctx: Ctx, req: Req, kind: Kind): RunRow {
   const row = loadRun(ctx, req, req.params.id, kind.run.noun);
   if (row.processor_type !== kind.type) {
     const other = kindOfType(row.processor_type);
-    throw notFound(`${kind.run.noun} ${row.id} not found: it is ${a(other?.run.noun ?? row.processor_type)}${other ? `; use /${other.run.route}/${row.id}` : ''}`);
+    throw notFound(`${kind.run.noun} ${row.id} not found: it is ${withArticle(other?.run.noun ?? row.processor_type)}${other ? `; use /${other.run.route}/${row.id}` : ''}`);
   }
   return row;
 }

@@ -11,7 +11,7 @@ import { currentFromStored, listAnswer } from '../current.js';
 import { badRequest, checkId, objectBody, optObject, optString, type Req } from '../http.js';
 import { versionCreatedBy } from '../meta.js';
 import { pageParams } from '../paging.js';
-import { KINDS, type Kind } from '../kinds.js';
+import { KINDS, withArticle, type Kind } from '../kinds.js';
 import { createProcessor, listProcessors, listVersions, loadOfKind, processorName, publishVersion, releaseTypeOf, updateProcessor } from '../processors.js';
 import { acceptCurrentConfig, findVersion } from '../resolve.js';
 import type { Route } from '../router.js';
@@ -62,7 +62,7 @@ function create(kind: Kind) {
       const clone = loadOfKind(ctx, req, checkId(cloneId, kind.cloneKey), kind, kind.cloneKey);
       const stored = JSON.parse(draftOf(ctx, clone).config) as Json;
       // With both, the supplied members replace the clone's (a shallow merge in the 2026-02-09 layout).
-      config = supplied ? acceptCurrentConfig(ctx, { ...currentFromStored(ctx, stored, kind.type), ...supplied }, kind.type) : stored;
+      config = supplied ? acceptCurrentConfig(ctx, supplied, kind.type, '/config', currentFromStored(ctx, stored, kind.type)) : stored;
     } else config = acceptCurrentConfig(ctx, supplied ?? {}, kind.type);
     const { processor, draft } = createProcessor(ctx, { name, type: kind.type, config, family: 'current', createdBy: req.token });
     return entityJson(ctx, processor, draft);
@@ -83,7 +83,7 @@ function update(kind: Kind) {
     refuseLegacyMembers(body, kind);
     const name = processorName(body, false);
     const supplied = optObject(body, 'config');
-    if (name === undefined && supplied === undefined) throw badRequest(`supply name or config to update a${kind.noun === 'extractor' ? 'n' : ''} ${kind.noun}`);
+    if (name === undefined && supplied === undefined) throw badRequest(`supply name or config to update ${withArticle(kind.noun)}`);
     const { processor, draft } = updateProcessor(ctx, p, name, supplied ? acceptCurrentConfig(ctx, supplied, kind.type) : undefined);
     return entityJson(ctx, processor, draft);
   };

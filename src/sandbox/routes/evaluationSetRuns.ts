@@ -13,7 +13,7 @@ import type { Ctx } from '../context.js';
 import type { Json, ProcessorType } from '../core.js';
 import { evaluationSetRunJson, startEvaluation } from '../evaluationRuns.js';
 import { badRequest, checkId, notFound, objectBody, optString, reqId, type Req } from '../http.js';
-import { KINDS, kindOfType } from '../kinds.js';
+import { KINDS, kindOfType, withArticle } from '../kinds.js';
 import { loadProcessor, normalizeVersionLabel, resolveVersion } from '../resolve.js';
 import type { Route } from '../router.js';
 import type { BatchRow, ItemRow, ProcessorRow, RunRow } from '../store.js';
@@ -24,7 +24,6 @@ const MEMBERS = ['evaluationSetId', 'entity', 'evaluationSetItemIds'];
 /** The version an evaluation runs when the request names none: the entity's draft (spec 4.1). */
 const DEFAULT_VERSION = 'draft';
 
-const a = (noun: string): string => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
 const nounOf = (p: ProcessorRow): string => kindOfType(p.type)?.noun ?? p.type;
 
 function checkMembers(body: Json): void {
@@ -51,8 +50,8 @@ function entityOf(ctx: Ctx, req: Req, body: Json, setEntity: ProcessorRow, setId
   const p = loadProcessor(ctx, req, checkId(v.id, 'entity.id'), 'entity.id');
   if (p.type !== setEntity.type) {
     throw badRequest(
-      `entity.id ${p.id} is ${a(nounOf(p))}, but evaluation set ${setId} holds expected outputs for ${a(nounOf(setEntity))} (${setEntity.id}); ` +
-        `pass ${a(nounOf(setEntity))} id, or omit entity to run ${setEntity.id}`,
+      `entity.id ${p.id} is ${withArticle(nounOf(p))}, but evaluation set ${setId} holds expected outputs for ${withArticle(nounOf(setEntity))} (${setEntity.id}); ` +
+        `pass ${withArticle(nounOf(setEntity))} id, or omit entity to run ${setEntity.id}`,
     );
   }
   return { processor: p, versionRef: version ?? DEFAULT_VERSION };
@@ -106,7 +105,7 @@ function otherKind(ctx: Ctx, req: Req, id: string): string | undefined {
   const run = ctx.store.st('SELECT processor_type, processor_id FROM processor_runs WHERE id = ?').get(id) as Pick<RunRow, 'processor_type' | 'processor_id'> | undefined;
   if (run) {
     const k = kindOfType(run.processor_type);
-    return k && mayUseProcessor(req.token, run.processor_id) ? `it is ${a(k.run.noun)}; use /${k.run.route}/${id}` : undefined;
+    return k && mayUseProcessor(req.token, run.processor_id) ? `it is ${withArticle(k.run.noun)}; use /${k.run.route}/${id}` : undefined;
   }
   const batch = ctx.store.st("SELECT processor_id FROM processor_runs WHERE batch_id = ? AND source = 'API' LIMIT 1").get(id) as { processor_id: string } | undefined;
   if (batch) return mayUseProcessor(req.token, batch.processor_id) ? `it is a batch run; use /batch_runs/${id}` : undefined;

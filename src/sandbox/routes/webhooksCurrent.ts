@@ -15,6 +15,7 @@ import { deletedAnswer, listAnswer } from '../current.js';
 import { isLoopbackHost } from '../files.js';
 import { badRequest, checkId, notFound, objectBody, queryEnum, queryId, type Req } from '../http.js';
 import { nowIso } from '../ids.js';
+import { withArticle } from '../kinds.js';
 import { createdByOf, extraOf, metaOf, setMeta } from '../meta.js';
 import { pageOf, pageParams } from '../paging.js';
 import type { Route } from '../router.js';
@@ -189,7 +190,7 @@ function checkResource(ctx: Ctx, type: ResourceType, id: string): void {
   if (!p) throw notFound(`/resourceId: ${type} ${id} not found`);
   if (p.type !== PROCESSOR_TYPE[type]) {
     const actual = Object.entries(PROCESSOR_TYPE).find(([, t]) => t === p.type)?.[0] ?? p.type;
-    throw badRequest(`/resourceId: ${id} is a${actual === 'extractor' ? 'n' : ''} ${actual}, not a${type === 'extractor' ? 'n' : ''} ${type}; use resourceType "${actual}"`);
+    throw badRequest(`/resourceId: ${id} is ${withArticle(actual)}, not ${withArticle(type)}; use resourceType "${actual}"`);
   }
 }
 

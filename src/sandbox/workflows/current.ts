@@ -16,7 +16,7 @@ import type { Json } from '../core.js';
 import { fileSummary } from '../current.js';
 import { badRequest, notFound } from '../http.js';
 import { currentGet } from '../internal.js';
-import { KINDS } from '../kinds.js';
+import { KINDS, withArticle } from '../kinds.js';
 import { createdByOf, metaOf } from '../meta.js';
 import { normalizeVersionLabel } from '../resolve.js';
 import { MAX_WORKFLOW_STEPS, type WorkflowStep } from '../settings.js';
@@ -110,7 +110,7 @@ export function stepsFromCurrent(ctx: Ctx, raw: unknown, at = '/steps'): Workflo
     if (!ref) throw badRequest(`${here}/config/${kind.noun} is required: the ${kind.noun} this step runs, {id, version}`);
     const p = ctx.store.byId<ProcessorRow>('processors', ref.id);
     if (!p) throw notFound(`${here}/config/${kind.noun}/id: ${kind.noun} ${ref.id} not found`);
-    if (p.type !== kind.type) throw badRequest(`${here}/config/${kind.noun}/id: ${ref.id} is a ${stepOf(p.type)} ${STEPS[stepOf(p.type)].kind.noun}, not a${type === 'EXTRACT' ? 'n' : ''} ${kind.noun}; use a ${stepOf(p.type)} step for it`);
+    if (p.type !== kind.type) throw badRequest(`${here}/config/${kind.noun}/id: ${ref.id} is a ${stepOf(p.type)} ${STEPS[stepOf(p.type)].kind.noun}, not ${withArticle(kind.noun)}; use a ${stepOf(p.type)} step for it`);
     for (const [j, n] of (step.next ?? []).entries()) nexts.push([`${here}/next/${j}/step`, n.step]);
     steps.push({ processorId: p.id, version: normalizeVersionLabel(ref.version ?? 'latest') as string, name: step.name });
   });
