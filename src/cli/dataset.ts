@@ -79,7 +79,7 @@ const upload = defineCommand<UploadArgs>({
       .option('create-set', { type: 'string', describe: 'target: the set of this name under --processor (created if the processor has none)' })
       .option('processor', { type: 'string', describe: 'with --create-set: the processor id' })
       .option('description', { type: 'string', describe: 'with --create-set: the new set\'s description' })
-      .option('config', { type: 'string', describe: 'processor config file (either layout) instead of the service\'s; enough for an offline --dry-run' })
+      .option('config', { type: 'string', describe: 'processor config file (any layout: 2024-11-14, 2025-04-21 or 2026-02-09) instead of the service\'s; enough for an offline --dry-run' })
       .option('version', { type: 'string', describe: 'processor version whose config checks the rows: draft (default, as the service checks items), latest, 1.0, a version id (exv_...; dpv_... on 2025-04-21)' })
       // -v is evalkit's own version at the top level; here it would be ambiguous, so it is refused with a pointer.
       .option('v', { type: 'string', hidden: true })

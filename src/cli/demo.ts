@@ -74,7 +74,7 @@ function describe(e: DemoEvent): string[] {
     case 'migrate': {
       const r = e.result;
       const ops = r.patch.map((op) => `    ${JSON.stringify(op)}`);
-      return [`${tag}migrate: ${rel(e.dataset.configPath)} ${r.from ?? 'either layout'} -> ${r.to} (${r.type ?? 'any type'}), ${r.patch.length} change(s) -> ${rel(e.file)}`, ...ops];
+      return [`${tag}migrate: ${rel(e.dataset.configPath)} ${r.from ?? 'any of the layouts its keys fit'} -> ${r.to} (${r.type ?? 'any type'}), ${r.patch.length} change(s) -> ${rel(e.file)}`, ...ops];
     }
     case 'processor':
       return [`${tag}processor ${e.processor.id} "${e.processor.name}" (${e.processor.type}) created; published ${e.published.version}; draft edited: ${e.dataset.draftEdit.description}`];

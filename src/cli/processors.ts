@@ -72,7 +72,7 @@ function nounOfId(id: string): string {
 function sourceLine(c: ConfigChange): string {
   const s = c.source;
   if (!s) return '';
-  return s.patch.length ? `; config from ${s.file} (migrated ${s.from ?? 'either layout'} -> ${s.to}, ${s.patch.length} change${s.patch.length === 1 ? '' : 's'})` : `; config from ${s.file}`;
+  return s.patch.length ? `; config from ${s.file} (migrated ${s.from ?? 'any of the layouts its keys fit'} -> ${s.to}, ${s.patch.length} change${s.patch.length === 1 ? '' : 's'})` : `; config from ${s.file}`;
 }
 
 const idPositional = (y: Argv): Argv =>
@@ -237,7 +237,7 @@ export default defineCommand<{ command?: string }>({
   describe: 'processors and their versions: list, get, create, update the draft, publish, versions, diff',
   builder: (y) =>
     y
-      .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create from a saved config (either layout)')
+      .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create from a saved config (any layout)')
       .example('$0 processors publish ex_123 --release major', 'publish the draft as 1.0')
       .example('$0 processors diff ex_123 1.0 draft', 'what the draft changes')
       .example('$0 processors list --api-version 2025-04-21', 'every processor (/processors, API 2025-04-21)') as unknown as Argv<{ command?: string }>,

@@ -21,7 +21,7 @@ export interface ConfigArgs {
 export function configOptions<T>(y: Argv<T>): Argv<T & ConfigArgs> {
   return y
     .version(false)
-    .option('config', { type: 'string', describe: 'processor config file: a bare config (either layout) or a processor, version or request body holding one' })
+    .option('config', { type: 'string', describe: 'processor config file: a bare config (any layout: 2024-11-14, 2025-04-21 or 2026-02-09) or a processor, version or request body holding one' })
     .option('processor', { type: 'string', describe: 'fetch the config of this processor from the service (EVALKIT_BASE_URL, EVALKIT_API_TOKEN)' })
     .option('version', { type: 'string', describe: 'with --processor: draft, latest (default), a published number such as 1.0, or a version id' })
     .option('type', { choices: ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const, describe: 'processor type, when the config does not say' })

@@ -17,6 +17,8 @@ export interface ConfigSource {
   layout?: Layout | null;
   /** Where it came from, for messages: a file, or processor id@version. */
   origin: string;
+  /** JSON pointer of the config inside its file ('' for a bare config, `/draftVersion/config` inside a processor, ...). */
+  pointer?: string;
 }
 
 const TYPES = new Set(['EXTRACT', 'CLASSIFY', 'SPLITTER']);
@@ -63,7 +65,7 @@ export function configFromEnvelope(value: unknown, file: string, given?: Process
   if (!isPlainObject(config)) throw new InputError('expected a processor config object', { location: { file, pointer } });
   try {
     const t = processorTypeOf(config, type);
-    return { config, type: t, layout: layout ?? configLayoutOf(config, t), origin: file };
+    return { config, type: t, layout: layout ?? configLayoutOf(config, t), origin: file, pointer };
   } catch (e) {
     if (e instanceof InputError) throw new InputError(e.message, { location: { file, pointer: pointer + (e.location.pointer ?? '') }, hint: e.hint });
     throw e;

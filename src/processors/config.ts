@@ -64,8 +64,9 @@ export async function readProcessorConfig(file: string, opts: { type?: Processor
     migrated = migrateConfig(source.config, { to, type, inEffect: to, allowUnknown: opts.allowUnknown === true });
   } catch (e) {
     if (e instanceof InputError) {
+      // Pointers of the file (the config may sit inside a processor, a version or a request body).
       throw new InputError(e.message, {
-        location: { ...e.location, file },
+        location: { ...e.location, file, ...(e.location.pointer !== undefined ? { pointer: (source.pointer ?? '') + e.location.pointer } : {}) },
         hint: e.hint ?? `run \`evalkit migrate FILE --to ${to} --allow-lossy --dry-run\` to see what the ${to} layout cannot hold`,
         cause: e,
       });

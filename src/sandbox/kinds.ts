@@ -52,7 +52,7 @@ export const KINDS: Record<ProcessorType, Kind> = {
 
 /** A noun of a message with its article: `an extractor`, `a classifier`, `an extract run`. */
 export function withArticle(noun: string): string {
-  return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
+  return `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 }
 
 /** The kind of a stored type; undefined for a type that is none of the three. */

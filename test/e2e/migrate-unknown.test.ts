@@ -128,6 +128,12 @@ describe('evalkit processors create/update --config: unknown keys (built binary,
     const update = await runCli(['processors', 'update', id, '--config', 'typo2.json'], { cwd: dir, env });
     expect(update.code).toBe(2);
     expect(update.stderr).toContain('typo2.json at /advancedOptions/chunkingOptions/pageChunkSise: unknown key "pageChunkSise" in an EXTRACT config (no config layout has it)\n  hint: did you mean pageChunkSize?');
+
+    // A config inside a saved processor: the pointer is the file's, not the config's.
+    writeFileSync(path.join(dir, 'saved.json'), JSON.stringify({ object: 'document_processor', id: 'dp_1', name: 'inv', type: 'EXTRACT', draftVersion: { version: 'draft', config: JSON.parse(TYPO) as unknown } }));
+    const saved = await runCli(['processors', 'update', id, '--config', 'saved.json'], { cwd: dir, env });
+    expect(saved.code).toBe(2);
+    expect(saved.stderr).toContain('saved.json at /draftVersion/config/extractonRules: unknown key "extractonRules"');
   });
 
   it('a typo inside a class or a page range: refused before any request; --allow-unknown sends it', async () => {

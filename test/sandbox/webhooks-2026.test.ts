@@ -124,7 +124,9 @@ describe('webhook subscriptions', () => {
     const pid = await createProcessor(t, 'CLASSIFY', CLASSIFY_CONFIG);
     const bad = async (body: Json) => call('POST', '/webhook_subscriptions', { webhookEndpointId: ep.id, resourceType: 'classifier', resourceId: pid, enabledEvents: ['classify_run.processed'], ...body });
     expect((await bad({ enabledEvents: ['extractor.created'] })).body.message).toMatch(/\/enabledEvents\/0: unknown subscription event type "extractor.created"/);
-    expect((await bad({ enabledEvents: ['extract_run.processed'] })).body.message).toMatch(/\/enabledEvents\/0: extract_run.processed does not concern a classifier/);
+    expect((await bad({ enabledEvents: ['extract_run.processed'] })).body.message).toMatch(/\/enabledEvents\/0: extract_run.processed does not concern a classifier; a classifier subscription takes /);
+    const xid = await createProcessor(t, 'EXTRACT', { schema: { type: 'object', properties: { total: { type: 'number' } } } });
+    expect((await bad({ resourceType: 'extractor', resourceId: xid, enabledEvents: ['classify_run.processed'] })).body.message).toMatch(/does not concern an extractor; an extractor subscription takes /);
     expect((await bad({ resourceType: 'extractor', enabledEvents: ['extract_run.processed'] })).body.message).toMatch(/is a classifier, not an extractor; use resourceType "classifier"/);
     expect((await bad({ resourceType: 'workflow', resourceId: 'workflow_missing', enabledEvents: ['workflow_run.completed'] })).status).toBe(404);
     expect((await bad({ resourceType: 'project' })).body.message).toMatch(/invalid webhook subscription at \/resourceType/);

@@ -125,6 +125,10 @@ describe('workflows and versions', () => {
     const r = await call('POST', '/workflows', { name: 'bad', steps: [{ type: 'EXTRACT', name: 'e', config: { extractor: { id: classify } } }] });
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(/is a CLASSIFY classifier, not an extractor; use a CLASSIFY step/);
+    // And the other way, with "an" before the vowels.
+    const x = await call('POST', '/workflows', { name: 'bad', steps: [{ type: 'CLASSIFY', name: 'c', config: { classifier: { id: extract } } }] });
+    expect(x.status).toBe(400);
+    expect(x.body.message).toMatch(/is an EXTRACT extractor, not a classifier; use an EXTRACT step/);
   });
 
   test('ids of another kind and malformed cursors are 404/400, never 500', async () => {

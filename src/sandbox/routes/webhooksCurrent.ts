@@ -197,7 +197,7 @@ function checkResource(ctx: Ctx, type: ResourceType, id: string): void {
 function checkSubscriptionEvents(type: ResourceType, events: string[]): string[] {
   const out = checkEvents(events, SUBSCRIPTION_EVENTS, '/enabledEvents', 'subscription');
   events.forEach((e, i) => {
-    if (!EVENTS_OF_RESOURCE[type].includes(e)) throw badRequest(`/enabledEvents/${i}: ${e} does not concern a ${type}; a ${type} subscription takes ${EVENTS_OF_RESOURCE[type].join(', ')}`);
+    if (!EVENTS_OF_RESOURCE[type].includes(e)) throw badRequest(`/enabledEvents/${i}: ${e} does not concern ${withArticle(type)}; ${withArticle(type)} subscription takes ${EVENTS_OF_RESOURCE[type].join(', ')}`);
   });
   return out;
 }

@@ -110,7 +110,7 @@ export function stepsFromCurrent(ctx: Ctx, raw: unknown, at = '/steps'): Workflo
     if (!ref) throw badRequest(`${here}/config/${kind.noun} is required: the ${kind.noun} this step runs, {id, version}`);
     const p = ctx.store.byId<ProcessorRow>('processors', ref.id);
     if (!p) throw notFound(`${here}/config/${kind.noun}/id: ${kind.noun} ${ref.id} not found`);
-    if (p.type !== kind.type) throw badRequest(`${here}/config/${kind.noun}/id: ${ref.id} is a ${stepOf(p.type)} ${STEPS[stepOf(p.type)].kind.noun}, not ${withArticle(kind.noun)}; use a ${stepOf(p.type)} step for it`);
+    if (p.type !== kind.type) throw badRequest(`${here}/config/${kind.noun}/id: ${ref.id} is ${withArticle(`${stepOf(p.type)} ${STEPS[stepOf(p.type)].kind.noun}`)}, not ${withArticle(kind.noun)}; use ${withArticle(stepOf(p.type))} step for it`);
     for (const [j, n] of (step.next ?? []).entries()) nexts.push([`${here}/next/${j}/step`, n.step]);
     steps.push({ processorId: p.id, version: normalizeVersionLabel(ref.version ?? 'latest') as string, name: step.name });
   });
