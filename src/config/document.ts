@@ -198,7 +198,6 @@ function migrateOutput(output: Record<string, unknown>, type: ProcessorType, exp
     // Read after the rename: its edits and pointers name the list by its 2025-04-21 key.
     const r = expectedUp(plan.rename ? renameKey(output, ...plan.rename) : output, type, site);
     if (r.edits.length === 0) return renameOnly();
-    if (plan.rename) stage(renamed(cur));
     lossy = r.lossy;
     // Pointers name the list by its key in the input: the prefix swapped (neither key needs escaping).
     if (plan.rename) {
@@ -209,6 +208,7 @@ function migrateOutput(output: Record<string, unknown>, type: ProcessorType, exp
     if (lossy.length && !opts.allowLossy) throw lossyError(lossy, opts.to, site);
     const split = splitEdits(output, plan.rename, r.edits, site);
     if (split) return { next: split.next, changes: split.changes, from, dropped: droppedOf(lossy) };
+    if (plan.rename) stage(renamed(cur));
     stage(membersOf(cur, r.edits));
   } else {
     const edits = oldList ? [] : expectedDown(cur, type);

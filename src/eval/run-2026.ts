@@ -60,6 +60,14 @@ function checkRunId(id: string, flag: string): void {
  * 2026-02-09 refuses what only the 2025-04-21 paths do; checked before any request. `--config`
  * and `--strategy per-item` are served (run.ts: one legacy processor run per item).
  */
+/**
+ * Whether an evaluation on 2026-02-09 is the service's evaluation set run; a config override or
+ * --strategy per-item is one run per item on the legacy /processor_runs 2026-02-09 kept (docs/eval.md).
+ */
+export function usesSetRun(o: RunEvaluationOptions): boolean {
+  return !o.config && o.strategy !== 'per-item';
+}
+
 export function checkOptions2026(o: RunEvaluationOptions): void {
   const keep = 'or run it on 2025-04-21 (--api-version 2025-04-21)';
   if (o.strategy === 'batch') {
@@ -67,9 +75,8 @@ export function checkOptions2026(o: RunEvaluationOptions): void {
       hint: `drop --strategy (auto picks the evaluation set run; per-item makes one run per item), ${keep}`,
     });
   }
-  // The per-item runs (a --config override, or --strategy per-item) go to the legacy /processor_runs, which takes one.
-  const setRun = !o.config && o.strategy !== 'per-item';
-  if (o.priority !== undefined && setRun) {
+  // The per-item runs go to the legacy /processor_runs, which takes one.
+  if (o.priority !== undefined && usesSetRun(o)) {
     throw new UsageError('--priority is not sent to an evaluation set run (API version 2026-02-09): it takes none', { hint: `drop --priority, or pass --strategy per-item (one run per item, each with its priority), ${keep}` });
   }
 }

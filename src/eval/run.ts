@@ -10,7 +10,7 @@ import { configFromEnvelope } from '../expected/index.js';
 import { UsageError } from '../util/errors.js';
 import { batchProgress, buildExport, countItems, exportFromRuns, exportOptions, listBatchRuns, waitForBatch, whileNotAborted } from './export.js';
 import { runPerItem } from './per-item.js';
-import { checkOptions2026, runEvaluation2026 } from './run-2026.js';
+import { checkOptions2026, runEvaluation2026, usesSetRun } from './run-2026.js';
 import { loadItems, loadSet, prepareOverride, processorName, refuseUnknownKeys, resolveVersion } from './resolve.js';
 import { loadItems2026, loadSet2026 } from './set-2026.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, type EvalCallbacks, type EvalProgress, type EvalResult, type RunEvaluationOptions, type Strategy } from './types.js';
@@ -76,8 +76,7 @@ export async function runEvaluation(client: Client, opts: RunEvaluationOptions, 
   if (opts.config && !opts.allowUnknown) refuseUnknownKeys(opts.config, opts.configFile ?? '--config');
   if (speaks2026(client.options.apiVersion)) {
     checkOptions2026(opts);
-    // A config override (or per-item asked for) is one run per item on the legacy /processor_runs 2026-02-09 kept (docs/eval.md).
-    if (!opts.config && opts.strategy !== 'per-item') return runEvaluation2026(client, opts, cb);
+    if (usesSetRun(opts)) return runEvaluation2026(client, opts, cb);
   }
   return whileNotAborted(cb.signal, () => evaluate(client, opts, cb));
 }
