@@ -4,7 +4,7 @@ import { isPlainObject, toPointer, valueAt } from '../util/json.js';
 import { at, detectRange, resolveType, type Segment, type Site } from './detect.js';
 import { lossyError, planConfig, setOwn, type Plan, type PlanOptions } from './plan.js';
 import { applyPlan, compose, inPlaceOf, membersOf, type Edit, type Member } from './members.js';
-import { expectedDown, expectedLayout, expectedUp } from './step-2026-02-09.js';
+import { expectedDown, expectedLayout, expectedUp, SPLIT_KEYS_UP, splitDropIsLossless } from './step-2026-02-09.js';
 import { convertFieldsOutput, isFieldsOutput } from './fields-schema.js';
 import { fieldsRunOf, type FieldsRun } from './fields-run.js';
 import type { Lossy } from './steps.js';
@@ -194,21 +194,16 @@ function migrateOutput(output: Record<string, unknown>, type: ProcessorType, exp
     const r = fieldsOutputUp(output, opts, site);
     stage(r.members);
     lossy = r.lossy;
+  } else if (upTo2026 && type === 'SPLITTER') {
+    const r = splitsUp(output, plan.rename, site);
+    if (r === null) return renameOnly();
+    if (r.dropped.length && !opts.allowLossy) throw lossyError(r.dropped, opts.to, site);
+    return { next: r.next, changes: r.changes, from, dropped: r.dropped };
   } else if (upTo2026) {
-    // Read after the rename: its edits and pointers name the list by its 2025-04-21 key.
-    const r = expectedUp(plan.rename ? renameKey(output, ...plan.rename) : output, type, site);
+    const r = expectedUp(output, type, site);
     if (r.edits.length === 0) return renameOnly();
     lossy = r.lossy;
-    // Pointers name the list by its key in the input: the prefix swapped (neither key needs escaping).
-    if (plan.rename) {
-      const renamedAt = `${toPointer(site.path)}/${plan.rename[1]}/`;
-      const inputAt = `${toPointer(site.path)}/${plan.rename[0]}/`;
-      for (const l of lossy) if (l.path[0] === plan.rename[1]) l.pointer = inputAt + l.pointer.slice(renamedAt.length);
-    }
     if (lossy.length && !opts.allowLossy) throw lossyError(lossy, opts.to, site);
-    const split = splitEdits(output, plan.rename, r.edits, site);
-    if (split) return { next: split.next, changes: split.changes, from, dropped: droppedOf(lossy) };
-    if (plan.rename) stage(renamed(cur));
     stage(membersOf(cur, r.edits));
   } else {
     const edits = oldList ? [] : expectedDown(cur, type);
@@ -225,10 +220,6 @@ function migrateOutput(output: Record<string, unknown>, type: ProcessorType, exp
   return { next: cur, changes: [{ path: site.path, members: ms, inPlace: inPlaceOf(ms, Object.keys(output)) }], from, dropped };
 }
 
-function isTopDrop(e: Edit): boolean {
-  return e.kind === 'drop' && e.path.length === 1;
-}
-
 function droppedOf(lossy: readonly Lossy[]): Dropped[] {
   const out: Dropped[] = [];
   for (const l of lossy) out.push({ pointer: l.pointer, key: l.key, value: l.value });
@@ -236,11 +227,54 @@ function droppedOf(lossy: readonly Lossy[]): Dropped[] {
 }
 
 /**
+ * A SPLITTER expected output going up (spec 3.7): each split loses the members SPLIT_KEYS_UP names
+ * (the rule: splitDropIsLossless), cut in place split by split, and the list's key is renamed in
+ * place when it is renamed, instead of the whole output re-laid out. Lists what is lost, each
+ * pointer naming the list by its key in the input. null when no split loses anything.
+ */
+function splitsUp(output: Record<string, unknown>, rename: [string, string] | null, site: Site): { next: Record<string, unknown>; changes: TextChange[]; dropped: Dropped[] } | null {
+  const source = rename ? rename[0] : SPLITTER_OUTPUT_KEY[NEW_LAYOUT];
+  const target = rename ? rename[1] : source;
+  const list = output[source];
+  if (!Array.isArray(list)) return null;
+  const changes: TextChange[] = rename ? [{ path: site.path, rename }] : [];
+  const dropped: Dropped[] = [];
+  let nextList: unknown[] | null = null;
+  // Neither list key needs escaping.
+  const listAt = `${toPointer(site.path)}/${source}/`;
+  const sourcePath = site.path.concat(source);
+  const targetPath = site.path.concat(target);
+  for (let i = 0; i < list.length; i++) {
+    const split: unknown = list[i];
+    if (!isPlainObject(split)) continue;
+    let drop: string[] | null = null;
+    let splitAt = '';
+    for (const key of SPLIT_KEYS_UP) {
+      const v = split[key];
+      if (v === undefined) continue;
+      (drop ??= []).push(key);
+      if (splitDropIsLossless(key, v, i)) continue;
+      if (splitAt === '') splitAt = `${i}`;
+      dropped.push({ pointer: `${listAt}${splitAt}/${key}`, key: `splits.${splitAt}.${key}`, value: v });
+    }
+    if (drop === null) continue;
+    const kept: Record<string, unknown> = {};
+    for (const k of Object.keys(split)) if (!drop.includes(k)) setOwn(kept, k, split[k]);
+    (nextList ??= list.slice())[i] = kept;
+    changes.push({ path: sourcePath.concat(i), at: targetPath.concat(i), drop });
+  }
+  if (nextList === null) return null;
+  const next: Record<string, unknown> = {};
+  for (const k of Object.keys(output)) setOwn(next, k === source ? target : k, k === source ? nextList : output[k]);
+  return { next, changes, dropped };
+}
+
+/**
  * Edits that all lie inside the splits of a splitter output (paths ["splits", index, ...]: split
- * ids and identifiers going up, ids going down), made split by split: each split changed on its
- * own (going up in place: members left out), the list's key renamed in place, instead of the whole
- * output re-laid out. null when an edit lies elsewhere. The output's list key is `rename[0]` when
- * it is renamed (the edits name it "splits", the key of 2025-04-21 and 2026-02-09).
+ * ids going down), made split by split: each split changed on its own, the list's key renamed in
+ * place, instead of the whole output re-laid out. null when an edit lies elsewhere. The output's
+ * list key is `rename[0]` when it is renamed (the edits name it "splits", the key of 2025-04-21
+ * and 2026-02-09).
  */
 function splitEdits(output: Record<string, unknown>, rename: [string, string] | null, edits: readonly Edit[], site: Site): { next: Record<string, unknown>; changes: TextChange[] } | null {
   const listKey = SPLITTER_OUTPUT_KEY[NEW_LAYOUT];
@@ -263,19 +297,6 @@ function splitEdits(output: Record<string, unknown>, rename: [string, string] | 
     const item = list[i] as Record<string, unknown>;
     const path = [...site.path, source, i];
     const at = [...site.path, target, i];
-    if (itemEdits.every(isTopDrop)) {
-      // Members left out (ids and identifiers going up): the others kept in place.
-      const ms: Member[] = [];
-      const kept: Record<string, unknown> = {};
-      for (const k of Object.keys(item)) {
-        if (itemEdits.some((e) => e.path[0] === k)) continue;
-        ms.push({ key: k, from: [k] });
-        setOwn(kept, k, item[k]);
-      }
-      nextList[i] = kept;
-      changes.push({ path, at, members: ms, inPlace: true });
-      continue;
-    }
     const ms = membersOf(item, itemEdits);
     nextList[i] = applyPlan(item, ms);
     changes.push({ path, at, members: ms, inPlace: inPlaceOf(ms, Object.keys(item)) });
@@ -353,8 +374,8 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
         }
         opts.fieldsRun?.checkConfig(site);
         const r = migrateOneConfig(value, spot.envelope, opts, site);
-        warnings.push(...r.warnings.map((w) => withLine(w, where.line)));
-        dropped.push(...r.dropped.map((d) => withLine(d, where.line)));
+        for (const w of r.warnings) warnings.push(withLine(w, where.line));
+        for (const d of r.dropped) dropped.push(withLine(d, where.line));
         if (r.plan) {
           reps.push({ path: spot.path, value: r.next });
           textChanges.push({ path: spot.path, members: r.plan.members, inPlace: r.plan.inPlace });

@@ -45,7 +45,11 @@ export function setOwn(obj: Record<string | number, unknown>, key: string | numb
  * the same object from the source directly, so one text edit serves any number of steps.
  */
 export function compose(first: readonly Member[], second: readonly Member[]): Member[] {
-  return second.map((m) => ('from' in m ? resolve(first, m.from, 0, m.key) : 'members' in m ? { key: m.key, members: compose(first, m.members) } : m));
+  // Built by push, not by map: V8 gives map's arrays another elements kind than the members
+  // arrays built everywhere else, and code optimised for one deoptimises on the other.
+  const out: Member[] = [];
+  for (const m of second) out.push('from' in m ? resolve(first, m.from, 0, m.key) : 'members' in m ? { key: m.key, members: compose(first, m.members) } : m);
+  return out;
 }
 
 function resolve(members: readonly Member[], path: readonly string[], at: number, key: string): Member {

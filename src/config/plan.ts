@@ -53,7 +53,9 @@ export function planConfig(config: Record<string, unknown>, type: ProcessorType,
   const ms = members!;
   const identity = ms.length === keys.length && ms.every((m, i) => 'from' in m && m.from.length === 1 && m.key === m.from[0] && keys[i] === m.key);
   if (identity) return { plan: null, next: config, dropped: [], warnings };
-  return { plan: { members: ms, inPlace: inPlaceOf(ms, keys) }, next: cur, dropped: lossy.map(({ pointer, key, value }) => ({ pointer, key, value })), warnings };
+  const dropped: Dropped[] = [];
+  for (const { pointer, key, value } of lossy) dropped.push({ pointer, key, value });
+  return { plan: { members: ms, inPlace: inPlaceOf(ms, keys) }, next: cur, dropped, warnings };
 }
 
 function relocate(l: Lossy, members: readonly Member[], site: Site): Lossy {
@@ -62,7 +64,7 @@ function relocate(l: Lossy, members: readonly Member[], site: Site): Lossy {
   return src ? { ...l, pointer: toPointer([...site.path, ...src]) } : l;
 }
 
-export function lossyError(lossy: readonly Lossy[], to: Layout, site: Site): InputError {
+export function lossyError(lossy: ReadonlyArray<Dropped & { infer?: Lossy['infer'] }>, to: Layout, site: Site): InputError {
   const list = lossy.map((d) => d.pointer).join(', ');
   const infer = [...new Set(lossy.flatMap((l) => (l.infer ? [l.infer] : [])))];
   const hint =

@@ -211,6 +211,14 @@ export function splitId(index: number): string {
   return `split_${index + 1}`;
 }
 
+/** The members a split of a SPLITTER expected output loses going up (spec 3.7), in the order they are checked. */
+export const SPLIT_KEYS_UP = ['id', 'identifier', 'observation'] as const;
+
+/** Whether dropping a split's member going up loses nothing: only an id that going down gives back (splitId). */
+export function splitDropIsLossless(key: (typeof SPLIT_KEYS_UP)[number], value: unknown, index: number): boolean {
+  return key === 'id' && value === splitId(index);
+}
+
 /**
  * An expected output (an evaluation set item's, spec 3.7) from 2025-04-21 to 2026-02-09: CLASSIFY
  * loses `confidence` (lossless when 1), SPLITTER splits lose `id` (lossless when it is the id going
@@ -235,12 +243,12 @@ export function expectedUp(output: Record<string, unknown>, type: ProcessorType,
     for (let i = 0; i < splits.length; i++) {
       const s: unknown = splits[i];
       if (!isPlainObject(s)) continue;
-      if (s.id !== undefined) {
-        if (s.id === splitId(i)) edits.push({ path: ['splits', i, 'id'], kind: 'drop' });
-        else lose(['splits', i, 'id'], `splits.${i}.id`, `splits/${i}/id`, s.id);
+      for (const key of SPLIT_KEYS_UP) {
+        const v = s[key];
+        if (v === undefined) continue;
+        if (splitDropIsLossless(key, v, i)) edits.push({ path: ['splits', i, key], kind: 'drop' });
+        else lose(['splits', i, key], `splits.${i}.${key}`, `splits/${i}/${key}`, v);
       }
-      if (s.identifier !== undefined) lose(['splits', i, 'identifier'], `splits.${i}.identifier`, `splits/${i}/identifier`, s.identifier);
-      if (s.observation !== undefined) lose(['splits', i, 'observation'], `splits.${i}.observation`, `splits/${i}/observation`, s.observation);
     }
   } else if (type === 'EXTRACT' && isFieldsOutput(output)) {
     throw new InputError('a fields-form EXTRACT expected output (a record of fields) has no 2026-02-09 form', {

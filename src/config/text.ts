@@ -33,7 +33,9 @@ interface ObjectSpan {
  */
 export type TextChange =
   | { path: readonly Segment[]; at?: readonly Segment[]; members: readonly Member[]; inPlace: boolean }
-  | { path: readonly Segment[]; at?: readonly Segment[]; rename: readonly [string, string] };
+  | { path: readonly Segment[]; at?: readonly Segment[]; rename: readonly [string, string] }
+  /** The object's members of these keys left out, the others kept in place. */
+  | { path: readonly Segment[]; at?: readonly Segment[]; drop: readonly string[] };
 
 const SPACE = 32;
 const TAB = 9;
@@ -178,8 +180,8 @@ function readArray(s: Scanned, start: number): Array<[number, number]> {
  */
 class Finder {
   private path: readonly Segment[] = [];
-  /** at[k]: offset of the value at path[0..k). */
-  private at: number[];
+  /** at[k]: offset of the value at path[0..k) (entries past the current path's length are stale). */
+  private readonly at: number[];
   private read = -1;
   private items: Array<[number, number]> = [];
   private props: Prop[] = [];
@@ -190,10 +192,11 @@ class Finder {
 
   find(path: readonly Segment[]): number {
     const prev = this.path;
+    const shared = Math.min(path.length, prev.length);
     let k = 0;
-    while (k < path.length && k < prev.length && path[k] === prev[k]) k++;
-    this.at.length = k + 1;
-    let pos = this.at[k];
+    while (k < shared && sameSegment(path[k], prev[k])) k++;
+    const at = this.at;
+    let pos = at[k];
     for (; k < path.length; k++) {
       const seg = path[k];
       if (this.s.t.charCodeAt(pos) === LBRACKET) {
@@ -207,16 +210,22 @@ class Finder {
           this.props = readObject(this.s, pos).props;
           this.read = pos;
         }
+        const key = String(seg);
         let hit: Prop | undefined;
-        for (const p of this.props) if (p.key === String(seg)) hit = p;
-        if (!hit) throw new Error(`no member ${String(seg)}`);
+        for (const p of this.props) if (p.key === key) hit = p;
+        if (!hit) throw new Error(`no member ${key}`);
         pos = hit.valueStart;
       }
-      this.at.push(pos);
+      at[k + 1] = pos;
     }
     this.path = path;
     return pos;
   }
+}
+
+/** Path segments compared without a generic comparison of a number with a string. */
+function sameSegment(a: Segment, b: Segment): boolean {
+  return typeof a === typeof b && a === b;
 }
 
 interface Edit {
@@ -248,25 +257,31 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
     // smaller units, and when objects of a new shape reach the key check only that small function
     // is compiled again.
     if ('rename' in change) renameEdits(span, change, expected, edits);
+    else if ('drop' in change) dropEdits(span, change, expected, edits);
     else if (change.inPlace) inPlaceEdits(span, change, expected, edits);
     else relayoutEdit(scanned, span, change, expected, edits);
   }
   // The text between the edits and the edits' texts, joined once (slicing the text edited so far
-  // at every edit copied it once per edit).
-  edits.sort(byStartDescending);
-  const parts: string[] = [];
-  let limit = text.length;
+  // at every edit copied it once per edit). Changes come in document order, so their edits mostly
+  // do too: sorted only when they are not.
+  if (!inOrder(edits)) edits.sort(byStart);
+  let out = '';
+  let from = 0;
   for (const e of edits) {
-    if (e.end > limit) throw new Error('overlapping edits');
-    parts.push(text.slice(e.end, limit), e.text);
-    limit = e.start;
+    if (e.start < from) throw new Error('overlapping edits');
+    out += text.slice(from, e.start) + e.text;
+    from = e.end;
   }
-  parts.push(text.slice(0, limit));
-  return parts.reverse().join('');
+  return out + text.slice(from);
 }
 
-function byStartDescending(a: Edit, b: Edit): number {
-  return b.start - a.start;
+function inOrder(edits: readonly Edit[]): boolean {
+  for (let i = 1; i < edits.length; i++) if (edits[i].start < edits[i - 1].start) return false;
+  return true;
+}
+
+function byStart(a: Edit, b: Edit): number {
+  return a.start - b.start;
 }
 
 function wrongEdit(change: TextChange, what: string): Error {
@@ -303,25 +318,49 @@ function renameEdits(span: ObjectSpan, change: Extract<TextChange, { rename: rea
 function inPlaceEdits(span: ObjectSpan, change: Extract<TextChange, { members: readonly Member[] }>, expected: unknown, edits: Edit[]): void {
   const props = span.props;
   const keys: string[] = [];
-  const kept = new Uint8Array(props.length);
+  const kept: number[] = [];
   let last = -1;
   for (const m of change.members) {
     if (!('from' in m) || m.from.length !== 1) throw wrongEdit(change, 'a member in place is not a key of the object');
     const i = lastPropIndex(props, m.from[0]);
     if (i <= last) throw wrongEdit(change, 'members in place are not in the order of the object');
     last = i;
-    kept[i] = 1;
+    kept.push(i);
     keys.push(m.key);
     if (m.key !== m.from[0]) edits.push({ start: props[i].keyStart, end: props[i].keyEnd, text: JSON.stringify(m.key) });
   }
-  if (keys.length === 0) edits.push({ start: span.start, end: span.end, text: '{}' });
-  else {
-    let first = 0;
-    while (!kept[first]) first++;
-    if (first > 0) edits.push({ start: props[0].keyStart, end: props[first].keyStart, text: '' });
-    for (let i = first + 1; i < props.length; i++) if (!kept[i]) edits.push({ start: props[i - 1].valueEnd, end: props[i].valueEnd, text: '' });
-  }
+  cutEdits(span, kept, edits);
   if (!isPlainObject(expected) || !hasKeys(expected, keys)) throw wrongEdit(change, 'the keys kept in place are not those of the migrated object');
+}
+
+/** Members left out by key, the others kept in place: checked as inPlaceEdits are. */
+function dropEdits(span: ObjectSpan, change: Extract<TextChange, { drop: readonly string[] }>, expected: unknown, edits: Edit[]): void {
+  const props = span.props;
+  const keys: string[] = [];
+  const kept: number[] = [];
+  for (let i = 0; i < props.length; i++) {
+    if (change.drop.includes(props[i].key)) continue;
+    kept.push(i);
+    keys.push(props[i].key);
+  }
+  cutEdits(span, kept, edits);
+  if (!isPlainObject(expected) || !hasKeys(expected, keys)) throw wrongEdit(change, 'the keys left in place are not those of the migrated object');
+}
+
+/** The edits that cut the members not kept (`kept`: the indexes of those kept, ascending), each with the separator before it (the first ones with the one after). */
+function cutEdits(span: ObjectSpan, kept: readonly number[], edits: Edit[]): void {
+  const props = span.props;
+  if (kept.length === 0) {
+    edits.push({ start: span.start, end: span.end, text: '{}' });
+    return;
+  }
+  const first = kept[0];
+  if (first > 0) edits.push({ start: props[0].keyStart, end: props[first].keyStart, text: '' });
+  let j = 1;
+  for (let i = first + 1; i < props.length; i++) {
+    if (j < kept.length && kept[j] === i) j++;
+    else edits.push({ start: props[i - 1].valueEnd, end: props[i].valueEnd, text: '' });
+  }
 }
 
 /**
@@ -465,13 +504,16 @@ function renderObject(scanned: Scanned, span: ObjectSpan, members: readonly Memb
   const render = (list: readonly Member[], depth: number): string => {
     const indent = style.indent + style.unit.repeat(depth);
     const closing = depth === 0 ? style.closing : style.indent + style.unit.repeat(depth - 1);
-    const parts = list.map((m) => {
-      if ('members' in m) return `${JSON.stringify(m.key)}${style.colon}${render(m.members, depth + 1)}`;
-      if ('value' in m) return `${JSON.stringify(m.key)}${style.colon}${renderValue(m.value, indent, style)}`;
-      const { keyText, valueText } = source(m.from);
-      const keyOut = m.key === m.from[m.from.length - 1] ? keyText : JSON.stringify(m.key);
-      return `${keyOut}${style.colon}${reindent(valueText, depth - (m.from.length - 1), style)}`;
-    });
+    const parts: string[] = [];
+    for (const m of list) {
+      if ('members' in m) parts.push(`${JSON.stringify(m.key)}${style.colon}${render(m.members, depth + 1)}`);
+      else if ('value' in m) parts.push(`${JSON.stringify(m.key)}${style.colon}${renderValue(m.value, indent, style)}`);
+      else {
+        const { keyText, valueText } = source(m.from);
+        const keyOut = m.key === m.from[m.from.length - 1] ? keyText : JSON.stringify(m.key);
+        parts.push(`${keyOut}${style.colon}${reindent(valueText, depth - (m.from.length - 1), style)}`);
+      }
+    }
     if (parts.length === 0) return '{}';
     if (!style.multiLine) return `{${style.pad[0]}${parts.join(`,${style.gap}`)}${style.pad[1]}}`;
     return `{${style.nl}${indent}${parts.join(`,${style.nl}${indent}`)}${style.nl}${closing}}`;

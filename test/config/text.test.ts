@@ -122,7 +122,38 @@ describe('members left out, in place', () => {
   });
 });
 
+describe('members dropped by key, in place', () => {
+  const drop = (text: string, keys: string[]) => {
+    const src = JSON.parse(text) as Record<string, unknown>;
+    const migrated = Object.fromEntries(Object.entries(src).filter(([k]) => !keys.includes(k)));
+    return applyTextChanges(text, [{ path: [], drop: keys }], migrated);
+  };
+
+  it.each([
+    ['the first member', '{\n  "id": "s0",\n  "type": "a",\n  "startPage": 1\n}', ['id'], '{\n  "type": "a",\n  "startPage": 1\n}'],
+    ['the first and the last', '{"id": "s0", "type": "a", "identifier": "X"}', ['id', 'identifier'], '{"type": "a"}'],
+    ['two apart, in the middle', '{"a": 1, "id": 2, "b": 3, "observation": "o", "c": 4}', ['id', 'observation'], '{"a": 1, "b": 3, "c": 4}'],
+    ['two side by side', '{"a": 1, "id": 2, "identifier": 3, "c": 4}', ['id', 'identifier'], '{"a": 1, "c": 4}'],
+    ['all of them', '{\r\n\t"id": 1,\r\n\t"identifier": 2\r\n}', ['id', 'identifier'], '{}'],
+    ['a key written with an escape', '{"\\u0069d": "s0", "type": "a"}', ['id'], '{"type": "a"}'],
+    ['keys the object does not have', '{"type": "a"}', ['id'], '{"type": "a"}'],
+  ] as Array<[string, string, string[], string]>)('%s', (_name, text, keys, want) => {
+    expect(drop(text, keys)).toBe(want);
+  });
+
+  it('is checked like a rename: keys left other than those of the migrated object are refused', () => {
+    expect(() => applyTextChanges('{"id": 1, "a": 2}', [{ path: [], drop: ['id'] }], { id: 1, a: 2 })).toThrow(/^\/: the keys left in place are not those of the migrated object$/);
+  });
+});
+
 describe('several changes in one text', () => {
+  it('applies changes given out of document order', () => {
+    const text = '{"x": {"a": 1, "b": 2}, "y": {"c": 3, "d": 4}}';
+    const next = applyTextChanges(text, [{ path: ['y'], drop: ['d'] }, { path: ['x'], rename: ['a', 'A'] }], { x: { A: 1, b: 2 }, y: { c: 3 } });
+    expect(next).toBe('{"x": {"A": 1, "b": 2}, "y": {"c": 3}}');
+  });
+
+
   it('finds each changed object when paths share a start, leave it and come back (item, output, splits, config)', () => {
     const item = (n: number) => `{"fileId": "f${n}", "expectedOutput": {"subDocumentClassifications": [{"id": "a${n}", "type": "x", "startPage": 1, "endPage": 1}, {"type": "y", "startPage": 2, "endPage": 2, "identifier": "I${n}"}]}}`;
     const text = `[${item(1)}, {"type": "CLASSIFY", "fields": [{"id": "x", "type": "x"}], "customClassificationRules": "r"}, ${item(2)}]`;
