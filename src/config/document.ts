@@ -4,7 +4,7 @@ import { isPlainObject, toPointer, valueAt } from '../util/json.js';
 import { at, detectRange, resolveType, type Segment, type Site } from './detect.js';
 import { lossyError, planConfig, setOwn, type Plan, type PlanOptions } from './plan.js';
 import { applyPlan, compose, inPlaceOf, membersOf, type Edit, type Member } from './members.js';
-import { expectedDown, expectedLayout, expectedUp, SPLIT_KEYS_UP, splitDropIsLossless } from './step-2026-02-09.js';
+import { expectedDown, expectedLayout, expectedUp, splitUp } from './step-2026-02-09.js';
 import { convertFieldsOutput, isFieldsOutput } from './fields-schema.js';
 import { fieldsRunOf, type FieldsRun } from './fields-run.js';
 import type { Lossy } from './steps.js';
@@ -227,10 +227,10 @@ function droppedOf(lossy: readonly Lossy[]): Dropped[] {
 }
 
 /**
- * A SPLITTER expected output going up (spec 3.7): each split loses the members SPLIT_KEYS_UP names
- * (the rule: splitDropIsLossless), cut in place split by split, and the list's key is renamed in
- * place when it is renamed, instead of the whole output re-laid out. Lists what is lost, each
- * pointer naming the list by its key in the input. null when no split loses anything.
+ * A SPLITTER expected output going up (spec 3.7): each split loses what splitUp says, cut in place
+ * split by split, and the list's key is renamed in place when it is renamed, instead of the whole
+ * output re-laid out. Lists what is lost, each pointer naming the list by its key in the input.
+ * null when no split loses anything.
  */
 function splitsUp(output: Record<string, unknown>, rename: [string, string] | null, site: Site): { next: Record<string, unknown>; changes: TextChange[]; dropped: Dropped[] } | null {
   const source = rename ? rename[0] : SPLITTER_OUTPUT_KEY[NEW_LAYOUT];
@@ -242,31 +242,34 @@ function splitsUp(output: Record<string, unknown>, rename: [string, string] | nu
   let nextList: unknown[] | null = null;
   // Neither list key needs escaping.
   const listAt = `${toPointer(site.path)}/${source}/`;
-  const sourcePath = site.path.concat(source);
-  const targetPath = site.path.concat(target);
-  for (let i = 0; i < list.length; i++) {
-    const split: unknown = list[i];
+  const sourcePath = withSegment(site.path, source);
+  const targetPath = withSegment(site.path, target);
+  let index = 0;
+  let splitAt = '';
+  const lose = (key: string, value: unknown) => {
+    if (splitAt === '') splitAt = `${index}`;
+    dropped.push({ pointer: `${listAt}${splitAt}/${key}`, key: `splits.${splitAt}.${key}`, value });
+  };
+  for (; index < list.length; index++) {
+    const split: unknown = list[index];
     if (!isPlainObject(split)) continue;
-    let drop: string[] | null = null;
-    let splitAt = '';
-    for (const key of SPLIT_KEYS_UP) {
-      const v = split[key];
-      if (v === undefined) continue;
-      (drop ??= []).push(key);
-      if (splitDropIsLossless(key, v, i)) continue;
-      if (splitAt === '') splitAt = `${i}`;
-      dropped.push({ pointer: `${listAt}${splitAt}/${key}`, key: `splits.${splitAt}.${key}`, value: v });
-    }
-    if (drop === null) continue;
-    const kept: Record<string, unknown> = {};
-    for (const k of Object.keys(split)) if (!drop.includes(k)) setOwn(kept, k, split[k]);
-    (nextList ??= list.slice())[i] = kept;
-    changes.push({ path: sourcePath.concat(i), at: targetPath.concat(i), drop });
+    splitAt = '';
+    const r = splitUp(split, index, lose);
+    if (r === null) continue;
+    (nextList ??= list.slice())[index] = r.kept;
+    changes.push({ path: withSegment(sourcePath, index), at: withSegment(targetPath, index), drop: r.drop });
   }
   if (nextList === null) return null;
   const next: Record<string, unknown> = {};
   for (const k of Object.keys(output)) setOwn(next, k === source ? target : k, k === source ? nextList : output[k]);
   return { next, changes, dropped };
+}
+
+/** A path and one more segment (slice and push: V8's concat and spread take slower paths). */
+function withSegment(path: readonly Segment[], seg: Segment): Segment[] {
+  const out = path.slice();
+  out.push(seg);
+  return out;
 }
 
 /**

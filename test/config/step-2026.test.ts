@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/util/errors.js';
 import { migrateConfig, migrateDocument, migrateText, validateConfig } from '../../src/config/index.js';
 import { MAPPING_2026, type Row2026 } from '../../src/config/mapping-2026-02-09.js';
+import { splitUp } from '../../src/config/step-2026-02-09.js';
 import type { MigrateOptions, ProcessorType } from '../../src/config/index.js';
 
 const UP: MigrateOptions = { to: '2026-02-09' };
@@ -321,5 +322,21 @@ describe('expected outputs between 2025-04-21 and 2026-02-09 (spec 3.7)', () => 
     const e = thrown(() => migrateDocument(item, UP));
     expect(e.message).toContain('fields-form EXTRACT expected output');
     expect(e.location.pointer).toBe('/expectedOutput');
+  });
+});
+
+describe('splitUp (one split of a SPLITTER expected output going up)', () => {
+  it('drops id, identifier and observation, reports what is lost (not an id going down gives back), keeps the rest in order', () => {
+    const lost: Array<[string, unknown]> = [];
+    const split = { id: 'split_2', classificationId: 'c', identifier: 'INV-1', startPage: 1, observation: 'o', endPage: 2 };
+    const r = splitUp(split, 1, (k, v) => lost.push([k, v]));
+    expect(r).toEqual({ kept: { classificationId: 'c', startPage: 1, endPage: 2 }, drop: ['id', 'identifier', 'observation'] });
+    expect(Object.keys(r!.kept)).toEqual(['classificationId', 'startPage', 'endPage']);
+    expect(lost).toEqual([['identifier', 'INV-1'], ['observation', 'o']]);
+    expect(split.id).toBe('split_2');
+    const other: Array<[string, unknown]> = [];
+    expect(splitUp({ id: 'a', startPage: 1 }, 0, (k, v) => other.push([k, v]))?.drop).toEqual(['id']);
+    expect(other).toEqual([['id', 'a']]);
+    expect(splitUp({ startPage: 1, endPage: 1 }, 0, () => undefined)).toBeNull();
   });
 });
