@@ -86,6 +86,7 @@ export type Edit =
  * member (everything else copied from the source); an array that holds an edit becomes a value.
  */
 export function membersOf(obj: Record<string, unknown>, edits: readonly Edit[], base: readonly string[] = []): Member[] {
+  if (base.length === 0 && edits.every(isTopLevelChange)) return topLevelMembers(obj, edits);
   const here = new Map<string, Edit[]>();
   const adds: Array<Extract<Edit, { kind: 'add' }>> = [];
   for (const e of edits) {
@@ -130,6 +131,30 @@ export function membersOf(obj: Record<string, unknown>, edits: readonly Edit[], 
     else out.push({ key: name, from });
   }
   for (const a of adds) if (!placed.has(a)) out.push({ key: String(a.path[0]), value: a.value });
+  return out;
+}
+
+function isTopLevelChange(e: Edit): boolean {
+  return e.path.length === 1 && e.kind !== 'add';
+}
+
+/** membersOf when every edit drops or replaces a top-level key (the usual step: `type` dropped, keys renamed): the same members, without its maps. */
+function topLevelMembers(obj: Record<string, unknown>, edits: readonly Edit[]): Member[] {
+  const out: Member[] = [];
+  for (const key of Object.keys(obj)) {
+    let exact: Edit | undefined;
+    for (const e of edits) {
+      if (e.path[0] === key) {
+        exact = e;
+        break;
+      }
+    }
+    if (exact === undefined) out.push({ key, from: [key] });
+    else if (exact.kind === 'replace') {
+      const name = exact.to !== undefined ? exact.to : key;
+      out.push(exact.hasValue ? { key: name, value: exact.value } : { key: name, from: [key] });
+    }
+  }
   return out;
 }
 
