@@ -9,7 +9,7 @@
  */
 import type { Segment } from './detect.js';
 import type { Member } from './plan.js';
-import { isPlainObject, toPointer, valueAt } from '../util/json.js';
+import { isPlainObject, toPointer } from '../util/json.js';
 import { InputError } from '../util/errors.js';
 
 export interface Prop {
@@ -223,6 +223,36 @@ class Finder {
   }
 }
 
+/**
+ * Values of the migrated document at paths (own members only, as valueAt), for the changes of one
+ * text in turn: a path that shares its start with the one before resumes from there.
+ */
+class ValueFinder {
+  private path: readonly Segment[] = [];
+  /** at[k]: the value at path[0..k) (entries past the current path's length are stale). */
+  private readonly at: unknown[];
+
+  constructor(root: unknown) {
+    this.at = [root];
+  }
+
+  find(path: readonly Segment[]): unknown {
+    const prev = this.path;
+    const shared = Math.min(path.length, prev.length);
+    let k = 0;
+    while (k < shared && sameSegment(path[k], prev[k])) k++;
+    const at = this.at;
+    let cur = at[k];
+    for (; k < path.length; k++) {
+      const seg = path[k];
+      cur = cur !== null && typeof cur === 'object' && Object.hasOwn(cur, seg) ? (cur as Record<string | number, unknown>)[seg] : undefined;
+      at[k + 1] = cur;
+    }
+    this.path = path;
+    return cur;
+  }
+}
+
 /** Path segments compared without a generic comparison of a number with a string. */
 function sameSegment(a: Segment, b: Segment): boolean {
   return typeof a === typeof b && a === b;
@@ -248,10 +278,11 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
   const scanned = scan(text, root);
   const edits: Edit[] = [];
   const finder = new Finder(scanned, root);
+  const values = new ValueFinder(migrated);
   for (const change of changes) {
     const span = readObject(scanned, finder.find(change.path));
     refuseDuplicateKeys(span, change.path);
-    const expected = valueAt(migrated, change.at ?? change.path);
+    const expected = values.find(change.at ?? change.path);
     // Renames and members left out are made in place, keeping every other byte (an object with a
     // key twice was refused above). Each kind of edit is a function apart: V8 compiles them as
     // smaller units, and when objects of a new shape reach the key check only that small function
@@ -420,12 +451,10 @@ export function sameJson(a: unknown, b: unknown): boolean {
 
 /** Whether `obj` has exactly `keys`, in that order (for...in: Object.keys' order, without its array). */
 function hasKeys(obj: Record<string, unknown>, keys: readonly string[]): boolean {
-  let i = 0;
-  for (const k in obj) {
-    if (!Object.hasOwn(obj, k)) continue;
-    if (keys[i++] !== k) return false;
-  }
-  return i === keys.length;
+  const own = Object.keys(obj);
+  if (own.length !== keys.length) return false;
+  for (let i = 0; i < own.length; i++) if (own[i] !== keys[i]) return false;
+  return true;
 }
 
 function lastProp(props: readonly Prop[], key: string): Prop {
