@@ -32,6 +32,14 @@ function rowsOf(type: ProcessorType): readonly Row2026[] {
   return rows;
 }
 
+const LOWER_ROWS = new Map<ProcessorType, readonly Row2026[]>();
+/** The rows of a type with a 2025-04-21 key (the ones going up reads), in table order. */
+function lowerRowsOf(type: ProcessorType): readonly Row2026[] {
+  let rows = LOWER_ROWS.get(type);
+  if (!rows) LOWER_ROWS.set(type, (rows = rowsOf(type).filter((r) => r.lower !== null)));
+  return rows;
+}
+
 /** Every place in `obj` that `path` names (`[]`: each array item; `x*`: each key starting with x), with its value. */
 export function matches(obj: unknown, path: KeyPath): Array<{ path: Array<string | number>; value: unknown }> {
   // Asked for every row of every config migrated: most configs lack the row's first key.
@@ -113,9 +121,8 @@ function up(config: Record<string, unknown>, type: ProcessorType, site: Site, op
     edits.push({ path: ['fields'], kind: 'replace', to: 'schema', value: c.schema, hasValue: true });
     converted = c.lossy;
   }
-  for (const r of rowsOf(type)) {
-    if (!r.lower) continue;
-    for (const m of matches(config, r.lower)) {
+  for (const r of lowerRowsOf(type)) {
+    for (const m of matches(config, r.lower!)) {
       if (r.route) edits.push({ path: m.path, kind: 'drop' });
       else if (r.upper && r.lowerValue === undefined) {
         edits.push({ path: m.path, kind: 'replace', to: r.upper[r.upper.length - 1], hasValue: false });
