@@ -191,10 +191,7 @@ class Finder {
   }
 
   find(path: readonly Segment[]): number {
-    const prev = this.path;
-    const shared = Math.min(path.length, prev.length);
-    let k = 0;
-    while (k < shared && sameSegment(path[k], prev[k])) k++;
+    let k = sharedStart(path, this.path);
     const at = this.at;
     let pos = at[k];
     for (; k < path.length; k++) {
@@ -223,10 +220,7 @@ class Finder {
   }
 }
 
-/**
- * Values of the migrated document at paths (own members only, as valueAt), for the changes of one
- * text in turn: a path that shares its start with the one before resumes from there.
- */
+/** Values of the migrated document at paths (own members only, as valueAt), found as Finder finds offsets. */
 class ValueFinder {
   private path: readonly Segment[] = [];
   /** at[k]: the value at path[0..k) (entries past the current path's length are stale). */
@@ -237,10 +231,7 @@ class ValueFinder {
   }
 
   find(path: readonly Segment[]): unknown {
-    const prev = this.path;
-    const shared = Math.min(path.length, prev.length);
-    let k = 0;
-    while (k < shared && sameSegment(path[k], prev[k])) k++;
+    let k = sharedStart(path, this.path);
     const at = this.at;
     let cur = at[k];
     for (; k < path.length; k++) {
@@ -253,9 +244,12 @@ class ValueFinder {
   }
 }
 
-/** Path segments compared without a generic comparison of a number with a string. */
-function sameSegment(a: Segment, b: Segment): boolean {
-  return typeof a === typeof b && a === b;
+/** How many segments two paths share from their start (compared without a generic comparison of a number with a string). */
+function sharedStart(path: readonly Segment[], prev: readonly Segment[]): number {
+  const shared = Math.min(path.length, prev.length);
+  let k = 0;
+  while (k < shared && typeof path[k] === typeof prev[k] && path[k] === prev[k]) k++;
+  return k;
 }
 
 interface Edit {
