@@ -251,10 +251,17 @@ describe('unknown keys', () => {
           expect(e).toBeInstanceOf(InputError);
           expect((e as InputError).location.pointer).toBe(pointer);
           expect((e as InputError).message).toBe(`unknown key ${JSON.stringify(key)} in ${type === 'EXTRACT' ? 'an' : 'a'} ${type} config (no config layout has it)`);
-          const text = migrateTextStrict(JSON.stringify(doc), 'x.json', { to, type, allowLossy: true, from });
-          expect(text.status).toBe('error');
-          expect(text.text).toBeNull();
-          expect(text.errors.map((er) => er.location.pointer)).toContain(pointer);
+          const text = migrateTextStrict(JSON.stringify(doc), 'x.json', { to, type, allowLossy: true, from, warnIfEmpty: true });
+          if (Object.keys(base).length === 0 && where.length === 0) {
+            // Nothing but the stray key (a 2026-02-09 config that was only `type`): a file is a
+            // config by its keys (walk.ts), so this one is not found as one, and says so.
+            expect(text.status).toBe('unchanged');
+            expect(text.warnings.map((w) => w.message)).toEqual(['no processor config or splitter output found']);
+          } else {
+            expect(text.status).toBe('error');
+            expect(text.text).toBeNull();
+            expect(text.errors.map((er) => er.location.pointer)).toContain(pointer);
+          }
           // Kept where it was, with its value, when allowed (and when the target has a place for it).
           if (where.length === 0) expect((migrateStrict(doc, { to, type, allowLossy: true, from, allowUnknown: true }).doc as Record<string, unknown>)[key]).toBe(1);
         },
