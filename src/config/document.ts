@@ -260,9 +260,14 @@ function splitsUp(output: Record<string, unknown>, rename: [string, string] | nu
     changes.push({ path: withSegment(sourcePath, index), at: withSegment(targetPath, index), drop: r.drop });
   }
   if (nextList === null) return null;
+  return { next: withList(output, source, target, nextList), changes, dropped };
+}
+
+/** The output with its list `source` replaced by `list` under the key `target` (in the same place). */
+function withList(output: Record<string, unknown>, source: string, target: string, list: unknown[]): Record<string, unknown> {
   const next: Record<string, unknown> = {};
-  for (const k of Object.keys(output)) setOwn(next, k === source ? target : k, k === source ? nextList : output[k]);
-  return { next, changes, dropped };
+  for (const k of Object.keys(output)) setOwn(next, k === source ? target : k, k === source ? list : output[k]);
+  return next;
 }
 
 /** A path and one more segment (slice and push: V8's concat and spread take slower paths). */
@@ -304,9 +309,7 @@ function splitEdits(output: Record<string, unknown>, rename: [string, string] | 
     nextList[i] = applyPlan(item, ms);
     changes.push({ path, at, members: ms, inPlace: inPlaceOf(ms, Object.keys(item)) });
   }
-  const next: Record<string, unknown> = {};
-  for (const k of Object.keys(output)) setOwn(next, k === source ? target : k, k === source ? nextList : output[k]);
-  return { next, changes };
+  return { next: withList(output, source, target, nextList), changes };
 }
 
 /**

@@ -269,12 +269,8 @@ export function expectedUp(output: Record<string, unknown>, type: ProcessorType,
     for (let i = 0; i < splits.length; i++) {
       const s: unknown = splits[i];
       if (!isPlainObject(s)) continue;
-      const lost = new Set<string>();
-      const r = splitUp(s, i, (key, value) => {
-        lost.add(key);
-        lose(['splits', i, key], `splits.${i}.${key}`, `splits/${i}/${key}`, value);
-      });
-      for (const key of r?.drop ?? []) if (!lost.has(key)) edits.push({ path: ['splits', i, key], kind: 'drop' });
+      const r = splitUp(s, i, (key, value) => lossy.push({ pointer: `${base}/splits/${i}/${key}`, key: `splits.${i}.${key}`, value, path: ['splits', i, key] }));
+      for (const key of r?.drop ?? []) edits.push({ path: ['splits', i, key], kind: 'drop' });
     }
   } else if (type === 'EXTRACT' && isFieldsOutput(output)) {
     throw new InputError('a fields-form EXTRACT expected output (a record of fields) has no 2026-02-09 form', {
