@@ -286,9 +286,10 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
     else if (change.inPlace) inPlaceEdits(span, change, expected, edits);
     else relayoutEdit(scanned, span, change, expected, edits);
   }
-  // The text between the edits and the edits' texts, joined once (slicing the text edited so far
-  // at every edit copied it once per edit). Changes come in document order, so their edits mostly
-  // do too: sorted only when they are not.
+  // The text between the edits and the edits' texts, appended in order (V8 keeps the pieces and
+  // copies them once, when the text is written; slicing the text edited so far at every edit copied
+  // it once per edit). Changes come in document order, so their edits mostly do too: sorted only
+  // when they are not.
   if (!inOrder(edits)) edits.sort(byStart);
   let out = '';
   let from = 0;
