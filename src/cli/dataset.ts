@@ -267,7 +267,7 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
 }
 
 /** One value a write-back drops (--allow-lossy), as migrate lists them. */
-function droppedText(csv: string, d: NonNullable<NonNullable<UploadResult['writeBack']>['dropped']>[number]): string {
+function droppedText(csv: string, d: { line: number; item: string; pointer: string; value: unknown }): string {
   return `dropped: ${csv}:${d.line} (item ${d.item}) ${d.pointer} ${JSON.stringify(d.value)} (no place for it in the 2026-02-09 expected output)`;
 }
 
@@ -412,6 +412,7 @@ interface DownloadArgs {
   into?: string;
   files?: string;
   dryRun: boolean;
+  allowLossy: boolean;
   currency?: string;
   decimalComma?: boolean;
   dateOrder?: 'dmy' | 'mdy';
@@ -429,6 +430,7 @@ const download = defineCommand<DownloadArgs>({
       .option('into', { type: 'string', describe: 'instead of --out: an existing dataset CSV to bring the set\'s labels into (only the cells that differ change)' })
       .option('files', { type: 'string', describe: 'also download every file into this folder; the CSV then names them by path (file column)' })
       .option('dry-run', { type: 'boolean', default: false, describe: 'with --into: say what would change, write nothing' })
+      .option('allow-lossy', { type: 'boolean', default: false, describe: 'with --into: rewrite rows whose cells hold what the API version in effect cannot (a class\'s confidence other than 1 under 2026-02-09), listing each value dropped, instead of refusing' })
       .option('currency', { type: 'string', describe: 'with --into: as dataset upload reads the CSV' })
       .option('decimal-comma', { type: 'boolean', describe: 'with --into: as dataset upload reads the CSV' })
       .option('date-order', { choices: ['dmy', 'mdy'] as const, describe: 'with --into: as dataset upload reads the CSV' })
@@ -443,6 +445,7 @@ const download = defineCommand<DownloadArgs>({
     if (a.into !== undefined) return runDownloadInto(a, a.into);
     if (a.out === undefined) throw new UsageError('name the CSV: --out FILE (a new CSV of the set) or --into FILE (bring the set\'s labels into your dataset CSV)');
     if (a.dryRun) throw new UsageError('--dry-run goes with --into', { hint: '--out writes a new file and changes nothing else' });
+    if (a.allowLossy) throw new UsageError('--allow-lossy goes with --into', { hint: '--out writes the set as it is: nothing is dropped' });
     if (a.out.trim() === '') throw new UsageError('--out must not be empty');
     const { downloadDataset } = await import('../dataset/index.js');
     const { clientFromEnv } = await import('../api/index.js');
@@ -465,13 +468,14 @@ async function runDownloadInto(a: ArgumentsCamelCase<DownloadArgs>, into: string
   }
   const { downloadInto } = await import('../dataset/index.js');
   const { clientFromEnv } = await import('../api/index.js');
-  const r = await downloadInto(clientFromEnv(), { evaluationSetId: a.evaluationSet, into, dryRun: a.dryRun, coerce: { currency, decimalComma: a.decimalComma, dateOrder: a.dateOrder } });
+  const r = await downloadInto(clientFromEnv(), { evaluationSetId: a.evaluationSet, into, dryRun: a.dryRun, allowLossy: a.allowLossy, coerce: { currency, decimalComma: a.decimalComma, dateOrder: a.dateOrder } });
   if (r.missing.length) err(`evalkit: ${r.missing.length} item${r.missing.length === 1 ? '' : 's'} of the set ha${r.missing.length === 1 ? 's' : 've'} no row in ${into}, which has no fileId column to add ${r.missing.length === 1 ? 'it' : 'them'} (${r.missing.slice(0, 5).join(', ')}${r.missing.length > 5 ? ', ...' : ''}): download them with --out`);
   if (a.format === 'json') outJson(r);
   else {
     const verb = r.written ? 'written' : a.dryRun ? 'would change' : 'unchanged';
     const changes = r.rows === 0 && r.appended === 0 ? `${into} already holds the set's labels` : `${r.cells} cell${r.cells === 1 ? '' : 's'} in ${r.rows} row${r.rows === 1 ? '' : 's'}${r.appended ? `, ${r.appended} row${r.appended === 1 ? '' : 's'} appended` : ''} (${verb})`;
     out(`set ${r.set.id} "${r.set.name}" -> ${into}: ${changes}; ${r.unchanged} row${r.unchanged === 1 ? '' : 's'} already agree${r.unchanged === 1 ? 's' : ''}`);
+    for (const d of r.dropped) out(`${r.written ? '' : 'would be '}${droppedText(into, d)}`);
     if (a.dryRun) out('dry run: nothing was written');
   }
   return 0;

@@ -22,7 +22,7 @@ import { inCurrentLayout } from './config.js';
 import { csvLine } from './rejects.js';
 import { appliedKey, journalPathFor, readJournal, serviceKey } from './journal.js';
 import { patiently, readItems } from './remote.js';
-import { applyWriteBack, planWriteBack, writeBackError, type WriteBackTarget } from './writeback.js';
+import { applyWriteBack, lossyWriteBackError, planWriteBack, writeBackError, type DroppedValue, type WriteBackTarget } from './writeback.js';
 
 export interface DownloadOptions {
   evaluationSetId: string;
@@ -138,6 +138,12 @@ export interface DownloadIntoOptions {
   coerce?: CoerceOptions;
   delimiter?: string;
   allowOutside?: boolean;
+  /**
+   * Rewrite rows whose cells hold what the form in effect has no place for (under 2026-02-09: a
+   * CLASSIFY confidence other than 1 in a row whose label changed on the service), dropping those
+   * values (listed in `dropped`). Without it such a download is refused and nothing is written.
+   */
+  allowLossy?: boolean;
   dryRun?: boolean;
   signal?: AbortSignal;
 }
@@ -154,6 +160,8 @@ export interface DownloadIntoResult {
   appended: number;
   /** Items the CSV has no row for and cannot get one (no fileId column): left out. */
   missing: string[];
+  /** Values the rewritten rows no longer hold (allowLossy), one per value: line, item, pointer in the output, value. */
+  dropped: DroppedValue[];
   written: boolean;
 }
 
@@ -179,6 +187,10 @@ export async function downloadInto(client: Client, opts: DownloadIntoOptions): P
   }
   const plan = await planWriteBack({ csv: opts.into, config, client, setId: set.id, targets, coerce: opts.coerce, delimiter: opts.delimiter, allowOutside: opts.allowOutside, appendMissing: true, fileIdOf, signal });
   if (plan.problems.length > 0) throw writeBackError(plan, `a label changed in both the CSV and the set since the last sync: settle it in ${opts.into} (or sync the CSV with --overwrite); a column the set's labels need: add it (or an expectedOutput column), or download the set as a new CSV with --out`);
+  // As a corrections write-back: a value the form in effect cannot hold is not dropped unsaid.
+  if (plan.dropped.length > 0 && !opts.allowLossy) {
+    throw lossyWriteBackError(plan, 'downloaded', `pass --allow-lossy to drop them (each is listed), or settle those rows in ${opts.into} first (remove the confidence, or set the label the set holds)`);
+  }
   const written = !opts.dryRun && (plan.edits.length > 0 || plan.appended.length > 0);
   if (written) await applyWriteBack(plan);
   return {
@@ -189,6 +201,7 @@ export async function downloadInto(client: Client, opts: DownloadIntoOptions): P
     unchanged: plan.unchanged,
     appended: plan.appended.length,
     missing: plan.missing,
+    dropped: plan.dropped,
     written,
   };
 }

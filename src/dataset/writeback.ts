@@ -378,14 +378,14 @@ export function writeBackError(plan: WriteBackPlan, hint: string): InputError {
   });
 }
 
-/** A corrections write-back that would drop values (exit 2, nothing written), each named by line, item, pointer and value. */
-function lossyWriteBackError(plan: WriteBackPlan): InputError {
+/** A write-back that would drop values (exit 2, nothing written), each named by line, item, pointer and value. */
+export function lossyWriteBackError(plan: WriteBackPlan, what = 'corrected', hint = 'pass --allow-lossy to drop them (each is listed), or remove the confidence from those rows (or the confidence column) first'): InputError {
   const shown = plan.dropped.slice(0, 5).map((d) => `line ${d.line} (item ${d.item}) ${d.pointer} ${JSON.stringify(d.value)}`);
   const more = plan.dropped.length > 5 ? `; and ${plan.dropped.length - 5} more` : '';
   const n = plan.dropped.length;
-  return new InputError(`the corrected ${n === 1 ? 'row' : 'rows'} would lose ${n === 1 ? 'a value' : `${n} values`} the 2026-02-09 expected output has no place for: ${shown.join('; ')}${more}; nothing was written`, {
+  return new InputError(`the ${what} ${n === 1 ? 'row' : 'rows'} would lose ${n === 1 ? 'a value' : `${n} values`} the 2026-02-09 expected output has no place for: ${shown.join('; ')}${more}; nothing was written`, {
     location: { file: plan.csv, line: plan.dropped[0].line },
-    hint: 'pass --allow-lossy to drop them (each is listed), or remove the confidence from those rows (or the confidence column) first',
+    hint,
   });
 }
 

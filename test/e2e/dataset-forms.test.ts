@@ -92,6 +92,33 @@ describe('dataset download --into in the form in effect', () => {
     expect(read(dir, 'set.csv')).toBe(`${before}${extra},${cell({ id: 'rcpt', type: 'receipt' })},\r\n`);
   }, 120_000);
 
+  it('CLASSIFY under 2026-02-09: a row whose label changed on the service and whose confidence the form cannot hold is refused, nothing written; --allow-lossy rewrites it and lists the value', async () => {
+    s = await pinned();
+    const { dir, setId, ids } = await uploaded(s, 'CLASSIFY', CLASSIFY_DATA, 3);
+    // doc-1 (line 3, confidence 0.5) gets another class on the service, in the 2026-02-09 form.
+    await s.at('2025-04-21').items(setId).update(ids.get('doc-1.txt')!, { expectedOutput: { id: 'rcpt', type: 'receipt' } });
+    const refused = await cli(s, '2026-02-09', ['dataset', 'download', '-e', setId, '--into', 'data.csv'], dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`data.csv:3: the downloaded row would lose a value the 2026-02-09 expected output has no place for: line 3 (item ${ids.get('doc-1.txt')}) /confidence 0.5; nothing was written`);
+    expect(refused.stderr).toMatch(/hint: pass --allow-lossy to drop them \(each is listed\), or settle those rows in data\.csv first/);
+    expect(read(dir)).toBe(CLASSIFY_DATA);
+
+    const dry = await cli(s, '2026-02-09', ['dataset', 'download', '-e', setId, '--into', 'data.csv', '--allow-lossy', '--dry-run'], dir);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`would be dropped: data.csv:3 (item ${ids.get('doc-1.txt')}) /confidence 0.5 (no place for it in the 2026-02-09 expected output)`);
+    expect(read(dir)).toBe(CLASSIFY_DATA);
+
+    const lossy = await cli(s, '2026-02-09', ['dataset', 'download', '-e', setId, '--into', 'data.csv', '--allow-lossy', '--format', 'json'], dir);
+    expect(lossy.code, lossy.stderr).toBe(0);
+    expect(JSON.parse(lossy.stdout)).toMatchObject({ rows: 1, cells: 1, written: true, dropped: [{ line: 3, item: ids.get('doc-1.txt'), pointer: '/confidence', value: 0.5 }] });
+    expect(read(dir)).toBe(CLASSIFY_DATA.replace(`files/doc-1.txt,${cell({ id: 'invoice', type: 'invoice', confidence: 0.5 })}`, `files/doc-1.txt,${cell({ id: 'rcpt', type: 'receipt' })}`));
+    // --allow-lossy belongs to --into.
+    const usage = await cli(s, '2026-02-09', ['dataset', 'download', '-e', setId, '--out', 'new.csv', '--allow-lossy'], dir);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--allow-lossy goes with --into');
+  }, 120_000);
+
   it('SPLITTER: split ids split_<n> on one side only are no change; a compact cell stays compact; JSON is written in the form in effect', async () => {
     s = await pinned();
     const data =
