@@ -52,9 +52,29 @@ export function compose(first: readonly Member[], second: readonly Member[]): Me
   return out;
 }
 
+/** Past this many members, a member is found by its key through a map (a config can hold thousands of keys): below it, by a scan. */
+const SCAN_LIMIT = 32;
+const KEY_INDEXES = new WeakMap<readonly Member[], { length: number; byKey: Map<string, Member> }>();
+
+/** The member of a key (the last one, as a scan finds it), through a map built once per long list of members. */
+function memberOf(members: readonly Member[], key: string): Member | undefined {
+  if (members.length <= SCAN_LIMIT) {
+    let hit: Member | undefined;
+    for (const m of members) if (m.key === key) hit = m;
+    return hit;
+  }
+  let index = KEY_INDEXES.get(members);
+  // (Built again if the list grew since: lists are finished before they are composed, but a stale map would misplace a value.)
+  if (!index || index.length !== members.length) {
+    const byKey = new Map<string, Member>();
+    for (const m of members) byKey.set(m.key, m);
+    KEY_INDEXES.set(members, (index = { length: members.length, byKey }));
+  }
+  return index.byKey.get(key);
+}
+
 function resolve(members: readonly Member[], path: readonly string[], at: number, key: string): Member {
-  let hit: Member | undefined;
-  for (const m of members) if (m.key === path[at]) hit = m;
+  const hit = memberOf(members, path[at]);
   if (!hit) throw new Error(`no member ${path.slice(0, at + 1).join('.')}`);
   // Most paths end here (a top-level key): no rest to copy.
   if (at + 1 === path.length) return 'from' in hit ? { key, from: hit.from } : 'value' in hit ? { key, value: hit.value } : { key, members: hit.members };

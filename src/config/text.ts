@@ -348,7 +348,9 @@ function inPlaceEdits(span: ObjectSpan, change: Extract<TextChange, { members: r
   let last = -1;
   for (const m of change.members) {
     if (!('from' in m) || m.from.length !== 1) throw wrongEdit(change, 'a member in place is not a key of the object');
-    const i = lastPropIndex(props, m.from[0]);
+    // Members come in the object's order (its keys are unique: refused above otherwise), so each
+    // is looked for after the one before: linear in the object's size, not quadratic.
+    const i = propIndexAfter(props, m.from[0], last);
     if (i <= last) throw wrongEdit(change, 'members in place are not in the order of the object');
     last = i;
     kept.push(i);
@@ -452,8 +454,20 @@ function hasKeys(obj: Record<string, unknown>, keys: readonly string[]): boolean
   return true;
 }
 
+function keyedProp(byKey: ReadonlyMap<string, Prop>, key: string): Prop {
+  const p = byKey.get(key);
+  if (!p) throw new Error(`no member ${key}`);
+  return p;
+}
+
 function lastProp(props: readonly Prop[], key: string): Prop {
   return props[lastPropIndex(props, key)];
+}
+
+/** The index of `key` after `after`, else lastPropIndex's (an index not after it, or the error when it is absent). */
+function propIndexAfter(props: readonly Prop[], key: string, after: number): number {
+  for (let i = after + 1; i < props.length; i++) if (props[i].key === key) return i;
+  return lastPropIndex(props, key);
 }
 
 function lastPropIndex(props: readonly Prop[], key: string): number {
@@ -509,20 +523,25 @@ function renderObject(scanned: Scanned, span: ObjectSpan, members: readonly Memb
   const byKey = new Map<string, Prop>();
   for (const p of span.props) byKey.set(p.key, p);
   // Objects inside the config that members are copied from, by their path.
-  const nested = new Map<string, ObjectSpan>();
+  // (A long object's members are found through a map: a config may hold thousands of keys.)
+  const nested = new Map<string, { props: Prop[]; byKey: Map<string, Prop> | undefined }>();
   const source = (path: readonly string[]): { keyText: string; valueText: string } => {
     let props = span.props;
+    let keyed: Map<string, Prop> | undefined = byKey;
     for (let i = 0; i < path.length - 1; i++) {
       const id = path.slice(0, i + 1).join('\u0000');
       let inner = nested.get(id);
       if (!inner) {
-        const holder = i === 0 ? byKey.get(path[0])! : lastProp(props, path[i]);
-        nested.set(id, (inner = readObject(scanned, holder.valueStart)));
-        refuseDuplicateKeys(inner, [...changePath, ...path.slice(0, i + 1)]);
+        const holder = keyed ? keyedProp(keyed, path[i]) : lastProp(props, path[i]);
+        const read = readObject(scanned, holder.valueStart);
+        refuseDuplicateKeys(read, [...changePath, ...path.slice(0, i + 1)]);
+        nested.set(id, (inner = { props: read.props, byKey: read.props.length > 32 ? new Map(read.props.map((p) => [p.key, p])) : undefined }));
       }
       props = inner.props;
+      keyed = inner.byKey;
     }
-    const p = path.length === 1 ? byKey.get(path[0])! : lastProp(props, path[path.length - 1]);
+    const last = path[path.length - 1];
+    const p = keyed ? keyedProp(keyed, last) : lastProp(props, last);
     return { keyText: t.slice(p.keyStart, p.keyEnd), valueText: t.slice(p.valueStart, p.valueEnd) };
   };
   const render = (list: readonly Member[], depth: number): string => {
