@@ -4,7 +4,7 @@
  * schema validation.
  */
 export { migrateConfig, migrateDocument, migrateTree, summarizeFrom } from './document.js';
-export { makePatch } from './patch.js';
+export { makePatch, sourcePointer } from './patch.js';
 export type { DocumentResult, MigrationReport, SpotReport, TreeOptions, TreeResult } from './document.js';
 export { convertSplitterOutput } from './splitter.js';
 export { validateConfig } from './validate.js';

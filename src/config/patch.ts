@@ -56,3 +56,21 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Where a pointer of the patched document was before the patch: `patch`'s moves (a renamed key)
+ * followed back, last operation first. null when the pointer names something the patch added or
+ * replaced (it is not in the document before). Array items a remove shifted are not followed
+ * (migration removes object members, not array items).
+ */
+export function sourcePointer(patch: readonly Operation[], pointer: string): string | null {
+  let p = pointer;
+  for (let i = patch.length - 1; i >= 0; i--) {
+    const op = patch[i];
+    const under = p === op.path || p.startsWith(`${op.path}/`);
+    if (op.op === 'move') {
+      if (under) p = op.from + p.slice(op.path.length);
+    } else if ((op.op === 'add' || op.op === 'replace' || op.op === 'copy') && under) return null;
+  }
+  return p;
+}

@@ -7,7 +7,7 @@
  */
 import type { Operation } from 'fast-json-patch';
 import { speaks2026 } from '../api/version.js';
-import { LATEST_LAYOUT, migrateConfig, NEW_LAYOUT, OLD_LAYOUT, validateConfig, type Layout, type ProcessorType } from '../config/index.js';
+import { LATEST_LAYOUT, migrateConfig, NEW_LAYOUT, OLD_LAYOUT, sourcePointer, validateConfig, type Layout, type ProcessorType } from '../config/index.js';
 import { readConfigFile } from '../expected/index.js';
 import { InputError } from '../util/errors.js';
 import { isPlainObject } from '../util/json.js';
@@ -78,13 +78,22 @@ export async function readProcessorConfig(file: string, opts: { type?: Processor
   if (to === NEW_LAYOUT && config.type === undefined) config.type = type;
   const problems = validateConfig(config, to, type);
   if (problems.length) {
-    const shown = problems.slice(0, 5).map((p) => `${p.pointer || '/'}: ${p.message}`).join('; ');
+    // Each pointer the file's: a renamed key followed back to its name in the file, under where the
+    // config sits in it; a member the migration added keeps its pointer in the migrated config.
+    const located = problems.map((p) => {
+      const inSource = migrated.changed ? sourcePointer(migrated.patch, p.pointer) : p.pointer;
+      return inSource === null ? { text: `${p.pointer || '/'} (of the config migrated to ${to})`, pointer: undefined, message: p.message } : { text: (source.pointer ?? '') + inSource || '/', pointer: (source.pointer ?? '') + inSource, message: p.message };
+    });
+    const shown = located.slice(0, 5).map((p) => `${p.text}: ${p.message}`).join('; ');
     const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
+    const outside = located.some((p) => p.pointer === undefined);
     throw new InputError(`not a valid ${type} config (${to} layout): ${shown}${more}`, {
-      location: { file, pointer: problems[0].pointer },
-      hint: migrated.changed
-        ? `the pointers are those of the config migrated to ${to} (\`evalkit migrate FILE --to ${to} --dry-run\` shows it); fix the file and retry`
-        : `fix the config; \`evalkit schema\` and schemas/config-${to}.schema.json show the layout`,
+      location: { file, pointer: located.find((p) => p.pointer !== undefined)?.pointer ?? source.pointer ?? '' },
+      hint: outside
+        ? `a member the migration to ${to} added is wrong (\`evalkit migrate FILE --to ${to} --dry-run\` shows it); fix the file and retry`
+        : migrated.changed
+          ? `fix the file and retry (it was migrated from ${migrated.from ?? 'an older layout'} to ${to} first: the messages are of the ${to} layout, \`evalkit migrate FILE --to ${to} --dry-run\` shows it)`
+          : `fix the config; \`evalkit schema\` and schemas/config-${to}.schema.json show the layout`,
     });
   }
   return { config, type, file, from: migrated.from, to, patch: migrated.patch };

@@ -45,6 +45,32 @@ describe('readProcessorConfig', () => {
     }
   });
 
+  it('an invalid config is refused with the pointers of the file: a renamed key by its name there, under the envelope; a member the migration added by its migrated pointer', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-pconfig-'));
+    try {
+      const file = path.join(dir, 'saved.json');
+      writeFileSync(file, JSON.stringify({ name: 'inv', draftVersion: { config: { type: 'EXTRACT', schema: { type: 'object', properties: {} }, customExtractionRules: 5, parser: { target: 7 } } } }));
+      const e = (await readProcessorConfig(file, { apiVersion: '2026-02-09' }).catch((x: unknown) => x)) as InputError;
+      expect(e).toBeInstanceOf(InputError);
+      expect(e.message).toBe('not a valid EXTRACT config (2026-02-09 layout): /draftVersion/config/customExtractionRules: must be string; /draftVersion/config/parser/target: must be string');
+      expect(e.location).toEqual({ file, pointer: '/draftVersion/config/customExtractionRules' });
+      expect(e.hint).toContain('migrated from 2024-11-14 to 2026-02-09 first');
+      // Already in the layout checked: the pointers as they are, under the envelope.
+      writeFileSync(file, JSON.stringify({ name: 'inv', draftVersion: { config: { type: 'EXTRACT', schema: { type: 'object', properties: {} }, extractionRules: 5 } } }));
+      const same = (await readProcessorConfig(file, { apiVersion: '2025-04-21' }).catch((x: unknown) => x)) as InputError;
+      expect(same.message).toBe('not a valid EXTRACT config (2025-04-21 layout): /draftVersion/config/extractionRules: must be string');
+      expect(same.location.pointer).toBe('/draftVersion/config/extractionRules');
+      // includeBoundingBoxCitations becomes a new advancedOptions object: no pointer of the file holds it.
+      writeFileSync(file, JSON.stringify({ type: 'EXTRACT', schema: { type: 'object', properties: {} }, includeBoundingBoxCitations: 'yes' }));
+      const added = (await readProcessorConfig(file, { apiVersion: '2026-02-09' }).catch((x: unknown) => x)) as InputError;
+      expect(added.message).toBe('not a valid EXTRACT config (2026-02-09 layout): /advancedOptions/citationsEnabled (of the config migrated to 2026-02-09): must be boolean');
+      expect(added.location).toEqual({ file, pointer: '' });
+      expect(added.hint).toContain('a member the migration to 2026-02-09 added is wrong');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('sends the old layout to an API version before 2025-04-21', () => {
     expect(inApiLayout({ type: 'SPLITTER', splitClassifications: [], splitRules: 'x' }, 'SPLITTER', '2024-12-23')).toEqual({ type: 'SPLITTER', subDocumentClassifications: [], customSplitterRules: 'x' });
     const current = { type: 'SPLITTER', splitClassifications: [] };
