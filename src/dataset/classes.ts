@@ -19,13 +19,43 @@ function loose(name: string): string {
  * and with spaces, hyphens and underscores alike.
  */
 export function matchClassification(text: string, list: readonly Classification[]): Classification | undefined {
-  const exactId = list.find((c) => c.id === text);
+  const { firstById, byType, byLoose } = namesOf(list);
+  const exactId = firstById.get(text);
   if (exactId) return exactId;
-  const exactType = list.filter((c) => c.type === text);
-  if (exactType.length === 1) return exactType[0];
-  const t = loose(text);
-  const hits = list.filter((c) => loose(c.id) === t || loose(c.type) === t);
-  return hits.length === 1 ? hits[0] : undefined;
+  const exactType = byType.get(text);
+  if (exactType?.length === 1) return exactType[0];
+  const hits = byLoose.get(loose(text));
+  return hits?.length === 1 ? hits[0] : undefined;
+}
+
+interface Names {
+  firstById: Map<string, Classification>;
+  byType: Map<string, Classification[]>;
+  /** Each classification under the loose form of its id and of its type (once when they are alike). */
+  byLoose: Map<string, Classification[]>;
+}
+const NAMES = new WeakMap<readonly Classification[], { length: number; names: Names }>();
+
+/** The lookups of matchClassification, built once per list: every cell of a CSV looks one up, and a config may have thousands of classes. */
+function namesOf(list: readonly Classification[]): Names {
+  const hit = NAMES.get(list);
+  if (hit && hit.length === list.length) return hit.names;
+  const names: Names = { firstById: new Map(), byType: new Map(), byLoose: new Map() };
+  const add = (map: Map<string, Classification[]>, key: string, c: Classification) => {
+    const same = map.get(key);
+    if (same) same.push(c);
+    else map.set(key, [c]);
+  };
+  for (const c of list) {
+    if (!names.firstById.has(c.id)) names.firstById.set(c.id, c);
+    add(names.byType, c.type, c);
+    const id = loose(c.id);
+    const type = loose(c.type);
+    add(names.byLoose, id, c);
+    if (type !== id) add(names.byLoose, type, c);
+  }
+  NAMES.set(list, { length: list.length, names });
+  return names;
 }
 
 function listOf(list: readonly Classification[]): string {

@@ -84,7 +84,13 @@ function compiledFor(config: unknown, type?: ProcessorType, form: ExpectedForm =
     const model = modelOf(config, type, form);
     // ajv cannot hold a property named `__proto__` (it refuses it as an additional property): a
     // model with such a field is walked for every document, like SPLITTER's.
-    const fast = model.type === 'SPLITTER' || (model.type === 'EXTRACT' && hasProtoField(model.fields, model.legacy)) ? null : compileFast(schemaFromModel(model, { requireAll: true }));
+    // A CLASSIFY schema pairs each id with its type in an anyOf of one branch per class, which ajv
+    // tries in turn (20,000 classes: seconds a document); past LARGE_SCHEMA classes the walker,
+    // which looks the pair up, checks every document.
+    const fast =
+      model.type === 'SPLITTER' || (model.type === 'CLASSIFY' && model.classifications.length > LARGE_SCHEMA) || (model.type === 'EXTRACT' && hasProtoField(model.fields, model.legacy))
+        ? null
+        : compileFast(schemaFromModel(model, { requireAll: true }));
     compiled = { model, fast };
     if (byHash.size >= MAX_CACHED) byHash.delete(byHash.keys().next().value as string);
   }
