@@ -51,16 +51,24 @@ export function documentsDefining(model: StatModel, n: number, k: number): numbe
   if (model.informative) return model.informative(k);
   const cols = model.columns;
   if (!cols) return n;
-  const sums = new Float64Array(cols.length);
-  const out = new Float64Array(model.keys.length);
-  let c = 0;
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < cols.length; j++) sums[j] = cols[j][i];
-    model.compute(sums, out);
-    if (!Number.isNaN(out[k])) c++;
+  // Every statistic's count in one pass over the documents, kept for the model's other statistics
+  // (a report asks for each collapsed interval: per class, hundreds of them).
+  let counts = DEFINING.get(model);
+  if (!counts || counts.n !== n) {
+    const sums = new Float64Array(cols.length);
+    const out = new Float64Array(model.keys.length);
+    const c = new Int32Array(model.keys.length);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < cols.length; j++) sums[j] = cols[j][i];
+      model.compute(sums, out);
+      for (let s = 0; s < out.length; s++) if (!Number.isNaN(out[s])) c[s]++;
+    }
+    DEFINING.set(model, (counts = { n, c }));
   }
-  return c;
+  return counts.c[k];
 }
+
+const DEFINING = new WeakMap<StatModel, { n: number; c: Int32Array }>();
 
 function widthOf(model: StatModel): number {
   return model.columns?.length ?? model.width ?? 0;

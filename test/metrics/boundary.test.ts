@@ -3,6 +3,7 @@
 //   n = 5: lower of 5/5 0.5655175352168251, upper of 0/5 0.43448246478317476
 //   n = 15: 0.7961166989641515, 0.20388330103584862; n = 1: upper of 0/1 0.7934506856227626
 import { describe, expect, it } from 'vitest';
+import { documentsDefining } from '../../src/metrics/bootstrap.js';
 import { boundaryInterval, clusteredProportion } from '../../src/metrics/stats.js';
 import { extractExport, report } from './helpers.js';
 
@@ -48,5 +49,29 @@ describe('F1 intervals in a report', () => {
     const notes = r.extract?.fields.find((f) => f.path === 'notes');
     expect(notes?.f1.value).toBe(0);
     expect(notes?.f1.interval).toEqual({ lower: 0, upper: expect.closeTo(0.7934506856227626, 12) as number });
+  });
+});
+
+describe('documentsDefining', () => {
+  // A model of two statistics over four documents: a = x / y (defined where y > 0), b = y / z.
+  const model = {
+    keys: ['a', 'b'],
+    columns: [
+      [1, 0, 2, 0],
+      [1, 0, 3, 2],
+      [0, 1, 1, 0],
+    ],
+    compute(s: Float64Array, out: Float64Array) {
+      out[0] = s[1] > 0 ? s[0] / s[1] : NaN;
+      out[1] = s[2] > 0 ? s[1] / s[2] : NaN;
+    },
+  };
+
+  it('counts the documents on which each statistic is defined alone, every statistic from one pass', () => {
+    expect(documentsDefining(model, 4, 0)).toBe(3);
+    expect(documentsDefining(model, 4, 1)).toBe(2);
+    // Over the first two documents only: counted again, not taken from the four.
+    expect(documentsDefining(model, 2, 0)).toBe(1);
+    expect(documentsDefining(model, 2, 1)).toBe(1);
   });
 });
