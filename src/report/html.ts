@@ -119,10 +119,30 @@ function bars(r: Report): string {
   return rows.length ? `<h2>F1 per split type</h2>${table(['type', 'F1 (bar: 95% interval)', 'F1', 'interval'], rows, 'bars')}` : '';
 }
 
+/** Past this many labels the page lists the most frequent confusions instead of the matrix (2,000 classes made a matrix of 4,000,000 cells, 356 MB of page). */
+const MATRIX_LABELS = 60;
+const TOP_CONFUSIONS = 50;
+
+/** The off-diagonal cells of a confusion matrix with the most documents, as a table (ties by expected, then predicted class). */
+function topConfusions(m: Record<string, Record<string, number>>, labels: number): string {
+  const cells: Array<{ e: string; p: string; count: number; total: number }> = [];
+  for (const e of Object.keys(m)) {
+    let total = 0;
+    for (const p of Object.keys(m[e])) total += m[e][p];
+    for (const p of Object.keys(m[e])) if (p !== e && m[e][p] > 0) cells.push({ e, p, count: m[e][p], total });
+  }
+  cells.sort((a, b) => b.count - a.count || (a.e < b.e ? -1 : a.e > b.e ? 1 : a.p < b.p ? -1 : a.p > b.p ? 1 : 0));
+  const shown = cells.slice(0, TOP_CONFUSIONS);
+  const rows = shown.map((c) => [`<code>${esc(c.e)}</code>`, `<code>${esc(c.p)}</code>`, heat(c.count, c.total, false), `${num(c.count / c.total)} of ${c.total}`]);
+  const what = `The confusion matrix has ${labels} labels, too many to draw (report.json holds it whole): ${cells.length === 0 ? 'no document was confused.' : `the ${shown.length === cells.length ? cells.length : `${shown.length} of ${cells.length}`} most frequent confusions, by number of documents.`}`;
+  return `<h2>Confusion matrix</h2><p>${what}</p>${rows.length ? table(['expected', 'predicted', 'documents', 'share of the expected class'], rows, 'heat') : ''}`;
+}
+
 function heatmap(r: Report): string {
   if (r.classify) {
     const m = r.classify.confusionMatrix;
     const labels = [...new Set([...Object.keys(m), ...Object.values(m).flatMap((x) => Object.keys(x))])].sort();
+    if (labels.length > MATRIX_LABELS) return topConfusions(m, labels.length);
     const rows = labels
       .filter((e) => Object.hasOwn(m, e))
       .map((e) => {

@@ -132,6 +132,29 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('CLASSIFY of many classes: the most frequent confusions instead of a matrix too large to draw', async () => {
+    const input = await goldenInputs(GOLDEN.classify);
+    // 70 classes: each right 10 times, class i taken for class i+1 i % 4 times (52 such pairs), class 69 for class 0 5 times.
+    const m: Record<string, Record<string, number>> = {};
+    const name = (i: number): string => `c${String(i).padStart(2, '0')}`;
+    for (let i = 0; i < 70; i++) {
+      m[name(i)] = { [name(i)]: 10 };
+      if (i % 4) m[name(i)][name((i + 1) % 70)] = i % 4;
+    }
+    m[name(69)][name(0)] = 5;
+    const report = { ...input.report, classify: { ...input.report.classify!, confusionMatrix: m } };
+    const { page, errors } = await open('classify-many', renderExplorer({ ...input, report }));
+    const section = page.locator('h2:has-text("Confusion matrix") + p');
+    expect(await section.textContent()).toBe('The confusion matrix has 70 labels, too many to draw (report.json holds it whole): the 50 of 52 most frequent confusions, by number of documents.');
+    const rows = page.locator('h2:has-text("Confusion matrix") ~ table.heat').first().locator('tbody tr');
+    expect(await rows.count()).toBe(50);
+    // Most documents first (c69 -> c00: 5 of 15; then the 3s in class order), each with its share of the expected class.
+    expect(await rows.nth(0).locator('td').allTextContents()).toEqual(['c69', 'c00', '5', '0.333 of 15']);
+    expect(await rows.nth(1).locator('td').allTextContents()).toEqual(['c03', 'c04', '3', '0.231 of 13']);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('SPLITTER: a deep link opens a document with its splits on a page ruler', async () => {
     const input = await goldenInputs(GOLDEN.splitter);
     const doc = input.documents.find((d) => d.errors > 0) ?? input.documents[0];
