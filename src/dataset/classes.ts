@@ -5,7 +5,7 @@
 import { expectedDown, expectedUp, splitId, type ProcessorType } from '../config/index.js';
 import { isDeepStrictEqual } from 'node:util';
 import { applyPlan, membersOf } from '../config/members.js';
-import type { Classification, ExpectedForm } from '../expected/model.js';
+import { classIndex, type Classification, type ExpectedForm } from '../expected/model.js';
 import { isPlainObject } from '../util/json.js';
 import { depthProblem, type CellProblem, type CellResult } from './cells.js';
 
@@ -19,43 +19,35 @@ function loose(name: string): string {
  * and with spaces, hyphens and underscores alike.
  */
 export function matchClassification(text: string, list: readonly Classification[]): Classification | undefined {
-  const { firstById, byType, byLoose } = namesOf(list);
+  const { firstById, byType } = classIndex(list);
   const exactId = firstById.get(text);
   if (exactId) return exactId;
   const exactType = byType.get(text);
   if (exactType?.length === 1) return exactType[0];
-  const hits = byLoose.get(loose(text));
+  const hits = looseNamesOf(list).get(loose(text));
   return hits?.length === 1 ? hits[0] : undefined;
 }
 
-interface Names {
-  firstById: Map<string, Classification>;
-  byType: Map<string, Classification[]>;
-  /** Each classification under the loose form of its id and of its type (once when they are alike). */
-  byLoose: Map<string, Classification[]>;
-}
-const NAMES = new WeakMap<readonly Classification[], { length: number; names: Names }>();
+const LOOSE_NAMES = new WeakMap<readonly Classification[], { length: number; byName: Map<string, Classification[]> }>();
 
-/** The lookups of matchClassification, built once per list: every cell of a CSV looks one up, and a config may have thousands of classes. */
-function namesOf(list: readonly Classification[]): Names {
-  const hit = NAMES.get(list);
-  if (hit && hit.length === list.length) return hit.names;
-  const names: Names = { firstById: new Map(), byType: new Map(), byLoose: new Map() };
-  const add = (map: Map<string, Classification[]>, key: string, c: Classification) => {
-    const same = map.get(key);
+/** Each classification under the loose form of its id and of its type (once when they are alike), built once per list. */
+function looseNamesOf(list: readonly Classification[]): Map<string, Classification[]> {
+  const hit = LOOSE_NAMES.get(list);
+  if (hit && hit.length === list.length) return hit.byName;
+  const byName = new Map<string, Classification[]>();
+  const add = (key: string, c: Classification) => {
+    const same = byName.get(key);
     if (same) same.push(c);
-    else map.set(key, [c]);
+    else byName.set(key, [c]);
   };
   for (const c of list) {
-    if (!names.firstById.has(c.id)) names.firstById.set(c.id, c);
-    add(names.byType, c.type, c);
     const id = loose(c.id);
     const type = loose(c.type);
-    add(names.byLoose, id, c);
-    if (type !== id) add(names.byLoose, type, c);
+    add(id, c);
+    if (type !== id) add(type, c);
   }
-  NAMES.set(list, { length: list.length, names });
-  return names;
+  LOOSE_NAMES.set(list, { length: list.length, byName });
+  return byName;
 }
 
 function listOf(list: readonly Classification[]): string {

@@ -9,7 +9,7 @@ import { distance } from 'fastest-levenshtein';
 import { isPlainObject, lossyNumber, overflowPath, toPointer } from '../util/json.js';
 import { isCurrencyCode, SHARED_SYMBOLS, UNAMBIGUOUS_SYMBOLS } from './currencies.js';
 import { isIsoDate, parseBoolean, parseCurrency, parseDate, parseEnum, parseNumber, type DateOrder } from './coerce.js';
-import type { Classification, ExpectedForm, ExpectedModel, LegacyField, Node } from './model.js';
+import { classIndex, type Classification, type ExpectedForm, type ExpectedModel, type LegacyField, type Node } from './model.js';
 import type { Finding, RuleId, Severity } from './rules.js';
 
 export interface CheckOptions {
@@ -25,37 +25,7 @@ type Path = Array<string | number>;
 
 const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
-interface ClassLookup {
-  ids: string[];
-  /** Each type once, in the list's order. */
-  types: string[];
-  /** The first classification of each id (as a find() from the start finds it). */
-  firstById: Map<string, Classification>;
-  /** The classifications of each type, in the list's order. */
-  byTypeOf: Map<string, Classification[]>;
-}
-const LOOKUPS = new WeakMap<readonly Classification[], ClassLookup>();
 const NO_CLASSES: Classification[] = [];
-
-/** A config's classifications by id and by type, built once per list (a list may hold thousands; each document and split looks one up). */
-function lookupOf(list: readonly Classification[]): ClassLookup {
-  let l = LOOKUPS.get(list);
-  if (!l || l.ids.length !== list.length) {
-    l = { ids: [], types: [], firstById: new Map(), byTypeOf: new Map() };
-    for (const c of list) {
-      l.ids.push(c.id);
-      if (!l.firstById.has(c.id)) l.firstById.set(c.id, c);
-      const same = l.byTypeOf.get(c.type);
-      if (same) same.push(c);
-      else {
-        l.byTypeOf.set(c.type, [c]);
-        l.types.push(c.type);
-      }
-    }
-    LOOKUPS.set(list, l);
-  }
-  return l;
-}
 
 const CODE_ALIASES = ['currency', 'currency_code', 'currencyCode', 'iso4217', 'iso_code', 'code'];
 const CLASSIFY_KEYS = new Set(['id', 'type', 'confidence']);
@@ -503,9 +473,9 @@ class Checker {
   pair(list: Classification[], obj: Record<string, unknown>, path: Path, idKey: string, typeKey: string): void {
     const id = obj[idKey];
     const type = obj[typeKey];
-    const { ids, types, firstById, byTypeOf } = lookupOf(list);
+    const { ids, types, firstById, byType: ofType } = classIndex(list);
     const byId = typeof id === 'string' ? firstById.get(id) : undefined;
-    const byType = (typeof type === 'string' ? byTypeOf.get(type) : undefined) ?? NO_CLASSES;
+    const byType = (typeof type === 'string' ? ofType.get(type) : undefined) ?? NO_CLASSES;
     if (!has(obj, idKey)) {
       const fix: Operation[] | undefined = byType.length === 1 ? [{ op: 'add', path: toPointer([...path, idKey]), value: byType[0].id }] : undefined;
       this.add(path, 'required-property', `expected "${idKey}" (one of ${listOf(ids)}), got none`, fix);

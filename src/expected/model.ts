@@ -29,6 +29,46 @@ export interface Classification {
   type: string;
 }
 
+/** A config's classifications looked up by id and by type (classIndex). */
+export interface ClassIndex {
+  ids: string[];
+  /** Each type once, in the list's order. */
+  types: string[];
+  /** The first classification of each id (as a find() from the start finds it). */
+  firstById: ReadonlyMap<string, Classification>;
+  /** The classifications of each type, in the list's order. */
+  byType: ReadonlyMap<string, Classification[]>;
+}
+
+const CLASS_INDEXES = new WeakMap<readonly Classification[], ClassIndex>();
+
+/**
+ * The index of a list of classifications, built once per list: every document, split and CSV cell
+ * looks a class up, and a config may have thousands of them. (Built again if the list's length
+ * changed: lists are not changed once read, but a stale index would misname a class.)
+ */
+export function classIndex(list: readonly Classification[]): ClassIndex {
+  let index = CLASS_INDEXES.get(list);
+  if (!index || index.ids.length !== list.length) {
+    const ids: string[] = [];
+    const types: string[] = [];
+    const firstById = new Map<string, Classification>();
+    const byType = new Map<string, Classification[]>();
+    for (const c of list) {
+      ids.push(c.id);
+      if (!firstById.has(c.id)) firstById.set(c.id, c);
+      const same = byType.get(c.type);
+      if (same) same.push(c);
+      else {
+        byType.set(c.type, [c]);
+        types.push(c.type);
+      }
+    }
+    CLASS_INDEXES.set(list, (index = { ids, types, firstById, byType }));
+  }
+  return index;
+}
+
 /** A field of a deprecated fields-array config, for the legacy expected form. */
 export interface LegacyField {
   id: string;

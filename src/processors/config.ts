@@ -82,7 +82,9 @@ export async function readProcessorConfig(file: string, opts: { type?: Processor
     // config sits in it; a member the migration added keeps its pointer in the migrated config.
     const located = problems.map((p) => {
       const inSource = migrated.changed ? sourcePointer(migrated.patch, p.pointer) : p.pointer;
-      return inSource === null ? { text: `${p.pointer || '/'} (of the config migrated to ${to})`, pointer: undefined, message: p.message } : { text: (source.pointer ?? '') + inSource || '/', pointer: (source.pointer ?? '') + inSource, message: p.message };
+      if (inSource === null) return { text: `${p.pointer || '/'} (of the config migrated to ${to})`, pointer: undefined, message: p.message };
+      const pointer = (source.pointer ?? '') + inSource;
+      return { text: pointer || '/', pointer, message: p.message };
     });
     const shown = located.slice(0, 5).map((p) => `${p.text}: ${p.message}`).join('; ');
     const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';

@@ -131,7 +131,9 @@ function topConfusions(m: Record<string, Record<string, number>>, labels: number
     for (const p of Object.keys(m[e])) total += m[e][p];
     for (const p of Object.keys(m[e])) if (p !== e && m[e][p] > 0) cells.push({ e, p, count: m[e][p], total });
   }
-  cells.sort((a, b) => b.count - a.count || (a.e < b.e ? -1 : a.e > b.e ? 1 : a.p < b.p ? -1 : a.p > b.p ? 1 : 0));
+  // (Labels compared as the matrix sorts them: by code unit.)
+  const order = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+  cells.sort((a, b) => b.count - a.count || order(a.e, b.e) || order(a.p, b.p));
   const shown = cells.slice(0, TOP_CONFUSIONS);
   const rows = shown.map((c) => [`<code>${esc(c.e)}</code>`, `<code>${esc(c.p)}</code>`, heat(c.count, c.total, false), `${num(c.count / c.total)} of ${c.total}`]);
   const what = `The confusion matrix has ${labels} labels, too many to draw (report.json holds it whole): ${cells.length === 0 ? 'no document was confused.' : `the ${shown.length === cells.length ? cells.length : `${shown.length} of ${cells.length}`} most frequent confusions, by number of documents.`}`;
