@@ -10,6 +10,12 @@ import { META, type CountStore, type ExtractTable } from './table.js';
 export interface Model extends StatModel {
   /** Per-document correctness behind a statistic, for McNemar's test: by the model's document index. */
   correct(key: string): (i: number) => boolean;
+  /**
+   * The documents where `correct(key)` is false, ascending, when the model lists them without a
+   * pass over every document (a CLASSIFY class: the few documents expected or predicted as it);
+   * undefined otherwise.
+   */
+  wrongOf?(key: string): Int32Array | undefined;
 }
 
 function columns(count: number, n: number): Float64Array[] {
@@ -19,6 +25,48 @@ function columns(count: number, n: number): Float64Array[] {
 /** NaN stands for "undefined" inside the bootstrap loops. */
 function div(a: number, b: number): number {
   return b === 0 ? NaN : a / b;
+}
+
+/**
+ * McNemar's discordant pairs of statistic `key` over the first `paired` documents: b right in the
+ * baseline and wrong now, c the other way round. From both models' lists of wrong documents where
+ * they have them (a class of thousands: a merge of two short lists instead of a pass over every
+ * document per class), else document by document.
+ */
+export function discordant(cur: Model, base: Model, key: string, paired: number): { b: number; c: number } {
+  const nowWrong = cur.wrongOf?.(key);
+  const wasWrong = nowWrong && base.wrongOf?.(key);
+  let b = 0;
+  let c = 0;
+  if (nowWrong && wasWrong) {
+    let i = 0;
+    let j = 0;
+    for (;;) {
+      const now = i < nowWrong.length && nowWrong[i] < paired ? nowWrong[i] : paired;
+      const was = j < wasWrong.length && wasWrong[j] < paired ? wasWrong[j] : paired;
+      if (now === paired && was === paired) break;
+      if (now === was) {
+        i++;
+        j++;
+      } else if (now < was) {
+        b++;
+        i++;
+      } else {
+        c++;
+        j++;
+      }
+    }
+    return { b, c };
+  }
+  const nowRight = cur.correct(key);
+  const wasRight = base.correct(key);
+  for (let i = 0; i < paired; i++) {
+    const was = wasRight(i);
+    const now = nowRight(i);
+    if (was && !now) b++;
+    else if (!was && now) c++;
+  }
+  return { b, c };
 }
 
 export const EXTRACT_AGGREGATES = ['micro.precision', 'micro.recall', 'micro.f1', 'micro.accuracy', 'macro.f1', 'document.accuracy'];
@@ -197,29 +245,70 @@ export function extractModel(table: ExtractTable, fields: string[], exactFields:
 
 export const CLASSIFY_AGGREGATES = ['accuracy', 'macro.precision', 'macro.recall', 'macro.f1', 'weighted.f1'];
 
-/** CLASSIFY: per class [tp, fp, fn] (0 or 1 per document); then correct, 1. */
+/**
+ * CLASSIFY: per class [tp, fp, fn] (0 or 1 per document); then correct, 1. A document touches at
+ * most two classes, so the columns are given as sparse rows (at most four entries a document):
+ * 2,000 classes x 20,000 documents would be 960 MB of dense columns, nearly all zeros.
+ */
 export function classifyModel(docs: DocumentRecord[], classes: string[]): Model {
   const C = classes.length;
+  const n = docs.length;
   const index = new Map(classes.map((c, i) => [c, i]));
-  const cols = columns(C * 3 + 2, docs.length);
+  const start = new Int32Array(n + 1);
+  const col = new Int32Array(n * 4);
+  const val = new Float64Array(n * 4);
+  // Per document its classes' indexes (-1: none), for `informative`.
+  const expectedAt = new Int32Array(n).fill(-1);
+  const predictedAt = new Int32Array(n).fill(-1);
+  let e = 0;
+  const entry = (c: number): void => {
+    col[e] = c;
+    val[e++] = 1;
+  };
   docs.forEach((d, i) => {
-    const e = d.classify?.expected ?? null;
+    const ex = d.classify?.expected ?? null;
     const p = d.classify?.predicted ?? null;
-    const ei = e === null ? undefined : index.get(e);
+    const ei = ex === null ? undefined : index.get(ex);
     const pi = p === null ? undefined : index.get(p);
-    if (e !== null && e === p && ei !== undefined) cols[ei * 3][i] = 1;
+    if (ei !== undefined) expectedAt[i] = ei;
+    if (pi !== undefined) predictedAt[i] = pi;
+    if (ex !== null && ex === p && ei !== undefined) entry(ei * 3);
     else {
-      if (pi !== undefined) cols[pi * 3 + 1][i] = 1;
-      if (ei !== undefined) cols[ei * 3 + 2][i] = 1;
+      if (pi !== undefined) entry(pi * 3 + 1);
+      if (ei !== undefined) entry(ei * 3 + 2);
     }
-    cols[C * 3][i] = d.correct ? 1 : 0;
-    cols[C * 3 + 1][i] = 1;
+    if (d.correct) entry(C * 3);
+    entry(C * 3 + 1);
+    start[i + 1] = e;
   });
   const keys = [...CLASSIFY_AGGREGATES, ...classes.map((c) => `class:${c}.f1`)];
   const A = CLASSIFY_AGGREGATES.length;
+  let defining: Int32Array | undefined;
+  let wrong: { start: Int32Array; list: Int32Array } | undefined;
   return {
     keys,
-    columns: cols,
+    width: C * 3 + 2,
+    rows: { start, col: col.subarray(0, e), val: val.subarray(0, e) },
+    informative(k) {
+      // The documents that define statistic k alone: accuracy every one; a class's F1 those
+      // expected or predicted as the class; macro means those expected or predicted as any
+      // listed class; weighted F1 those expected as one (its support).
+      if (!defining) {
+        defining = new Int32Array(keys.length);
+        for (let i = 0; i < n; i++) {
+          const ei = expectedAt[i];
+          const pi = predictedAt[i];
+          defining[0]++;
+          if (ei >= 0 || pi >= 0) for (let m = 1; m <= 3; m++) defining[m]++;
+          if (ei >= 0) {
+            defining[4]++;
+            defining[A + ei]++;
+          }
+          if (pi >= 0 && pi !== ei) defining[A + pi]++;
+        }
+      }
+      return defining[k];
+    },
     compute(s, out) {
       let pSum = 0;
       let rSum = 0;
@@ -247,6 +336,29 @@ export function classifyModel(docs: DocumentRecord[], classes: string[]): Model 
       out[2] = div(rSum, labels);
       out[3] = div(fSum, labels);
       out[4] = div(wSum, support);
+    },
+    wrongOf(key) {
+      const m = /^class:(.*)\.f1$/.exec(key);
+      const c = m ? index.get(m[1]) : undefined;
+      if (c === undefined) return undefined;
+      if (!wrong) {
+        // Per class the documents expected or predicted as it with the other side different, in
+        // document order (bucketed by a counting pass).
+        const count = new Int32Array(C + 1);
+        const touches = (i: number, f: (k: number) => void): void => {
+          const d = docs[i];
+          if ((d.classify?.expected ?? null) === (d.classify?.predicted ?? null)) return;
+          if (expectedAt[i] >= 0) f(expectedAt[i]);
+          if (predictedAt[i] >= 0) f(predictedAt[i]);
+        };
+        for (let i = 0; i < n; i++) touches(i, (k) => count[k + 1]++);
+        for (let k = 0; k < C; k++) count[k + 1] += count[k];
+        const at = count.slice(0, C);
+        const list = new Int32Array(count[C]);
+        for (let i = 0; i < n; i++) touches(i, (k) => (list[at[k]++] = i));
+        wrong = { start: count, list };
+      }
+      return wrong.list.subarray(wrong.start[c], wrong.start[c + 1]);
     },
     correct(key) {
       const m = /^class:(.*)\.f1$/.exec(key);

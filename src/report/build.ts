@@ -13,6 +13,7 @@ import { CONFIDENCE_SOURCES, type ConfidenceSource } from '../metrics/calibratio
 import { benjaminiHochberg, boundaryInterval, holm, mcnemarExact, mcnemarMde, mcnemarPairsNeeded, percentileInterval } from '../metrics/stats.js';
 import { ExtractTable, type Pairable } from '../metrics/table.js';
 import { keysOf, modelOf } from './scored.js';
+import { discordant } from '../metrics/models.js';
 import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Estimate, Interval, Report, ReportProcessorType, Verdict } from '../metrics/generated/report.js';
 import { CostAccumulator } from './cost.js';
 import { compactRecord } from './json.js';
@@ -543,16 +544,7 @@ function compareBaseline(
     });
   }
   const rows: ComparisonRow[] = curModel.keys.map((key, k) => {
-    const nowRight = curModel.correct(key);
-    const wasRight = baseModel.correct(key);
-    let b = 0;
-    let c = 0;
-    for (let i = 0; i < paired; i++) {
-      const was = wasRight(i);
-      const now = nowRight(i);
-      if (was && !now) b++;
-      else if (!was && now) c++;
-    }
+    const { b, c } = discordant(curModel, baseModel, key, paired);
     const current = nullable(curPoint[k]);
     const baseline = nullable(basePoint[k]);
     const delta = current === null || baseline === null ? null : current - baseline;

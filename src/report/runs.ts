@@ -14,7 +14,7 @@ import { bootstrap, pointStats } from '../metrics/bootstrap.js';
 import type { CompareOptions } from '../metrics/comparators.js';
 import { evaluateExport } from '../metrics/accumulate.js';
 import { exportOptions, type ConfidenceOptions, type Evaluation } from '../metrics/evaluate.js';
-import type { Model } from '../metrics/models.js';
+import { discordant, type Model } from '../metrics/models.js';
 import { benjaminiHochberg, holm, mcnemarExact, mcnemarMde, percentileInterval, Z95 } from '../metrics/stats.js';
 import { pairDocuments, type PairBy } from './pairing.js';
 import { keysOf, modelOf } from './scored.js';
@@ -136,6 +136,12 @@ export function compareRuns(reference: { file: string; export: EvaluationExportH
   });
 
   const correctness = (model: Model, key: string): Uint8Array => {
+    const wrong = model.wrongOf?.(key);
+    if (wrong) {
+      const right = new Uint8Array(n).fill(1);
+      for (const i of wrong) if (i < n) right[i] = 0;
+      return right;
+    }
     const isCorrect = model.correct(key);
     return Uint8Array.from({ length: n }, (_, i) => (isCorrect(i) ? 1 : 0));
   };
@@ -162,14 +168,7 @@ export function compareRuns(reference: { file: string; export: EvaluationExportH
       });
     }
     const rows: ComparisonRow[] = keys.map((key, k) => {
-      const was = correctness(models[0], key);
-      const now = correctness(models[r], key);
-      let b = 0;
-      let c = 0;
-      for (let i = 0; i < n; i++) {
-        if (was[i] && !now[i]) b++;
-        else if (!was[i] && now[i]) c++;
-      }
+      const { b, c } = discordant(models[r], models[0], key, n);
       const current = nullable(points[r][k]);
       const baseline = nullable(points[0][k]);
       const delta = current === null || baseline === null ? null : current - baseline;

@@ -5,6 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { buildExplorerData, type ExplorerData } from '../../src/report/explorer/data.js';
 import { GOLDEN, goldenInputs } from './golden.js';
 import { packExplorerData } from '../../src/report/explorer/render.js';
+import { computeReport, MemoryDocuments, type BaselineInput } from '../../src/report/index.js';
+import { recordsOfExport } from '../../src/report/scored.js';
+import { DEFAULT_COMPARE } from '../../src/metrics/comparators.js';
+import type { EvaluationExport } from '../../src/metrics/generated/export.js';
+import type { DocumentRecord } from '../../src/metrics/generated/report.js';
 
 describe('packExplorerData', () => {
   it('gives back every line, multi-byte characters included, cut by the byte lengths in the index', () => {
@@ -32,5 +37,45 @@ describe('buildExplorerData', () => {
     expect(data.details).toHaveLength(n);
     expect(seen[0]).toEqual([0, n]);
     expect(seen.at(-1)).toEqual([n, n]);
+  });
+});
+
+describe('buildExplorerData: CLASSIFY outcome masks', () => {
+  it('gives each class its digit and, against a baseline, its change, as a pass over every class does', async () => {
+    const input = await goldenInputs(GOLDEN.classify);
+    const exp = input.export as EvaluationExport;
+    const classes = (exp.processor.config as { classifications: Array<{ id: string; type: string }> }).classifications;
+    // The baseline predicted the next class (or none) for every other document.
+    const items = exp.items.map((it, i) => {
+      if (i % 2) return it;
+      const at = classes.findIndex((c) => c.id === (it.output as { id?: string } | null)?.id);
+      const next = classes[at + 1];
+      return { ...it, output: next ? { id: next.id, type: next.type, confidence: 0.5 } : null };
+    });
+    const baseline: BaselineInput = { kind: 'export', file: 'baseline.json', export: { ...exp, items } };
+    const sink = new MemoryDocuments();
+    const report = computeReport(exp, { bootstrap: 50, seed: 1, sourceFile: 'classify-export.jsonl', baseline }, sink);
+    const documents = sink.records();
+    const data = buildExplorerData({ report, export: exp, baseline, documents });
+    const units = data.index.units;
+    expect(units.length).toBe(classes.length);
+    const bits = (d: DocumentRecord, u: string): number => {
+      const c = d.classify;
+      if (!c) return 0;
+      if (c.expected === u && c.predicted === u) return 1;
+      return (c.expected === u ? 4 : 0) | (c.predicted === u ? 2 : 0);
+    };
+    const change = (cur: number, base: number): string => (cur === 0 && base === 0 ? '.' : base & 6 ? (cur & 6 ? 'w' : 'f') : cur & 6 ? 'b' : 'r');
+    const baseDocs = new Map(recordsOfExport({ ...exp, items }, DEFAULT_COMPARE).map((d) => [d.id, d]));
+    expect(data.index.docs.mask).toEqual(documents.map((d) => units.map((u) => '0123456789abcdef'[bits(d, u)]).join('')));
+    expect(data.index.docs.fchange).toEqual(
+      documents.map((d) => {
+        const b = baseDocs.get(d.id)!;
+        return units.map((u) => change(bits(d, u), bits(b, u))).join('');
+      }),
+    );
+    // Some classes changed both ways.
+    expect(data.index.docs.fchange.join('')).toMatch(/f/);
+    expect(data.index.docs.fchange.join('')).toMatch(/b/);
   });
 });

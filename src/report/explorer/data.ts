@@ -153,23 +153,76 @@ function fieldRows(r: Report): FieldRow[] {
   }));
 }
 
-/** Outcome bits per unit of one document record. */
-function maskOf(type: Report['type'], d: DocumentRecord, units: readonly string[]): number[] {
-  return units.map((u) => {
+/**
+ * A document's units with outcome bits other than 0, in unit order, as [unit, bits] pairs. A
+ * CLASSIFY document has at most two (its expected and its predicted class), found through
+ * `unitIndex` rather than by a pass over every class (thousands of them, per document).
+ */
+function outcomesOf(type: Report['type'], d: DocumentRecord, units: readonly string[], unitIndex: ReadonlyMap<string, number>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  if (type === 'CLASSIFY') {
+    const c = d.classify;
+    if (!c) return out;
+    const e = c.expected === null ? undefined : unitIndex.get(c.expected);
+    const p = c.predicted === null ? undefined : unitIndex.get(c.predicted);
+    if (e !== undefined && e === p) out.push([e, BIT.TP]);
+    else {
+      if (e !== undefined) out.push([e, BIT.FN]);
+      if (p !== undefined) out.push([p, BIT.FA]);
+      if (out.length === 2 && out[0][0] > out[1][0]) out.reverse();
+    }
+    return out;
+  }
+  units.forEach((u, k) => {
+    let bits = 0;
     if (type === 'EXTRACT') {
-      if (d instanceof ExtractRecord) return d.outcomeBits(u, BIT.TP, BIT.FA, BIT.FN, BIT.FD);
-      const t = tupleOf(d, u);
-      return t ? (t[0] ? BIT.TP : 0) | (t[2] ? BIT.FA : 0) | (t[3] ? BIT.FN : 0) | (t[4] ? BIT.FD : 0) : 0;
+      if (d instanceof ExtractRecord) bits = d.outcomeBits(u, BIT.TP, BIT.FA, BIT.FN, BIT.FD);
+      else {
+        const t = tupleOf(d, u);
+        bits = t ? (t[0] ? BIT.TP : 0) | (t[2] ? BIT.FA : 0) | (t[3] ? BIT.FN : 0) | (t[4] ? BIT.FD : 0) : 0;
+      }
+    } else {
+      const t = d.splitter?.types && Object.hasOwn(d.splitter.types, u) ? d.splitter.types[u] : undefined;
+      bits = t ? (t[2] ? BIT.TP : 0) | (t[1] - t[2] > 0 ? BIT.FA : 0) | (t[0] - t[2] > 0 ? BIT.FN : 0) : 0;
     }
-    if (type === 'CLASSIFY') {
-      const c = d.classify;
-      if (!c) return 0;
-      if (c.expected === u && c.predicted === u) return BIT.TP;
-      return (c.expected === u ? BIT.FN : 0) | (c.predicted === u ? BIT.FA : 0);
-    }
-    const t = d.splitter?.types && Object.hasOwn(d.splitter.types, u) ? d.splitter.types[u] : undefined;
-    return t ? (t[2] ? BIT.TP : 0) | (t[1] - t[2] > 0 ? BIT.FA : 0) | (t[0] - t[2] > 0 ? BIT.FN : 0) : 0;
+    if (bits) out.push([k, bits]);
   });
+  return out;
+}
+
+/** `fill` repeated `count` times, cut from a string kept per fill character. */
+function run(fill: string, count: number): string {
+  let s = RUNS.get(fill) ?? '';
+  if (s.length < count) RUNS.set(fill, (s = fill.repeat(Math.max(count, 2 * s.length))));
+  return s.slice(0, count);
+}
+const RUNS = new Map<string, string>();
+
+/** One hex digit of outcome bits per unit ('0' where none). */
+function maskText(outcomes: ReadonlyArray<[number, number]>, U: number): string {
+  let s = '';
+  let at = 0;
+  for (const [k, bits] of outcomes) {
+    s += run('0', k - at) + HEX[bits];
+    at = k + 1;
+  }
+  return s + run('0', U - at);
+}
+
+/** changeOf per unit, '.' where neither run has an outcome. */
+function changeText(cur: ReadonlyArray<[number, number]>, base: ReadonlyArray<[number, number]>, U: number): string {
+  let s = '';
+  let at = 0;
+  let i = 0;
+  let j = 0;
+  while (i < cur.length || j < base.length) {
+    const k = Math.min(i < cur.length ? cur[i][0] : U, j < base.length ? base[j][0] : U);
+    const c = i < cur.length && cur[i][0] === k ? cur[i++][1] : 0;
+    const b = j < base.length && base[j][0] === k ? base[j++][1] : 0;
+    s += run('.', k - at) + changeOf(c, b);
+    at = k + 1;
+  }
+  return s + run('.', U - at);
 }
 
 function changeOf(cur: number, base: number): string {
@@ -298,10 +351,8 @@ export function buildExplorerData(input: ExplorerInput): ExplorerData {
     docs.name.push(d.fileName ? nameWithoutUploadTag(d.fileName) : d.fileId);
     docs.errors.push(d.errors);
     flags.push(String((d.failed ? 1 : 0) | (d.correct ? 2 : 0) | (d.straightThrough ? 4 : 0)));
-    const mask = maskOf(type, d, units);
-    let hex = '';
-    for (const m of mask) hex += HEX[m];
-    docs.mask.push(hex);
+    const mask = outcomesOf(type, d, units, unitIndex);
+    docs.mask.push(maskText(mask, units.length));
     if (base) {
       const j = pairOf[i];
       if (j < 0) {
@@ -309,9 +360,8 @@ export function buildExplorerData(input: ExplorerInput): ExplorerData {
         docs.fchange.push('');
       } else {
         const bd = base.documents[j];
-        const bmask = maskOf(type, bd, units);
         change.push(bd.correct ? (d.correct ? 'r' : 'b') : d.correct ? 'f' : 'w');
-        docs.fchange.push(mask.map((m, k) => changeOf(m, bmask[k])).join(''));
+        docs.fchange.push(changeText(mask, outcomesOf(type, bd, units, unitIndex), units.length));
       }
     }
     if (docs.slices) {
