@@ -175,7 +175,8 @@ export function confidenceMap(output: unknown, source: ConfidenceSource): Map<st
       if (c !== undefined) map.set(path, c);
     }
   } else if (!isPlainObject(own(output, 'value'))) {
-    for (const [name, f] of Object.entries(output)) {
+    for (const name of Object.keys(output)) {
+      const f = output[name];
       if (!isPlainObject(f) || !Object.hasOwn(f, 'value')) continue;
       const c = unit(own(f, 'confidence'));
       const id = own(f, 'id');

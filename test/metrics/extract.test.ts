@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { extractExport, fieldCounts, makeExport, report, type Tuple } from './helpers.js';
+import { extractValues } from '../../src/metrics/extract.js';
 
 const str = { type: ['string', 'null'] };
 const num = { type: ['number', 'null'] };
@@ -458,5 +459,29 @@ describe('document ids', () => {
     const shuffled = report(docs(['d3', 'd1', 'd4', 'd2']));
     expect(shuffled.extract).toEqual(ordered.extract);
     expect(shuffled.documents.map((d) => d.id)).toEqual(['d3', 'd1', 'd4', 'd2']);
+  });
+});
+
+describe('extractValues: the field values of an output in each form', () => {
+  it('reads the JSON Schema form, the fields form by id, and plain values without their metadata', () => {
+    const schemaForm = { value: { total: 3 }, metadata: { total: { ocrConfidence: 0.9 } } };
+    expect(extractValues(schemaForm)).toBe(schemaForm.value);
+    expect(extractValues({ 'Total due': { id: 'total', value: 3, confidence: 0.8 }, vendor: { value: 'Acme' }, metadata: {} })).toEqual({ total: 3, vendor: 'Acme' });
+    // A field id `__proto__` stays an ordinary member.
+    const proto = extractValues(JSON.parse('{"x": {"id": "__proto__", "value": 1}}')) as Record<string, unknown>;
+    expect(Object.hasOwn(proto, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    // Plain values: the object itself (read only), or a copy without `metadata`.
+    const plain = { total: 3, vendor: null };
+    expect(extractValues(plain)).toBe(plain);
+    expect(extractValues({ total: 3, metadata: { total: { ocrConfidence: 1 } } })).toEqual({ total: 3 });
+    expect(extractValues({})).toEqual({});
+    expect(extractValues({ metadata: {} })).toEqual({});
+    // One member not in the fields form: plain values, wrapped members kept as they are.
+    expect(extractValues({ a: { value: 1 }, b: 2 })).toEqual({ a: { value: 1 }, b: 2 });
+    // A `value` that is not an object, and what is not an object: no values.
+    expect(extractValues({ value: 'x' })).toBeUndefined();
+    expect(extractValues(null)).toBeUndefined();
+    expect(extractValues([1])).toBeUndefined();
   });
 });
