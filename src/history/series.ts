@@ -82,22 +82,29 @@ export function historySeries(all: readonly StoredEntry[], opts: SeriesOptions =
       points,
       first: defined.length ? defined[0] : null,
       last: defined.length ? defined[defined.length - 1] : null,
-      min: defined.length ? Math.min(...defined) : null,
-      max: defined.length ? Math.max(...defined) : null,
+      min: defined.length ? lowest(defined) : null,
+      max: defined.length ? highest(defined) : null,
     };
   });
   const gates = entries.map((e) => ({ time: e.entry.time, commit: e.entry.commit, passed: e.entry.gates.passed, failed: e.entry.gates.results.filter((g) => !g.passed).length, total: e.entry.gates.results.length }));
   return { entries: entries.length, metrics, gates };
 }
 
+// Loops, not Math.min(...values): a spread of some 100,000 values overflows the stack.
+const lowest = (xs: readonly number[]): number => xs.reduce((a, b) => (b < a ? b : a));
+const highest = (xs: readonly number[]): number => xs.reduce((a, b) => (b > a ? b : a));
+
 const BARS = '▁▂▃▄▅▆▇█';
+
+/** Characters of the text's trend column at most: the last TREND_WIDTH reports (3,000 reports made 3,000-character lines). */
+export const TREND_WIDTH = 60;
 
 /** One character per value: ▁ at the series' minimum to █ at its maximum (▄ when flat), a space where undefined. */
 export function sparkline(values: ReadonlyArray<number | null>): string {
   const defined = values.filter((v): v is number => v !== null);
   if (defined.length === 0) return values.map(() => ' ').join('');
-  const lo = Math.min(...defined);
-  const hi = Math.max(...defined);
+  const lo = lowest(defined);
+  const hi = highest(defined);
   return values.map((v) => (v === null ? ' ' : hi === lo ? BARS[3] : BARS[Math.round(((v - lo) / (hi - lo)) * (BARS.length - 1))])).join('');
 }
 
@@ -111,10 +118,13 @@ export function renderHistoryText(view: HistoryView, dir: string): string {
   const where = (g: { time: string; commit: string | null }): string => `${g.time}${g.commit ? ` (${g.commit.slice(0, 7)})` : ''}`;
   const lines = [`${dir}: ${view.entries} report(s), ${where(first)} to ${where(last)}`];
   const width = Math.max(6, ...view.metrics.map((m) => m.metric.length));
-  const trendWidth = Math.max(5, view.entries);
+  // Past TREND_WIDTH reports the trend shows the last ones (scaled to them); first, last, min and max stay every report's.
+  const shown = Math.min(view.entries, TREND_WIDTH);
+  const trend = shown < view.entries ? `trend (last ${shown})` : 'trend';
+  const trendWidth = Math.max(5, shown, trend.length);
   const row = (cells: string[]): string => [cells[0].padEnd(width), cells[1].padEnd(trendWidth), ...cells.slice(2).map((c) => c.padStart(7))].join('  ').trimEnd();
-  lines.push(row(['metric', 'trend', 'first', 'last', 'min', 'max']));
-  for (const m of view.metrics) lines.push(row([m.metric, sparkline(m.points.map((p) => p.value)), num(m.first), num(m.last), num(m.min), num(m.max)]));
-  lines.push(row(['gates', view.gates.map((g) => (g.total === 0 ? '·' : g.passed ? '✓' : '✗')).join(''), '', '', '', '']));
+  lines.push(row(['metric', trend, 'first', 'last', 'min', 'max']));
+  for (const m of view.metrics) lines.push(row([m.metric, sparkline(m.points.slice(-shown).map((p) => p.value)), num(m.first), num(m.last), num(m.min), num(m.max)]));
+  lines.push(row(['gates', view.gates.slice(-shown).map((g) => (g.total === 0 ? '·' : g.passed ? '✓' : '✗')).join(''), '', '', '', '']));
   return lines.join('\n');
 }

@@ -120,6 +120,32 @@ describe('historySeries and the text', () => {
     expect(renderHistoryText(historySeries([]), 'hist')).toMatch(/no history entries yet/);
   });
 
+  it('past 60 reports the trend shows the last 60 (scaled to them) and says so; first, last, min and max stay those of every report', () => {
+    // 200 reports: document accuracy 0.25 in the first 140, then 1, 0.5 and 0.75 in turn; no gates from report 150 on.
+    const many = Array.from({ length: 200 }, (_, i) => {
+      const right = i < 140 ? 1 : 2 + (i % 3);
+      const entry = historyEntry(reportWith(right), at(new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString())) as HistoryEntry;
+      return { file: `${i}.json`, entry: i < 150 ? entry : { ...entry, gates: { ...entry.gates, passed: true, results: [] } } };
+    });
+    const lines = renderHistoryText(historySeries(many, { metrics: ['document.accuracy'] }), 'hist').split('\n');
+    expect(lines[1]).toBe(`metric             ${'trend (last 60)'.padEnd(60)}    first     last      min      max`);
+    const [, trend, ...figures] = /^document\.accuracy {2}(\S{60})\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)$/u.exec(lines[2])!;
+    // Reports 140-199: i % 3 is 2, 0, 1 from 140 on, so 1 (█), 0.5 (▁), 0.75 (▅) in turn.
+    expect(trend).toBe('█▁▅'.repeat(20));
+    expect(figures).toEqual(['0.250', '0.750', '0.250', '1.000']);
+    // Gates: reports 140-149 pass theirs only when all right (i % 3 = 2), 150-199 have none.
+    expect(lines[3]).toBe(`gates              ✓✗✗✓✗✗✓✗✗✓${'·'.repeat(50)}`);
+    expect(Math.max(...lines.map((l) => [...l].length))).toBeLessThan(120);
+  });
+
+  it('min and max of more values than a spread takes', () => {
+    const values = Array.from({ length: 300_000 }, (_, i) => (i === 7 ? -1 : i === 9 ? 2 : 0.5));
+    expect(sparkline(values).length).toBe(300_000);
+    const many = values.slice(0, 150_000).map((v, i) => ({ file: `${i}.json`, entry: { ...entries[0].entry, headline: { 'micro.f1': v } } as HistoryEntry }));
+    const m = historySeries(many, { metrics: ['micro.f1'] }).metrics[0];
+    expect([m.min, m.max]).toEqual([-1, 2]);
+  });
+
   it('the HTML fragment: a line per metric, a dot per report, escaped, no script or event handler', () => {
     const odd = entries.map((e, i) => (i === 1 ? { ...e, entry: { ...e.entry, branch: '<img src=x onerror=alert(1)>' } } : e));
     const html = renderHistoryHtml(historySeries(odd, { metrics: ['document.accuracy', 'field:name.f1'] }));
