@@ -6,7 +6,7 @@ import { fileSystemError, InputError } from '../src/util/errors.js';
 import { CopyWriter, isAbsent, StagedCopies } from '../src/util/copies.js';
 import { yielder } from '../src/util/pause.js';
 import { removeLiveTempsSync, sweepStaleTemps, writeFileAtomic } from '../src/util/fs.js';
-import { detectJsonStyle, fromPointer, lossyNumber, own, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
+import { detectJsonStyle, endsInside, fromPointer, lossyNumber, own, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
 import { redact } from '../src/util/secrets.js';
 
 describe('json pointer', () => {
@@ -61,6 +61,51 @@ describe('parseJson', () => {
 
   it('accepts a BOM', () => {
     expect(parseJson('\ufeff{"a":1}', 'x')).toEqual({ a: 1 });
+  });
+});
+
+describe('endsInside', () => {
+  /** Where parseJson puts the error of a one-line text (its column, 0-based). */
+  const errorAt = (text: string): number => {
+    try {
+      parseJson(text, 'x.jsonl');
+    } catch (e) {
+      return (e as InputError).location.column! - 1;
+    }
+    throw new Error(`${text} parses`);
+  };
+  it.each([
+    ['{"a": 1, "b"', true],
+    ['{"a": 1, "b": "some te', true],
+    ['{"a": 1, "b": 12', true],
+    ['{"a": 1.', true],
+    ['{"a": tr', true],
+    ['{"a": -', true],
+    ['[1, 2,', true],
+    ['{"a": x, "b": 1}', false],
+    ['{"a": 1}}', false],
+    ['{"a": 1} 2', false],
+    ['{"a" 1}', false],
+  ])('%s: %s', (text, cut) => {
+    expect(endsInside(text, errorAt(text))).toBe(cut);
+  });
+
+  it('parseJson says a text or a line that ends too soon is cut short, and an empty one is not', () => {
+    const fail = (f: () => unknown): InputError => {
+      try {
+        f();
+      } catch (e) {
+        return e as InputError;
+      }
+      throw new Error('parsed');
+    };
+    const whole = fail(() => parseJson('{"a": [1, 2', 'a.json'));
+    expect(whole.message).toBe('invalid JSON: close bracket expected; the text ends too soon, as if cut short');
+    expect(whole.hint).toBe('an interrupted write or copy cuts a file short: write it again, or complete it');
+    const line = fail(() => parseJson('{"a": "b', 'a.jsonl', 0));
+    expect(line.location).toEqual({ file: 'a.jsonl', line: 1, column: 7 });
+    expect(line.message).toMatch(/; the line ends too soon, as if cut short$/);
+    expect(fail(() => parseJson('', 'a.json')).message).not.toMatch(/cut short/);
   });
 });
 

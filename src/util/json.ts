@@ -44,11 +44,35 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
 let jsonc: typeof Jsonc | undefined;
 const loadJsonc = (): typeof Jsonc => (jsonc ??= createRequire(import.meta.url)('jsonc-parser') as typeof Jsonc);
 
+// jsonc-parser's SyntaxKind and ScanError codes used by endsInside.
+const EOF_TOKEN = 17;
+const UNKNOWN_TOKEN = 16;
+const END_OF_STRING = 2;
+const END_OF_NUMBER = 3;
+
+/**
+ * Whether a syntax error at `offset` of `text` is the text ending too soon: at most one token
+ * follows it, unfinished (a string or number the end cuts, a prefix of true, false or null, a
+ * lone minus). A line cut short looks like that; a wrong token has more after it.
+ */
+export function endsInside(text: string, offset: number): boolean {
+  const scanner = loadJsonc().createScanner(text.slice(offset), true);
+  const first = scanner.scan() as number;
+  if (first === EOF_TOKEN) return true;
+  const value = scanner.getTokenValue();
+  const error = scanner.getTokenError() as number;
+  if ((scanner.scan() as number) !== EOF_TOKEN) return false;
+  if (error === END_OF_STRING || error === END_OF_NUMBER) return true;
+  return first === UNKNOWN_TOKEN && value !== '' && (value === '-' || ['true', 'false', 'null'].some((w) => w.startsWith(value)));
+}
+
 /**
  * JSON.parse with an error that names the file, line and column. `lineOffset` shifts the
- * reported line (used for JSONL, where each line is parsed on its own).
+ * reported line: given (0 for the first line), the text is one line of a JSONL file, parsed on
+ * its own. A text that ends too soon (endsInside: an interrupted write or copy) is said to be cut
+ * short.
  */
-export function parseJson(text: string, file: string, lineOffset = 0): unknown {
+export function parseJson(text: string, file: string, lineOffset?: number): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let value: unknown;
   try {
@@ -68,14 +92,16 @@ export function parseJson(text: string, file: string, lineOffset = 0): unknown {
     const first = errors[0];
     const { line, column } = lineColumnAt(body, first ? first.offset : body.length);
     const reason = first && (first.error as number) !== -1 ? describeParseError(loadJsonc().printParseErrorCode(first.error)) : v8.replace(/ in JSON at position \d+.*$/, '').replace(/^Unexpected/, 'unexpected');
-    throw new InputError(`invalid JSON: ${reason}`, {
-      location: { file, line: line + lineOffset, column },
-      hint: 'fix the JSON syntax at that position',
+    const what = lineOffset === undefined ? 'the text' : 'the line';
+    const cut = body.trim() !== '' && endsInside(body, first ? first.offset : body.length);
+    throw new InputError(`invalid JSON: ${reason}${cut ? `; ${what} ends too soon, as if cut short` : ''}`, {
+      location: { file, line: line + (lineOffset ?? 0), column },
+      hint: cut ? `an interrupted write or copy cuts a file short: write it again, or ${lineOffset === undefined ? 'complete it' : 'delete the unfinished line'}` : 'fix the JSON syntax at that position',
     });
   }
   if (mayExceedDepth(body)) {
     const pointer = depthExceededPointer(value);
-    if (pointer !== undefined) throw tooDeep(file, pointer, lineOffset ? lineOffset + 1 : undefined);
+    if (pointer !== undefined) throw tooDeep(file, pointer, lineOffset !== undefined ? lineOffset + 1 : undefined);
   }
   return value;
 }

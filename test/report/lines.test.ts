@@ -5,7 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadExport, readLineBatches } from '../../src/report/load.js';
+import { loadExport, openExport, readLineBatches } from '../../src/report/load.js';
+import { InputError } from '../../src/util/errors.js';
 import { FIXTURES } from './golden.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-lines-'));
@@ -106,5 +107,52 @@ describe('loadExport', () => {
     expect(exp.items).toHaveLength(lines - 1);
     expect(seen.at(-1)).toBe(lines);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
+  });
+});
+
+describe('a JSONL export cut short', () => {
+  const text = readFileSync(path.join(FIXTURES, 'classify-export.jsonl'), 'utf8');
+  const lines = text.trimEnd().split('\n');
+  const write = (name: string, body: string): string => {
+    const file = path.join(dir, name);
+    writeFileSync(file, body);
+    return file;
+  };
+  const drain = async (file: string): Promise<unknown> => {
+    const opened = await openExport(file);
+    for await (const _ of opened.items()) void _;
+    return opened;
+  };
+  const failure = async (read: () => Promise<unknown>): Promise<InputError> => {
+    const e = await read().then(
+      () => undefined,
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(InputError);
+    return e as InputError;
+  };
+
+  it('says a line that ends too soon is cut short, whichever way the export is read, with or without a newline after it', async () => {
+    // The fourth line cut in the middle of a key (an unfinished string) or after one (no colon).
+    for (const [name, cutAt, after] of [
+      ['in-string.jsonl', 40, ''],
+      ['after-key.jsonl', 43, ''],
+      ['then-newline.jsonl', 40, '\n'],
+    ] as const) {
+      const cut = write(name, `${lines.slice(0, 3).join('\n')}\n${lines[3].slice(0, cutAt)}${after}`);
+      for (const read of [() => loadExport(cut), () => drain(cut)]) {
+        const e = await failure(read);
+        expect(e.location).toMatchObject({ file: cut, line: 4 });
+        expect(e.message, name).toMatch(/^invalid JSON: .*; the line ends too soon, as if cut short$/);
+        expect(e.hint).toBe('an interrupted write or copy cuts a file short: write it again, or delete the unfinished line');
+      }
+    }
+  });
+
+  it('says nothing of the kind for a wrong token inside a line', async () => {
+    const inside = write('inside.jsonl', `${lines.slice(0, 3).join('\n')}\n{"id": x, "fileId": "f"}`);
+    const e = await failure(() => loadExport(inside));
+    expect(e.message).toBe('invalid JSON: invalid symbol');
+    expect(e.hint).toBe('fix the JSON syntax at that position');
   });
 });
