@@ -106,6 +106,10 @@ describe('endsInside', () => {
     expect(line.location).toEqual({ file: 'a.jsonl', line: 1, column: 7 });
     expect(line.message).toMatch(/; the line ends too soon, as if cut short$/);
     expect(fail(() => parseJson('', 'a.json')).message).not.toMatch(/cut short/);
+    // A first JSONL line too deeply nested names its line (it named none).
+    const deep = `${'['.repeat(300)}${']'.repeat(300)}`;
+    expect(fail(() => parseJson(deep, 'a.jsonl', 0)).location.line).toBe(1);
+    expect(fail(() => parseJson(deep, 'a.json')).location.line).toBeUndefined();
   });
 });
 
