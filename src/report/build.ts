@@ -352,7 +352,7 @@ function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumu
       excludeFields: [...options.excludeFields].sort(),
     },
     summary: { documents: n, processed: n - ev.failures.length, failed: ev.failures.length },
-    warnings: ev.warnings,
+    warnings: [...ev.warnings, ...biasWarnings(model.keys, point, intervals)],
     failures: ev.failures,
     documentsFile,
     worstDocuments: ev.worstDocuments,
@@ -602,6 +602,24 @@ function compareBaseline(
     rows,
     tally,
   };
+}
+
+/**
+ * A percentile interval that does not contain its own estimate: the statistic's resampled values
+ * sit to one side of it (a mean over many classes of a few documents each, where a resample that
+ * leaves out a class's one prediction counts its precision as 0). Said, not hidden: the interval
+ * is approximate there (docs/metrics.md#intervals).
+ */
+function biasWarnings(keys: readonly string[], point: Float64Array, intervals: ReadonlyArray<Interval | null>): string[] {
+  const outside: string[] = [];
+  keys.forEach((key, k) => {
+    const i = intervals[k];
+    const v = point[k];
+    if (i && Number.isFinite(v) && (v < i.lower || v > i.upper)) outside.push(`${key} ${v.toFixed(3)} outside [${i.lower.toFixed(3)}, ${i.upper.toFixed(3)}]`);
+  });
+  if (outside.length === 0) return [];
+  const shown = outside.slice(0, 5).join('; ') + (outside.length > 5 ? `; and ${outside.length - 5} more` : '');
+  return [`bootstrap interval without its own estimate (the resamples lean to one side of it, as a mean over many classes or fields of a few documents each does): ${shown}; read these intervals as approximate`];
 }
 
 /**

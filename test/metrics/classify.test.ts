@@ -97,4 +97,22 @@ describe('CLASSIFY edge cases', () => {
     expect(r.classify?.weighted.f1.value).toBeCloseTo((1 * (2 / 3) + 1 * 0) / 2, 12);
     expect(r.classify?.meanConfidence).toBe(0.75);
   });
+
+  it('says when a bootstrap interval leaves out its own estimate (a mean over many classes of a few documents each)', () => {
+    // 40 classes, each expected twice: once predicted right (its one prediction), once not at all.
+    // Every class's precision is 1/1, so macro precision is 1; a resample that draws the missed
+    // document of a class but not the right one counts that class's precision as 0, so every
+    // resample's mean is below 1 and the percentile interval lies below the estimate.
+    const classes = Array.from({ length: 40 }, (_, c) => ({ id: `c${c}`, type: `t${c}` }));
+    const docs = classes.flatMap((c) => [{ e: { type: c.type }, p: { type: c.type, confidence: 0.9 } }, { e: { type: c.type }, p: null }]);
+    const r = report(makeExport('CLASSIFY', { classifications: classes }, docs), { bootstrap: 200, seed: 1 });
+    const precision = r.classify!.macro.precision;
+    expect(precision.value).toBe(1);
+    expect(precision.interval!.upper).toBeLessThan(1);
+    const warning = r.warnings.filter((w) => w.startsWith('bootstrap interval without its own estimate'));
+    expect(warning).toHaveLength(1);
+    expect(warning[0]).toMatch(/: macro\.precision 1\.000 outside \[0\.\d{3}, 0\.\d{3}\](; [^;]+)*; read these intervals as approximate$/);
+    // Without the bootstrap there is no interval, so nothing to say.
+    expect(report(makeExport('CLASSIFY', { classifications: classes }, docs)).warnings.filter((w) => w.startsWith('bootstrap interval'))).toEqual([]);
+  });
 });

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { buildExplorerData, type ExplorerData } from '../../src/report/explorer/data.js';
 import { GOLDEN, goldenInputs } from './golden.js';
-import { packExplorerData } from '../../src/report/explorer/render.js';
+import { packExplorerData, renderExplorer } from '../../src/report/explorer/render.js';
 import { computeReport, MemoryDocuments, type BaselineInput } from '../../src/report/index.js';
 import { recordsOfExport } from '../../src/report/scored.js';
 import { DEFAULT_COMPARE } from '../../src/metrics/comparators.js';
@@ -77,5 +77,16 @@ describe('buildExplorerData: CLASSIFY outcome masks', () => {
     // Some classes changed both ways.
     expect(data.index.docs.fchange.join('')).toMatch(/f/);
     expect(data.index.docs.fchange.join('')).toMatch(/b/);
+  });
+});
+
+describe('renderExplorer: the units tab', () => {
+  it.each([
+    ['extract', 'search fields'],
+    ['classify', 'search classes'],
+    ['splitter', 'search split types'],
+  ] as const)('%s: its search box says %s', async (kind, label) => {
+    const html = renderExplorer(await goldenInputs(GOLDEN[kind]));
+    expect(html).toContain(`placeholder="${label}" aria-label="${label}"`);
   });
 });

@@ -126,6 +126,7 @@ export function renderExplorer(input: ExplorerInput): string {
   const title = `evalkit report: ${p.name || p.id} ${p.version} (${r.type})`;
   const packed = packExplorerData(buildExplorerData(input));
   const unit = r.type === 'EXTRACT' ? 'field' : r.type === 'CLASSIFY' ? 'class' : 'split type';
+  const units = r.type === 'CLASSIFY' ? 'classes' : `${unit}s`;
   const docsHelp = 'Keys: / search · j/k or ↑/↓ move · Enter open · Esc close · 1–4 views';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -147,7 +148,7 @@ export function renderExplorer(input: ExplorerInput): string {
 ${overviewHtml(r)}${r.runs ? renderRunsHtml(r.runs) : ''}
 </section>
 <section id="ek-fields" role="tabpanel" hidden>
-<div class="toolbar"><input id="ek-fq" type="search" placeholder="search ${unit}s" aria-label="search ${unit}s"><select id="ek-fverdict" aria-label="verdict"><option value="">any verdict</option></select><span id="ek-fcount" class="count"></span></div>
+<div class="toolbar"><input id="ek-fq" type="search" placeholder="search ${units}" aria-label="search ${units}"><select id="ek-fverdict" aria-label="verdict"><option value="">any verdict</option></select><span id="ek-fcount" class="count"></span></div>
 <p class="keys">Click a column to sort; click a row for the documents with a wrong outcome of it.</p>
 <div class="scroll"><table><thead id="ek-fhead"></thead><tbody id="ek-fbody"></tbody></table></div>
 </section>
