@@ -8,6 +8,7 @@ import { yielder } from '../src/util/pause.js';
 import { removeLiveTempsSync, sweepStaleTemps, writeFileAtomic } from '../src/util/fs.js';
 import { detectJsonStyle, endsInside, fromPointer, lossyNumber, own, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
 import { redact } from '../src/util/secrets.js';
+import { perArray } from '../src/util/memo.js';
 
 describe('json pointer', () => {
   it.each([
@@ -269,5 +270,20 @@ describe('lossyNumber', () => {
   ])('finds %s', (text, literal) => expect(lossyNumber(text)?.literal).toBe(literal));
   it.each([['{"a": "12345678901234567890123"}'], ['{"a": 1234567890123456}'], ['[9007199254740992, 100000000000000000000, 1.5e300, 1e-300, 0.1]'], ['{"s": "x\\"12345678901234567890"}']])('passes %s', (text) => {
     expect(lossyNumber(text)).toBeUndefined();
+  });
+});
+
+describe('perArray', () => {
+  it('builds once per array, again when its length changed, apart for another array', () => {
+    let builds = 0;
+    const sum = perArray((xs: readonly number[]) => {
+      builds++;
+      return xs.reduce((a, b) => a + b, 0);
+    });
+    const a = [1, 2];
+    expect([sum(a), sum(a), builds]).toEqual([3, 3, 1]);
+    a.push(3);
+    expect([sum(a), builds]).toEqual([6, 2]);
+    expect([sum([1, 2]), builds]).toEqual([3, 3]);
   });
 });

@@ -1,4 +1,5 @@
 import { isPlainObject, valueAt } from '../util/json.js';
+import { perArray } from '../util/memo.js';
 
 /**
  * How a migrated config is built from the source config, member by member and in order. The same
@@ -54,23 +55,18 @@ export function compose(first: readonly Member[], second: readonly Member[]): Me
 
 /** Past this many members, a member is found by its key through a map (a config can hold thousands of keys): below it, by a scan. */
 const SCAN_LIMIT = 32;
-const KEY_INDEXES = new WeakMap<readonly Member[], { length: number; byKey: Map<string, Member> }>();
 
-/** The member of a key (the last one, as a scan finds it), through a map built once per long list of members. */
+/** A long list's members by key (the last of a key, as a scan finds it), built once per list. */
+const byKeyOf = perArray((members: readonly Member[]): Map<string, Member> => new Map(members.map((m) => [m.key, m])));
+
+/** The member of a key (the last one, as a scan finds it): by a scan of a short list, through byKeyOf past SCAN_LIMIT. */
 function memberOf(members: readonly Member[], key: string): Member | undefined {
   if (members.length <= SCAN_LIMIT) {
     let hit: Member | undefined;
     for (const m of members) if (m.key === key) hit = m;
     return hit;
   }
-  let index = KEY_INDEXES.get(members);
-  // (Built again if the list grew since: lists are finished before they are composed, but a stale map would misplace a value.)
-  if (!index || index.length !== members.length) {
-    const byKey = new Map<string, Member>();
-    for (const m of members) byKey.set(m.key, m);
-    KEY_INDEXES.set(members, (index = { length: members.length, byKey }));
-  }
-  return index.byKey.get(key);
+  return byKeyOf(members).get(key);
 }
 
 function resolve(members: readonly Member[], path: readonly string[], at: number, key: string): Member {

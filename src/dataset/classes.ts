@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { applyPlan, membersOf } from '../config/members.js';
 import { classIndex, type Classification, type ExpectedForm } from '../expected/model.js';
 import { isPlainObject } from '../util/json.js';
+import { perArray } from '../util/memo.js';
 import { depthProblem, type CellProblem, type CellResult } from './cells.js';
 
 /** `Bank Statement`, `bank-statement` and `bank_statement` are one name. */
@@ -28,12 +29,8 @@ export function matchClassification(text: string, list: readonly Classification[
   return hits?.length === 1 ? hits[0] : undefined;
 }
 
-const LOOSE_NAMES = new WeakMap<readonly Classification[], { length: number; byName: Map<string, Classification[]> }>();
-
 /** Each classification under the loose form of its id and of its type (once when they are alike), built once per list. */
-function looseNamesOf(list: readonly Classification[]): Map<string, Classification[]> {
-  const hit = LOOSE_NAMES.get(list);
-  if (hit && hit.length === list.length) return hit.byName;
+const looseNamesOf = perArray((list: readonly Classification[]): Map<string, Classification[]> => {
   const byName = new Map<string, Classification[]>();
   const add = (key: string, c: Classification) => {
     const same = byName.get(key);
@@ -46,9 +43,8 @@ function looseNamesOf(list: readonly Classification[]): Map<string, Classificati
     add(id, c);
     if (type !== id) add(type, c);
   }
-  LOOSE_NAMES.set(list, { length: list.length, byName });
   return byName;
-}
+});
 
 function listOf(list: readonly Classification[]): string {
   const names = list.map((c) => (c.id === c.type ? c.id : `${c.id} (${c.type})`));

@@ -6,6 +6,7 @@
  */
 import { InputError } from '../util/errors.js';
 import { dict, isPlainObject, toPointer } from '../util/json.js';
+import { perArray } from '../util/memo.js';
 
 export type FieldType = 'string' | 'number' | 'currency' | 'boolean' | 'date' | 'array' | 'enum' | 'object' | 'signature';
 export const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'currency', 'boolean', 'date', 'array', 'enum', 'object', 'signature'];
@@ -40,34 +41,27 @@ export interface ClassIndex {
   byType: ReadonlyMap<string, Classification[]>;
 }
 
-const CLASS_INDEXES = new WeakMap<readonly Classification[], ClassIndex>();
-
 /**
  * The index of a list of classifications, built once per list: every document, split and CSV cell
- * looks a class up, and a config may have thousands of them. (Built again if the list's length
- * changed: lists are not changed once read, but a stale index would misname a class.)
+ * looks a class up, and a config may have thousands of them.
  */
-export function classIndex(list: readonly Classification[]): ClassIndex {
-  let index = CLASS_INDEXES.get(list);
-  if (!index || index.ids.length !== list.length) {
-    const ids: string[] = [];
-    const types: string[] = [];
-    const firstById = new Map<string, Classification>();
-    const byType = new Map<string, Classification[]>();
-    for (const c of list) {
-      ids.push(c.id);
-      if (!firstById.has(c.id)) firstById.set(c.id, c);
-      const same = byType.get(c.type);
-      if (same) same.push(c);
-      else {
-        byType.set(c.type, [c]);
-        types.push(c.type);
-      }
+export const classIndex = perArray((list: readonly Classification[]): ClassIndex => {
+  const ids: string[] = [];
+  const types: string[] = [];
+  const firstById = new Map<string, Classification>();
+  const byType = new Map<string, Classification[]>();
+  for (const c of list) {
+    ids.push(c.id);
+    if (!firstById.has(c.id)) firstById.set(c.id, c);
+    const same = byType.get(c.type);
+    if (same) same.push(c);
+    else {
+      byType.set(c.type, [c]);
+      types.push(c.type);
     }
-    CLASS_INDEXES.set(list, (index = { ids, types, firstById, byType }));
   }
-  return index;
-}
+  return { ids, types, firstById, byType };
+});
 
 /** A field of a deprecated fields-array config, for the legacy expected form. */
 export interface LegacyField {
