@@ -57,6 +57,9 @@ const github = defineCommand<GithubArgs>({
     const done: string[] = [];
     const result: Record<string, unknown> = { passed: report.gates.passed, verdict: gh.verdictOf(report) };
 
+    // The pull request is settled before anything is written: a broken event file stops the step
+    // with nothing appended to the summary or the outputs.
+    const pr = argv.comment ? await pullRequestNumber(argv, gh) : undefined;
     const annotations = argv.annotations ? gh.annotationsOf(report, { gatesFile: argv.gatesFile }) : [];
     result.annotations = annotations;
 
@@ -73,7 +76,7 @@ const github = defineCommand<GithubArgs>({
     const warnings: string[] = [];
     let commentUrl: string | undefined;
     if (argv.comment) {
-      const c = await postComment(argv, report, gh);
+      const c = await postComment(argv, pr, report, gh);
       result.comment = c;
       if (c.warning) warnings.push(c.warning);
       if (c.url) commentUrl = c.url;
@@ -106,7 +109,8 @@ const github = defineCommand<GithubArgs>({
 
 type CommentOutcome = { action: 'created' | 'updated'; url: string; warning?: undefined } | { action: 'skipped'; reason: string; url?: undefined; warning?: string; status?: number };
 
-async function postComment(argv: GithubArgs, report: Report, gh: typeof GitHub): Promise<CommentOutcome> {
+/** The pull request to comment on: --pr, else the one of the workflow's event ($GITHUB_EVENT_PATH); InputError when that file cannot be read. */
+async function pullRequestNumber(argv: GithubArgs, gh: typeof GitHub): Promise<number | undefined> {
   const env = process.env;
   let pr = argv.pr;
   if (pr !== undefined && !(Number.isInteger(pr) && pr > 0)) throw new UsageError(`--pr ${pr} is not a pull request number`);
@@ -119,6 +123,11 @@ async function postComment(argv: GithubArgs, report: Report, gh: typeof GitHub):
     }
     pr = gh.pullRequestOf(event);
   }
+  return pr;
+}
+
+async function postComment(argv: GithubArgs, pr: number | undefined, report: Report, gh: typeof GitHub): Promise<CommentOutcome> {
+  const env = process.env;
   if (pr === undefined) return { action: 'skipped', reason: 'not a pull request' };
   const token = env.GITHUB_TOKEN;
   if (!token) return { action: 'skipped', reason: 'no token', warning: 'GITHUB_TOKEN is not set: no pull request comment (the action passes its github-token input)' };

@@ -8,7 +8,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, wr
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION, runAction, type ActionRun } from '../helpers/action.js';
-import { BIN, cleanupAfterEach, ROOT } from '../helpers/cli.js';
+import { BIN, cleanupAfterEach, ROOT, runCli } from '../helpers/cli.js';
 import { startGitHub, type StandInGitHub } from '../helpers/github.js';
 import { extractExport } from '../metrics/helpers.js';
 
@@ -198,5 +198,25 @@ describe('evalkit ci github outside a pull request', () => {
     expect(gh.requests).toEqual([]);
     expect(r.stdout).toContain('comment: skipped (not a pull request)');
     expect(r.outputs.verdict).toBe('pass');
+  });
+
+  it('an event file that cannot be read stops with exit 2 before the summary or the outputs get a line', async () => {
+    const w = workspace('pull_request', 13);
+    const made = await runCli(['report', '--from', 'export.json', '--out-dir', 'out', '--formats', 'json', '--bootstrap', '0', '--no-step-summary', '-q'], { cwd: w.dir });
+    expect(made.code, made.stderr).toBe(0);
+    writeFileSync(path.join(w.dir, 'event.json'), '{"pull_request": {"number": 13');
+    gh.requests.length = 0;
+    const r = await runCli(['ci', 'github', '--report', 'out/report.json'], { cwd: w.dir, env: { ...w.env, GITHUB_OUTPUT: w.outputFile } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${path.join(w.dir, 'event.json')}: cannot read the workflow event`);
+    expect(r.stderr).toContain('pass --pr N');
+    expect(existsSync(w.summary)).toBe(false);
+    expect(existsSync(w.outputFile)).toBe(false);
+    expect(gh.requests).toEqual([]);
+    // --pr settles it without the event.
+    const given = await runCli(['ci', 'github', '--report', 'out/report.json', '--pr', '13'], { cwd: w.dir, env: { ...w.env, GITHUB_OUTPUT: w.outputFile } });
+    expect(given.code, given.stderr).toBe(0);
+    expect(readFileSync(w.summary, 'utf8')).toContain('## evalkit report');
+    expect(given.stdout).toContain('comment: created');
   });
 });
