@@ -64,7 +64,7 @@ async function defaultsOf(command: string): Promise<Record<string, unknown>> {
   const target = sub ? cmd?.subcommands?.find((s) => name(s) === sub) : cmd;
   if (!target) return {};
   try {
-    const y = (require('yargs') as typeof yargsFactory)([]);
+    const y = (require('yargs/yargs') as typeof yargsFactory)([]);
     target.builder(y);
     return (y as unknown as { getOptions(): { default: Record<string, unknown> } }).getOptions().default;
   } catch {

@@ -12,8 +12,10 @@ import { flagSuggestions, tokenVariableHint } from './suggest.js';
 
 const require = createRequire(import.meta.url);
 // yargs' ESM build wraps help text at a fixed character count, cutting words in half; its
-// CommonJS build wraps at word boundaries.
-const yargs = require('yargs') as typeof yargsFactory;
+// CommonJS build wraps at word boundaries. The factory (yargs/yargs), not the package's main
+// export: that one builds a singleton parser on import, and each parser built looks for a
+// package.json upward from the working folder, reading every folder on the way.
+const yargs = require('yargs/yargs') as typeof yargsFactory;
 const pkg = require('../../package.json') as { version: string };
 
 /** Flags that were renamed: using the old name fails with a message naming the new one. */
