@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { fileSystemError, InputError } from '../src/util/errors.js';
 import { CopyWriter, isAbsent, StagedCopies } from '../src/util/copies.js';
 import { yielder } from '../src/util/pause.js';
 import { removeLiveTempsSync, sweepStaleTemps, writeFileAtomic } from '../src/util/fs.js';
-import { detectJsonStyle, endsInside, fromPointer, lossyNumber, own, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
+import { detectJsonStyle, endsInside, fromPointer, identicalJson, lossyNumber, own, parseJson, stringifyWithStyle, toPointer } from '../src/util/json.js';
 import { redact } from '../src/util/secrets.js';
 import { perArray } from '../src/util/memo.js';
 
@@ -111,6 +112,50 @@ describe('endsInside', () => {
     const deep = `${'['.repeat(300)}${']'.repeat(300)}`;
     expect(fail(() => parseJson(deep, 'a.jsonl', 0)).location.line).toBe(1);
     expect(fail(() => parseJson(deep, 'a.json')).location.line).toBeUndefined();
+  });
+});
+
+describe('identicalJson (migrate\'s self-check of a re-laid-out object; the explorer\'s "predicted differs")', () => {
+  // Each pair as JSON texts; the answer must be that of comparing their JSON.stringify forms.
+  it.each([
+    ['equal nested values', '{"a":[1,{"b":null}],"c":"x"}', '{"a":[1,{"b":null}],"c":"x"}', true],
+    ['numbers by value', '{"n":1.0,"e":1e2,"z":-0}', '{"n":1,"e":100,"z":0}', true],
+    ['escapes by value', '{"s":"\\u0041"}', '{"s":"A"}', true],
+    ['members in another order', '{"a":1,"b":2}', '{"b":2,"a":1}', false],
+    ['nested members in another order', '{"o":{"a":1,"b":2}}', '{"o":{"b":2,"a":1}}', false],
+    ['a member more', '{"a":1}', '{"a":1,"b":2}', false],
+    ['a member less', '{"a":1,"b":2}', '{"a":1}', false],
+    ['another key', '{"a":1}', '{"b":1}', false],
+    ['another value', '{"a":[1,2]}', '{"a":[1,3]}', false],
+    ['arrays of other lengths', '[1,2]', '[1,2,3]', false],
+    ['an array and an object', '{"a":[]}', '{"a":{}}', false],
+    ['an object and an array', '{"0":1}', '[1]', false],
+    ['null and an object', '{"a":null}', '{"a":{}}', false],
+    ['a string and a number', '{"a":"1"}', '{"a":1}', false],
+    ['__proto__ members, equal', '{"__proto__":{"x":1}}', '{"__proto__":{"x":1}}', true],
+    ['__proto__ members, different', '{"__proto__":{"x":1}}', '{"__proto__":{"x":2}}', false],
+  ])('%s', (_name, a, b, same) => {
+    const x: unknown = JSON.parse(a);
+    const y: unknown = JSON.parse(b);
+    expect(JSON.stringify(x) === JSON.stringify(y)).toBe(same);
+    expect(identicalJson(x, y)).toBe(same);
+  });
+
+  it('says what comparing JSON.stringify forms says, over generated JSON values and their near copies', () => {
+    // A value against itself re-parsed, against a copy with one leaf changed or its members
+    // reordered, and against another generated value.
+    const reorder = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(reorder) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reorder(x)])) : v;
+    const tweak = (v: unknown): unknown =>
+      Array.isArray(v) ? (v.length ? [tweak(v[0]), ...v.slice(1)] : [null]) : v !== null && typeof v === 'object' ? (Object.keys(v).length ? { ...v, [Object.keys(v)[0]]: tweak(Object.values(v)[0]) } : { x: 1 }) : typeof v === 'number' ? v + 1 : typeof v === 'string' ? v + 'x' : v === null ? 0 : !v;
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.jsonValue(), (a, other) => {
+        for (const b of [JSON.parse(JSON.stringify(a)) as unknown, reorder(a), tweak(a), other]) {
+          expect(identicalJson(a, b)).toBe(JSON.stringify(a) === JSON.stringify(b));
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Operation } from 'fast-json-patch';
 import { EvalkitError, InputError } from '../util/errors.js';
-import { isPlainObject, toPointer, valueAt } from '../util/json.js';
+import { identicalJson, isPlainObject, toPointer, valueAt } from '../util/json.js';
 import { at, detectRange, resolveType, type Segment, type Site } from './detect.js';
 import { lossyError, planConfig, setOwn, type Plan, type PlanOptions } from './plan.js';
 import { applyPlan, compose, inPlaceOf, membersOf, type Edit, type Member } from './members.js';
@@ -11,7 +11,7 @@ import type { Lossy } from './steps.js';
 import { makePatch } from './patch.js';
 import { planOutput, renameKey } from './splitter.js';
 import { SPLITTER_OUTPUT_KEY } from './mapping.js';
-import { sameJson, type TextChange } from './text.js';
+import type { TextChange } from './text.js';
 import { INFERENCES, LATEST_LAYOUT, LAYOUTS, NEW_LAYOUT, OLD_LAYOUT, PROCESSOR_TYPES, isLayout, isProcessorType } from './types.js';
 import type { Dropped, Finding, Inference, Layout, MigrateOptions, MigrateResult, ProcessorType } from './types.js';
 import { validateConfig } from './validate.js';
@@ -144,7 +144,7 @@ function sourceLayout(config: Record<string, unknown>, type: ProcessorType, enve
       continue;
     }
     if (i === lo) first = next;
-    else alike = refused === undefined && sameJson(first, next);
+    else alike = refused === undefined && identicalJson(first, next);
   }
   if (alike && refused) throw refused;
   if (alike) return first === config ? null : LAYOUTS[hi];

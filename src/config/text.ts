@@ -9,7 +9,7 @@
  */
 import type { Segment } from './detect.js';
 import type { Member } from './plan.js';
-import { isPlainObject, toPointer } from '../util/json.js';
+import { identicalJson, isPlainObject, toPointer } from '../util/json.js';
 import { InputError } from '../util/errors.js';
 
 export interface Prop {
@@ -413,37 +413,9 @@ function hasDuplicateKeys(props: readonly Prop[]): boolean {
   return false;
 }
 
-/** Whether a JSON text parses to `value`: equal values and equal key order (see sameJson). */
+/** Whether a JSON text parses to `value`: equal values and equal key order (see identicalJson in util/json.ts). */
 function sameDocument(text: string, value: unknown): boolean {
-  return sameJson(JSON.parse(text), value);
-}
-
-/**
- * Whether two JSON values are equal, members in the same order: what comparing their
- * JSON.stringify forms says (numbers by value, so 1.0 and 1 are equal), without writing either
- * out. Measured: two JSON.stringify calls per re-laid-out object cost more than this walk, which
- * V8 optimises within the first files of a run (it is called for every value of every object).
- */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  // Own keys in order (for...in: Object.keys' order, as JSON.stringify writes them); a
-  // "__proto__" member (JSON.parse makes it an own property) is read as the own value.
-  const keys = Object.keys(y);
-  let i = 0;
-  for (const k in x) {
-    if (!Object.hasOwn(x, k)) continue;
-    if (keys[i++] !== k || !sameJson(x[k], y[k])) return false;
-  }
-  return i === keys.length;
+  return identicalJson(JSON.parse(text), value);
 }
 
 /** Whether `obj` has exactly `keys`, in that order (for...in: Object.keys' order, without its array). */

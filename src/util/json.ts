@@ -135,6 +135,34 @@ export function sortKeysDeep<T>(value: T): T {
   return value;
 }
 
+/**
+ * Whether two JSON values are equal, members in the same order: what comparing their
+ * JSON.stringify forms says (numbers by value, so 1.0 and 1 are equal), without writing either
+ * out (for values JSON.parse made: no undefined members, no NaN). Measured: two JSON.stringify calls per re-laid-out object cost more than this walk, which
+ * V8 optimises within the first files of a run (it is called for every value of every object).
+ */
+export function identicalJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!identicalJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  // Own keys in order (for...in: Object.keys' order, as JSON.stringify writes them); a
+  // "__proto__" member (JSON.parse makes it an own property) is read as the own value.
+  const keys = Object.keys(y);
+  let i = 0;
+  for (const k in x) {
+    if (!Object.hasOwn(x, k)) continue;
+    if (keys[i++] !== k || !identicalJson(x[k], y[k])) return false;
+  }
+  return i === keys.length;
+}
+
 /** Stable JSON: sorted keys, 2-space indent, trailing newline. */
 export function stableStringify(value: unknown): string {
   return JSON.stringify(sortKeysDeep(value), null, 2) + '\n';

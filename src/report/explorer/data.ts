@@ -13,6 +13,7 @@ import type { BaselineInput } from '../build.js';
 import { pairDocuments } from '../pairing.js';
 import { recordsOfExport } from '../scored.js';
 import { valueSource, type Cell, type DocumentValues, type ValueSource } from './values.js';
+import { identicalJson } from '../../util/json.js';
 
 export interface ExplorerInput {
   report: Report;
@@ -97,7 +98,6 @@ export interface ExplorerData {
 }
 
 const r4 = (v: number): number => Math.round(v * 1e4) / 1e4;
-const sameValue = (a: unknown, b: unknown): boolean => a === b || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && JSON.stringify(a) === JSON.stringify(b));
 
 function fieldRows(r: Report): FieldRow[] {
   const rows = new Map((r.baseline?.rows ?? []).map((x) => [x.key, x]));
@@ -291,7 +291,7 @@ function extractLine(values: DocumentValues & { type: 'EXTRACT' }, paths: readon
     units.push((u + 1).toString(36).padStart(width, '0'));
     if (u < 0) stray.push(path);
     rows.push(u < 0 ? '' : rowsText(c.rows));
-    const differs = !sameValue(c.expected, c.predicted);
+    const differs = !identicalJson(c.expected, c.predicted);
     outcomes.push(String(c.outcome + (differs ? 5 : 0)));
     E.push(c.expected);
     if (differs) P.push(c.predicted);
@@ -300,7 +300,7 @@ function extractLine(values: DocumentValues & { type: 'EXTRACT' }, paths: readon
     if (base) {
       if (!b) bo.push('-');
       else {
-        const bDiffers = !sameValue(b.predicted, c.predicted);
+        const bDiffers = !identicalJson(b.predicted, c.predicted);
         bo.push(String(b.outcome + (bDiffers ? 5 : 0)));
         if (bDiffers) BP.push(b.predicted);
       }
