@@ -9,7 +9,7 @@ import type { DocumentRecord } from '../metrics/generated/report.js';
 import { cellText } from '../dataset/corrections.js';
 import { csvLine } from '../dataset/rejects.js';
 import { UsageError } from '../util/errors.js';
-import { baselineSide, cellKey, currentValues, type ExplorerInput } from './explorer/data.js';
+import { baselineSide, currentValues, pairCells, type ExplorerInput } from './explorer/data.js';
 import type { Cell, DocumentValues } from './explorer/values.js';
 import { pairDocuments } from './pairing.js';
 
@@ -83,13 +83,14 @@ function visitErrors(input: ExplorerInput, visit: (index: number, rows: ErrorRow
     const rows: ErrorRow[] = [];
     let low: number | null = null;
     if (v.type === 'EXTRACT') {
-      const baseCells = new Map<string, Cell>();
-      if (bv?.type === 'EXTRACT') for (const c of bv.cells) baseCells.set(cellKey(c.leaf < 0 ? c.path : (base?.values?.paths[c.leaf] ?? ''), c.rows), c);
-      for (const c of v.cells) {
+      const baseCells = bv?.type === 'EXTRACT' ? bv.cells : [];
+      const paired = pairCells(v.cells, current.paths, baseCells, base?.values?.paths ?? []);
+      for (let i = 0; i < v.cells.length; i++) {
+        const c = v.cells[i];
         if (c.confidence !== undefined && (low === null || c.confidence < low)) low = c.confidence;
         if (c.outcome < 2) continue;
         const unit = c.leaf < 0 ? c.path : current.paths[c.leaf];
-        const b = baseCells.get(cellKey(unit, c.rows));
+        const b = paired.of[i] >= 0 ? baseCells[paired.of[i]] : undefined;
         rows.push({ ...common, field: c.leaf < 0 ? c.path : concretePath(unit, c.rows), outcome: OUTCOME[c.outcome] as ErrorRow['outcome'], expected: c.expected, predicted: c.predicted, confidence: c.confidence ?? null, ...baselineValue(b ? b.predicted : null) });
       }
     } else if (v.type === 'CLASSIFY') {

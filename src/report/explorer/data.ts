@@ -264,6 +264,62 @@ export const cellKey = (path: string, rows: Cell['rows']): string => `${path}|${
 export const unitWidth = (units: number): number => (units + 1).toString(36).length;
 
 /**
+ * The baseline cell each cell of a document pairs with: the one of the same key (cellKey: the same
+ * path, the same expected row at each level or, for a row only predicted, the same predicted row),
+ * as an index into `baseCells` (-1: none), and the baseline cells no cell took, in their order.
+ * Keys outside the fields (`leaf` -1) can repeat (one per row of a list): the last baseline cell of
+ * a key is the one paired and listed, at the place of the first. Without such keys every key is
+ * once on each side, and the two lists, made by walking the same fields, mostly come in the same
+ * order: each cell is compared with the baseline cell after the one paired last before any key is
+ * written (at 75 cells a document, writing two keys a cell was most of the explorer's time).
+ */
+export function pairCells(cells: readonly Cell[], paths: readonly string[], baseCells: readonly Cell[], basePaths: readonly string[]): { of: Int32Array; unused: number[] } {
+  const of = new Int32Array(cells.length).fill(-1);
+  const used = new Uint8Array(baseCells.length);
+  const pathOf = (c: Cell, ps: readonly string[]): string => (c.leaf < 0 ? c.path : ps[c.leaf]);
+  let byKey: Map<string, number> | undefined;
+  const keyed = (): Map<string, number> => {
+    if (!byKey) {
+      byKey = new Map();
+      for (let j = 0; j < baseCells.length; j++) byKey.set(cellKey(pathOf(baseCells[j], basePaths), baseCells[j].rows), j);
+    }
+    return byKey;
+  };
+  const repeats = cells.some((c) => c.leaf < 0) || baseCells.some((c) => c.leaf < 0);
+  let next = 0;
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells[i];
+    const path = pathOf(c, paths);
+    let j = -1;
+    if (!repeats && next < baseCells.length && sameCellKey(path, c.rows, pathOf(baseCells[next], basePaths), baseCells[next].rows)) j = next;
+    else j = keyed().get(cellKey(path, c.rows)) ?? -1;
+    if (j >= 0) {
+      of[i] = j;
+      used[j] = 1;
+      next = j + 1;
+    }
+  }
+  const unused: number[] = [];
+  if (byKey) {
+    for (const j of byKey.values()) if (!used[j]) unused.push(j);
+  } else if (repeats) {
+    for (const j of keyed().values()) if (!used[j]) unused.push(j);
+  } else for (let j = 0; j < baseCells.length; j++) if (!used[j]) unused.push(j);
+  return { of, unused };
+}
+
+/** Whether two cells' keys (cellKey) are the same, without writing them. */
+function sameCellKey(pathA: string, rowsA: Cell['rows'], pathB: string, rowsB: Cell['rows']): boolean {
+  if (pathA !== pathB || rowsA.length !== rowsB.length) return false;
+  for (let k = 0; k < rowsA.length; k++) {
+    const a = rowsA[k];
+    const b = rowsB[k];
+    if (a[0] >= 0 ? a[0] !== b[0] : b[0] >= 0 || a[1] !== b[1]) return false;
+  }
+  return true;
+}
+
+/**
  * An EXTRACT document's line, one entry per cell in columns (they compress far better than
  * a tuple per cell): `[units, rows, outcomes, expected, predicted, confidence, baseline, stray]`.
  * `units`: unit + 1 in base 36 per cell, `unitWidth` characters each (0: a key outside the fields); `rows`: rowsText per cell, joined by spaces;
@@ -274,8 +330,8 @@ export const unitWidth = (units: number): number => (units + 1).toString(36).len
  * `stray`: the paths of keys outside the fields, in order, or 0.
  */
 function extractLine(values: DocumentValues & { type: 'EXTRACT' }, paths: readonly string[], unitIndex: ReadonlyMap<string, number>, width: number, base?: { values: DocumentValues & { type: 'EXTRACT' }; paths: readonly string[] }): unknown[] {
-  const baseCells = new Map<string, Cell & { used?: boolean }>();
-  if (base) for (const c of base.values.cells) baseCells.set(cellKey(c.leaf < 0 ? c.path : base.paths[c.leaf], c.rows), { ...c });
+  const baseCells = base ? base.values.cells : [];
+  const paired = base ? pairCells(values.cells, paths, baseCells, base.paths) : undefined;
   const units: string[] = [];
   const rows: string[] = [];
   const outcomes: string[] = [];
@@ -306,18 +362,15 @@ function extractLine(values: DocumentValues & { type: 'EXTRACT' }, paths: readon
       }
     }
   };
-  for (const c of values.cells) {
-    const path = c.leaf < 0 ? c.path : paths[c.leaf];
-    let b: (Cell & { used?: boolean }) | null = null;
-    if (base) {
-      b = baseCells.get(cellKey(path, c.rows)) ?? null;
-      if (b) b.used = true;
-    }
-    add(c, path, b);
+  const cells = values.cells;
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells[i];
+    const j = paired ? paired.of[i] : -1;
+    add(c, c.leaf < 0 ? c.path : paths[c.leaf], j >= 0 ? baseCells[j] : null);
   }
   // Baseline outcomes where this run has none (its TN): shown beside an empty current value.
-  for (const b of baseCells.values()) {
-    if (b.used) continue;
+  for (const j of paired?.unused ?? []) {
+    const b = baseCells[j];
     const path = b.leaf < 0 ? b.path : (base as { paths: readonly string[] }).paths[b.leaf];
     add({ leaf: b.leaf < 0 ? -1 : 0, path, rows: b.rows, outcome: 1, expected: b.expected, predicted: null }, path, b);
   }
