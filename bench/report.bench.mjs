@@ -15,7 +15,9 @@
 // Up to the explorer's 50,000 documents the CLI does more than the measured report: `evalkit
 // report --from FILE` also notes where each item's line is while it scores, and reads each
 // document's line back to show its values in the explorer. One such run (the built
-// CLI as a process, under /usr/bin/time) is printed beside the ratios, without a target.
+// CLI as a process, under /usr/bin/time) is printed beside the ratios, without a target, and one
+// more against a baseline export of the same documents (the export with a third of its
+// predictions changed), whose values the explorer pairs with each document's.
 // The same run is also measured as an export that records the service's evaluation set run (its
 // metrics as serviceMetrics gives them for these items): the report then adds the reconciliation
 // (docs/metrics.md), and its ratio to the floor is printed beside the plain report's (and with
@@ -117,13 +119,35 @@ function child(mode, file, outDir) {
 }
 
 /** `evalkit report --from file` as a user runs it (all formats, the explorer with values), under /usr/bin/time. */
-function cli(file, outDir) {
+function cli(file, outDir, baseline) {
   const times = path.join(outDir, '..', 'cli-time.txt');
   const bin = fileURLToPath(new URL('../dist/cli/index.js', import.meta.url));
-  const r = spawnSync('/usr/bin/time', ['-o', times, '-f', '%e %U %S %M', process.execPath, bin, 'report', '--from', file, '--out-dir', outDir, '--quiet'], { encoding: 'utf8' });
+  const args = ['report', '--from', file, ...(baseline ? ['--baseline', baseline] : []), '--out-dir', outDir, '--quiet'];
+  const r = spawnSync('/usr/bin/time', ['-o', times, '-f', '%e %U %S %M', process.execPath, bin, ...args], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`evalkit report failed (exit ${r.status}): ${r.stderr.slice(0, 2000)}`);
   const [wall, user, sys, rssKb] = readFileSync(times, 'utf8').trim().split('\n').pop().split(' ').map(Number);
   return { total: wall * 1000, cpu: (user + sys) * 1000, maxRssMb: rssKb / 1024 };
+}
+
+/**
+ * The baseline of the CLI's run with a baseline: the same documents, every third one's
+ * prediction of text_2 changed and every fifth one's amount_0 members in the other order
+ * (deterministic; the export itself is not generated again).
+ */
+async function writeBaseline(file, baselineFile) {
+  const { createInterface } = await import('node:readline');
+  const { createReadStream } = await import('node:fs');
+  const out = createWriteStream(baselineFile);
+  let i = 0;
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    const item = i++ === 0 ? undefined : JSON.parse(line);
+    const v = item?.output?.value;
+    if (v && i % 3 === 0) v.text_2 = 'changed in the baseline';
+    if (v && i % 5 === 0 && v.amount_0 && typeof v.amount_0 === 'object') v.amount_0 = Object.fromEntries(Object.entries(v.amount_0).reverse());
+    if (!out.write((item ? JSON.stringify(item) : line) + '\n')) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
 }
 
 const best = (runs) => runs.reduce((a, b) => (b.cpu < a.cpu ? b : a));
@@ -168,6 +192,12 @@ if (process.argv[2] === '--measure') {
     const report = best(reports);
     const boot = best(boots);
     const withValues = DOCS <= 50_000 ? cli(file, path.join(dir, 'cli')) : undefined;
+    let withBaseline;
+    if (DOCS <= 50_000) {
+      const baselineFile = path.join(dir, 'baseline.jsonl');
+      await writeBaseline(file, baselineFile);
+      withBaseline = cli(file, path.join(dir, 'cli-baseline'), baselineFile);
+    }
     console.log(`report.json ${(boot.json / 1e6).toFixed(2)} MB, documents.jsonl ${(boot.documentsFile / 1e6).toFixed(0)} MB, report.md ${(boot.md / 1e3).toFixed(0)} KB`);
     console.log(`micro F1 ${boot.microF1.toFixed(4)} ${JSON.stringify(boot.interval)}, document accuracy ${boot.docAccuracy.toFixed(4)}`);
     const bootCpu = boot.cpu - report.cpu;
@@ -180,6 +210,11 @@ if (process.argv[2] === '--measure') {
     if (withValues) {
       console.log(
         `evalkit report --from (the CLI: report.html with every value of the export, each document's line read back): ${sec(withValues.total)} wall, ${sec(withValues.cpu)} CPU, ${withValues.maxRssMb.toFixed(0)} MB peak RSS, ${(withValues.cpu / floor.cpu).toFixed(2)}x of the floor CPU (no target)`,
+      );
+    }
+    if (withBaseline) {
+      console.log(
+        `evalkit report --from --baseline (the CLI as above, against a baseline export of the same documents, a third of its predictions changed): ${sec(withBaseline.total)} wall, ${sec(withBaseline.cpu)} CPU, ${withBaseline.maxRssMb.toFixed(0)} MB peak RSS, ${(withBaseline.cpu / floor.cpu).toFixed(2)}x of the floor CPU (no target)`,
       );
     }
     if (process.argv.includes('--instructions')) {
