@@ -8,7 +8,7 @@ import { toYargs } from './command.js';
 import { err, errLabel, out } from './io.js';
 import { loadAllCommands, loadCommands, type AnyCommand } from './commands.js';
 import { setMachineOutput, setQuiet } from './style.js';
-import { flagSuggestions, tokenVariableHint } from './suggest.js';
+import { configMemberHints, flagSuggestions, tokenVariableHint } from './suggest.js';
 
 const require = createRequire(import.meta.url);
 // yargs' ESM build wraps help text at a fixed character count, cutting words in half; its
@@ -43,7 +43,7 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
       if (e) throw e;
       // The options of the command being parsed (yargs resets them per command): `--fromm` -> --from.
       const known = msg ? Object.keys((parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key) : [];
-      const hints = msg ? flagSuggestions(known, args) : [];
+      const hints = msg ? [...flagSuggestions(known, args), ...configMemberHints(msg, args)] : [];
       throw new UsageError(msg ?? 'invalid usage', hints.length ? { hint: hints.join('; ') } : undefined);
     })
     .option('base-url', {

@@ -1,9 +1,11 @@
 /**
  * Hints for what the user probably meant: a flag one typo away from a declared one (yargs'
  * strict mode names the unknown flag, and its recommendCommands covers only commands), and a
- * token in a variable evalkit does not read.
+ * token in a variable evalkit does not read, and for a required option missing, the member of
+ * evalkit.config.json that can give it instead.
  */
 import { distance } from 'fastest-levenshtein';
+import { OPTION_MAP } from './settings.js';
 
 const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
@@ -41,4 +43,26 @@ export function tokenVariableHint(env: NodeJS.ProcessEnv): string | undefined {
   const set = TOKEN_LOOKALIKES.filter((n) => (env[n] ?? '').trim() !== '');
   if (set.length === 0) return undefined;
   return `${set.join(' and ')} ${set.length > 1 ? 'are' : 'is'} set, but evalkit reads the API token from EVALKIT_API_TOKEN only: rename it (export EVALKIT_API_TOKEN="$${set[0]}")`;
+}
+
+/**
+ * For yargs' "Missing required argument(s): a, b": each missing option that a dataset section of
+ * evalkit.config.json can give to this command (settings.ts OPTION_MAP), with its member:
+ * `pass --evaluation-set, or set "evaluationSet" in the dataset's section of evalkit.config.json`.
+ */
+export function configMemberHints(msg: string, args: readonly string[]): string[] {
+  const m = /^Missing required arguments?: (.+)$/.exec(msg);
+  if (!m) return [];
+  const words: string[] = [];
+  for (const a of args) {
+    if (a.startsWith('-')) break;
+    words.push(a);
+  }
+  const out: string[] = [];
+  for (const flag of m[1].split(', ')) {
+    // The command's words lead the arguments (positionals may follow them).
+    const hit = OPTION_MAP.find((o) => kebab(o.option) === flag && o.command.split(' ').every((w, i) => words[i] === w));
+    if (hit) out.push(`pass --${flag}, or set "${hit.key}" in the dataset's section of evalkit.config.json (evalkit init writes one; evalkit config show prints what applies)`);
+  }
+  return out;
 }

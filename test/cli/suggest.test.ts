@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flagSuggestions, tokenVariableHint } from '../../src/cli/suggest.js';
+import { configMemberHints, flagSuggestions, tokenVariableHint } from '../../src/cli/suggest.js';
 import { main } from '../../src/cli/main.js';
 
 const REPORT = ['help', 'version', 'quiet', 'q', 'from', 'out-dir', 'outDir', 'step-summary', 'baseline', 'config-file', 'dataset'];
@@ -38,10 +38,25 @@ describe('did you mean', () => {
     }
     const text = lines.join('');
     expect(text).toContain('Unknown argument: fromm\n  hint: --fromm: did you mean --from?');
-    expect(text).toContain('Missing required argument: evaluation-set\n  hint: --evaluation-sett: did you mean --evaluation-set?');
+    expect(text).toContain('Missing required argument: evaluation-set\n  hint: --evaluation-sett: did you mean --evaluation-set?; pass --evaluation-set, or set "evaluationSet" in the dataset\'s section of evalkit.config.json');
     expect(text).toContain('--writee: did you mean --write?');
     expect(text).toContain('evalkit: warning: EVALKIT_API_KEY is set, but evalkit reads the API token from EVALKIT_API_TOKEN only');
     expect(text).not.toContain('sk_live_notprinted');
+  });
+});
+
+describe('a required option the config file can give', () => {
+  const CONFIG = ' in the dataset\'s section of evalkit.config.json (evalkit init writes one; evalkit config show prints what applies)';
+  it.each([
+    ['Missing required argument: evaluation-set', ['eval', 'run'], ['pass --evaluation-set, or set "evaluationSet"' + CONFIG]],
+    ['Missing required argument: evaluation-set', ['dataset', 'download', '--out', 'x.csv'], ['pass --evaluation-set, or set "evaluationSet"' + CONFIG]],
+    ['Missing required arguments: from, baseline', ['report', '--bootstrap', '0'], ['pass --from, or set "export"' + CONFIG, 'pass --baseline, or set "baseline"' + CONFIG]],
+    // An option no member gives, another command, another message: no hint.
+    ['Missing required argument: release', ['processors', 'publish', 'ex_1'], []],
+    ['Missing required argument: evaluation-set', ['evaluation', 'run'], []],
+    ['Unknown argument: evaluation-set', ['eval', 'run'], []],
+  ])('%s (%j)', (msg, args, hints) => {
+    expect(configMemberHints(msg, args)).toEqual(hints);
   });
 });
 
