@@ -13,6 +13,8 @@ import { EvalkitError, InputError, UsageError, type ExitCode } from '../util/err
 import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
 import { defineCommand, listSubcommands, type EvalkitCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
+import { settingsSources } from './settings.js';
+import { isQuiet } from './style.js';
 
 interface UploadArgs {
   csv?: string;
@@ -259,6 +261,11 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
     const t = r.tally;
     const files = t.filesUploaded || t.filesReused ? `; ${t.filesUploaded} files uploaded${t.filesReused ? `, ${t.filesReused} found already uploaded` : ''}` : '';
     out(`${target}${r.set?.created ? ' (created)' : ''}: ${tallyLine(t)}${files}`);
+  }
+  // The set just made is not in the dataset section yet: eval run and the next upload need it there.
+  const section = settingsSources().dataset;
+  if (r.set?.created && r.set.id && section && !section.evaluationSet && !isQuiet()) {
+    out(`next: add "evaluationSet": "${r.set.id}" to dataset "${section.name}" in ${section.file} (eval run, dataset download and the next upload read it)`);
   }
   if (r.writeBack) {
     out(`write back: ${writeBackText(r.writeBack)}`);

@@ -131,6 +131,8 @@ export interface SettingsSources {
   csv?: string;
   /** The options of this command the file filled (camelCase). */
   filled?: string[];
+  /** The picked dataset section: its file, its name, and whether it names an evaluation set. */
+  dataset?: { file: string; name: string; evaluationSet: boolean };
 }
 
 let sources: SettingsSources = {};
@@ -180,5 +182,6 @@ export async function applySettings(argv: Argvish, y: Argv): Promise<void> {
     gatesFile: filled.has('gates') ? path.relative(process.cwd(), loaded.file) || loaded.file : undefined,
     csv: typeof csv === 'string' ? path.relative(process.cwd(), path.resolve(loaded.dir, csv)) : undefined,
     filled: filledOptions,
+    dataset: { file: path.relative(process.cwd(), loaded.file) || loaded.file, name: picked.name, evaluationSet: picked.settings.evaluationSet !== undefined },
   };
 }

@@ -295,8 +295,13 @@ describe('evalkit init', () => {
       section.gates = ['micro.f1>=0.999'];
       writeFileSync(path.join(dir, 'evalkit.config.json'), JSON.stringify(config));
       const fromFile = { ...env, EVALKIT_BASE_URL: '' };
-      const uploaded = json<{ set: { id: string } }>(await runCli(['dataset', 'upload', '--create-set', 'invoices', '--format', 'json', '--no-progress', '--journal', path.join(dir, 'j.ndjson')], { cwd: dir, env: fromFile }));
-      section.evaluationSet = uploaded.set.id;
+      const uploaded = await runCli(['dataset', 'upload', '--create-set', 'invoices', '--no-progress', '--journal', path.join(dir, 'j.ndjson')], { cwd: dir, env: fromFile });
+      expect(uploaded.code, uploaded.stderr).toBe(0);
+      // The section names no set yet: the upload says what to add, and where.
+      const next = /^next: add "evaluationSet": "([^"]+)" to dataset "invoice-extraction" in evalkit\.config\.json \(eval run, dataset download and the next upload read it\)$/m.exec(uploaded.stdout);
+      expect(next, uploaded.stdout).not.toBeNull();
+      expect(uploaded.stdout).toContain(`set ${next![1]} "invoices" (created)`);
+      section.evaluationSet = next![1];
       writeFileSync(path.join(dir, 'evalkit.config.json'), JSON.stringify(config));
 
       const evaluated = await runCli(['eval', 'run', '--no-progress'], { cwd: dir, env: fromFile });
