@@ -147,6 +147,8 @@ export function settingsSources(): SettingsSources {
  * environment sets them.
  */
 export async function applySettings(argv: Argvish, y: Argv): Promise<void> {
+  // Per run: a library caller may run several commands in one process (main() in the tests).
+  sources = {};
   const cmd = commandPath(argv);
   if (argv.help || cmd === '' || SKIP.has(cmd.split(' ')[0])) return;
   const { loaded, picked } = await loadForCommand(argv);
