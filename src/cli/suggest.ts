@@ -5,9 +5,7 @@
  * evalkit.config.json that can give it instead.
  */
 import { distance } from 'fastest-levenshtein';
-import { OPTION_MAP } from './settings.js';
-
-const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+import { kebab, OPTION_MAP } from './settings.js';
 
 /**
  * When parsing failed (an unknown argument, or a required one missing because it was misspelt):

@@ -299,12 +299,13 @@ export function pairCells(cells: readonly Cell[], paths: readonly string[], base
       next = j + 1;
     }
   }
+  // In the Map's order when there are repeats (or it was built); otherwise the keys are unique and that order is the list's.
   const unused: number[] = [];
-  if (byKey) {
-    for (const j of byKey.values()) if (!used[j]) unused.push(j);
-  } else if (repeats) {
+  if (byKey || repeats) {
     for (const j of keyed().values()) if (!used[j]) unused.push(j);
-  } else for (let j = 0; j < baseCells.length; j++) if (!used[j]) unused.push(j);
+  } else {
+    for (let j = 0; j < baseCells.length; j++) if (!used[j]) unused.push(j);
+  }
   return { of, unused };
 }
 
