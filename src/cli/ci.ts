@@ -12,7 +12,7 @@ import type * as GitHub from '../ci/github.js';
 import type { Report } from '../metrics/generated/report.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { defineCommand, listSubcommands } from './command.js';
-import { err, formatOption, out, outJson } from './io.js';
+import { formatOption, out, outJson, warn } from './io.js';
 import { isQuiet } from './style.js';
 
 interface GithubArgs {
@@ -94,7 +94,7 @@ const github = defineCommand<GithubArgs>({
       }
     }
 
-    for (const w of warnings) err(`evalkit: warning: ${w}`);
+    for (const w of warnings) warn(w);
     if (argv.format === 'json') {
       outJson({ ...result, warnings });
     } else {

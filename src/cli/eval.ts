@@ -8,7 +8,7 @@ import type { Argv } from 'yargs';
 import type { EvalProgress, EvalResult, ExportFileFormat } from '../eval/index.js';
 import { InputError, UsageError, type ExitCode } from '../util/errors.js';
 import { defineCommand, listSubcommands } from './command.js';
-import { allowUnknownOption, err, formatOption, out, outJson } from './io.js';
+import { allowUnknownOption, err, formatOption, out, outJson, warn } from './io.js';
 import { fmtDuration, progressReporter, type ProgressState } from './progress.js';
 import { isQuiet } from './style.js';
 import { settingsSources } from './settings.js';
@@ -173,7 +173,7 @@ async function execute(a: OutputArgs, work: (cb: { signal: AbortSignal; onProgre
   if (metadata) {
     const m = attachMetadata(result.export.items, metadata);
     const note = `${m.matched} of ${result.export.items.length} item(s) described by ${metadata.file} (metadata ${metadata.keys.join(', ')})`;
-    if (m.unmatched > 0) err(`evalkit: warning: ${note}; ${m.unmatched} match no row (by file id, content hash or file name) or rows that disagree`);
+    if (m.unmatched > 0) warn(`${note}; ${m.unmatched} match no row (by file id, content hash or file name) or rows that disagree`);
     else if (a.format !== 'json') err(`evalkit: ${note}`);
   }
   const file = target.file ?? defaultExportPath(defaultName(result), target.format);

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { listSubcommands, defineCommand } from './command.js';
-import { err, escapeControls, formatOption, out, outJson } from './io.js';
+import { escapeControls, formatOption, out, outJson, warn } from './io.js';
 
 interface ShowArgs {
   dir: string;
@@ -24,7 +24,7 @@ const show = defineCommand<ShowArgs>({
   async run(argv) {
     const { readHistory, historySeries, renderHistoryText } = await import('../history/index.js');
     const history = await readHistory(argv.dir);
-    for (const w of history.warnings) err(`evalkit: warning: ${w}`);
+    for (const w of history.warnings) warn(w);
     const view = historySeries(history.entries, { metrics: argv.metric.flatMap((m) => m.split(',')).map((m) => m.trim()).filter(Boolean), last: argv.last });
     if (argv.format === 'json') outJson({ ...view, warnings: history.warnings });
     // Entries are files anyone may have written: their strings (commits, field ids) are shown, never interpreted.

@@ -21,6 +21,14 @@ export function err(text: string): void {
   process.stderr.write(escapeControls(redact(text.endsWith('\n') ? text : text + '\n')));
 }
 
+/**
+ * One warning, on one line: a line break inside it (a class name or a field name from a user's
+ * document) is shown as `\x0a`, as err() shows the other control characters.
+ */
+export function warn(text: string, label = 'evalkit'): void {
+  err(`${label}: warning: ${text.replace(/\n/g, '\\x0a')}`);
+}
+
 /** err() with a label in colour (on a terminal that wants it): `evalkit:` of an error line. */
 export function errLabel(label: string, style: 'red' | 'yellow', text: string): void {
   flushOut();

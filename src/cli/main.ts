@@ -5,7 +5,7 @@ import { EvalkitError, fileSystemError, UsageError, type ExitCode } from '../uti
 import { redact } from '../util/secrets.js';
 import { DEFAULT_API_VERSION } from '../api/version.js';
 import { toYargs } from './command.js';
-import { err, errLabel, out } from './io.js';
+import { err, errLabel, out, warn } from './io.js';
 import { loadAllCommands, loadCommands, type AnyCommand } from './commands.js';
 import { setMachineOutput, setQuiet } from './style.js';
 import { configMemberHints, flagSuggestions, tokenVariableHint } from './suggest.js';
@@ -86,7 +86,7 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
       setQuiet(argv.quiet === true);
       setMachineOutput(argv.format === 'json');
       const tokenHint = tokenVariableHint(process.env);
-      if (tokenHint) err(`evalkit: warning: ${tokenHint}`);
+      if (tokenHint) warn(tokenHint);
       for (const [old, now] of Object.entries(RENAMED_FLAGS)) {
         if (old in argv) throw new UsageError(`--${old} was renamed to --${now}`);
       }

@@ -6,7 +6,7 @@ import { REPORT_FILE_NAMES, REPORT_FORMATS as FORMATS, type ReportFormat } from 
 import type { DocumentRecord, MultiRun } from '../metrics/generated/report.js';
 import type { FileValueSource, ValueSource } from '../report/explorer/values.js';
 import { defineCommand } from './command.js';
-import { err, out } from './io.js';
+import { err, out, warn } from './io.js';
 import { isQuiet, paint } from './style.js';
 import { isCountGate } from '../report/gates.js';
 
@@ -311,10 +311,10 @@ export default defineCommand<ReportArgs>({
       }
     }
 
-    for (const w of report.warnings) err(`evalkit: warning: ${w}`);
-    for (const w of report.baseline?.warnings ?? []) err(`evalkit: warning: baseline: ${w}`);
+    for (const w of report.warnings) warn(w);
+    for (const w of report.baseline?.warnings ?? []) warn(`baseline: ${w}`);
     if (output === 'json') {
-      for (const w of report.slices?.warnings ?? []) err(`evalkit: warning: ${w}`);
+      for (const w of report.slices?.warnings ?? []) warn(w);
       out(writtenReports.find((f) => f.format === 'json')?.text ?? renderJson(report));
       return report.gates.passed ? 0 : 1;
     }
@@ -362,7 +362,7 @@ export default defineCommand<ReportArgs>({
             (bad.length ? `; significantly worse ${s.metric}: ${bad.map((x) => `${JSON.stringify(x.label)} ${f3(x.metrics[s.metric]?.value)} vs ${f3(x.rest)} (p Holm ${x.pHolm?.toPrecision(2)})`).join(', ')}` : '; none significantly worse'),
         );
       }
-      for (const w of s.warnings) err(`evalkit: warning: ${w}`);
+      for (const w of s.warnings) warn(w);
     }
     if (report.baseline) {
       const b = report.baseline;
@@ -415,6 +415,6 @@ function runsLines(runs: MultiRun): string[] {
         (c.withinSpread.length ? ` (${c.withinSpread.length} within the run-to-run spread)` : ''),
     );
   }
-  for (const w of runs.warnings) err(`evalkit: warning: runs: ${w}`);
+  for (const w of runs.warnings) warn(`runs: ${w}`);
   return lines;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
 import { defineCommand } from './command.js';
-import { err, formatOption, out, outJson, untilSignal } from './io.js';
+import { err, formatOption, out, outJson, untilSignal, warn } from './io.js';
 
 interface ViewArgs {
   paths: string[];
@@ -43,8 +43,8 @@ export default defineCommand<ViewArgs>({
     const reports = await findReports(argv.paths);
     const csvFiles = await datasetCsvs(argv.configFile, reports.map((r) => r.dir));
     const finder = new FileFinder({ filesDirs: argv.files, csvFiles, reportDirs: reports.map((r) => r.dir) });
-    for (const n of finder.notes) err(`evalkit view: warning: ${n}`);
-    for (const r of reports) if (!r.exportFile) err(`evalkit view: warning: ${r.shown}: the export ${r.report.source.file} is not beside report.json (nor at that path from here); its documents show values but no files`);
+    for (const n of finder.notes) warn(n, 'evalkit view');
+    for (const r of reports) if (!r.exportFile) warn(`${r.shown}: the export ${r.report.source.file} is not beside report.json (nor at that path from here); its documents show values but no files`, 'evalkit view');
     const remoteFile = argv.remoteFiles ? await remoteFiles() : undefined;
     const history = argv.history ? await historySection(argv.history) : undefined;
     const view = await startView({ reports, finder, port: argv.port, remoteFile, history });
@@ -98,7 +98,7 @@ async function remoteFiles(): Promise<(fileId: string) => Promise<Uint8Array>> {
 async function historySection(dir: string): Promise<() => Promise<string>> {
   const { readHistory, historySeries, renderHistoryHtml } = await import('../history/index.js');
   const first = await readHistory(dir);
-  for (const w of first.warnings) err(`evalkit view: warning: ${w}`);
+  for (const w of first.warnings) warn(w, 'evalkit view');
   return async () => renderHistoryHtml(historySeries((await readHistory(dir)).entries));
 }
 

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { escapeControls } from '../../src/cli/io.js';
+import { describe, expect, it, vi } from 'vitest';
+import { escapeControls, warn } from '../../src/cli/io.js';
 import { BIN, cleanupAfterEach, ROOT, runCli } from '../helpers/cli.js';
 
 const { tmp, track } = cleanupAfterEach('cliout');
@@ -27,6 +27,20 @@ describe('user strings on stderr', () => {
     ['März 請求書 🧾', 'März 請求書 🧾'],
   ])('escapeControls(%j)', (given, want) => {
     expect(escapeControls(given)).toBe(want);
+  });
+});
+
+describe('warn', () => {
+  it('prints a warning on one line: a line break inside a user string is shown, not printed', () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => (written.push(String(s)), true));
+    try {
+      warn('classificationMetrics.inv\noice\r\nx is not given');
+      warn('a note', 'evalkit view');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written).toEqual(['evalkit: warning: classificationMetrics.inv\\x0aoice\\x0d\\x0ax is not given\n', 'evalkit view: warning: a note\n']);
   });
 });
 
