@@ -8,7 +8,7 @@ import type { FileValueSource, ValueSource } from '../report/explorer/values.js'
 import { defineCommand } from './command.js';
 import { err, out, warn } from './io.js';
 import { isQuiet, paint } from './style.js';
-import { isCountGate } from '../report/gates.js';
+import { fmtGate, isCostMetric, isCountGate } from '../report/gates.js';
 
 interface ReportArgs {
   from?: string[];
@@ -380,7 +380,9 @@ export default defineCommand<ReportArgs>({
       lines.push(fails[fails.length - 1]);
     };
     for (const g of report.gates.results) {
-      if (g.passed) lines.push(`${paint('green', 'pass')} ${g.gate} (${isCountGate(g.metric) ? g.value : f3(g.value)})`);
+      // A cost gate is judged on the run's own figure, also with --gate-on lower: said on its line.
+      const point = g.on !== report.gates.gateOn ? ', the run\'s own figure: no interval' : '';
+      if (g.passed) lines.push(`${paint('green', 'pass')} ${g.gate} (${isCountGate(g.metric) ? g.value : isCostMetric(g.metric) && g.value !== null ? fmtGate(g.value, g.threshold) : f3(g.value)}${point})`);
       else fail(`${g.gate}: ${g.reason ?? ''}`);
     }
     if (report.gates.failOnRegression && report.gates.regressed.length) fail(`--fail-on-regression: ${report.gates.regressed.length} significant regression(s)`);

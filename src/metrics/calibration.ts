@@ -13,7 +13,8 @@ export type ConfidenceSource = (typeof CONFIDENCE_SOURCES)[number];
 /** Reliability-diagram bins: [0, 0.1), [0.1, 0.2), ..., [0.9, 1.0]. */
 export const BINS = 10;
 
-function unit(v: unknown): number | undefined {
+/** A confidence as a probability: a finite number from 0 to 1; anything else is no confidence (never clamped). */
+export function unit(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1 ? v : undefined;
 }
 

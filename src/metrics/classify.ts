@@ -1,8 +1,9 @@
 /**
  * CLASSIFY: the class of each document, and the metrics over classes.
  */
-import { dict, isPlainObject } from '../util/json.js';
+import { dict, isPlainObject, own } from '../util/json.js';
 import type { ClassifyMetrics, ClassMetrics, DocumentRecord } from './generated/report.js';
+import { unit } from './calibration.js';
 import { f1Score, proportion } from './stats.js';
 
 /** Confusion-matrix label of a document without a class (failed run, output without one). */
@@ -32,8 +33,9 @@ export function classOf(output: unknown, idToType: Map<string, string>): string 
   return null;
 }
 
+/** The output's `confidence` when it is a probability (0 to 1); null otherwise (none, or out of range: counted without confidence). */
 export function confidenceOf(output: unknown): number | null {
-  return isPlainObject(output) && typeof output.confidence === 'number' && Number.isFinite(output.confidence) ? output.confidence : null;
+  return isPlainObject(output) ? (unit(own(output, 'confidence')) ?? null) : null;
 }
 
 /** Every class: declared by the config, expected or predicted (the `(none)` label is not a class). */

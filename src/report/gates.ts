@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../util/errors.js';
 import type { GateResult, Gates, Interval, Report } from '../metrics/generated/report.js';
-import { pairsForSignificance, smallestHolmMcnemar, Z80, Z95 } from '../metrics/stats.js';
+import { pairsForSignificance, smallestHolmMcnemar, wilson, Z80, Z95 } from '../metrics/stats.js';
 import { costMetrics } from './cost.js';
 
 export interface GateSpec {
@@ -186,6 +186,12 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
       return r;
     }
     const metric = resolveMetric(report, catalog, spec.metric, spec.label);
+    const { documents, failed } = report.summary;
+    if (documents > 0 && failed === documents) {
+      // Every run failed: each is scored as an empty prediction, so a metric that counts true
+      // negatives (accuracy: the fields nobody expected) can still look good. Nothing ran to judge.
+      return { gate: spec.gate, metric, threshold: spec.threshold, on: gateOn, ...(op === '<=' ? { op } : {}), value: null, passed: false, reason: `every run failed (${failed} of ${documents}): no output to judge` };
+    }
     if (report.extract && report.extract.fields.length === 0) {
       // Every field excluded (or none declared or found): document accuracy would be the share of
       // runs that did not fail, and micro metrics are undefined. Nothing to pass on.
@@ -209,11 +215,12 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
   });
   if (extras.maxFailedRate !== undefined) {
     const { documents, failed } = report.summary;
-    const rate = documents === 0 ? null : failed / documents;
+    // A share of runs like any proportion: with --gate-on lower, its Wilson interval's upper bound.
+    const rate = documents === 0 ? null : gateOn === 'lower' ? (wilson(failed, documents) as Interval).upper : failed / documents;
     const max = extras.maxFailedRate;
-    const r: GateResult = { gate: `failed.rate<=${max}`, metric: 'failed.rate', threshold: max, op: '<=', on: 'point', value: rate, passed: rate !== null && rate <= max };
+    const r: GateResult = { gate: `failed.rate<=${max}`, metric: 'failed.rate', threshold: max, op: '<=', on: gateOn, value: rate, passed: rate !== null && rate <= max };
     if (rate === null) r.reason = 'the export has no documents';
-    else if (!r.passed) r.reason = `${failed} of ${documents} run(s) failed (${fmtGate(rate, max)}), more than ${max}`;
+    else if (!r.passed) r.reason = `${failed} of ${documents} run(s) failed (${gateOn === 'lower' ? `upper bound ${fmtGate(rate, max)} of ${fmtGate(failed / documents, max)}` : fmtGate(rate, max)}), more than ${max}`;
     results.push(r);
   }
   const pairing = report.baseline?.pairing;

@@ -241,3 +241,28 @@ describe('statistics: corrected verdicts and power', () => {
     expect(same?.verdict).toBe('no_change');
   });
 });
+
+describe('gates with --gate-on lower that have no interval, and an export of failed runs', () => {
+  it('a cost gate is judged on the run\'s figure, and its line says so; failed.rate is held to its upper bound', async () => {
+    const exp = extractExport(CONFIG, docs(8, () => true));
+    exp.items.forEach((it, i) => (it.durationMs = 100 * (i + 1)));
+    exp.items[0].status = 'FAILED';
+    exp.items[0].output = null;
+    const r = await reportOf(exp, ['--gate', 'latency.p95<=30000', '--max-failed-rate', '0.3', '--gate-on', 'lower']);
+    expect(r.stdout).toContain("pass latency.p95<=30000 (765, the run's own figure: no interval)");
+    // 1 of 8 failed: 0.125, Wilson upper bound 0.471.
+    expect(r.stdout).toMatch(/FAIL failed\.rate<=0\.3: 1 of 8 run\(s\) failed \(upper bound 0\.471 of 0\.125\), more than 0\.3/);
+    expect(r.code).toBe(1);
+  });
+
+  it('every run failed: a gate an empty prediction would pass fails', async () => {
+    const exp = extractExport(CONFIG, docs(6, () => true));
+    for (const it of exp.items) {
+      it.status = 'FAILED';
+      it.output = null;
+    }
+    const r = await reportOf(exp, ['--fail-under', 'document.accuracy<=1']);
+    expect(r.stdout).toContain('FAIL document.accuracy<=1: every run failed (6 of 6): no output to judge');
+    expect(r.code).toBe(1);
+  });
+});

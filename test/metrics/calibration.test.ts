@@ -75,6 +75,16 @@ describe("the report's confidence section", () => {
     expect(c?.straightThrough).toMatchObject({ k: 36, n: 40 });
   });
 
+  it('CLASSIFY: a confidence outside 0 to 1 is no confidence (counted apart, not in the mean), and the report is valid', () => {
+    const config = { type: 'CLASSIFY', classifications: [{ id: 'a', type: 'invoice' }] };
+    const confs = [7, -0.5, 1.5, 0.8, 0.4];
+    const docs = confs.map((confidence, i) => ({ e: { id: 'a', type: 'invoice' }, p: { id: 'a', type: i === 4 ? 'receipt' : 'invoice', confidence } }));
+    // report() checks the result against schemas/report.schema.json (a mean confidence of 7 in a bin failed it).
+    const r = report(makeExport('CLASSIFY', config, docs));
+    expect(r.calibration?.fields[0]).toMatchObject({ withConfidence: 2, withoutConfidence: 3 });
+    expect(r.classify?.meanConfidence).toBeCloseTo((0.8 + 0.4) / 2, 12);
+  });
+
   it('EXTRACT: metadata by the predicted path, line-item rows by the predicted row; values without confidence are counted apart', () => {
     const config = { type: 'EXTRACT', schema: { type: 'object', properties: { total: { type: 'number' }, items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } } } } } } };
     const e = { value: { total: 1, items: [{ sku: 'A' }, { sku: 'B' }] } };

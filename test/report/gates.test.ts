@@ -55,6 +55,38 @@ describe('computeReport gates: the same three spellings', () => {
   });
 });
 
+describe('gates on runs that failed', () => {
+  // Five fields, one expected: a run that fails predicts nothing, and the four fields nobody
+  // expected are true negatives: micro accuracy 4 / 5 = 0.8 on empty predictions.
+  const five = { fields: ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name, type: 'string' })) };
+  const allFailed = extractExport(five, Array.from({ length: 10 }, () => ({ e: { a: 'x' }, p: null })));
+
+  it('every run failed: every quality gate fails, even one an empty prediction would pass', () => {
+    const r = computeReport(allFailed, { bootstrap: 0, gates: ['accuracy=0.8', 'field:b.accuracy=0.95', 'micro.f1<=1'] });
+    expect(r.extract?.micro.accuracy.value).toBeCloseTo(0.8, 12);
+    expect(r.gates.results.map((g) => [g.passed, g.reason])).toEqual(Array.from({ length: 3 }, () => [false, 'every run failed (10 of 10): no output to judge']));
+    expect(r.gates.passed).toBe(false);
+  });
+
+  it('one run of ten processed: the gates are judged as usual', () => {
+    const some = extractExport(five, [{ e: { a: 'x' }, p: { a: 'x' } }, ...Array.from({ length: 9 }, () => ({ e: { a: 'x' }, p: null }))]);
+    // 41 of 50 outcomes right: 4 TN in each of the ten documents, and the one TP.
+    const r = computeReport(some, { bootstrap: 0, gates: ['accuracy=0.8'] });
+    expect(r.gates.results[0]).toMatchObject({ passed: true, value: 41 / 50 });
+  });
+
+  it('--max-failed-rate with --gate-on lower holds the Wilson upper bound of the failed share', () => {
+    // 2 of 8 failed: Wilson upper bound (z = 1.959964) by hand: (0.25 + z²/16 + z·√(0.25·0.75/8 + z²/256)) / (1 + z²/8) = 0.590725.
+    const eight = extractExport(config, Array.from({ length: 8 }, (_, i) => ({ e: { total: 1, vendor: 'a' }, p: i < 2 ? null : { total: 1, vendor: 'a' } })));
+    const point = computeReport(eight, { bootstrap: 0, maxFailedRate: 0.3 });
+    expect(point.gates.results[0]).toMatchObject({ on: 'point', value: 0.25, passed: true });
+    const lower = computeReport(eight, { bootstrap: 0, maxFailedRate: 0.3, gateOn: 'lower' });
+    expect(lower.gates.results[0]).toMatchObject({ on: 'lower', passed: false });
+    expect(lower.gates.results[0].value).toBeCloseTo(0.590725, 5);
+    expect(lower.gates.results[0].reason).toBe('2 of 8 run(s) failed (upper bound 0.591 of 0.25), more than 0.3');
+  });
+});
+
 describe('a regression gate that cannot fail fails (issue 35)', () => {
   // Hand values: one comparison (m = 1) needs 2·2^−n < 0.05, so n ≥ 6 (2/32 = 0.0625 at 5);
   // ten need 10·2^(1−n) < 0.05, 2^(n−1) > 200, so n ≥ 9 (10/128 = 0.078 at 8, 10/256 = 0.039 at 9).
