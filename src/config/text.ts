@@ -276,6 +276,7 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
   for (const change of changes) {
     const span = readObject(scanned, finder.find(change.path));
     refuseDuplicateKeys(span, change.path);
+    if (!('rename' in change)) refuseDuplicatesInRewritten(scanned, span, change);
     const expected = values.find(change.at ?? change.path);
     // Renames and members left out are made in place, keeping every other byte (an object with a
     // key twice was refused above). Each kind of edit is a function apart: V8 compiles them as
@@ -404,6 +405,53 @@ function refuseDuplicateKeys(span: ObjectSpan, path: readonly Segment[]): void {
     location: { pointer: toPointer(path) },
     hint: 'remove one of the two (JSON.parse and most readers keep the last), then migrate',
   });
+}
+
+/**
+ * The members of a changed object whose bytes do not survive whole (dropped, replaced, rebuilt, or
+ * taken apart: only members copied whole under a key keep every byte) must not hold a key twice
+ * anywhere inside: their parsed value, the one listed or re-laid out, would have lost the other.
+ */
+function refuseDuplicatesInRewritten(scanned: Scanned, span: ObjectSpan, change: Exclude<TextChange, { rename: readonly [string, string] }>): void {
+  let kept: (key: string) => boolean;
+  if ('members' in change) {
+    const whole = new Set<string>();
+    copiedWhole(change.members, whole);
+    kept = (key) => whole.has(key);
+  } else kept = (key) => !change.drop.includes(key);
+  for (const p of span.props) {
+    if (kept(p.key)) continue;
+    const c = scanned.t.charCodeAt(p.valueStart);
+    if (c === LBRACE || c === LBRACKET) refuseDuplicatesWithin(scanned, p.valueStart, [...change.path, p.key]);
+  }
+}
+
+/** The keys of the changed object that members copy whole (a path of one key, at any depth of members). */
+function copiedWhole(members: readonly Member[], into: Set<string>): void {
+  for (const m of members) {
+    if ('from' in m) {
+      if (m.from.length === 1) into.add(m.from[0]);
+    } else if ('members' in m) copiedWhole(m.members, into);
+  }
+}
+
+/** refuseDuplicateKeys for every object inside a value (the object or array at `start`). */
+function refuseDuplicatesWithin(scanned: Scanned, start: number, path: Segment[]): void {
+  const t = scanned.t;
+  if (t.charCodeAt(start) === LBRACE) {
+    const span = readObject(scanned, start);
+    refuseDuplicateKeys(span, path);
+    for (const p of span.props) {
+      const c = t.charCodeAt(p.valueStart);
+      if (c === LBRACE || c === LBRACKET) refuseDuplicatesWithin(scanned, p.valueStart, [...path, p.key]);
+    }
+  } else {
+    const items = readArray(scanned, start);
+    for (let i = 0; i < items.length; i++) {
+      const c = t.charCodeAt(items[i][0]);
+      if (c === LBRACE || c === LBRACKET) refuseDuplicatesWithin(scanned, items[i][0], [...path, i]);
+    }
+  }
 }
 
 /** Whether two members share a key; without allocating for the usual handful of members. */

@@ -54,6 +54,29 @@ describe('applyTextChanges', () => {
     expect(migrateText(kept, 'k.json', { to: '2025-04-21' }).status).toBe('unchanged');
   });
 
+  it.each([
+    // advancedOptions rebuilt with values only (no member read from it): the 3 vanished into pageRanges' 4.
+    ['an option inferred', '{"type": "SPLITTER", "splitClassifications": [], "advancedOptions": {"splitMethod": "low_latency", "fixedPageLimit": 3, "fixedPageLimit": 4}}', { to: '2026-02-09', infer: ['fixedPageLimit', 'splitMethod'] }, 'fixedPageLimit', '/advancedOptions'],
+    // advancedOptions dropped whole: the listing named "default" only, "max" went unlisted.
+    ['an object dropped (listed)', '{"type": "CLASSIFY", "classifications": [], "advancedOptions": {"context": "max", "context": "default"}}', { to: '2024-11-14', allowLossy: true }, 'context', '/advancedOptions'],
+    // parser replaced by parseConfig: the key twice two levels down in what is taken apart.
+    ['a nested object taken apart', '{"type": "EXTRACT", "schema": {}, "parser": {"advancedOptions": {"agenticOcrEnabled": true, "agenticOcrEnabled": false}}}', { to: '2026-02-09', allowLossy: true }, 'agenticOcrEnabled', '/parser/advancedOptions'],
+    // A split's dropped member whose value holds a key twice.
+    ['a dropped member of a split', '{"type": "SPLITTER", "expectedOutput": {"splits": [{"id": "s", "startPage": 1, "endPage": 1, "type": "a", "observation": {"k": 1, "k": 2}}]}}', { to: '2026-02-09', allowLossy: true }, 'k', '/expectedOutput/splits/0/observation'],
+  ] as const)('refuses a key twice inside what is rewritten, dropped or listed: %s', (_name, text, opts, key, pointer) => {
+    const r = migrateText(text, 'x.json', opts as never);
+    expect(r.status).toBe('error');
+    expect(r.text).toBeNull();
+    expect(r.errors[0]).toMatchObject({ message: `"${key}" appears twice in this object: migrating it would keep the last value and drop the other`, location: { pointer } });
+  });
+
+  it('keeps a key twice inside a member copied whole (renamed or moved, every byte kept)', () => {
+    const text = '{"type": "CLASSIFY", "fields": [{"id": "a", "type": "a", "description": "d", "description": "e"}], "customClassificationRules": "r"}';
+    const r = migrateText(text, 'k.json', { to: '2025-04-21' });
+    expect(r.status).toBe('migrated');
+    expect(r.text).toContain('"classifications": [{"id": "a", "type": "a", "description": "d", "description": "e"}]');
+  });
+
   it('skips brackets, braces and escaped quotes inside strings when finding where values end', () => {
     const text = '{"a": "}]\\"{[", "b": ["[", {"c": "\\\\"}], "expectedOutput": {"x": "{\\"", "subDocumentClassifications": [{"startPage": 1, "id": "]}"}]}}\n';
     const r = changesOf(text);
