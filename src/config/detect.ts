@@ -81,12 +81,27 @@ function inferType(config: Record<string, unknown>, site: Site): ProcessorType |
   if (candidates.length === 0) {
     throw new InputError(`cannot tell the processor type: keys of different types: ${listed}`, { location: at(site), hint: TYPE_HINT });
   }
-  const relevant = candidates.some((t) => [...oldOnlyKeys(t), ...newOnlyKeys(t)].some((k) => config[k] !== undefined));
-  if (!relevant) return null;
+  // No type is needed when no key the type would decide about is there: none of the candidates'
+  // keys that one layout has and another not (a `parser` is EXTRACT's in 2025-04-21 and every
+  // type's in 2026-02-09: its migration needs the type).
+  const relevant = candidates.some((t) => [...oldOnlyKeys(t), ...newOnlyKeys(t)].some((k) => config[k] !== undefined)) ? [] : layoutKeys(config, candidates);
+  if (relevant === null) return null;
+  const changing = relevant.length ? `, and migrating ${relevant.map((p) => at(site, ...p).pointer).join(', ')} depends on it` : '';
   throw new InputError(
-    `cannot tell the processor type${listed ? `: ${listed} fits ${candidates.join(' and ')}` : ''}`,
+    `cannot tell the processor type${listed ? `: ${listed} fits ${candidates.join(' and ')}` : ''}${changing}`,
     { location: at(site), hint: TYPE_HINT },
   );
+}
+
+/** Paths of keys that some step changes for one of the types (null when none: the type decides nothing). */
+function layoutKeys(config: Record<string, unknown>, types: readonly ProcessorType[]): ReadonlyArray<readonly string[]> | null {
+  for (const t of types) {
+    for (const step of STEPS) {
+      const paths = [...step.lowerEvidence(config, t), ...step.upperEvidence(config, t)];
+      if (paths.length) return paths;
+    }
+  }
+  return null;
 }
 
 /** The layouts a config of a known type can be in: LAYOUTS[lo..hi], from the keys only one side of a step has. */

@@ -24,6 +24,9 @@ describe('migrateConfig errors', () => {
     ['unknown type in the config', { type: 'EXTRACTION', schema: {} }, UP, ['unknown processor type "EXTRACTION"'], '/type'],
     ['fields alone is ambiguous', { fields: [] }, UP, ['cannot tell the processor type', 'EXTRACT and CLASSIFY'], ''],
     ['keys of different types', { schema: {}, splitRules: 'x' }, UP, ['keys of different types', '/schema (EXTRACT)', '/splitRules (SPLITTER)'], ''],
+    // Keys every type has, whose migration still depends on the type: not "unchanged" (a --check that passed).
+    ['a parser alone going up to 2026-02-09', { parser: { target: 'markdown' } }, { to: '2026-02-09' }, ['cannot tell the processor type, and migrating /parser depends on it'], ''],
+    ['a parseConfig alone going down', { parseConfig: { engine: 'parse_light' } }, UP, ['cannot tell the processor type, and migrating /parseConfig'], ''],
     ['a non-object advancedOptions cannot take moved keys', { type: 'EXTRACT', includeBoundingBoxCitations: true, advancedOptions: 3 }, { ...UP, from: '2024-11-14' }, ['not an object'], '/advancedOptions'],
     ['a rename that would overwrite (with --from)', { type: 'EXTRACT', customExtractionRules: 'a', extractionRules: 'b' }, { ...UP, from: '2024-11-14' }, ['would overwrite /extractionRules'], '/customExtractionRules'],
   ] as const)('%s', (_name, doc, opts, parts, pointer) => {
