@@ -222,6 +222,32 @@ export function mergeItem(model: ExpectedModel, desired: unknown, last: unknown,
   return finish(changes, output, blocked, sends, kept);
 }
 
+/**
+ * What the journal records as an item's last sync: the CSV's labels, and where no column names a
+ * label (left as the service has it), the service's value at this sync. The record is the common
+ * ancestor of the next sync's three-way merge: had it recorded such a label as absent, a column
+ * put back with an edit would read as changed on both sides (a false conflict), and `download
+ * --into` would take the service's unchanged value for a change the CSV has no column for.
+ * (With pruneFields the unnamed labels are removed: the CSV's output is the whole record.)
+ */
+export function appliedLabels(model: ExpectedModel, desired: Record<string, unknown>, live: unknown, opts: Pick<MergeOptions, 'uncovered' | 'pruneFields'>): Record<string, unknown> {
+  if (opts.pruneFields || model.type !== 'EXTRACT' || !isPlainObject(live)) return desired;
+  let out: Record<string, unknown> | undefined;
+  for (const label of labelsOf(model, [desired, live])) {
+    let value: unknown;
+    if (isUnnamed(label, opts.uncovered, desired)) value = at(live, label.at);
+    else if (label.field) {
+      const own = at(desired, label.at);
+      value = fillUnnamedMembers(own, at(live, label.at), shapePath(label.field), opts.uncovered);
+      if (value === own) continue;
+    } else continue;
+    if (sameLabel(value, at(desired, label.at))) continue;
+    out ??= structuredClone(desired);
+    setPath(out, label.at, value === ABSENT ? ABSENT : structuredClone(value));
+  }
+  return out ?? desired;
+}
+
 function finish(labels: LabelChange[], output: Record<string, unknown>, blocked: boolean, sends: boolean, kept: boolean): ItemMerge {
   const status: ItemStatus = blocked ? 'conflict' : sends ? 'update' : kept ? 'kept' : 'in-sync';
   return { status, output, labels };

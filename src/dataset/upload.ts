@@ -23,7 +23,7 @@ import { nameTag, readLocal, sha256Of, uploadName, type LocalFile } from './file
 import type { RowFinding } from './findings.js';
 import { guardFetch, isUncertain, type RequestStats } from './guard.js';
 import { appliedKey, JOURNAL_FORMAT, journalPathFor, NO_JOURNAL, openJournal, readJournal, recordApplied, serviceKey, type JournalState, type JournalWriter } from './journal.js';
-import { clearedLabels, labelValues, mergeItem, type ItemMerge, type LabelChange } from './merge.js';
+import { appliedLabels, clearedLabels, labelValues, mergeItem, type ItemMerge, type LabelChange } from './merge.js';
 import { formatPath, type Segment } from './paths.js';
 import { digestOf, planSync, type ExistingItem, type RowAction } from './plan.js';
 import { prepareRows, type Prepared, type ValidRow } from './prepare.js';
@@ -507,10 +507,10 @@ async function setStaleRejectsAside(file: string, onNotice?: (m: string) => void
   return { from: file, to };
 }
 
-/** A row's merge and the CSV's output it was made from (what the journal records once synced). */
+/** A row's merge, and what the journal records once it is synced (merge.ts appliedLabels). */
 interface Merged {
   merge: ItemMerge;
-  desired: Record<string, unknown>;
+  record: Record<string, unknown>;
 }
 
 interface Review {
@@ -553,8 +553,9 @@ async function reviewRows(
       review.changes.push({ line: rec.line, action: 'create', values: labelValues(prepared.model, s.output, cellOf) });
       continue;
     }
-    const merge = mergeItem(prepared.model, s.output, o.applied(a.itemId), o.live.get(a.itemId), { uncovered: prepared.columns.uncovered, pruneFields: o.pruneFields, overwrite: o.overwrite, csvWinsWithoutRecord: o.csvWinsWithoutRecord, cellOf });
-    review.merges.set(index, { merge, desired: s.output });
+    const live = o.live.get(a.itemId);
+    const merge = mergeItem(prepared.model, s.output, o.applied(a.itemId), live, { uncovered: prepared.columns.uncovered, pruneFields: o.pruneFields, overwrite: o.overwrite, csvWinsWithoutRecord: o.csvWinsWithoutRecord, cellOf });
+    review.merges.set(index, { merge, record: appliedLabels(prepared.model, s.output, live, { uncovered: prepared.columns.uncovered, pruneFields: o.pruneFields }) });
     if (merge.status === 'in-sync') review.counts.inSync++;
     else {
       review.counts[merge.status]++;
@@ -718,7 +719,7 @@ class Writer {
       if (action.kind === 'update' && merged?.merge.status !== 'update') {
         // Nothing to send: in sync but for unnamed fields, or only changed on the service (the
         // record keeps saying what the CSV last synced); a conflict is not recorded either.
-        if (merged && merged.merge.status !== 'conflict') recordApplied(this.journal, this.setId, action.itemId, merged.desired);
+        if (merged && merged.merge.status !== 'conflict') recordApplied(this.journal, this.setId, action.itemId, merged.record);
         continue;
       }
       const s = await this.prepared.shape(rec);
@@ -730,7 +731,7 @@ class Writer {
         continue;
       }
       const row: WriteRow = { index, line: rec.line, identity: s.identity, output: s.output, local: s.local, fileId: s.fileId };
-      if (action.kind === 'update') await this.spawn(this.write(() => this.update(action.itemId, row, merged?.merge)), 1);
+      if (action.kind === 'update') await this.spawn(this.write(() => this.update(action.itemId, row, merged)), 1);
       else {
         // Start the upload now, so files flow while the chunk fills.
         if (row.local) void this.fileFor(row.local, row.line).catch(() => undefined);
@@ -867,14 +868,15 @@ class Writer {
     await this.drain();
   }
 
-  /** Sends the merge's output (the service's with the CSV's changes), else the row's; then records the row's. */
-  private async update(itemId: string, row: WriteRow, merge?: ItemMerge): Promise<void> {
+  /** Sends the merge's output (the service's with the CSV's changes), else the row's; then records what was synced. */
+  private async update(itemId: string, row: WriteRow, merged?: Merged): Promise<void> {
     if (this.aborted) return;
+    const merge = merged?.merge;
     this.journal.write({ k: 'update', op: 'start', set: this.setId, item: itemId, line: row.line });
     try {
       await patiently(() => this.items.update(itemId, { expectedOutput: (merge?.output ?? row.output) as WriteRow['output'] }));
       this.journal.write({ k: 'update', op: 'done', set: this.setId, item: itemId, line: row.line });
-      recordApplied(this.journal, this.setId, itemId, row.output);
+      recordApplied(this.journal, this.setId, itemId, merged?.record ?? row.output);
       if (merge) this.counts.cleared += clearedLabels(merge);
       this.counts.updated++;
       this.tick(1);

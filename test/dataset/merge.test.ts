@@ -1,7 +1,7 @@
 // The three-way merge of one item (desired = CSV, last = journal record, live = service), label by label.
 import { describe, expect, it } from 'vitest';
 import type { ExpectedModel } from '../../src/expected/model.js';
-import { isEmptyLabel, mergeItem, type ItemMerge, type MergeOptions } from '../../src/dataset/merge.js';
+import { appliedLabels, isEmptyLabel, mergeItem, type ItemMerge, type MergeOptions } from '../../src/dataset/merge.js';
 import { replayJournal } from '../../src/dataset/journal.js';
 
 const EXTRACT: ExpectedModel = {
@@ -21,6 +21,30 @@ const v = (value: Record<string, unknown>) => ({ value });
 const none = new Set<string>();
 const merge = (d: unknown, a: unknown, l: unknown, o: Partial<MergeOptions> = {}): ItemMerge => mergeItem(EXTRACT, d, a, l, { uncovered: none, ...o });
 const brief = (m: ItemMerge) => [m.status, m.labels.map((l) => `${l.label}:${l.decision}${l.overwrite ? '!' : ''}`)];
+
+describe('appliedLabels: what the journal records as the last sync', () => {
+  const live = v({ n: 'A', total: { amount: 5, iso_4217_currency_code: 'EUR' }, items: [{ amount: 1, qty: 3 }], extra: 'x' });
+  it('the CSV\'s labels, and the service\'s where no column names a label (a field, an array member, a key outside the config)', () => {
+    const d = v({ n: 'B', items: [{ amount: 2 }] });
+    expect(appliedLabels(EXTRACT, d, live, { uncovered: new Set(['total', 'items[].qty']) })).toEqual(v({ n: 'B', items: [{ amount: 2, qty: 3 }], total: { amount: 5, iso_4217_currency_code: 'EUR' }, extra: 'x' }));
+    expect(d).toEqual(v({ n: 'B', items: [{ amount: 2 }] }));
+  });
+
+  it('the CSV\'s output as it is when every label has a column, or with --prune-fields (the unnamed ones are removed)', () => {
+    const d = v({ n: 'B', total: null, items: [], extra: 'y' });
+    expect(appliedLabels(EXTRACT, d, live, { uncovered: none })).toBe(d);
+    const pruned = v({ n: 'B' });
+    expect(appliedLabels(EXTRACT, pruned, live, { uncovered: new Set(['total']), pruneFields: true })).toBe(pruned);
+  });
+
+  it('with that record, a column put back with an edit is a CSV change, and with the service\'s edit meanwhile a conflict', () => {
+    const uncovered = new Set(['total']);
+    const record = appliedLabels(EXTRACT, v({ n: 'A' }), v({ n: 'A', total: { amount: 5, iso_4217_currency_code: 'EUR' } }), { uncovered });
+    const back = v({ n: 'A', total: { amount: 9, iso_4217_currency_code: 'EUR' } });
+    expect(brief(merge(back, record, v({ n: 'A', total: { amount: 5, iso_4217_currency_code: 'EUR' } })))).toEqual(['update', ['total:update']]);
+    expect(brief(merge(back, record, v({ n: 'A', total: { amount: 6, iso_4217_currency_code: 'EUR' } })))).toEqual(['conflict', ['total:conflict']]);
+  });
+});
 
 describe('mergeItem', () => {
   const cases: Array<[string, { d: unknown; a: unknown; l: unknown; o?: Partial<MergeOptions> }, { want: unknown; out?: unknown }]> = [

@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { docs, folder, json, service, SIMPLE, type Service } from './dataset-helpers.js';
 
 let s: Service;
@@ -40,6 +41,28 @@ describe('a column missing from the CSV', () => {
     const items = await byFile();
     expect(items.get('doc-0.txt')!.expectedOutput).toEqual({ value: { invoice_number: 'N-0 fixed', total: money(10, 'EUR') } });
     expect(items.get('doc-1.txt')!.expectedOutput).toEqual({ value: { invoice_number: 'N-1', total: money(11, 'EUR') } });
+  });
+});
+
+describe('a column dropped for a sync and put back', () => {
+  it('an edit in the restored column is a CSV change (not a conflict with an empty last sync); download --into brings nothing meanwhile', { timeout: 120_000 }, async () => {
+    const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
+    const ids = await byFile();
+    // The total column left out for one sync: nothing changes, the record holds the service's totals.
+    writeFileSync(path.join(dir, 'data.csv'), csv([['N-0', ''], ['N-1', '']], 'file,invoice_number'));
+    const quiet = await s.upload(['data.csv', '-e', setId, '--format', 'json'], dir);
+    expect(quiet.code, quiet.stdout + quiet.stderr).toBe(0);
+    expect(json(quiet).tally).toMatchObject({ updated: 0, unchanged: 2, conflicts: 0 });
+    // download --into a CSV without the column: the totals did not change on the service, nothing to bring in.
+    const into = await runCli(['dataset', 'download', '-e', setId, '--into', 'data.csv'], { cwd: dir, env: s.env });
+    expect(into.code, into.stdout + into.stderr).toBe(0);
+    // The column back, one total edited: an update (it was a conflict: "the last sync (empty)").
+    writeFileSync(path.join(dir, 'data.csv'), csv([['N-0', 'EUR 10'], ['N-1', 'EUR 99']]));
+    const r = await s.upload(['data.csv', '-e', setId, '--format', 'json'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(json(r).tally).toMatchObject({ updated: 1, unchanged: 1, conflicts: 0 });
+    expect(json(r).plan.changes).toEqual([{ line: 3, item: ids.get('doc-1.txt')!.id, action: 'update', labels: [{ label: 'total', decision: 'update', csv: money(99, 'EUR'), service: money(11, 'EUR'), lastSynced: money(11, 'EUR'), cell: 'EUR 99' }] }]);
+    expect(held(await byFile(), 1)).toEqual(item('N-1', money(99, 'EUR')));
   });
 });
 
