@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { formatLocation, UsageError, type ExitCode } from '../util/errors.js';
+import { stableStringify } from '../util/json.js';
 import type { FileResult } from '../config/files.js';
 import { MAPPING } from '../config/mapping.js';
 import { MAPPING_2026 } from '../config/mapping-2026-02-09.js';
@@ -240,7 +241,8 @@ function printResult(r: FileResult, mode: Mode, print: (s: string) => void): voi
 function report(results: readonly FileResult[], argv: MigrateArgs, mode: Mode, print: (s: string) => void, json = argv.format === 'json', tally = countResults(results)): void {
   if (json) {
     const files = results.map((r) => ({ ...r, patch: mode === 'write' || mode === 'out-dir' || r.status !== 'error' ? r.patch : [] }));
-    if (print === err) err(JSON.stringify({ mode, to: argv.to, tally, files }));
+    // stdin to stdout: the report goes to stderr, sorted as --format json is everywhere.
+    if (print === err) err(stableStringify({ mode, to: argv.to, tally, files }));
     else outJson({ mode, to: argv.to, tally, files });
     return;
   }

@@ -208,6 +208,12 @@ describe('evalkit migrate (built binary, real files)', () => {
     const r = await runCli(['migrate', '-', '--type', 'CLASSIFY'], { input: '{"fields":[],"customClassificationRules":"r"}' });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ classifications: [], classificationRules: 'r' });
+    // --format json: the report on stderr (stdout holds the document), keys sorted as everywhere.
+    const j = await runCli(['migrate', '-', '--type', 'CLASSIFY', '--format', 'json'], { input: '{"fields":[],"customClassificationRules":"r"}' });
+    expect(j.code).toBe(0);
+    expect(JSON.parse(j.stdout)).toEqual({ classifications: [], classificationRules: 'r' });
+    expect(Object.keys(JSON.parse(j.stderr))).toEqual(['files', 'mode', 'tally', 'to']);
+    expect(Object.keys((JSON.parse(j.stderr) as { files: object[] }).files[0])).toEqual([...Object.keys((JSON.parse(j.stderr) as { files: object[] }).files[0])].sort());
   });
 
   it('JSONL files: splitter expected outputs of evaluation set items are renamed line by line', async () => {
