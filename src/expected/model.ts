@@ -130,7 +130,10 @@ function configError(message: string, path: Array<string | number>, hint = 'fix 
 
 function classificationsOf(config: Record<string, unknown>, key: string): Classification[] {
   const list = config[key];
-  if (list === undefined) return [];
+  // No class, no valid expected output: every document would fail against an empty list.
+  if (list === undefined || (Array.isArray(list) && list.length === 0)) {
+    throw configError(`no class declared: "${key}" ${list === undefined ? 'is missing' : 'is empty'}, so no expected output could be valid`, [key], `add the classes to "${key}" (each with an "id" and a "type")`);
+  }
   if (!Array.isArray(list)) throw configError(`"${key}" must be an array`, [key]);
   return list.map((c, i) => {
     if (!isPlainObject(c) || typeof c.id !== 'string') throw configError(`each classification needs a string "id"`, [key, i]);

@@ -88,9 +88,12 @@ function simpleEnvelope(value: unknown, file: string): { pointer: string; type?:
   }
   const env = v as Record<string, unknown>;
   const type = typeIn(env.type) ?? typeIn(env.processorType);
-  if (isPlainObject(env.config)) return { pointer: pointer + '/config', type };
-  if (isPlainObject(env.draftVersion) && isPlainObject(env.draftVersion.config)) return { pointer: pointer + '/draftVersion/config', type };
-  return { pointer };
+  // An envelope's config that is not an object is that, not a bare config named "config".
+  const inner = env.config !== undefined ? { at: '/config', config: env.config } : isPlainObject(env.draftVersion) && env.draftVersion.config !== undefined ? { at: '/draftVersion/config', config: env.draftVersion.config } : undefined;
+  if (inner && !isPlainObject(inner.config)) {
+    throw new InputError(`a processor config must be a JSON object, got ${Array.isArray(inner.config) ? 'an array' : inner.config === null ? 'null' : typeof inner.config}`, { location: { file, pointer: pointer + inner.at }, hint: 'fix the config in the file, or give the bare config' });
+  }
+  return { pointer: inner ? pointer + inner.at : pointer, type };
 }
 
 export async function readConfigFile(file: string, type?: ProcessorType): Promise<ConfigSource> {

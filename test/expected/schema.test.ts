@@ -57,6 +57,14 @@ describe('deriveExpectedSchema', () => {
     expect(s.definitions.ValueForm.properties.value.properties.line_items.items.properties.amount).toEqual({ $ref: '#/definitions/Currency' });
   });
 
+  it.each([
+    ['CLASSIFY without classifications', { type: 'CLASSIFY' }, 'is missing', '/classifications'],
+    ['CLASSIFY with none', { type: 'CLASSIFY', classifications: [] }, 'is empty', '/classifications'],
+    ['SPLITTER with none', { type: 'SPLITTER', splitClassifications: [] }, 'is empty', '/splitClassifications'],
+  ])('%s: a config error (no class, no valid expected output; it gave a schema that matches nothing)', (_n, config, why, pointer) => {
+    expect(() => deriveExpectedSchema(config)).toThrow(expect.objectContaining({ name: 'InputError', message: expect.stringContaining(`no class declared: "${pointer.slice(1)}" ${why}`), location: { pointer } }));
+  });
+
   it('CLASSIFY: id and type from the config, as a pair', () => {
     const s = deriveExpectedSchema(CLASSIFY_OLD) as S;
     expect(s.properties.id.enum).toEqual(['invoice', 'receipt', 'other']);

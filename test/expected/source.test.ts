@@ -27,6 +27,14 @@ describe('configFromEnvelope', () => {
     expect(s).toMatchObject({ type: 'EXTRACT', layout: '2026-02-09', config: extractor.draftVersion.config });
   });
 
+  it.each([
+    ['an array', { object: 'processor', type: 'CLASSIFY', draftVersion: { config: [1] } }, '/draftVersion/config', 'got an array'],
+    ['a string', { config: 'x', type: 'EXTRACT' }, '/config', 'got string'],
+    ['null', { processorId: 'dp_1', config: null }, '/config', 'got null'],
+  ])('refuses an envelope whose config is %s, naming its pointer (it was read as a bare config)', (_n, value, pointer, what) => {
+    expect(() => configFromEnvelope(value, 'cfg.json')).toThrow(expect.objectContaining({ message: `a processor config must be a JSON object, ${what}`, location: { file: 'cfg.json', pointer } }));
+  });
+
   it('refuses a file holding several configs', () => {
     expect(() => configFromEnvelope([EXTRACT_NEW, CLASSIFY_OLD], 'cfg.json')).toThrow(/found 2/);
   });

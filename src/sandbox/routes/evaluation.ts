@@ -146,6 +146,19 @@ export function checkExpected(ctx: Ctx, processor: ProcessorRow, config: Json, v
   return doc;
 }
 
+/**
+ * The error findings of an output against a config; a config the expected-output rules cannot
+ * read (no class declared, an extraction schema that is no object schema) is a 400 naming it.
+ */
+export function expectedProblems(ctx: Ctx, config: Json, doc: Json, owner: string): ReturnType<Ctx['core']['validateExpected']> {
+  try {
+    return ctx.core.validateExpected(config, doc).filter((f) => f.severity === 'error');
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    throw badRequest(`${owner} cannot check outputs (${e.message.replace(/^config: /, '')})`);
+  }
+}
+
 export function fileOf(ctx: Ctx, fileId: string, what: string): void {
   if (!ctx.store.st('SELECT 1 FROM files WHERE id = ?').get(fileId)) throw badRequest(`${what} ${fileId} does not exist (upload it with POST /files/upload first)`);
 }

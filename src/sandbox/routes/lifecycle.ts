@@ -23,6 +23,7 @@ import { isPlainObject } from '../../util/json.js';
 import { updateWorkflowOutput, workflowRunText } from '../workflows/runs.js';
 import { cancelWorkflowRun, deleteWorkflowRun, loadWorkflowRun } from '../workflows/ops.js';
 import { cancelRun, deleteRun, loadRun } from '../runOps.js';
+import { expectedProblems } from './evaluation.js';
 
 function served(ctx: Ctx, req: Req, id: string): string {
   const doc = (ctx.store.byId<RunRow>('processor_runs', id) as RunRow).doc;
@@ -65,7 +66,7 @@ function updateOutput(req: Req, ctx: Ctx): RawJson {
   const doc = JSON.parse(row.doc) as Json;
   if (doc.status !== 'PROCESSED') throw badRequest(`output ${outputId} is ${String(doc.status)}; only a PROCESSED output can be reviewed`);
   const given = row.processor_type === 'SPLITTER' ? ctx.core.splitterOutput(body.reviewedOutput, HUB) : body.reviewedOutput;
-  const problems = ctx.core.validateExpected(doc.config as Json, given).filter((f) => f.severity === 'error');
+  const problems = expectedProblems(ctx, doc.config as Json, given, `the step's config`);
   if (problems.length) throw badRequest(`reviewedOutput does not match the step's config: ${problems.slice(0, 5).map((f) => `/reviewedOutput${f.pointer}: ${f.message} (rule ${f.rule})`).join('; ')}`);
   const reviewed = asOutput(row.processor_type, given);
   const now = nowIso();

@@ -26,6 +26,7 @@ import { runObject, runSplice } from '../serialize.js';
 import type { RunRow } from '../store.js';
 import { escapePointerToken, isPlainObject } from '../../util/json.js';
 import { updateWorkflowOutput, WORKFLOW_SOURCE } from '../workflows/runs.js';
+import { expectedProblems } from './evaluation.js';
 
 interface Applied {
   originalValue: unknown;
@@ -106,9 +107,7 @@ function review(req: Req, ctx: Ctx): RawJson {
     pointers.push([e.fieldId, a.pointer]);
   }
   if (type !== 'CLASSIFY') {
-    const problems = ctx.core
-      .validateExpected(config, next)
-      .filter((f) => f.severity === 'error')
+    const problems = expectedProblems(ctx, config, next, `the run's config`)
       .flatMap((f) => pointers.filter(([, p]) => f.pointer === p || f.pointer.startsWith(p + '/')).map(([fieldId]) => `edits.${fieldId}: ${f.pointer} ${f.rule}: ${f.message}`));
     if (problems.length) throw badRequest(`invalid edited value: ${problems.slice(0, 5).join('; ')}`);
   }
