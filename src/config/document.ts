@@ -387,7 +387,8 @@ export function migrateTree(doc: unknown, opts: TreeOptions, where: Where = {}):
           textChanges.push({ path: spot.path, members: r.plan.members, inPlace: r.plan.inPlace });
         }
         if (opts.validate && r.type) {
-          for (const f of validateConfig(r.next, opts.to, r.type)) {
+          // An override config names only what it replaces (spec 3.1): no member is required in it.
+          for (const f of validateConfig(r.next, opts.to, r.type, { partial: spot.envelope?.partial === true })) {
             warnings.push(withLine({ pointer: pointer + f.pointer, message: `${opts.to} schema: ${f.message}` }, where.line));
           }
         }

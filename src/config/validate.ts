@@ -21,9 +21,10 @@ function validator(layout: Layout, type: ProcessorType): Validate {
 /**
  * Problems of a config against the JSON Schema of `layout` (schemas/config-<layout>.schema.json),
  * each with the JSON pointer of the member at fault. The type is `type`, else the config's own,
- * else inferred from its keys. Empty when valid.
+ * else inferred from its keys. Empty when valid. `partial`: a run's overrideConfig, whose members
+ * are all optional (spec 3.1): no member is reported missing.
  */
-export function validateConfig(config: unknown, layout: Layout, type?: ProcessorType): Finding[] {
+export function validateConfig(config: unknown, layout: Layout, type?: ProcessorType, opts: { partial?: boolean } = {}): Finding[] {
   if (!LAYOUTS.includes(layout)) throw new InputError(`unknown layout "${String(layout)}"`, { hint: `use ${LAYOUTS.join(' or ')}` });
   if (!isPlainObject(config)) return [{ pointer: '', message: 'must be a JSON object' }];
   const t = type ?? (isProcessorType(config.type) ? config.type : inferTypeOrNull(config));
@@ -33,7 +34,8 @@ export function validateConfig(config: unknown, layout: Layout, type?: Processor
   }
   const fn = validator(layout, t);
   if (fn(config)) return [];
-  return (fn.errors ?? []).filter((e) => e.keyword !== 'if').map(toFinding);
+  // A partial config (a run's overrideConfig) lacks required members by design.
+  return (fn.errors ?? []).filter((e) => e.keyword !== 'if' && !(opts.partial && e.keyword === 'required')).map(toFinding);
 }
 
 function toFinding(e: ErrorObject): Finding {

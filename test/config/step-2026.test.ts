@@ -266,6 +266,17 @@ describe('2026-02-09 envelopes', () => {
     // An override names only what it replaces: no type is added to it.
     expect((out[2].extractor as Record<string, unknown>).overrideConfig).toEqual({ advancedOptions: {} });
   });
+
+  it('an override config is checked against the layout with every member optional (no "missing required member")', () => {
+    const body = { extractor: { id: 'ex_1', overrideConfig: { parseConfig: { target: 'spatial' } } }, file: { id: 'file_1' } };
+    const down = migrateDocument(body, { ...DOWN, validate: true });
+    expect(down.warnings).toEqual([]);
+    const classifier = { classifier: { id: 'cl_1', overrideConfig: { advancedOptions: { memoryEnabled: true } } }, file: { id: 'file_1' } };
+    expect(migrateDocument(classifier, { to: '2026-02-09', validate: true }).warnings).toEqual([]);
+    // A member of the wrong kind still is one.
+    const wrong = { extractor: { id: 'ex_1', overrideConfig: { parseConfig: { target: 3 } } }, file: { id: 'file_1' } };
+    expect(migrateDocument(wrong, { to: '2026-02-09', validate: true }).warnings.map((w) => w.pointer)).toEqual(['/extractor/overrideConfig/parseConfig/target']);
+  });
 });
 
 describe('expected outputs between 2025-04-21 and 2026-02-09 (spec 3.7)', () => {
