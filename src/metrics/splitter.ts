@@ -34,13 +34,15 @@ export interface InvalidSplits {
   notInteger: number;
   /** startPage below 1. */
   startBelowOne: number;
-  /** endPage before startPage, or more than MAX_PAGES pages. */
+  /** endPage before startPage. */
   badRange: number;
+  /** More than MAX_PAGES pages (not enumerated page by page for page accuracy). */
+  tooLong: number;
   /** endPage past the document's page count (when the export gives it). */
   pastLastPage: number;
 }
 
-export const noInvalidSplits = (): InvalidSplits => ({ noType: 0, notInteger: 0, startBelowOne: 0, badRange: 0, pastLastPage: 0 });
+export const noInvalidSplits = (): InvalidSplits => ({ noType: 0, notInteger: 0, startBelowOne: 0, badRange: 0, tooLong: 0, pastLastPage: 0 });
 
 /**
  * The splits of an output: `splits` (2025-04-21) or `subDocumentClassifications` (before).
@@ -62,7 +64,8 @@ export function splitsOf(output: unknown, pageCount?: number, invalid: InvalidSp
     if (type === '') invalid.noType++;
     else if (!Number.isInteger(startPage) || !Number.isInteger(endPage)) invalid.notInteger++;
     else if ((startPage as number) < 1) invalid.startBelowOne++;
-    else if ((endPage as number) < (startPage as number) || (endPage as number) - (startPage as number) >= MAX_PAGES) invalid.badRange++;
+    else if ((endPage as number) < (startPage as number)) invalid.badRange++;
+    else if ((endPage as number) - (startPage as number) >= MAX_PAGES) invalid.tooLong++;
     else if (pageCount !== undefined && (endPage as number) > pageCount) invalid.pastLastPage++;
     else splits.push({ type, startPage: startPage as number, endPage: endPage as number });
   }
@@ -76,12 +79,13 @@ export function describeInvalid(x: InvalidSplits): string {
   if (x.notInteger) parts.push(`${x.notInteger} with pages that are not whole numbers`);
   if (x.startBelowOne) parts.push(`${x.startBelowOne} with startPage below 1`);
   if (x.badRange) parts.push(`${x.badRange} with endPage before startPage`);
+  if (x.tooLong) parts.push(`${x.tooLong} longer than ${MAX_PAGES.toLocaleString('en-US')} pages`);
   if (x.pastLastPage) parts.push(`${x.pastLastPage} past the document's last page`);
   return parts.join(', ');
 }
 
 export function invalidCount(x: InvalidSplits): number {
-  return x.noType + x.notInteger + x.startBelowOne + x.badRange + x.pastLastPage;
+  return x.noType + x.notInteger + x.startBelowOne + x.badRange + x.tooLong + x.pastLastPage;
 }
 
 /** Intersection over union of the page sets of two splits. */

@@ -110,7 +110,9 @@ function gateSuite(r: Report, files: JunitOptions['files']): Suite {
   });
   if (r.gates.failOnRegression) {
     const reg = r.gates.regressed;
-    const c: Case = { name: 'gate no significant regression', out: `${reg.length} regressed of ${r.baseline?.rows.length ?? 0} compared metrics`, time: 0, file: files?.gates };
+    // Compared: the rows with a verdict (not_comparable rows are outside the Holm family too).
+    const compared = (r.baseline?.rows ?? []).filter((row) => row.verdict !== 'not_comparable').length;
+    const c: Case = { name: 'gate no significant regression', out: `${reg.length} regressed of ${compared} compared metrics`, time: 0, file: files?.gates };
     if (reg.length) c.failure = `regressed: ${reg.join(', ')}`;
     cases.push(c);
   }

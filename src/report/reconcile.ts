@@ -33,7 +33,7 @@ const REASON_TEXT: Record<Code, (n: number) => string> = {
   'no-counterpart': (n) => `evalkit has no field here (${n} item(s) expect it)`,
   'no-expected-class': (n) => `${n} item(s) with no expected class: the service leaves them out, evalkit counts them as documents`,
   'class-read': (n) => `${n} item(s) whose class the service reads from \`type\` alone and evalkit from its \`type\` (trimmed) or \`id\``,
-  'splits-left-out': (n) => `${n} item(s) with splits evalkit leaves out (no type, pages not whole, start below 1, end before start or past the last page) that the service counts`,
+  'splits-left-out': (n) => `${n} item(s) with splits evalkit leaves out (no type, pages not whole, start below 1, end before start, over 100,000 pages or past the last page) that the service counts`,
   'split-type-read': (n) => `${n} item(s) with a split whose type the service reads from \`type\` alone and evalkit from \`type\` (trimmed) or \`classificationId\``,
 };
 

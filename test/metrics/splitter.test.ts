@@ -105,3 +105,15 @@ describe('SPLITTER aggregates', () => {
     ]);
   });
 });
+
+describe('splits left out', () => {
+  it('a split longer than 100,000 pages is left out under its own reason (it was called "endPage before startPage")', () => {
+    const config = { type: 'SPLITTER', splitClassifications: [{ id: 'inv', type: 'invoice' }] };
+    const huge = { splits: [{ type: 'invoice', startPage: 1, endPage: 1_000_000 }] };
+    const r = report(makeExport('SPLITTER', config, [{ e: huge, p: huge }, { e: { splits: [{ type: 'invoice', startPage: 1, endPage: 100_000 }] }, p: { splits: [{ type: 'invoice', startPage: 1, endPage: 100_000 }] } }]));
+    expect(r.warnings).toContain('1 expected split(s) were left out: 1 longer than 100,000 pages');
+    expect(r.warnings).toContain('1 predicted split(s) were left out: 1 longer than 100,000 pages');
+    // 100,000 pages exactly is scored.
+    expect(r.splitter?.f1.value).toBe(1);
+  });
+});

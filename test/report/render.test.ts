@@ -85,6 +85,19 @@ describe('JUnit XML', () => {
     expect(noSet[0]['@_classname']).toBe('extract-export.json');
   });
 
+  it('the regression gate counts the metrics compared, not those without a verdict (not_comparable)', () => {
+    const cfg = { type: 'EXTRACT', schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } } } };
+    const cur = extractExport(cfg, Array.from({ length: 12 }, () => ({ e: { a: 'x', b: 'y' }, p: { a: 'x', b: 'y' } })));
+    // The baseline never expects nor predicts b: its b metrics are undefined there, not comparable.
+    const base = extractExport(cfg, Array.from({ length: 12 }, () => ({ e: { a: 'x' }, p: { a: 'x' } })));
+    const r = computeReport(cur, { bootstrap: 0, failOnRegression: true, allowUnderpowered: true, baseline: { kind: 'export', file: 'b.json', export: base } });
+    const rows = r.baseline?.rows ?? [];
+    const compared = rows.filter((x) => x.verdict !== 'not_comparable').length;
+    expect(compared).toBeGreaterThan(0);
+    expect(compared).toBeLessThan(rows.length);
+    expect(renderJunit(r)).toContain(`<system-out>0 regressed of ${compared} compared metrics</system-out>`);
+  });
+
   it('file attributes name the gates file, the config and the dataset CSV; time is the runs\' processing time shared by the fields', () => {
     const cfg = { type: 'EXTRACT', schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } } } };
     const exp = extractExport(cfg, [
