@@ -169,6 +169,10 @@ export default defineCommand<ValidateArgs>({
         if (!(e instanceof EvalkitError)) throw e;
         r.error = { message: e.message, ...e.location, hint: e.hint };
         delete (r.error as { file?: string }).file;
+        // A file with an input error counts as that alone: its documents, valid or not (fixed in
+        // memory, but not written), are not in the tally, which said "1 valid, 0 fixed".
+        r.documents = 0;
+        r.invalid = 0;
         r.findings = [];
         r.fixed = [];
         if (argv.format === 'text') err(`evalkit: ${e.describe()}`);

@@ -73,6 +73,8 @@ describe('evalkit validate', () => {
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(message);
       expect(read(path.join(d, name))).toBe(text);
+      // The file counts as its input error alone: no document valid or fixed in memory is tallied.
+      expect(r.stdout).toContain('1 file, 0 documents: 0 valid, 0 invalid; 0 errors, 0 warnings; 0 fixed; 1 file with an input error (named above)');
     }
     // Without --fix, the number beyond a double is an error of its own.
     const plain = await runCli(['validate', 'huge.json', '--config', 'config.json'], { cwd: d });
