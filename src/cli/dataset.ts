@@ -480,8 +480,12 @@ async function runDownloadInto(a: ArgumentsCamelCase<DownloadArgs>, into: string
   if (a.format === 'json') outJson(r);
   else {
     const verb = r.written ? 'written' : a.dryRun ? 'would change' : 'unchanged';
-    const changes = r.rows === 0 && r.appended === 0 ? `${into} already holds the set's labels` : `${r.cells} cell${r.cells === 1 ? '' : 's'} in ${r.rows} row${r.rows === 1 ? '' : 's'}${r.appended ? `, ${r.appended} row${r.appended === 1 ? '' : 's'} appended` : ''} (${verb})`;
-    out(`set ${r.set.id} "${r.set.name}" -> ${into}: ${changes}; ${r.unchanged} row${r.unchanged === 1 ? '' : 's'} already agree${r.unchanged === 1 ? 's' : ''}`);
+    const changes = r.rows === 0 && r.appended === 0 ? `nothing of the set's to bring in` : `${r.cells} cell${r.cells === 1 ? '' : 's'} in ${r.rows} row${r.rows === 1 ? '' : 's'}${r.appended ? `, ${r.appended} row${r.appended === 1 ? '' : 's'} appended` : ''} (${verb})`;
+    const pending = r.pending ? `; ${r.pending} row${r.pending === 1 ? ' keeps its edit' : 's keep their edits'} not yet uploaded (\`dataset upload\` sends ${r.pending === 1 ? 'it' : 'them'})` : '';
+    out(`set ${r.set.id} "${r.set.name}" -> ${into}: ${changes}; ${r.unchanged} row${r.unchanged === 1 ? '' : 's'} already agree${r.unchanged === 1 ? 's' : ''}${pending}`);
+    // Cell by cell (at most 20 rows; --format json lists all).
+    for (const c of r.changes.slice(0, 20)) out(`  line ${c.line} (${c.item}): ${c.cells.map((x) => `${x.column}: ${JSON.stringify(x.from)} -> ${JSON.stringify(x.to)}`).join(', ')}`);
+    if (r.changes.length > 20) out(`  ... and ${r.changes.length - 20} more row(s) (--format json lists every one)`);
     for (const d of r.dropped) out(`${r.written ? '' : 'would be '}${droppedText(into, d)}`);
     if (a.dryRun) out('dry run: nothing was written');
   }

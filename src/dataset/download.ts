@@ -22,7 +22,7 @@ import { inCurrentLayout } from './config.js';
 import { csvLine } from './rejects.js';
 import { appliedKey, journalPathFor, readJournal, serviceKey } from './journal.js';
 import { patiently, readItems } from './remote.js';
-import { applyWriteBack, lossyWriteBackError, planWriteBack, writeBackError, type DroppedValue, type WriteBackTarget } from './writeback.js';
+import { applyWriteBack, lossyWriteBackError, planWriteBack, writeBackError, type CellChange, type DroppedValue, type WriteBackTarget } from './writeback.js';
 
 export interface DownloadOptions {
   evaluationSetId: string;
@@ -156,6 +156,10 @@ export interface DownloadIntoResult {
   cells: number;
   /** Items the CSV already agrees with. */
   unchanged: number;
+  /** Rows kept as they are: they hold an edit not yet uploaded (the set did not change since the last sync). */
+  pending: number;
+  /** Each row rewritten (or, in a dry run, to be), cell by cell: column, the text it held, the text it gets. */
+  changes: Array<{ line: number; item: string; cells: CellChange[] }>;
   /** Items the CSV had no row for, appended as rows (fileId column). */
   appended: number;
   /** Items the CSV has no row for and cannot get one (no fileId column): left out. */
@@ -199,6 +203,8 @@ export async function downloadInto(client: Client, opts: DownloadIntoOptions): P
     rows: plan.edits.length,
     cells: plan.cellsChanged,
     unchanged: plan.unchanged,
+    pending: plan.pending,
+    changes: plan.edits.map((e) => ({ line: e.line, item: e.item, cells: e.changes })),
     appended: plan.appended.length,
     missing: plan.missing,
     dropped: plan.dropped,

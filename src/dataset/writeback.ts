@@ -56,6 +56,15 @@ export interface RowEdit {
   item: string;
   /** Column index -> the new cell's value (as read, before quoting). */
   cells: Map<number, string>;
+  /** The same cells by column name, with the text each held, in column order (for a dry run's listing). */
+  changes: CellChange[];
+}
+
+/** One cell a write-back rewrites: its column's header, the text it held and the text it gets. */
+export interface CellChange {
+  column: string;
+  from: string;
+  to: string;
 }
 
 export interface WriteBackPlan {
@@ -63,6 +72,8 @@ export interface WriteBackPlan {
   edits: RowEdit[];
   /** Items the CSV already agrees with. */
   unchanged: number;
+  /** Rows left as they are because they hold an edit not yet uploaded (only the row changed since the last sync). */
+  pending: number;
   /** New rows for items the CSV has no row for (download --into, with a fileId column). */
   appended: string[][];
   /** Items of the set the CSV has no row for and that cannot be appended (no fileId column). */
@@ -243,7 +254,7 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
     if (a.kind !== 'create' && opts.targets.has(a.itemId)) itemOfLine.set(r.line, a.itemId);
   });
 
-  const plan: WriteBackPlan = { csv: opts.csv, edits: [], unchanged: 0, appended: [], missing: [], problems: [], dropped: [], delimiter: prepared.source.delimiter, cellsChanged: 0 };
+  const plan: WriteBackPlan = { csv: opts.csv, edits: [], unchanged: 0, pending: 0, appended: [], missing: [], problems: [], dropped: [], delimiter: prepared.source.delimiter, cellsChanged: 0 };
   const seen = new Set<string>();
   for await (const rec of prepared.source.records()) {
     const item = itemOfLine.get(rec.line);
@@ -256,8 +267,8 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
     let want: Record<string, unknown>;
     if (type !== 'EXTRACT') {
       const target = labelTarget(row, t, type, form);
-      if (target === 'unchanged') {
-        plan.unchanged++;
+      if (target === 'unchanged' || target === 'pending') {
+        plan[target]++;
         continue;
       }
       if (target === 'conflict') {
@@ -286,11 +297,15 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
       continue;
     }
     if (cells.size === 0) {
-      plan.unchanged++;
+      // No cell changes, though the row and the set differ: the row holds an edit of its own.
+      if (readsAs(row, want, type) && !readsAs(row, t.after, type)) plan.pending++;
+      else plan.unchanged++;
       continue;
     }
     if (form === '2026-02-09') for (const d of lostMembers(row, built.output, type)) plan.dropped.push({ line: rec.line, item, ...d });
-    plan.edits.push({ line: rec.line, item, cells });
+    const header = prepared.source.header;
+    const changes = [...cells].sort((a, b) => a[0] - b[0]).map(([i, text]) => ({ column: header[i] ?? `column ${i + 1}`, from: shaped.cells[i] ?? '', to: text }));
+    plan.edits.push({ line: rec.line, item, cells, changes });
     plan.cellsChanged += cells.size;
   }
   for (const item of opts.targets.keys()) {
@@ -324,7 +339,7 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
  * identifier the set's form has no place for), taking in, under 2025-04-21, what the set holds
  * more; when the set's label comes in, the row's older members go with it where a split is unchanged.
  */
-export function labelTarget(row: Record<string, unknown>, t: WriteBackTarget, type: Exclude<ProcessorType, 'EXTRACT'>, form: ExpectedForm): Record<string, unknown> | 'unchanged' | 'conflict' {
+export function labelTarget(row: Record<string, unknown>, t: WriteBackTarget, type: Exclude<ProcessorType, 'EXTRACT'>, form: ExpectedForm): Record<string, unknown> | 'unchanged' | 'pending' | 'conflict' {
   const after = isPlainObject(t.after) ? inForm(t.after, type, form) : {};
   if (sameLabels(row, after, type)) {
     const want = form === '2025-04-21' ? withOlderMembers(row, after, type) : row;
@@ -332,7 +347,7 @@ export function labelTarget(row: Record<string, unknown>, t: WriteBackTarget, ty
   }
   if (t.before === undefined || sameLabels(row, t.before, type)) return withOlderMembers(after, row, type);
   // Only the row changed since the last sync: its edit stays for the next upload.
-  if (sameLabels(t.before, after, type)) return 'unchanged';
+  if (sameLabels(t.before, after, type)) return 'pending';
   return 'conflict';
 }
 

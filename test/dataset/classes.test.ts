@@ -120,7 +120,7 @@ describe('labelTarget: what download --into writes into a CLASSIFY or SPLITTER r
     ['under 2026-02-09 it does not (the form has no place for it)', { row: cls('rcpt'), after: cls('rcpt', { confidence: 0.5 }) }, '2026-02-09', 'unchanged'],
     ['a real change comes in, in the form in effect', { row: cls('rcpt'), after: cls('invoice', { confidence: 1 }) }, '2026-02-09', cls('invoice')],
     ['the same change under 2025-04-21 keeps the set\'s confidence', { row: cls('rcpt'), after: cls('invoice', { confidence: 1 }) }, '2025-04-21', cls('invoice', { confidence: 1 })],
-    ['three-way: only the row changed since the last sync (last sync in the other form)', { row: cls('invoice'), before: cls('rcpt', { confidence: 1 }), after: cls('rcpt') }, '2026-02-09', 'unchanged'],
+    ['three-way: only the row changed since the last sync (last sync in the other form)', { row: cls('invoice'), before: cls('rcpt', { confidence: 1 }), after: cls('rcpt') }, '2026-02-09', 'pending'],
     ['three-way: only the set changed', { row: cls('rcpt', { confidence: 1 }), before: cls('rcpt'), after: cls('invoice') }, '2026-02-09', cls('invoice')],
     ['three-way: both changed', { row: cls('bank_statement'), before: cls('rcpt'), after: cls('invoice') }, '2026-02-09', 'conflict'],
     ['splits: 2025-04-21 row with ids, 2026-02-09 set without: no change', { row: { splits: [{ id: 'split_1', ...split('invoice', 'invoice', 1, 2) }] }, after: { splits: [split('invoice', 'invoice', 1, 2)] } }, '2026-02-09', 'unchanged'],

@@ -11,8 +11,9 @@ function plan(csv: string, delimiter: string, edits: Array<[number, Array<[numbe
   return {
     csv,
     delimiter,
-    edits: edits.map(([line, cells]) => ({ line, item: 'i', cells: new Map(cells) })),
+    edits: edits.map(([line, cells]) => ({ line, item: 'i', cells: new Map(cells), changes: [] })),
     unchanged: 0,
+    pending: 0,
     appended,
     missing: [],
     problems: [],

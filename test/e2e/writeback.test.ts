@@ -148,7 +148,11 @@ describe('dataset download --into data.csv', () => {
 
     const dry = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'data.csv', '--dry-run', '--format', 'json'], { cwd: st.dir, env: s.env });
     expect(dry.code, dry.stderr).toBe(0);
-    expect(JSON.parse(dry.stdout)).toMatchObject({ rows: 1, cells: 2, unchanged: 2, appended: 0, written: false });
+    expect(JSON.parse(dry.stdout)).toMatchObject({ rows: 1, cells: 2, unchanged: 2, pending: 0, appended: 0, written: false });
+    // A dry run says what would change, cell by cell.
+    expect(JSON.parse(dry.stdout).changes).toEqual([{ line: 3, item: id, cells: [{ column: 'invoice_number', from: 'N-1', to: 'N-1 svc' }, { column: 'total', from: '  EUR 11.50  ', to: '99 EUR' }] }]);
+    const dryText = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'data.csv', '--dry-run'], { cwd: st.dir, env: s.env });
+    expect(dryText.stdout).toContain(`  line 3 (${id}): invoice_number: "N-1" -> "N-1 svc", total: "  EUR 11.50  " -> "99 EUR"`);
     expect(dry.stderr).toMatch(/1 item of the set has no row in data\.csv, which has no fileId column/);
     expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(DATA);
 
@@ -170,6 +174,8 @@ describe('dataset download --into data.csv', () => {
     writeFileSync(path.join(st.dir, 'data.csv'), edited);
     const r = await runCli(['dataset', 'download', '-e', st.setId, '--into', 'data.csv'], { cwd: st.dir, env: s.env });
     expect(r.code, r.stderr).toBe(0);
+    // The row with the edit is not said to agree with the set.
+    expect(r.stdout).toMatch(/-> data\.csv: 1 cell in 1 row \(written\); 1 row already agrees; 1 row keeps its edit not yet uploaded \(`dataset upload` sends it\)/);
     const merged = edited.replace('files/doc-1.txt,N-1,', 'files/doc-1.txt,N-1 svc,');
     expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(merged);
     // The unsynced edit is then what a sync sends.
