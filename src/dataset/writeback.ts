@@ -22,7 +22,7 @@ import { writeFileAtomic } from '../util/fs.js';
 import { isPlainObject, sortKeysDeep, valueAt } from '../util/json.js';
 import { coerceCell, type CoerceOptions } from './cells.js';
 import { canonicalOutput, classCell, inForm, sameLabels, sameOutput, splitsCell, withOlderMembers } from './classes.js';
-import type { Column, ColumnMap, ColumnPlan } from './columns.js';
+import { shapePath, type Column, type ColumnMap, type ColumnPlan } from './columns.js';
 import { openCsv, type CsvRecord } from './csv.js';
 import { contentIdentity } from './files.js';
 import { journalPathFor, readJournal, serviceKey } from './journal.js';
@@ -200,7 +200,7 @@ function cellsFor(plan: ColumnPlan, model: ExpectedModel, cells: readonly string
  * output: what the row holds elsewhere, where it differs from the set, stays. An operation the
  * row already satisfies is skipped, so applying twice is applying once.
  */
-function patchRow(row: Record<string, unknown>, before: unknown, after: Record<string, unknown>): Record<string, unknown> | string {
+function patchRow(row: Record<string, unknown>, before: unknown, after: Record<string, unknown>): Record<string, unknown> | Array<string | number> {
   const ops = jsonpatch.compare(before as object, after);
   const doc = structuredClone(row);
   for (const op of ops) {
@@ -220,9 +220,16 @@ function patchRow(row: Record<string, unknown>, before: unknown, after: Record<s
   return doc;
 }
 
-function conflictPath(at: readonly string[]): string {
+/** The field path of a conflict (under `value` for EXTRACT), array indexes as numbers. */
+function conflictPath(at: readonly string[]): Array<string | number> {
   const segs = at.map((t) => (/^\d+$/.test(t) ? Number(t) : t));
-  return formatPath(segs[0] === 'value' ? segs.slice(1) : segs);
+  return segs[0] === 'value' ? segs.slice(1) : segs;
+}
+
+/** Whether no column of the CSV holds a field path (or the object or array it is in). */
+function uncoveredPath(segs: ReadonlyArray<string | number>, uncovered: ReadonlySet<string>): boolean {
+  for (let n = segs.length; n > 0; n--) if (uncovered.has(shapePath(segs.slice(0, n)))) return true;
+  return false;
 }
 
 /** Plans the write-back: which cells of which rows change. Reads the CSV and the set; writes nothing. */
@@ -282,8 +289,15 @@ export async function planWriteBack(opts: WriteBackOptions): Promise<WriteBackPl
     } else if (t.before === undefined || same(row, t.before)) want = t.after;
     else {
       const patched = patchRow(row, t.before, t.after);
-      if (typeof patched === 'string') {
-        plan.problems.push({ line: rec.line, item, message: `${patched} was changed in the row too (it holds another value than the set had there), where the set's change goes` });
+      if (Array.isArray(patched)) {
+        const label = formatPath(patched);
+        plan.problems.push({
+          line: rec.line,
+          item,
+          message: uncoveredPath(patched, prepared.columns.uncovered)
+            ? `no column holds ${label}, where the set's change goes (add its column)`
+            : `${label} was changed in the row too (it holds another value than the set had there), where the set's change goes`,
+        });
         continue;
       }
       want = patched;

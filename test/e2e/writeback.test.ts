@@ -117,7 +117,7 @@ describe('dataset upload errors.csv --source data.csv', () => {
     const before = JSON.stringify(await s.items(st.setId));
     const r = await s.upload(['errors.csv', '-e', st.setId, '--source', 'data.csv'], st.dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/data\.csv:2: cannot write a label into the dataset CSV: line 2 \(item evi_\w+\): total\.amount was changed in the row too \(it holds another value than the set had there\), where the set's change goes; nothing was written/);
+    expect(r.stderr).toMatch(/data\.csv:2: cannot write a label into the dataset CSV: line 2 \(item evi_\w+\): no column holds total\.amount, where the set's change goes \(add its column\); nothing was written/);
     expect(r.stderr).toMatch(/--no-write-back/);
     expect(readFileSync(path.join(st.dir, 'data.csv'), 'utf8')).toBe(narrow);
     expect(JSON.stringify(await s.items(st.setId))).toBe(before);
