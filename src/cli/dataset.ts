@@ -379,7 +379,7 @@ function exitOf(result: UploadResult): ExitCode {
       const where = result.rejectsFile ? ` and ${result.rejectsFile}` : '';
       if (result.rows.invalid === 0) throw new ExitWith(2, `the CSV's columns do not fit the processor config (${errors} problem${errors === 1 ? '' : 's'}); nothing was written`, 'fix the header (or pass --map FILE) as the findings above say');
       throw new ExitWith(2, `${result.rows.invalid} of ${result.rows.total} rows are invalid (${errors} finding${errors === 1 ? '' : 's'}); nothing was written`,
-        `fix the rows (see the findings above${where}), or pass --skip-invalid to upload the ${result.rows.valid} valid rows`);
+        result.rows.valid === 0 ? `fix the rows (see the findings above${where}): none is valid` : `fix the rows (see the findings above${where}), or pass --skip-invalid to upload the ${result.rows.valid} valid row${result.rows.valid === 1 ? '' : 's'}`);
     }
     case 'cancelled':
       throw new ExitWith(2, 'cancelled: nothing was deleted or written');

@@ -116,6 +116,9 @@ describe('evalkit dataset harvest', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/bad\.csv:2:2 .*total/);
     expect(r.stderr).toContain('1 of 1 rows are invalid');
+    // No valid row: no --skip-invalid offered to upload "the 0 valid rows".
+    expect(r.stderr).toContain('none is valid');
+    expect(r.stderr).not.toContain('--skip-invalid');
     expect(existsSync(path.join(dir, 'bad.rejects.csv'))).toBe(true);
     expect((await s.client.sets.list({ entityId: p2 })).items).toEqual([]);
   });
