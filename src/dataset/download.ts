@@ -22,6 +22,7 @@ import { inCurrentLayout } from './config.js';
 import { csvLine } from './rejects.js';
 import { appliedKey, journalPathFor, readJournal, serviceKey } from './journal.js';
 import { patiently, readItems } from './remote.js';
+import { nameWithoutUploadTag } from './files.js';
 import { applyWriteBack, lossyWriteBackError, planWriteBack, writeBackError, type CellChange, type DroppedValue, type WriteBackTarget } from './writeback.js';
 
 export interface DownloadOptions {
@@ -48,13 +49,11 @@ export interface DownloadResult {
   outside: boolean;
 }
 
-/** evalkit names uploads `<stem>.ek<24 hex><ext>`; the copy gets the name the user gave. */
-const UPLOAD_TAG = /\.ek[0-9a-f]{24}(?=\.[^./]*$|$)/;
-
 /** A safe local file name for a service file name: no folders, no control characters. */
 export function localName(serviceName: string | null | undefined, fileId: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are what is removed
-  const base = (serviceName ?? '').replace(UPLOAD_TAG, '').split(/[/\\]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  // evalkit names uploads `<stem>.ek<24 hex><ext>`; the copy gets the name the user gave.
+  const base = nameWithoutUploadTag(serviceName ?? '').split(/[/\\]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   return base === '' || base === '.' || base === '..' ? `${fileId}.bin` : base;
 }
 

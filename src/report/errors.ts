@@ -7,6 +7,7 @@
  */
 import type { DocumentRecord } from '../metrics/generated/report.js';
 import { cellText } from '../dataset/corrections.js';
+import { nameWithoutUploadTag } from '../dataset/files.js';
 import { csvLine } from '../dataset/rejects.js';
 import { UsageError } from '../util/errors.js';
 import { baselineSide, currentValues, pairCells, type ExplorerInput } from './explorer/data.js';
@@ -78,7 +79,8 @@ function visitErrors(input: ExplorerInput, visit: (index: number, rows: ErrorRow
     if (!v) return;
     const bid = pairOf.get(d.id);
     const bv: DocumentValues | undefined = bid !== undefined ? base?.values?.of(bid) : undefined;
-    const common = { item: d.id, file: d.fileName ?? d.fileId, fileId: d.fileId, document_errors: d.errors };
+    // The file's name as the user gave it (dataset upload's content tag left out, as the explorer shows it).
+    const common = { item: d.id, file: d.fileName ? nameWithoutUploadTag(d.fileName) : d.fileId, fileId: d.fileId, document_errors: d.errors };
     const baselineValue = (x: unknown): Pick<ErrorRow, 'baseline_predicted'> => (base?.values ? { baseline_predicted: bid === undefined ? undefined : x } : {});
     const rows: ErrorRow[] = [];
     let low: number | null = null;

@@ -44,6 +44,16 @@ describe('errors file', () => {
     for (const d of input.documents) expect(rows.filter((r) => r.item === d.id).length).toBe(d.errors);
   });
 
+  it('the file column is the name the user gave: dataset upload\'s content tag left out, as the explorer shows it', async () => {
+    const input = await goldenInputs(GOLDEN['extract-baseline']);
+    const wrong = input.documents.find((d) => d.errors > 0)!;
+    const tagged = input.documents.map((d) => (d === wrong ? { ...d, fileName: 'scan 1.ek0123456789abcdef01234567.pdf' } : d));
+    const rows = errorRows({ ...input, documents: tagged });
+    const first = rows.filter((r) => r.item === wrong.id);
+    expect(first.length).toBeGreaterThan(0);
+    for (const r of first) expect(r.file).toBe('scan 1.pdf');
+  });
+
   it.each(Object.keys(GOLDEN))('%s: the file made document by document (errorsText) is the rows rendered (renderErrors of errorRows)', async (name) => {
     const input = await goldenInputs(GOLDEN[name]);
     const rows = errorRows(input);
