@@ -2,15 +2,18 @@
  * Record mode: a loopback proxy in front of the real service. Requests are forwarded as sent
  * (method, path, query, body, headers), with the caller's token swapped for the service token
  * (from the environment; never written anywhere). Every processor run the answers show ended
- * (PROCESSED or FAILED: direct runs, runs in lists, the outputs of workflow runs) is written
- * once to FILE in the replay format of `--engine replay:FILE`:
+ * (PROCESSED or FAILED: direct runs, runs in lists, the outputs of workflow runs; on API
+ * 2026-02-09 the extract, classify and split runs, whose lists carry no outputs, so a run is
+ * recorded when it is fetched) is written once to FILE in the replay format of `--engine replay:FILE`:
  *
  *   {"sha256": "...", "fileName": "inv-1.pdf", "processorType": "EXTRACT", "output": {...}, "recordedFrom": {...}}
  *
  * `sha256` is the hash the sandbox matches on: of the uploaded bytes (POST /files/upload, a
  * fileBase64) or of the rawText, when the proxy saw them; otherwise only the file name is
  * known. The processor's id and version are kept under `recordedFrom` only (the replaying
- * sandbox has its own ids). FILE is rewritten atomically after each new record.
+ * sandbox has its own ids). An EXTRACT output of 2026-02-09 is recorded with its citations in the
+ * form runs store (2025-04-21's: page counted through a package), so that a replay answers
+ * either API version in its own form. FILE is rewritten atomically after each new record.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -20,6 +23,8 @@ import { isPlainObject } from '../util/json.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { parseUpload } from './files.js';
 import { DEV_TOKEN_PREFIX } from './auth.js';
+import { apiErrorBody } from './current.js';
+import { citation20250421, citationFrom20260209 } from './engine/citations.js';
 
 export interface RecorderOptions {
   /** Replay file to write. */
@@ -102,7 +107,7 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
         return {};
       }
     }
-    if (path !== '/processor_runs') return {};
+    if (path !== '/processor_runs' && !RUN_ROUTES.has(path)) return {};
     try {
       const doc: unknown = JSON.parse(body.toString('utf8'));
       if (!isPlainObject(doc)) return {};
@@ -110,6 +115,9 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
       const f = doc.file;
       if (isPlainObject(f) && typeof f.fileBase64 === 'string') return { sha256: sha(Buffer.from(f.fileBase64, 'base64')) };
       if (isPlainObject(f) && typeof f.fileId === 'string') return { sha256: hashes.files.get(f.fileId) };
+      // 2026-02-09: `file: {text, name?}` or `file: {id}`.
+      if (isPlainObject(f) && typeof f.text === 'string') return { sha256: sha(Buffer.from(f.text, 'utf8')) };
+      if (isPlainObject(f) && typeof f.id === 'string') return { sha256: hashes.files.get(f.id) };
     } catch {
       // not JSON: the service answers it
     }
@@ -125,6 +133,11 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
     }
     if (!isPlainObject(doc)) return;
     if (known.sha256 && path === '/files/upload' && isPlainObject(doc.file) && typeof doc.file.id === 'string') hashes.files.set(doc.file.id, known.sha256);
+    // 2026-02-09: bare objects (a File, a run) and lists of them.
+    if (known.sha256 && path === '/files/upload' && doc.object === 'file' && typeof doc.id === 'string') hashes.files.set(doc.id, known.sha256);
+    if (known.sha256 && RUN_ROUTES.has(path) && typeof doc.object === 'string' && doc.object in RUN_KINDS && typeof doc.id === 'string') hashes.runs.set(doc.id, known.sha256);
+    record(legacyRun(doc));
+    if (doc.object === 'list' && Array.isArray(doc.data)) for (const r of doc.data) record(legacyRun(r));
     if (known.sha256 && path === '/processor_runs' && isPlainObject(doc.processorRun) && typeof doc.processorRun.id === 'string') hashes.runs.set(doc.processorRun.id, known.sha256);
     record(doc.processorRun);
     if (Array.isArray(doc.processorRuns)) doc.processorRuns.forEach(record);
@@ -132,8 +145,9 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
     for (const wr of wrs) if (isPlainObject(wr) && Array.isArray(wr.outputs)) wr.outputs.forEach((out) => record(isPlainObject(out) && !out.files ? { ...out, files: wr.files } : out));
   };
 
-  const answer = (res: ServerResponse, status: number, error: string, headers: Record<string, string> = {}): void => {
-    const text = JSON.stringify({ success: false, error });
+  const answer = (res: ServerResponse, status: number, error: string, headers: Record<string, string> = {}, current = false): void => {
+    // A 2026-02-09 caller gets the ApiError body that version answers errors with.
+    const text = current ? apiErrorBody(status, error) : JSON.stringify({ success: false, error });
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
   };
 
@@ -145,13 +159,14 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true,"status":"ok","mode":"record"}');
       return;
     }
+    const current = isCurrentCaller(req);
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     if (!m || m[1].length !== token.length || !timingSafeEqual(Buffer.from(m[1]), Buffer.from(token))) {
       req.resume();
-      return answer(res, 401, 'missing or invalid API token for the recording proxy', { 'www-authenticate': 'Bearer' });
+      return answer(res, 401, 'missing or invalid API token for the recording proxy', { 'www-authenticate': 'Bearer' }, current);
     }
     const body = await readBody(req, maxBody);
-    if (!body) return answer(res, 413, `request body is larger than the proxy's limit of ${maxBody} bytes`, { connection: 'close' });
+    if (!body) return answer(res, 413, `request body is larger than the proxy's limit of ${maxBody} bytes`, { connection: 'close' }, current);
     const known = await inspectRequest(method, path, req, body);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (!DROP_REQUEST.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
@@ -160,7 +175,7 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
     try {
       upstreamRes = await fetch(base + url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body, redirect: 'manual' });
     } catch (e) {
-      return answer(res, 502, `the service at ${base} did not answer: ${(e as Error).message}`.replaceAll(o.upstreamToken, '***'));
+      return answer(res, 502, `the service at ${base} did not answer: ${(e as Error).message}`.replaceAll(o.upstreamToken, '***'), {}, current);
     }
     const bytes = Buffer.from(await upstreamRes.arrayBuffer());
     const out: Record<string, string> = {};
@@ -218,4 +233,67 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined
     req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/** The 2026-02-09 run routes (create and sync) whose request names the run's input. */
+const RUN_ROUTES = new Set(['/extract_runs', '/classify_runs', '/split_runs', '/extract', '/classify', '/split']);
+
+/** A 2026-02-09 run's `object`: its processor type and the member naming its processor. */
+const RUN_KINDS: Record<string, { type: string; noun: string }> = {
+  extract_run: { type: 'EXTRACT', noun: 'extractor' },
+  classify_run: { type: 'CLASSIFY', noun: 'classifier' },
+  split_run: { type: 'SPLITTER', noun: 'splitter' },
+};
+
+/** A caller of API version 2026-02-09 or later (its error bodies are ApiError). */
+function isCurrentCaller(req: IncomingMessage): boolean {
+  const v = req.headers['x-extend-api-version'];
+  return typeof v === 'string' && v.trim() >= '2026-02-09';
+}
+
+/**
+ * A 2026-02-09 run as record() reads a 2025-04-21 one (`files`, `type`, `processorId`, the output
+ * as runs store it); undefined for anything else, and for a run summary (lists carry no output).
+ */
+function legacyRun(doc: unknown): Json | undefined {
+  if (!isPlainObject(doc) || typeof doc.object !== 'string' || !Object.hasOwn(RUN_KINDS, doc.object)) return undefined;
+  if (!Object.hasOwn(doc, 'output')) return undefined;
+  const kind = RUN_KINDS[doc.object];
+  const files = Array.isArray(doc.files) && doc.files.length ? (doc.files as unknown[]) : isPlainObject(doc.file) ? [doc.file] : [];
+  const processor = doc[kind.noun];
+  const version = doc[`${kind.noun}Version`];
+  return {
+    id: doc.id,
+    status: doc.status,
+    type: kind.type,
+    files,
+    output: kind.type === 'EXTRACT' ? storedExtractOutput(doc.output, files) : doc.output,
+    failureReason: doc.failureReason,
+    failureMessage: doc.failureMessage,
+    processorId: isPlainObject(processor) ? processor.id : undefined,
+    processorVersionId: isPlainObject(version) ? version.id : undefined,
+  };
+}
+
+/** An EXTRACT output's 2026-02-09 citations in the stored form: page counted through the run's files. */
+function storedExtractOutput(output: unknown, files: unknown[]): unknown {
+  if (!isPlainObject(output) || !isPlainObject(output.metadata)) return output;
+  const offsets = new Map<string, number>();
+  let first = 0;
+  for (const f of files) {
+    if (!isPlainObject(f) || typeof f.id !== 'string') continue;
+    offsets.set(f.id, first);
+    const count = Number(isPlainObject(f.metadata) ? f.metadata.pageCount : undefined);
+    first += Number.isFinite(count) && count > 0 ? count : 1;
+  }
+  const metadata = Object.entries(output.metadata).map(([path, entry]): [string, unknown] => {
+    if (!isPlainObject(entry) || !Array.isArray(entry.citations)) return [path, entry];
+    const citations = entry.citations.map((c: unknown) => {
+      const n = citationFrom20260209(c, isPlainObject(c) && typeof c.fileId === 'string' ? (offsets.get(c.fileId) ?? 0) : 0);
+      return n ? citation20250421(n) : c;
+    });
+    return [path, { ...entry, citations }];
+  });
+  // fromEntries: field paths are the user's keys (`__proto__` included), kept as own members.
+  return { ...output, metadata: Object.fromEntries(metadata) };
 }

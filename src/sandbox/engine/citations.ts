@@ -205,6 +205,31 @@ export function citation20260209(c: Citation, fileId?: string): Record<string, u
 }
 
 /**
+ * A 2026-02-09 citation (`citation20260209`) back in the neutral form, its page counted from
+ * `pageOffset` (the pages of the package's files before the citation's file); undefined when it
+ * is not one.
+ */
+export function citationFrom20260209(o: unknown, pageOffset = 0): Citation | undefined {
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return undefined;
+  const c = o as Record<string, unknown>;
+  const page = c.page as Record<string, unknown> | null | undefined;
+  if (page === null || typeof page !== 'object' || typeof page.number !== 'number' || !Array.isArray(c.polygon)) return undefined;
+  const polygon: Point[] = [];
+  for (const q of c.polygon as unknown[]) {
+    const p = q as Partial<Point> | null;
+    if (!p || typeof p.x !== 'number' || typeof p.y !== 'number') return undefined;
+    polygon.push({ x: p.x, y: p.y });
+  }
+  return {
+    page: page.number + pageOffset,
+    polygon,
+    referenceText: typeof c.referenceText === 'string' ? c.referenceText : '',
+    pageWidth: typeof page.width === 'number' ? page.width : 0,
+    pageHeight: typeof page.height === 'number' ? page.height : 0,
+  };
+}
+
+/**
  * A citation as runs store it (the 2025-04-21 shape `citation20250421` wrote) back in the neutral
  * form; undefined when it is not one (a replayed output may carry anything).
  */
