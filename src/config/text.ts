@@ -276,15 +276,14 @@ export function applyTextChanges(text: string, changes: readonly TextChange[], m
   for (const change of changes) {
     const span = readObject(scanned, finder.find(change.path));
     refuseDuplicateKeys(span, change.path);
-    if (!('rename' in change)) refuseDuplicatesInRewritten(scanned, span, change);
     const expected = values.find(change.at ?? change.path);
     // Renames and members left out are made in place, keeping every other byte (an object with a
     // key twice was refused above). Each kind of edit is a function apart: V8 compiles them as
     // smaller units, and when objects of a new shape reach the key check only that small function
     // is compiled again.
     if ('rename' in change) renameEdits(span, change, expected, edits);
-    else if ('drop' in change) dropEdits(span, change, expected, edits);
-    else if (change.inPlace) inPlaceEdits(span, change, expected, edits);
+    else if ('drop' in change) dropEdits(scanned, span, change, expected, edits);
+    else if (change.inPlace) inPlaceEdits(scanned, span, change, expected, edits);
     else relayoutEdit(scanned, span, change, expected, edits);
   }
   // The text between the edits and the edits' texts, appended in order (V8 keeps the pieces and
@@ -317,6 +316,7 @@ function wrongEdit(change: TextChange, what: string): Error {
 
 /** The object re-laid out from its plan, checked: it must parse to the migrated object. */
 function relayoutEdit(scanned: Scanned, span: ObjectSpan, change: Extract<TextChange, { members: readonly Member[] }>, expected: unknown, edits: Edit[]): void {
+  for (const p of span.props) if (!copiedWhole(change.members, p.key)) refuseDuplicatesLeftOut(scanned, p, change.path);
   const rendered = renderObject(scanned, span, change.members, change.path);
   if (!sameDocument(rendered, expected)) throw wrongEdit(change, 'the rewritten object does not parse to the migrated one');
   edits.push({ start: span.start, end: span.end, text: rendered });
@@ -342,7 +342,7 @@ function renameEdits(span: ObjectSpan, change: Extract<TextChange, { rename: rea
  * the migrated object's, in order. (The same bytes as a re-layout where the object is laid out
  * uniformly, without rendering or re-parsing anything.)
  */
-function inPlaceEdits(span: ObjectSpan, change: Extract<TextChange, { members: readonly Member[] }>, expected: unknown, edits: Edit[]): void {
+function inPlaceEdits(scanned: Scanned, span: ObjectSpan, change: Extract<TextChange, { members: readonly Member[] }>, expected: unknown, edits: Edit[]): void {
   const props = span.props;
   const keys: string[] = [];
   const kept: number[] = [];
@@ -358,17 +358,24 @@ function inPlaceEdits(span: ObjectSpan, change: Extract<TextChange, { members: r
     keys.push(m.key);
     if (m.key !== m.from[0]) edits.push({ start: props[i].keyStart, end: props[i].keyEnd, text: JSON.stringify(m.key) });
   }
+  for (let i = 0, j = 0; i < props.length; i++) {
+    if (j < kept.length && kept[j] === i) j++;
+    else refuseDuplicatesLeftOut(scanned, props[i], change.path);
+  }
   cutEdits(span, kept, edits);
   if (!isPlainObject(expected) || !hasKeys(expected, keys)) throw wrongEdit(change, 'the keys kept in place are not those of the migrated object');
 }
 
 /** Members left out by key, the others kept in place: checked as inPlaceEdits are. */
-function dropEdits(span: ObjectSpan, change: Extract<TextChange, { drop: readonly string[] }>, expected: unknown, edits: Edit[]): void {
+function dropEdits(scanned: Scanned, span: ObjectSpan, change: Extract<TextChange, { drop: readonly string[] }>, expected: unknown, edits: Edit[]): void {
   const props = span.props;
   const keys: string[] = [];
   const kept: number[] = [];
   for (let i = 0; i < props.length; i++) {
-    if (change.drop.includes(props[i].key)) continue;
+    if (change.drop.includes(props[i].key)) {
+      refuseDuplicatesLeftOut(scanned, props[i], change.path);
+      continue;
+    }
     kept.push(i);
     keys.push(props[i].key);
   }
@@ -408,31 +415,24 @@ function refuseDuplicateKeys(span: ObjectSpan, path: readonly Segment[]): void {
 }
 
 /**
- * The members of a changed object whose bytes do not survive whole (dropped, replaced, rebuilt, or
+ * A member of a changed object whose bytes do not survive whole (dropped, replaced, rebuilt, or
  * taken apart: only members copied whole under a key keep every byte) must not hold a key twice
- * anywhere inside: their parsed value, the one listed or re-laid out, would have lost the other.
+ * anywhere inside: its parsed value, the one listed or re-laid out, would have lost the other.
  */
-function refuseDuplicatesInRewritten(scanned: Scanned, span: ObjectSpan, change: Exclude<TextChange, { rename: readonly [string, string] }>): void {
-  let kept: (key: string) => boolean;
-  if ('members' in change) {
-    const whole = new Set<string>();
-    copiedWhole(change.members, whole);
-    kept = (key) => whole.has(key);
-  } else kept = (key) => !change.drop.includes(key);
-  for (const p of span.props) {
-    if (kept(p.key)) continue;
-    const c = scanned.t.charCodeAt(p.valueStart);
-    if (c === LBRACE || c === LBRACKET) refuseDuplicatesWithin(scanned, p.valueStart, [...change.path, p.key]);
-  }
+function refuseDuplicatesLeftOut(scanned: Scanned, p: Prop, path: readonly Segment[]): void {
+  // Scalars hold no key: most members are passed on their first character.
+  const c = scanned.t.charCodeAt(p.valueStart);
+  if (c === LBRACE || c === LBRACKET) refuseDuplicatesWithin(scanned, p.valueStart, [...path, p.key]);
 }
 
-/** The keys of the changed object that members copy whole (a path of one key, at any depth of members). */
-function copiedWhole(members: readonly Member[], into: Set<string>): void {
+/** Whether members copy the changed object's `key` whole (a path of that one key, at any depth of members). */
+function copiedWhole(members: readonly Member[], key: string): boolean {
   for (const m of members) {
     if ('from' in m) {
-      if (m.from.length === 1) into.add(m.from[0]);
-    } else if ('members' in m) copiedWhole(m.members, into);
+      if (m.from.length === 1 && m.from[0] === key) return true;
+    } else if ('members' in m && copiedWhole(m.members, key)) return true;
   }
+  return false;
 }
 
 /** refuseDuplicateKeys for every object inside a value (the object or array at `start`). */
