@@ -88,6 +88,34 @@ describe.skipIf(!hasChromium)('the explorer in headless Chromium', () => {
     }
   }, 180_000);
 
+  it('each document\'s badges count its wrong outcomes (two splits of one type are two), and a field\'s right and wrong documents add up to all', async () => {
+    const split = await open(path.join(cwd, 'reports', 'demo', 'packet-splitter', 'report.html'), '#view=documents');
+    // Every row shown: the counts of its FA/FN/FD badges sum to its wrong outcomes.
+    const rows = await split.page.locator('#ek-rows .row').evaluateAll((els) =>
+      els.map((r) => ({ wrong: r.querySelector('.c-err')?.textContent ?? '', badges: [...r.querySelectorAll('.c-out .b')].map((b) => b.textContent ?? '') })),
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      if (r.wrong === 'failed') continue;
+      const sum = r.badges.filter((b) => /^F[AND] \d+$/.test(b)).reduce((n, b) => n + Number(b.split(' ')[1]), 0);
+      expect(sum, JSON.stringify(r)).toBe(Number(r.wrong));
+    }
+    await split.page.close();
+    clean(split);
+
+    const inv = await open(path.join(cwd, 'reports', 'demo', 'invoice-extract', 'report.html'), '#view=documents');
+    const count = async (): Promise<number> => Number(((await inv.page.locator('#ek-count').textContent()) ?? '').split(' ')[0]);
+    const all = await count();
+    await inv.page.selectOption('#ek-f-field', 'due_date');
+    expect(await count()).toBe(all);
+    await inv.page.selectOption('#ek-f-outcome', 'right');
+    const right = await count();
+    await inv.page.selectOption('#ek-f-outcome', 'wrong');
+    expect(right + (await count())).toBe(all);
+    await inv.page.close();
+    clean(inv);
+  }, 120_000);
+
   it('50,000 documents: every one listed, a field filter, a document with its line items, a deep link', async () => {
     const l = await open(big, '#view=documents');
     const { page } = l;

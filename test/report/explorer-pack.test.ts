@@ -40,6 +40,24 @@ describe('buildExplorerData', () => {
   });
 });
 
+describe('buildExplorerData: each document\'s wrong outcomes by kind', () => {
+  it.each(Object.keys(GOLDEN))('%s: FA, FN and FD sum to the document\'s errors, counted per outcome (not per field or split type)', async (name) => {
+    const input = await goldenInputs(GOLDEN[name]);
+    const { index } = buildExplorerData(input);
+    const w = index.docs.wrong;
+    expect(w).toHaveLength(3 * input.documents.length);
+    input.documents.forEach((d, i) => {
+      expect(w.slice(3 * i, 3 * i + 3).every((x) => x >= 0)).toBe(true);
+      expect(w[3 * i] + w[3 * i + 1] + w[3 * i + 2]).toBe(d.errors);
+      if (d.splitter) expect([w[3 * i], w[3 * i + 1], w[3 * i + 2]]).toEqual([d.splitter.predicted - d.splitter.correct, d.splitter.expected - d.splitter.correct, 0]);
+      if (d.fields) {
+        const sum = (k: number): number => Object.values(d.fields!).reduce((n, t) => n + t[k], 0);
+        expect([w[3 * i + 1], w[3 * i + 2]]).toEqual([sum(3), sum(4)]);
+      }
+    });
+  });
+});
+
 describe('buildExplorerData: CLASSIFY outcome masks', () => {
   it('gives each class its digit and, against a baseline, its change, as a pass over every class does', async () => {
     const input = await goldenInputs(GOLDEN.classify);

@@ -62,7 +62,7 @@ export function explorerMain(): void {
     fields: Row[];
     values: boolean;
     baseline: { file: string; kind: string; values: boolean } | null;
-    docs: { id: string[]; name: string[]; errors: number[]; flags: string; mask: string[]; conf: Array<number | null>; change: string; fchange: string[]; slices?: number[][] };
+    docs: { id: string[]; name: string[]; errors: number[]; flags: string; mask: string[]; wrong: number[]; conf: Array<number | null>; change: string; fchange: string[]; slices?: number[][] };
     sliceNames: string[];
     history: unknown[] | null;
   }
@@ -321,7 +321,10 @@ export function explorerMain(): void {
       if (st.field) {
         if (u < 0) continue;
         const m = parseInt(d.mask[i][u], 16);
-        if (st.outcome === '' ? m === 0 : st.outcome === 'right' ? m === 0 || (m & 14) !== 0 : (m & bit) === 0) continue;
+        // EXTRACT: no bit is a TN (nothing expected, nothing predicted: right), so every document
+        // has the field; a class or split type without a bit is one the document does not involve.
+        const none = ix.type === 'EXTRACT' ? false : m === 0;
+        if (st.outcome === '' ? none : st.outcome === 'right' ? none || (m & 14) !== 0 : (m & bit) === 0) continue;
       } else if (st.outcome === 'wrong') {
         if (d.errors[i] === 0) continue;
       } else if (st.outcome === 'right') {
@@ -346,12 +349,14 @@ export function explorerMain(): void {
     const wrap = el('span', 'badges');
     const u = st.field ? ix.units.indexOf(st.field) : -1;
     let m = 0;
-    const counts: Record<string, number> = { FA: 0, FN: 0, FD: 0 };
+    // The document's outcomes of each kind (not the units that have one: a line-item field or a
+    // split type can hold several).
+    const w = ix.docs.wrong;
+    const counts: Record<string, number> = { FA: w[3 * i], FN: w[3 * i + 1], FD: w[3 * i + 2] };
     const s = ix.docs.mask[i];
     if (u >= 0) m = parseInt(s[u], 16);
     else for (let k = 0; k < s.length; k++) m |= parseInt(s[k], 16);
-    if (u < 0) for (let k = 0; k < s.length; k++) for (const o of ['FA', 'FN', 'FD']) if (parseInt(s[k], 16) & BIT[o]) counts[o]++;
-    for (const o of ['FA', 'FN', 'FD']) if (m & BIT[o]) wrap.appendChild(el('span', `b o-${o}`, u >= 0 ? o : `${o} ${counts[o]}`));
+    for (const o of ['FA', 'FN', 'FD']) if (u >= 0 ? m & BIT[o] : counts[o] > 0) wrap.appendChild(el('span', `b o-${o}`, u >= 0 ? o : `${o} ${counts[o]}`));
     if (m === BIT.TP) wrap.appendChild(el('span', 'b o-TP', 'TP'));
     return wrap;
   }

@@ -79,6 +79,8 @@ export interface ExplorerIndex {
     /** Per document one digit: 1 failed, 2 correct, 4 straight-through. */
     flags: string;
     mask: string[];
+    /** The document's wrong outcomes by kind, three numbers per document: FA, FN, FD (a unit may hold several: line-item rows, splits of a type). */
+    wrong: number[];
     /** The document's lowest confidence (EXTRACT: of its predicted values; CLASSIFY: of its class). */
     conf: Array<number | null>;
     /** Against the baseline, per document one letter: f fixed, b broke, r right in both, w wrong in both, u unpaired. */
@@ -188,6 +190,28 @@ function outcomesOf(type: Report['type'], d: DocumentRecord, units: readonly str
     if (bits) out.push([k, bits]);
   });
   return out;
+}
+
+/**
+ * A document's FA, FN and FD counts (pushed onto `out`), which sum to its `errors`: EXTRACT FN and
+ * FD from its fields' counts (FA the rest: keys outside the fields included), SPLITTER from its
+ * split counts, CLASSIFY from its two classes.
+ */
+function wrongByKind(type: Report['type'], d: DocumentRecord, units: readonly string[], out: number[]): void {
+  let fn = 0;
+  let fd = 0;
+  if (type === 'EXTRACT') {
+    const sum = [0, 0, 0, 0, 0];
+    if (d instanceof ExtractRecord) for (const u of units) d.addTo(u, sum);
+    else for (const u of units) {
+      const t = tupleOf(d, u);
+      if (t) for (let k = 0; k < 5; k++) sum[k] += t[k];
+    }
+    fn = sum[3];
+    fd = sum[4];
+  } else if (type === 'SPLITTER') fn = d.splitter ? d.splitter.expected - d.splitter.correct : 0;
+  else if (d.classify && d.classify.expected !== null && d.classify.expected !== d.classify.predicted) fn = 1;
+  out.push(d.errors - fn - fd, fn, fd);
 }
 
 /** `fill` repeated `count` times, cut from a string kept per fill character. */
@@ -386,7 +410,7 @@ export function buildExplorerData(input: ExplorerInput): ExplorerData {
   const unitIndex = new Map(units.map((u, i) => [u, i]));
   const current = currentValues(input);
   const base = baselineSide(input);
-  const docs: ExplorerIndex['docs'] = { id: [], name: [], errors: [], flags: '', mask: [], conf: [], change: '', fchange: [] };
+  const docs: ExplorerIndex['docs'] = { id: [], name: [], errors: [], flags: '', mask: [], wrong: [], conf: [], change: '', fchange: [] };
   const flags: string[] = [];
   const change: string[] = [];
   const details: string[] = [];
@@ -407,6 +431,7 @@ export function buildExplorerData(input: ExplorerInput): ExplorerData {
     flags.push(String((d.failed ? 1 : 0) | (d.correct ? 2 : 0) | (d.straightThrough ? 4 : 0)));
     const mask = outcomesOf(type, d, units, unitIndex);
     docs.mask.push(maskText(mask, units.length));
+    wrongByKind(type, d, units, docs.wrong);
     if (base) {
       const j = pairOf[i];
       if (j < 0) {
