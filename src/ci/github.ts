@@ -210,6 +210,7 @@ interface IssueComment {
   id: number;
   body?: string;
   html_url?: string;
+  user?: { login?: string; type?: string } | null;
 }
 
 const PER_PAGE = 100;
@@ -252,32 +253,43 @@ async function call<T>(t: GitHubTarget, fetchFn: FetchFn, method: string, path: 
   }
 }
 
-/** The earlier comment with this marker, if any (pages of 100, oldest first). */
-export async function findComment(t: GitHubTarget, marker: string, fetchFn: FetchFn = fetch): Promise<IssueComment | undefined> {
+/**
+ * The comments that start with this marker (pages of 100, oldest first), those written by a bot
+ * first (the job's GITHUB_TOKEN writes as github-actions[bot]): anyone may write a comment that
+ * starts with the marker, and only the comment's author can update it.
+ */
+export async function findComments(t: GitHubTarget, marker: string, fetchFn: FetchFn = fetch): Promise<IssueComment[]> {
   const [owner, repo] = t.repository.split('/');
+  const bots: IssueComment[] = [];
+  const others: IssueComment[] = [];
   for (let page = 1; page <= MAX_PAGES; page++) {
     const list = await call<IssueComment[]>(t, fetchFn, 'GET', `/repos/${enc(owner)}/${enc(repo)}/issues/${t.pullRequest}/comments?per_page=${PER_PAGE}&page=${page}`);
     if (!Array.isArray(list)) throw new GitHubApiError(200, 'the list of comments is not an array');
-    const hit = list.find((c) => typeof c.body === 'string' && c.body.includes(marker));
-    if (hit) return hit;
-    if (list.length < PER_PAGE) return undefined;
+    for (const c of list) if (typeof c.body === 'string' && c.body.trimStart().startsWith(marker)) (c.user?.type === 'Bot' ? bots : others).push(c);
+    if (list.length < PER_PAGE) break;
   }
-  return undefined;
+  return [...bots, ...others];
 }
 
 const enc = (s: string | undefined): string => encodeURIComponent(s ?? '');
 
 /**
- * Creates the comment, or updates the one an earlier run made (found by its marker), so a pull
- * request has one evalkit comment however often the workflow runs.
+ * Creates the comment, or updates the one an earlier run made (found by its marker at its start),
+ * so a pull request has one evalkit comment however often the workflow runs. A comment it may not
+ * update (another author's that starts with the marker) is passed over.
  */
 export async function upsertComment(t: GitHubTarget, body: string, marker: string, fetchFn: FetchFn = fetch): Promise<CommentResult> {
   if (!/^[^/\s]+\/[^/\s]+$/.test(t.repository)) throw new GitHubApiError(0, `"${t.repository}" is not owner/name`);
   const [owner, repo] = t.repository.split('/');
-  const existing = await findComment(t, marker, fetchFn);
-  if (existing) {
-    const c = await call<IssueComment>(t, fetchFn, 'PATCH', `/repos/${enc(owner)}/${enc(repo)}/issues/comments/${existing.id}`, { body });
-    return { action: 'updated', id: existing.id, url: c.html_url ?? existing.html_url ?? '' };
+  for (const existing of await findComments(t, marker, fetchFn)) {
+    try {
+      const c = await call<IssueComment>(t, fetchFn, 'PATCH', `/repos/${enc(owner)}/${enc(repo)}/issues/comments/${existing.id}`, { body });
+      return { action: 'updated', id: existing.id, url: c.html_url ?? existing.html_url ?? '' };
+    } catch (e) {
+      // Someone else's comment that starts with the marker (403), or one deleted meanwhile (404):
+      // not ours to update; the next one, or a new comment.
+      if (!(e instanceof GitHubApiError) || (e.status !== 403 && e.status !== 404)) throw e;
+    }
   }
   const c = await call<IssueComment>(t, fetchFn, 'POST', `/repos/${enc(owner)}/${enc(repo)}/issues/${t.pullRequest}/comments`, { body });
   return { action: 'created', id: c.id, url: c.html_url ?? '' };

@@ -41,7 +41,7 @@ const github = defineCommand<GithubArgs>({
       .option('outputs', { type: 'boolean', default: true, describe: 'write the verdict and headline metrics to $GITHUB_OUTPUT' })
       .option('gates-file', { type: 'string', describe: 'the file the gates are written in, to attach gate annotations to it' })
       .option('format', formatOption)
-      .example('$0 ci github --report reports/run/report.json', 'in a workflow step, after `evalkit report --from run.json`')
+      .example('$0 ci github --report reports/run/report.json', 'in a workflow step, after `evalkit report --from run.json --no-step-summary` (ci github writes the job summary)')
       .example('$0 ci github --report out/report.json --comment-key receipts --no-annotations', 'a second report with its own comment')
       .epilogue(
         'Reads GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_API_URL, GITHUB_EVENT_PATH, GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, GITHUB_SERVER_URL and GITHUB_RUN_ID, ' +

@@ -257,7 +257,8 @@ function render(r: UploadResult, csv: string, formatFinding: (file: string, f: R
   renderChanges(changes, 'conflict', 'refuse');
   for (const f of r.failures.slice(0, 50)) out(`failed ${f.operation}${f.line !== undefined ? ` line ${f.line}` : ''}${f.item ? ` ${f.item}` : ''}: ${f.error}`);
   if (r.failures.length > 50) out(`... and ${r.failures.length - 50} more failures (--format json lists them all)`);
-  if (r.tally) {
+  // --quiet: no tally on success (failures, conflicts and kept labels above still print).
+  if (r.tally && !(isQuiet() && r.status === 'done' && r.tally.failed === 0 && r.tally.conflicts === 0)) {
     const t = r.tally;
     const files = t.filesUploaded || t.filesReused ? `; ${t.filesUploaded} files uploaded${t.filesReused ? `, ${t.filesReused} found already uploaded` : ''}` : '';
     out(`${target}${r.set?.created ? ' (created)' : ''}: ${tallyLine(t)}${files}`);
@@ -358,7 +359,7 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
       concurrency: argv.concurrency,
       chunkSize: argv.chunkSize,
       onProgress: (p) => progress.update(progressOf(p)),
-      onNotice: (m) => err(`evalkit: ${m}`),
+      onNotice: (m) => (isQuiet() ? undefined : err(`evalkit: ${m}`)),
       signal: ac.signal,
     });
   } finally {
@@ -459,7 +460,7 @@ const download = defineCommand<DownloadArgs>({
     const r = await downloadDataset(clientFromEnv(), { evaluationSetId: a.evaluationSet, out: a.out, filesDir: a.files, concurrency: a.concurrency });
     if (r.outside) err(`evalkit: ${a.files} is outside the CSV's folder: upload it with --allow-outside`);
     if (a.format === 'json') outJson(r);
-    else out(`set ${r.set.id} "${r.set.name}": ${r.items} item${r.items === 1 ? '' : 's'} -> ${r.csv}${r.files ? `; ${r.files.written} file${r.files.written === 1 ? '' : 's'} -> ${r.files.dir}` : ''}`);
+    else if (!isQuiet()) out(`set ${r.set.id} "${r.set.name}": ${r.items} item${r.items === 1 ? '' : 's'} -> ${r.csv}${r.files ? `; ${r.files.written} file${r.files.written === 1 ? '' : 's'} -> ${r.files.dir}` : ''}`);
     return 0;
   },
 });
@@ -558,7 +559,7 @@ const harvest = defineCommand<HarvestArgs>({
         journal: a.journal,
         concurrency: a.concurrency,
         onProgress: (p) => progress.update(progressOf(p)),
-        onNotice: (m) => err(`evalkit: ${m}`),
+        onNotice: (m) => (isQuiet() ? undefined : err(`evalkit: ${m}`)),
       });
     } finally {
       progress.stop();

@@ -316,7 +316,11 @@ function wrongEdit(change: TextChange, what: string): Error {
 
 /** The object re-laid out from its plan, checked: it must parse to the migrated object. */
 function relayoutEdit(scanned: Scanned, span: ObjectSpan, change: Extract<TextChange, { members: readonly Member[] }>, expected: unknown, edits: Edit[]): void {
-  for (const p of span.props) if (!copiedWhole(change.members, p.key)) refuseDuplicatesLeftOut(scanned, p, change.path);
+  for (const p of span.props) {
+    // The character first: most members are scalars, and the walk over the members is the dearer test.
+    const c = scanned.t.charCodeAt(p.valueStart);
+    if ((c === LBRACE || c === LBRACKET) && !copiedWhole(change.members, p.key)) refuseDuplicatesWithin(scanned, p.valueStart, [...change.path, p.key]);
+  }
   const rendered = renderObject(scanned, span, change.members, change.path);
   if (!sameDocument(rendered, expected)) throw wrongEdit(change, 'the rewritten object does not parse to the migrated one');
   edits.push({ start: span.start, end: span.end, text: rendered });

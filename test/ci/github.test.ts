@@ -57,7 +57,7 @@ describe('upsertComment', () => {
 
   it('finds its comment on the second page and updates it', async () => {
     const calls: string[] = [];
-    const page = (n: number) => Array.from({ length: n === 1 ? 100 : 20 }, (_, i) => ({ id: n * 1000 + i, body: n === 2 && i === 7 ? 'x <!-- evalkit-report --> y' : 'lgtm' }));
+    const page = (n: number) => Array.from({ length: n === 1 ? 100 : 20 }, (_, i) => ({ id: n * 1000 + i, body: n === 2 && i === 7 ? '<!-- evalkit-report -->\n**evalkit ✅ passed**' : n === 1 && i === 3 ? 'quoting it: <!-- evalkit-report --> is in the bot\'s comment' : 'lgtm' }));
     const fetchFn: FetchFn = async (url, init) => {
       calls.push(`${init.method} ${url}`);
       if (init.method === 'GET') return Response.json(page(Number(new URL(url).searchParams.get('page'))));
@@ -70,6 +70,25 @@ describe('upsertComment', () => {
       'GET https://ghe.example/api/v3/repos/o/r/issues/5/comments?per_page=100&page=2',
       'PATCH https://ghe.example/api/v3/repos/o/r/issues/comments/2007',
     ]);
+  });
+
+  it('passes over a comment it may not update (another author\'s that starts with the marker): the bot\'s is updated, or a new one made', async () => {
+    const alice = { id: 11, body: '<!-- evalkit-report --> ha', user: { login: 'alice', type: 'User' } };
+    const bot = { id: 12, body: '<!-- evalkit-report -->\nold', user: { login: 'github-actions[bot]', type: 'Bot' } };
+    const run = async (comments: object[]): Promise<{ r: unknown; calls: string[] }> => {
+      const calls: string[] = [];
+      const fetchFn: FetchFn = async (url, init) => {
+        calls.push(`${init.method} ${new URL(url).pathname}`);
+        if (init.method === 'GET') return Response.json(comments);
+        if (init.method === 'PATCH') return url.endsWith('/11') ? Response.json({ message: 'Forbidden' }, { status: 403 }) : Response.json({ id: 12, html_url: 'u12' });
+        return Response.json({ id: 13, html_url: 'u13' });
+      };
+      return { r: await upsertComment(target, 'body', commentMarker(), fetchFn), calls };
+    };
+    // The bot's comment first, though alice's is older.
+    expect(await run([alice, bot])).toEqual({ r: { action: 'updated', id: 12, url: 'u12' }, calls: ['GET /api/v3/repos/o/r/issues/5/comments', 'PATCH /api/v3/repos/o/r/issues/comments/12'] });
+    // Only alice's: refused, so a comment of its own (the next run finds and updates that one).
+    expect(await run([alice])).toEqual({ r: { action: 'created', id: 13, url: 'u13' }, calls: ['GET /api/v3/repos/o/r/issues/5/comments', 'PATCH /api/v3/repos/o/r/issues/comments/11', 'POST /api/v3/repos/o/r/issues/5/comments'] });
   });
 
   it('a refusal is a GitHubApiError with the status and GitHub\'s message, never the token', async () => {

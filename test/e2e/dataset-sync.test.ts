@@ -44,6 +44,16 @@ describe('a column missing from the CSV', () => {
   });
 });
 
+describe('--quiet', () => {
+  it('upload and download print no tally on success (and no journal notice); a conflict still prints', { timeout: 120_000 }, async () => {
+    const { dir, setId } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
+    const again = await s.upload(['data.csv', '-e', setId, '-q'], dir);
+    expect(again).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const down = await runCli(['dataset', 'download', '-e', setId, '--out', 'copy.csv', '-q'], { cwd: dir, env: s.env });
+    expect(down).toMatchObject({ code: 0, stdout: '' });
+  });
+});
+
 describe('a column dropped for a sync and put back', () => {
   it('an edit in the restored column is a CSV change (not a conflict with an empty last sync); download --into brings nothing meanwhile', { timeout: 120_000 }, async () => {
     const { dir, setId, byFile } = await synced([['N-0', 'EUR 10'], ['N-1', 'EUR 11']]);
