@@ -44,7 +44,7 @@ export default defineCommand<ViewArgs>({
     const csvFiles = await datasetCsvs(argv.configFile, reports.map((r) => r.dir));
     const finder = new FileFinder({ filesDirs: argv.files, csvFiles, reportDirs: reports.map((r) => r.dir) });
     for (const n of finder.notes) warn(n, 'evalkit view');
-    for (const r of reports) if (!r.exportFile) warn(`${r.shown}: the export ${r.report.source.file} is not beside report.json (nor at that path from here); its documents show values but no files`, 'evalkit view');
+    for (const r of reports) if (!r.exportFile) warn(`${r.shown}: the export ${r.report.source.file} is not beside report.json, nor the one file of that name under this folder; its documents show values but no files (move the export beside report.json)`, 'evalkit view');
     const remoteFile = argv.remoteFiles ? await remoteFiles() : undefined;
     const history = argv.history ? await historySection(argv.history) : undefined;
     const view = await startView({ reports, finder, port: argv.port, remoteFile, history });

@@ -4,7 +4,7 @@
  * run export and baseline export are found beside its report.json, else where report.json names
  * them; their items are read when a document is first opened, and kept by item id.
  */
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import type { ExportItem } from '../metrics/generated/export.js';
 import type { Report } from '../metrics/generated/report.js';
@@ -59,8 +59,13 @@ function findReportDirs(dir: string, depth = 0): string[] {
   return out;
 }
 
-/** An export a report names: beside report.json first (a folder moved as a whole), else as named (relative to the working folder). */
-function exportOf(dir: string, named: string | undefined): string | undefined {
+/**
+ * An export a report names (report.json keeps its file name only, so that the report's bytes do
+ * not depend on where it was written): beside report.json first (a folder moved as a whole), then
+ * as named from the working folder, then the one file of that name under the working folder
+ * (`evalkit report --from exports/run.json` writes reports/run/; see filesByName).
+ */
+function exportOf(dir: string, named: string | undefined, found: (name: string) => readonly string[]): string | undefined {
   if (!named) return undefined;
   for (const candidate of [path.join(dir, path.basename(named)), path.resolve(named)]) {
     try {
@@ -69,7 +74,47 @@ function exportOf(dir: string, named: string | undefined): string | undefined {
       // next
     }
   }
-  return undefined;
+  const under = found(path.basename(named));
+  return under.length === 1 ? under[0] : undefined;
+}
+
+/** Folders the search for exports passes over. */
+const SKIP_DIRS = new Set(['node_modules', '.git']);
+/** How deep under the working folder, and how many entries at most, the search for exports reads. */
+const SEARCH_DEPTH = 4;
+const SEARCH_ENTRIES = 50_000;
+
+/**
+ * Files by name under the working folder (hidden folders and node_modules passed over, four
+ * levels, 50,000 entries at most), read once on first use.
+ */
+function filesByName(root: string): (name: string) => readonly string[] {
+  let byName: Map<string, string[]> | undefined;
+  return (name) => {
+    if (!byName) {
+      byName = new Map();
+      let seen = 0;
+      const walk = (dir: string, depth: number): void => {
+        let entries: Dirent[];
+        try {
+          entries = readdirSync(dir, { withFileTypes: true });
+        } catch {
+          return;
+        }
+        for (const e of entries) {
+          if (++seen > SEARCH_ENTRIES) return;
+          const full = path.join(dir, e.name);
+          if (e.isFile()) {
+            const list = byName!.get(e.name);
+            if (list) list.push(full);
+            else byName!.set(e.name, [full]);
+          } else if (e.isDirectory() && depth < SEARCH_DEPTH && !e.name.startsWith('.') && !SKIP_DIRS.has(e.name)) walk(full, depth + 1);
+        }
+      };
+      walk(root, 0);
+    }
+    return byName.get(name) ?? [];
+  };
 }
 
 /** The report folders of the PATH arguments; an input error naming a PATH that holds none. */
@@ -97,6 +142,7 @@ export async function findReports(paths: readonly string[]): Promise<ViewReport[
     }
   }
   const out: ViewReport[] = [];
+  const found = filesByName(process.cwd());
   for (const { dir, shown } of dirs) {
     const report = await loadReport(path.join(dir, 'report.json'));
     out.push({
@@ -105,8 +151,8 @@ export async function findReports(paths: readonly string[]): Promise<ViewReport[
       shown,
       report,
       html: path.join(dir, 'report.html'),
-      exportFile: exportOf(dir, report.source.file),
-      baselineFile: exportOf(dir, report.baseline?.file),
+      exportFile: exportOf(dir, report.source.file, found),
+      baselineFile: exportOf(dir, report.baseline?.file, found),
     });
   }
   return out;

@@ -139,7 +139,7 @@ export async function startView(opts: ViewOptions): Promise<ViewServer> {
     const id = url.searchParams.get('id') ?? '';
     const run = await itemsOf(r.exportFile);
     if (!run) {
-      const why = r.exportFile ? `the export ${r.exportFile} cannot be read` : `the export ${r.report.source.file} is not beside report.json in ${r.shown} (nor at that path from here)`;
+      const why = r.exportFile ? `the export ${r.exportFile} cannot be read` : `the export ${r.report.source.file} is not beside report.json in ${r.shown}, nor the one file of that name under the folder evalkit view runs in`;
       return json(res, 404, { error: `${why}: evalkit view needs it for the documents' citations and files` });
     }
     const item = run.get(id);

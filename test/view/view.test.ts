@@ -128,3 +128,28 @@ describe("the server's copies of the service's files (--remote-files)", () => {
     }
   });
 });
+
+describe('the export of a report', () => {
+  it('`report --from exports/run.json` then `view reports/run`: found under the working folder, once; two of that name: none (the warning asks to move one)', async () => {
+    const { runCli } = await import('../helpers/cli.js');
+    const { copyFileSync } = await import('node:fs');
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'evalkit-view-export-'));
+    mkdirSync(path.join(cwd, 'exports'));
+    copyFileSync(path.resolve('test/fixtures/report/extract-export.json'), path.join(cwd, 'exports', 'run.json'));
+    const r = await runCli(['report', '--from', 'exports/run.json', '--bootstrap', '0', '-q'], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    const { findReports } = await import('../../src/view/reports.js');
+    const here = process.cwd();
+    try {
+      process.chdir(cwd);
+      const [one] = await findReports(['reports/run']);
+      expect(one.exportFile).toBe(path.join(cwd, 'exports', 'run.json'));
+      mkdirSync(path.join(cwd, 'old'));
+      copyFileSync(path.join(cwd, 'exports', 'run.json'), path.join(cwd, 'old', 'run.json'));
+      const [two] = await findReports(['reports/run']);
+      expect(two.exportFile).toBeUndefined();
+    } finally {
+      process.chdir(here);
+    }
+  });
+});
