@@ -120,7 +120,7 @@ export function resolveMetric(report: Report, catalog: Map<string, MetricValue>,
       ? `${prefix}:NAME.METRIC with NAME one of ${units.slice(0, 40).join(', ')}${units.length > 40 ? ', ...' : ''} and METRIC one of ${metrics.join(', ')}`
       : `this report has no ${prefix}: metrics`;
   } else {
-    hint = `choose one of: ${[...catalog.keys()].filter((k) => !k.includes(':')).join(', ')}; per ${UNIT_HINT[report.type]}`;
+    hint = `choose one of: ${[...catalog.keys()].filter((k) => !k.includes(':')).join(', ')}, ${FAILED_RATE}; per ${UNIT_HINT[report.type]}`;
   }
   throw new UsageError(`${label}: no metric "${name}" in this ${report.type} report`, { hint });
 }
@@ -140,6 +140,27 @@ export function fmtGate(value: number, threshold: number): string {
 /** 2.80 standard errors (80% power at two-sided 5%), the standard error taken from a 95% interval. */
 function gateMde(iv: Interval | null): number | null {
   return iv ? ((Z95 + Z80) * (iv.upper - iv.lower)) / (2 * Z95) : null;
+}
+
+/** The share of the export's runs that failed: a gate of its own (`--max-failed-rate R` is `failed.rate<=R`). */
+const FAILED_RATE = 'failed.rate';
+
+/**
+ * `failed.rate<=R` (or `>=`): failed runs / documents, a proportion like any other: with
+ * --gate-on lower held to its Wilson interval's bound on the gate's side (the upper for `<=`).
+ */
+function failedRateGate(report: Report, gate: string, threshold: number, op: '>=' | '<=', gateOn: GateOn): GateResult {
+  const { documents, failed } = report.summary;
+  const iv = wilson(failed, documents);
+  const point = documents === 0 ? null : failed / documents;
+  const rate = point === null || gateOn === 'point' || iv === null ? point : op === '<=' ? iv.upper : iv.lower;
+  const r: GateResult = { gate, metric: FAILED_RATE, threshold, op, on: gateOn, value: rate, passed: rate !== null && (op === '<=' ? rate <= threshold : rate >= threshold) };
+  if (rate === null) r.reason = 'the export has no documents';
+  else if (!r.passed) {
+    const shown = gateOn === 'lower' ? `${op === '<=' ? 'upper' : 'lower'} bound ${fmtGate(rate, threshold)} of ${fmtGate(point as number, threshold)}` : fmtGate(rate, threshold);
+    r.reason = `${failed} of ${documents} run(s) failed (${shown}), ${op === '<=' ? 'more' : 'fewer'} than ${threshold}`;
+  }
+  return r;
 }
 
 export interface GateExtras {
@@ -185,6 +206,7 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
       else if (!r.passed) r.reason = `${fmtGate(value, spec.threshold)} is ${op === '<=' ? 'above' : 'below'} ${spec.threshold}`;
       return r;
     }
+    if (spec.metric === FAILED_RATE) return failedRateGate(report, spec.gate, spec.threshold, op, gateOn);
     const metric = resolveMetric(report, catalog, spec.metric, spec.label);
     const { documents, failed } = report.summary;
     if (documents > 0 && failed === documents) {
@@ -213,16 +235,7 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
     }
     return r;
   });
-  if (extras.maxFailedRate !== undefined) {
-    const { documents, failed } = report.summary;
-    // A share of runs like any proportion: with --gate-on lower, its Wilson interval's upper bound.
-    const rate = documents === 0 ? null : gateOn === 'lower' ? (wilson(failed, documents) as Interval).upper : failed / documents;
-    const max = extras.maxFailedRate;
-    const r: GateResult = { gate: `failed.rate<=${max}`, metric: 'failed.rate', threshold: max, op: '<=', on: gateOn, value: rate, passed: rate !== null && rate <= max };
-    if (rate === null) r.reason = 'the export has no documents';
-    else if (!r.passed) r.reason = `${failed} of ${documents} run(s) failed (${gateOn === 'lower' ? `upper bound ${fmtGate(rate, max)} of ${fmtGate(failed / documents, max)}` : fmtGate(rate, max)}), more than ${max}`;
-    results.push(r);
-  }
+  if (extras.maxFailedRate !== undefined) results.push(failedRateGate(report, `${FAILED_RATE}<=${extras.maxFailedRate}`, extras.maxFailedRate, '<=', gateOn));
   const pairing = report.baseline?.pairing;
   if (failOnRegression && pairing) {
     // A comparison that paired (almost) nothing is no evidence of "no regression".

@@ -84,6 +84,10 @@ describe('gates on runs that failed', () => {
     expect(lower.gates.results[0]).toMatchObject({ on: 'lower', passed: false });
     expect(lower.gates.results[0].value).toBeCloseTo(0.590725, 5);
     expect(lower.gates.results[0].reason).toBe('2 of 8 run(s) failed (upper bound 0.591 of 0.25), more than 0.3');
+    // The same gate written as one (--gate, the config file's gates): failed.rate<=R.
+    const written = computeReport(eight, { bootstrap: 0, gates: ['failed.rate<=0.3'], gateOn: 'lower' });
+    expect(written.gates.results[0]).toEqual(lower.gates.results[0]);
+    expect(computeReport(eight, { bootstrap: 0, gates: ['failed.rate<=0.3'] }).gates.results[0]).toMatchObject({ value: 0.25, passed: true });
   });
 });
 
