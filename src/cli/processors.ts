@@ -53,8 +53,10 @@ function table(head: string[], rows: string[][]): string {
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-function versionRows(versions: readonly VersionJson[]): string[][] {
-  return versions.map((v) => [v.version, v.id, String(v.updatedAt ?? v.createdAt ?? ''), v.description ?? '']);
+/** The versions as a table: when each was last updated (2025-04-21), or created (2026-02-09 versions carry no updatedAt). */
+function versionTable(versions: readonly VersionJson[]): string {
+  const updated = versions.some((v) => v.updatedAt !== undefined && v.updatedAt !== null);
+  return table(['version', 'id', updated ? 'updated' : 'created', 'description'], versions.map((v) => [v.version, v.id, String((updated ? v.updatedAt : v.createdAt) ?? ''), v.description ?? '']));
 }
 
 /** What the API version in effect calls it: processor (2025-04-21), extractor, classifier or splitter. */
@@ -117,7 +119,7 @@ const get = defineCommand<IdArgs>({
     const p = d.processor;
     out(`${noun(p)} ${p.id} "${p.name}" (${p.type}), created ${String(p.createdAt)}, updated ${String(p.updatedAt)}`);
     out('');
-    out(table(['version', 'id', 'updated', 'description'], versionRows(d.versions)));
+    out(versionTable(d.versions));
     const draft = d.versions.find((v) => v.version === 'draft');
     if (draft) {
       out('');
@@ -203,7 +205,7 @@ const versions = defineCommand<IdArgs>({
     const { client, processors } = await core();
     const vs = await processors.listVersions(client, a.id, undefined, a.type);
     if (a.format === 'json') outJson({ processorId: a.id, versions: vs });
-    else out(table(['version', 'id', 'updated', 'description'], versionRows(vs)));
+    else out(versionTable(vs));
     return 0;
   },
 });

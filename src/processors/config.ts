@@ -51,9 +51,14 @@ export async function readProcessorConfig(file: string, opts: { type?: Processor
     source = await readConfigFile(file, opts.type);
   }
   if (opts.type !== undefined && source.type !== opts.type) {
-    throw new InputError(`the config's type is ${source.type}, not ${opts.type}`, {
-      location: { file, pointer: '/type' },
-      hint: `use a ${opts.type} config`,
+    // The `type` that says so: the config's, else its envelope's; a bare config without one was
+    // typed by its keys (there is no /type to point at).
+    const pointer = source.pointer ?? '';
+    const named = isPlainObject(source.config) && source.config.type !== undefined;
+    const byKeys = !named && pointer === '';
+    throw new InputError(`the config's type is ${source.type}${byKeys ? ' (by its keys)' : ''}, not ${opts.type}`, {
+      location: { file, pointer: named ? `${pointer}/type` : byKeys ? '' : '/type' },
+      hint: `use ${opts.type === 'EXTRACT' ? 'an' : 'a'} ${opts.type} config, or pass --type ${source.type}`,
     });
   }
   const type = source.type;

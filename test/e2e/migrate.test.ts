@@ -568,6 +568,9 @@ describe('evalkit migrate --convert-fields (built binary, a config and a JSONL o
       const exConfig = (JSON.parse(exVersions.stdout) as { versions: Array<{ config: Record<string, unknown> }> }).versions[0].config;
       expect(exConfig).toMatchObject({ extractionRules: 'Amounts as printed.', schema: SCHEMA });
       expect(exConfig).not.toHaveProperty('type');
+      // Text: a 2026-02-09 version has no updatedAt: its column says when it was created.
+      const exText = await runCli(['processors', 'versions', exId], { cwd: dir, env: env26 });
+      expect(exText.stdout.split('\n')[0]).toMatch(/^version\s+id\s+created\s+description$/);
 
       const down = await runCli(['migrate', 'processor.json', '--to', '2025-04-21', '--from', '2026-02-09', '--write'], { cwd: dir, env: NO_VERSION });
       expect(down.code, down.stderr).toBe(0);

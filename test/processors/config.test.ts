@@ -28,6 +28,17 @@ describe('readProcessorConfig', () => {
     expect((e as InputError).location.file).toBe(file);
   });
 
+  it('a bare config of another type, typed by its keys: no /type pointer (it has none), the way out in the hint', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const file = `${mkdtempSync(`${tmpdir()}/evalkit-pc-`)}/cls.json`;
+    writeFileSync(file, JSON.stringify({ classifications: [{ id: 'a', type: 'a', description: 'x' }] }));
+    const e = (await readProcessorConfig(file, { type: 'EXTRACT' }).catch((x: unknown) => x)) as InputError;
+    expect(e.message).toBe("the config's type is CLASSIFY (by its keys), not EXTRACT");
+    expect(e.location).toEqual({ file, pointer: '' });
+    expect(e.hint).toBe('use an EXTRACT config, or pass --type CLASSIFY');
+  });
+
   it('on 2026-02-09: migrated up the chain, checked in the 2026-02-09 layout, without type; a 2026-02-09 config goes down to 2025-04-21', async () => {
     const up = await readProcessorConfig(fixture('envelope-processor'), { apiVersion: '2026-02-09' });
     expect(up).toMatchObject({ type: 'EXTRACT', from: '2024-11-14', to: '2026-02-09' });
