@@ -287,6 +287,13 @@ describe('scoped tokens', () => {
       expect(other.body).toMatchObject({ code: 'FORBIDDEN' });
       expect((await scoped<Json>('GET', '/extractors/ex_unknown')).status).toBe(403);
       expect((await scoped<Json>('POST', '/evaluation_sets', { name: 'x', entityId: b.body.id })).status).toBe(403);
+      // It could not use what it made (a `processors create` run again would make another): creating needs a workspace-wide token.
+      const made = await scoped<Json>('POST', '/extractors', { name: 'made' });
+      expect(made.status).toBe(403);
+      expect(made.body).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('creating an extractor needs a workspace-wide API token') });
+      const legacy = await s.call<Json>('POST', '/processors', { token: 'sk_scoped_111111', version: '2025-04-21', body: { name: 'made', type: 'EXTRACT' } });
+      expect(legacy.status).toBe(403);
+      expect((await all<Json>('GET', '/extractors')).body.data).toHaveLength(2);
     } finally {
       await s.close();
     }

@@ -5,6 +5,7 @@
  * either id works on `/processors/{id}` and on the route of its type (docs/sandbox-api.md).
  * Answers follow spec 7 member for member; configs are shown in the 2026-02-09 layout.
  */
+import { assertWorkspaceToken } from '../auth.js';
 import type { Ctx } from '../context.js';
 import type { Json, ProcessorType } from '../core.js';
 import { currentFromStored, listAnswer } from '../current.js';
@@ -50,6 +51,8 @@ function refuseLegacyMembers(body: Json, kind: Kind): void {
 function create(kind: Kind) {
   return (req: Req, ctx: Ctx): Json => {
     const body = objectBody(req.body);
+    // A token scoped to some processors could not use the one it made: creating needs a workspace-wide one.
+    assertWorkspaceToken(req.token, `creating ${withArticle(kind.noun)}`);
     refuseLegacyMembers(body, kind);
     const name = processorName(body, true) as string;
     if (body.generate !== undefined && body.generate !== null) {
@@ -80,6 +83,8 @@ function update(kind: Kind) {
   return (req: Req, ctx: Ctx): Json => {
     const p = loadOfKind(ctx, req, req.params.id, kind);
     const body = objectBody(req.body);
+    // A token scoped to some processors could not use the one it made: creating needs a workspace-wide one.
+    assertWorkspaceToken(req.token, `creating ${withArticle(kind.noun)}`);
     refuseLegacyMembers(body, kind);
     const name = processorName(body, false);
     const supplied = optObject(body, 'config');

@@ -2,6 +2,7 @@
  * Processors and their versions, the 2025-04-21 edge (spec 4.8-4.11, listing from
  * service-facts.md): parse, call the core (../processors.ts), render `{success, ...}`.
  */
+import { assertWorkspaceToken } from '../auth.js';
 import type { Ctx } from '../context.js';
 import type { Json } from '../core.js';
 import { legacyConfig } from '../current.js';
@@ -14,6 +15,8 @@ import { processorJson, versionJson } from '../serialize.js';
 
 function create(req: Req, ctx: Ctx): Json {
   const body = objectBody(req.body);
+  // A token scoped to some processors could not use the one it made: creating needs a workspace-wide one.
+  assertWorkspaceToken(req.token, 'creating a processor');
   const n = processorName(body, true) as string;
   const type = processorType(body.type);
   optBool(body, 'jsonSchemaEnabled'); // accepted on both route forms; the sandbox keeps one config type
