@@ -24,12 +24,21 @@ export function flagSuggestions(known: readonly string[], args: readonly string[
     let best: string | undefined;
     let bestD = Infinity;
     for (const f of flags) {
-      const d = distance(kebab(bare), f);
+      // Two letters swapped (--form for --from) is one slip, not two edits.
+      const d = swapped(kebab(bare), f) ? 1 : distance(kebab(bare), f);
       if (d < bestD) [best, bestD] = [f, d];
     }
     if (best !== undefined && bestD <= Math.max(1, Math.floor(bare.length / 3))) out.push(`--${name}: did you mean --${neg}${best}?`);
   }
   return out;
+}
+
+/** Whether b is a with two neighbouring letters swapped. */
+function swapped(a: string, b: string): boolean {
+  if (a.length !== b.length || a === b) return false;
+  let i = 0;
+  while (a[i] === b[i]) i++;
+  return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
 }
 
 /** Variables that look like the token's but that evalkit does not read. */

@@ -51,8 +51,8 @@ export interface DownloadResult {
 
 /** A safe local file name for a service file name: no folders, no control characters. */
 export function localName(serviceName: string | null | undefined, fileId: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what is removed
   // evalkit names uploads `<stem>.ek<24 hex><ext>`; the copy gets the name the user gave.
+  // eslint-disable-next-line no-control-regex -- control characters are what is removed
   const base = nameWithoutUploadTag(serviceName ?? '').split(/[/\\]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   return base === '' || base === '.' || base === '..' ? `${fileId}.bin` : base;
 }

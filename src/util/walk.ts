@@ -18,6 +18,8 @@ export interface WalkOptions {
   ignore?: boolean;
   /** A folder never to enter (an --out-dir inside the walked folder), absolute. */
   exclude?: string;
+  /** How many folder levels below the root to enter (default: all). */
+  maxDepth?: number;
 }
 
 export interface WalkedFile {
@@ -34,7 +36,7 @@ export async function walkFiles(root: string, opts: WalkOptions): Promise<Walked
   // Folders are listed with blocking calls (for folders of small files a promise-based listing
   // costs more than the listing), with a pause now and then for timers and signals.
   const pause = yielder(20);
-  const walk = async (dir: string, rel: string, rules: readonly IgnoreRule[]): Promise<void> => {
+  const walk = async (dir: string, rel: string, rules: readonly IgnoreRule[], depth: number): Promise<void> => {
     if (opts.exclude && dir === opts.exclude) return;
     const paused = pause();
     if (paused) await paused;
@@ -46,10 +48,10 @@ export async function walkFiles(root: string, opts: WalkOptions): Promise<Walked
     const at: Folder = { dir, rel, rules: here, ignoring, match: opts.match };
     for (let i = addFiles(entries, 0, at, out); i < entries.length; i = addFiles(entries, i + 1, at, out)) {
       const name = entries[i].name;
-      await walk(joined(dir, name), rel + name + path.sep, here);
+      if (opts.maxDepth === undefined || depth < opts.maxDepth) await walk(joined(dir, name), rel + name + path.sep, here, depth + 1);
     }
   };
-  await walk(root, '', []);
+  await walk(root, '', [], 0);
   return out;
 }
 

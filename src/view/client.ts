@@ -266,9 +266,14 @@ export function paneMain(): void {
       p.dataset.drawn = '1';
       placeAll(p);
     });
-    img.addEventListener('error', () =>
-      p.appendChild(el('p', 'ev-missing', size ? `${doc.name}: page ${n} cannot be decoded (damaged, or a TIFF compression evalkit view does not read)` : `${doc.name} cannot be drawn as an image (damaged, or not the type its name says)`)),
-    );
+    img.addEventListener('error', () => {
+      const fallback = size ? `${doc.name}: page ${n} cannot be decoded (damaged, or a TIFF compression evalkit view does not read)` : `${doc.name} cannot be drawn as an image (damaged, or not the type its name says)`;
+      // The server says why it did not send the page (a page past the pixels it decodes, ...): its answer, when it has one.
+      g.fetch(src)
+        .then(async (res: Response) => (res.ok ? '' : (await res.text()).trim()))
+        .catch(() => '')
+        .then((why: string) => p.appendChild(el('p', 'ev-missing', why ? `${doc.name}: ${why}` : fallback)));
+    });
     img.src = src;
     p.insertBefore(img, p.firstChild);
   }
@@ -428,6 +433,9 @@ export function paneMain(): void {
 
   // Reverse selection from the values table: a row names its field in its first <code>.
   docbody.addEventListener('click', (e: any) => {
+    // A cell of a line-item table names its field itself (line_items[].amount).
+    const cell = e.target?.closest?.('td[data-unit]');
+    if (cell && cur?.doc?.type === 'EXTRACT') return setField(String(cell.dataset.unit));
     const row = e.target?.closest?.('tr');
     const code = row?.querySelector?.('code');
     if (!code?.textContent || !cur) return;

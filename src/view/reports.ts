@@ -4,7 +4,7 @@
  * run export and baseline export are found beside its report.json, else where report.json names
  * them; their items are read when a document is first opened, and kept by item id.
  */
-import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ExportItem } from '../metrics/generated/export.js';
 import type { Report } from '../metrics/generated/report.js';
@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { loadReport } from '../report/load.js';
 import { isPlainObject } from '../util/json.js';
 import { InputError } from '../util/errors.js';
+import { walkFiles } from '../util/walk.js';
 
 export interface ViewReport {
   /** Its place in the list: the URL is /r/<index>/. */
@@ -78,43 +79,21 @@ function exportOf(dir: string, named: string | undefined, found: (name: string) 
   return under.length === 1 ? under[0] : undefined;
 }
 
-/** Folders the search for exports passes over. */
-const SKIP_DIRS = new Set(['node_modules', '.git']);
-/** How deep under the working folder, and how many entries at most, the search for exports reads. */
-const SEARCH_DEPTH = 4;
-const SEARCH_ENTRIES = 50_000;
-
 /**
- * Files by name under the working folder (hidden folders and node_modules passed over, four
- * levels, 50,000 entries at most), read once on first use.
+ * Files by name under the working folder (the walker of migrate and validate: hidden folders,
+ * node_modules and .gitignore'd paths passed over; four levels down), for the names asked.
  */
-function filesByName(root: string): (name: string) => readonly string[] {
-  let byName: Map<string, string[]> | undefined;
-  return (name) => {
-    if (!byName) {
-      byName = new Map();
-      let seen = 0;
-      const walk = (dir: string, depth: number): void => {
-        let entries: Dirent[];
-        try {
-          entries = readdirSync(dir, { withFileTypes: true });
-        } catch {
-          return;
-        }
-        for (const e of entries) {
-          if (++seen > SEARCH_ENTRIES) return;
-          const full = path.join(dir, e.name);
-          if (e.isFile()) {
-            const list = byName!.get(e.name);
-            if (list) list.push(full);
-            else byName!.set(e.name, [full]);
-          } else if (e.isDirectory() && depth < SEARCH_DEPTH && !e.name.startsWith('.') && !SKIP_DIRS.has(e.name)) walk(full, depth + 1);
-        }
-      };
-      walk(root, 0);
+async function filesByName(root: string, names: ReadonlySet<string>): Promise<(name: string) => readonly string[]> {
+  const byName = new Map<string, string[]>();
+  if (names.size) {
+    for (const f of await walkFiles(root, { match: (n) => names.has(n), maxDepth: 4 })) {
+      const name = path.basename(f.abs);
+      const list = byName.get(name);
+      if (list) list.push(f.abs);
+      else byName.set(name, [f.abs]);
     }
-    return byName.get(name) ?? [];
-  };
+  }
+  return (name) => byName.get(name) ?? [];
 }
 
 /** The report folders of the PATH arguments; an input error naming a PATH that holds none. */
@@ -141,10 +120,16 @@ export async function findReports(paths: readonly string[]): Promise<ViewReport[
       dirs.push({ dir: real, shown: path.relative(process.cwd(), d) || '.' });
     }
   }
+  const loaded: Array<{ dir: string; shown: string; report: Report }> = [];
+  for (const { dir, shown } of dirs) loaded.push({ dir, shown, report: await loadReport(path.join(dir, 'report.json')) });
+  // The exports not beside their report.json (nor named from here) are looked for under the working folder, in one walk.
+  const wanted = new Set<string>();
+  for (const { dir, report } of loaded) {
+    for (const named of [report.source.file, report.baseline?.file]) if (named && !exportOf(dir, named, () => [])) wanted.add(path.basename(named));
+  }
+  const found = await filesByName(process.cwd(), wanted);
   const out: ViewReport[] = [];
-  const found = filesByName(process.cwd());
-  for (const { dir, shown } of dirs) {
-    const report = await loadReport(path.join(dir, 'report.json'));
+  for (const { dir, shown, report } of loaded) {
     out.push({
       index: out.length,
       dir,

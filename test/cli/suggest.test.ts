@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configMemberHints, flagSuggestions, tokenVariableHint } from '../../src/cli/suggest.js';
 import { main } from '../../src/cli/main.js';
 
-const REPORT = ['help', 'version', 'quiet', 'q', 'from', 'out-dir', 'outDir', 'step-summary', 'baseline', 'config-file', 'dataset'];
+const REPORT = ['help', 'version', 'quiet', 'q', 'from', 'format', 'out-dir', 'outDir', 'step-summary', 'baseline', 'config-file', 'dataset'];
 
 describe('did you mean', () => {
   it.each([
@@ -12,6 +12,8 @@ describe('did you mean', () => {
     [['report', '--outDirr', 'x'], ['--outDirr: did you mean --out-dir?']],
     [['report', '--no-step-summaryy'], ['--no-step-summaryy: did you mean --no-step-summary?']],
     [['report', '--basline', 'b.json', '--fromm', 'x'], ['--basline: did you mean --baseline?', '--fromm: did you mean --from?']],
+    // Two letters swapped is one slip (as far from --from as --format was by edits).
+    [['report', '--form', 'x.json'], ['--form: did you mean --from?']],
     // Nothing close, a known flag, a negated known flag, a stray word, a negative number: no hint.
     [['report', '--zzzzzz'], []],
     [['report', '--from', 'x', '--no-step-summary', 'extra', '-1'], []],

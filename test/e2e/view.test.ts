@@ -182,6 +182,12 @@ describe.skipIf(!hasChromium)('evalkit view in headless Chromium', () => {
     // And a row of the table selects its box.
     await page.locator('#ek-docbody tr', { has: page.locator('code', { hasText: /^due_date$/ }) }).click();
     await expect.poll(() => page.locator('.ev-box.ev-sel[data-field="due_date"]').count()).toBeGreaterThan(0);
+    // A cell of the line-item table selects its column's field.
+    const cell = page.locator('#ek-docbody table.rows td[data-unit]').first();
+    const unit = await cell.getAttribute('data-unit');
+    expect(unit).toMatch(/^line_items\[\]/);
+    await cell.click();
+    await expect.poll(() => page.evaluate('decodeURIComponent(location.hash)')).toContain(`field=${unit}`);
     await page.close();
     clean(o);
   }, 120_000);

@@ -63,11 +63,16 @@ describe('403 for a token scoped to other processors', () => {
     ['GET', '/processors/:id/versions', () => undefined],
     ['GET', '/processors/:id/versions/draft', () => undefined],
     ['POST', '/evaluation_sets', () => ({ name: 's', processorId: other })],
-    ['POST', '/processors', () => ({ name: 'c', type: 'EXTRACT', cloneProcessorId: other })],
   ])('%s %s', async (method, path, body) => {
     const r = await t.call(method, path.replace(':id', other), { ...scoped, body: body() });
     expect(r.status).toBe(403);
     expect(r.body.error).toContain(other);
+  });
+
+  test('POST /processors (a clone of another or not): creating needs a workspace-wide token, it could not use what it made', async () => {
+    const r = await t.call('POST', '/processors', { ...scoped, body: { name: 'c', type: 'EXTRACT', cloneProcessorId: other } });
+    expect(r.status).toBe(403);
+    expect(r.body.error).toContain('creating a processor needs a workspace-wide API token');
   });
 
   test('lists only show what the token may use', async () => {

@@ -181,7 +181,8 @@ export function explorerMain(): void {
   // ---- tabs --------------------------------------------------------------------------------
   const VIEWS = ['overview', 'fields', 'documents', 'history'];
   function setView(v: string): void {
-    if (!VIEWS.includes(v)) v = 'overview';
+    // A link to the History tab of a report without history: the overview (the tab is hidden).
+    if (!VIEWS.includes(v) || (v === 'history' && !(ix.history && ix.history.length))) v = 'overview';
     st.view = v;
     for (const x of VIEWS) {
       const sec = byId(`ek-${x}`);
@@ -524,6 +525,8 @@ export function explorerMain(): void {
         for (const s of grp.subs) {
           const c = row.get(s);
           const td = el('td', c ? `o-${OUT[c[2] as number]}` : 'o-TN');
+          // The cell's field (`evalkit view` selects it on a click, as a row of the values table).
+          td.dataset.unit = s === '(value)' ? `${g}[]` : `${g}[].${s}`;
           if (c) {
             const e = c[3];
             const p = c[4];
