@@ -23,8 +23,9 @@ export function viewCsp(hash: string): string {
 }
 
 const PANE_STYLE = `<style>
-#ek-docs-split.with-doc{grid-template-columns:minmax(15em,1fr) minmax(30em,4fr)}
-#ek-doc:not([hidden]):has(#ev-pane:not(:empty)){display:grid;grid-template-columns:minmax(0,1.25fr) minmax(0,1fr);grid-template-rows:auto minmax(0,1fr);gap:0 .8em;overflow:hidden;height:calc(100vh - 9em)}
+@media (min-width:761px){body #ek-docs-split.with-doc{grid-template-columns:minmax(0,1fr) minmax(30em,3fr)}
+body #ek-docs-split.with-doc #ek-list{min-width:15em;overflow-x:hidden}}
+#ek-doc:not([hidden]):has(#ev-pane:not(:empty)){display:grid;grid-template-columns:minmax(0,1.6fr) minmax(0,1fr);grid-template-rows:auto minmax(0,1fr);gap:0 .8em;overflow:hidden;height:calc(100vh - 9em)}
 #ek-doc .bar2{grid-column:1/3}
 #ev-pane{overflow:auto;border:1px solid var(--line);border-radius:4px;background:var(--head);margin:0 0 .4em;position:relative;min-height:12em}
 #ek-doc:has(#ev-pane:not(:empty)) #ek-docbody{overflow:auto;min-height:0}
@@ -40,7 +41,7 @@ const PANE_STYLE = `<style>
 .ev-box.o-bad{border-color:#c62828;background:rgba(198,40,40,.12)}
 .ev-box{z-index:1}.ev-box.ev-base{z-index:0;border-style:dashed;border-color:#7a7a85;background:transparent}
 .ev-box.ev-sel{outline:3px solid #2f62c4;outline-offset:2px;z-index:2}
-.ev-tip{position:absolute;z-index:3;pointer-events:none;background:var(--bg);color:var(--fg);border:1px solid var(--acc);border-radius:4px;padding:3px 6px;font-size:12px;white-space:nowrap;box-shadow:0 1px 4px rgba(0,0,0,.25)}
+.ev-tip{position:absolute;z-index:3;pointer-events:none;background:var(--bg);color:var(--fg);border:1px solid var(--acc);border-radius:4px;padding:3px 6px;font-size:12px;white-space:normal;width:max-content;max-width:min(26em,80%);overflow-wrap:anywhere;box-shadow:0 1px 4px rgba(0,0,0,.25)}
 .ev-tip b{font-weight:600}
 .ev-band{display:flex;flex-wrap:wrap;justify-content:center;gap:4px;margin:.9em auto .2em}
 .ev-band span{font-size:12px;padding:1px 6px;border-radius:8px;white-space:nowrap}
