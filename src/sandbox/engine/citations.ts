@@ -204,6 +204,18 @@ export function citation20260209(c: Citation, fileId?: string): Record<string, u
   };
 }
 
+/** A citation's polygon as points; undefined when it is not an array of {x, y} numbers. */
+function pointsOf(v: unknown): Point[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const polygon: Point[] = [];
+  for (const q of v as unknown[]) {
+    const p = q as Partial<Point> | null;
+    if (!p || typeof p.x !== 'number' || typeof p.y !== 'number') return undefined;
+    polygon.push({ x: p.x, y: p.y });
+  }
+  return polygon;
+}
+
 /**
  * A 2026-02-09 citation (`citation20260209`) back in the neutral form, its page counted from
  * `pageOffset` (the pages of the package's files before the citation's file); undefined when it
@@ -213,13 +225,9 @@ export function citationFrom20260209(o: unknown, pageOffset = 0): Citation | und
   if (o === null || typeof o !== 'object' || Array.isArray(o)) return undefined;
   const c = o as Record<string, unknown>;
   const page = c.page as Record<string, unknown> | null | undefined;
-  if (page === null || typeof page !== 'object' || typeof page.number !== 'number' || !Array.isArray(c.polygon)) return undefined;
-  const polygon: Point[] = [];
-  for (const q of c.polygon as unknown[]) {
-    const p = q as Partial<Point> | null;
-    if (!p || typeof p.x !== 'number' || typeof p.y !== 'number') return undefined;
-    polygon.push({ x: p.x, y: p.y });
-  }
+  if (page === null || typeof page !== 'object' || typeof page.number !== 'number') return undefined;
+  const polygon = pointsOf(c.polygon);
+  if (!polygon) return undefined;
   return {
     page: page.number + pageOffset,
     polygon,
@@ -236,13 +244,9 @@ export function citationFrom20260209(o: unknown, pageOffset = 0): Citation | und
 export function citationFrom20250421(o: unknown): Citation | undefined {
   if (o === null || typeof o !== 'object' || Array.isArray(o)) return undefined;
   const c = o as Record<string, unknown>;
-  if (typeof c.page !== 'number' || !Array.isArray(c.polygon)) return undefined;
-  const polygon: Point[] = [];
-  for (const q of c.polygon as unknown[]) {
-    const p = q as Partial<Point> | null;
-    if (!p || typeof p.x !== 'number' || typeof p.y !== 'number') return undefined;
-    polygon.push({ x: p.x, y: p.y });
-  }
+  if (typeof c.page !== 'number') return undefined;
+  const polygon = pointsOf(c.polygon);
+  if (!polygon) return undefined;
   return {
     page: c.page,
     polygon,
