@@ -41,13 +41,19 @@ describe('buildExplorerData', () => {
 });
 
 describe('buildExplorerData: each document\'s wrong outcomes by kind', () => {
-  it.each(Object.keys(GOLDEN))('%s: FA, FN and FD sum to the document\'s errors, counted per outcome (not per field or split type)', async (name) => {
+  it.each(Object.keys(GOLDEN))('%s: FA, FN and FD counted per outcome (not per field or split type; CLASSIFY per class)', async (name) => {
     const input = await goldenInputs(GOLDEN[name]);
     const { index } = buildExplorerData(input);
     const w = index.docs.wrong;
     expect(w).toHaveLength(3 * input.documents.length);
     input.documents.forEach((d, i) => {
       expect(w.slice(3 * i, 3 * i + 3).every((x) => x >= 0)).toBe(true);
+      if (d.classify) {
+        // Per class: the predicted class's FA, the expected class's FN (one wrong outcome of the document).
+        const wrong = d.classify.expected !== d.classify.predicted;
+        expect([w[3 * i], w[3 * i + 1], w[3 * i + 2]]).toEqual([wrong && d.classify.predicted !== null ? 1 : 0, wrong && d.classify.expected !== null ? 1 : 0, 0]);
+        return;
+      }
       expect(w[3 * i] + w[3 * i + 1] + w[3 * i + 2]).toBe(d.errors);
       if (d.splitter) expect([w[3 * i], w[3 * i + 1], w[3 * i + 2]]).toEqual([d.splitter.predicted - d.splitter.correct, d.splitter.expected - d.splitter.correct, 0]);
       if (d.fields) {

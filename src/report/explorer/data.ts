@@ -193,9 +193,10 @@ function outcomesOf(type: Report['type'], d: DocumentRecord, units: readonly str
 }
 
 /**
- * A document's FA, FN and FD counts (pushed onto `out`), which sum to its `errors`: EXTRACT FN and
- * FD from its fields' counts (FA the rest: keys outside the fields included), SPLITTER from its
- * split counts, CLASSIFY from its two classes.
+ * A document's FA, FN and FD counts (pushed onto `out`): EXTRACT FN and FD from its fields' counts
+ * (FA the rest of its `errors`: keys outside the fields included), SPLITTER from its split counts
+ * (they sum to `errors`); CLASSIFY per class, as its outcome digits say: a wrong class is an FN of
+ * the expected class and an FA of the predicted one (one wrong outcome of the document).
  */
 function wrongByKind(type: Report['type'], d: DocumentRecord, units: readonly string[], out: number[]): void {
   let fn = 0;
@@ -210,7 +211,12 @@ function wrongByKind(type: Report['type'], d: DocumentRecord, units: readonly st
     fn = sum[3];
     fd = sum[4];
   } else if (type === 'SPLITTER') fn = d.splitter ? d.splitter.expected - d.splitter.correct : 0;
-  else if (d.classify && d.classify.expected !== null && d.classify.expected !== d.classify.predicted) fn = 1;
+  else {
+    const c = d.classify;
+    const wrong = c !== undefined && c.expected !== c.predicted;
+    out.push(wrong && c.predicted !== null ? 1 : 0, wrong && c.expected !== null ? 1 : 0, 0);
+    return;
+  }
   out.push(d.errors - fn - fd, fn, fd);
 }
 
