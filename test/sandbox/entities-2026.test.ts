@@ -261,6 +261,31 @@ describe('bad input on the wire', () => {
     expect(mixed.body.message).toMatch(/another sortBy\/sortDir/);
   });
 
+  test('a cursor is signed and tied to its list: altered, forged or borrowed tokens are 400s', async () => {
+    const p1 = await call<Json>('GET', '/extractors?maxPageSize=1');
+    const token = String(p1.body.nextPageToken);
+    expect(token).toMatch(/^[\w-]+\.[\w-]+$/);
+    expect((await call<Json>('GET', `/extractors?maxPageSize=1&nextPageToken=${token}`)).status).toBe(200);
+    // The cursor's row moved by hand, its signature kept: not a token the sandbox issued.
+    const [body, sig] = token.split('.');
+    const cursor = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown[];
+    cursor[3] = 0;
+    const altered = `${Buffer.from(JSON.stringify(cursor)).toString('base64url')}.${sig}`;
+    // A cursor of the old, unsigned form (as a client may have kept one).
+    const unsigned = Buffer.from(JSON.stringify(cursor.slice(0, 4))).toString('base64url');
+    for (const bad of [altered, unsigned, `${body}.`, `.${sig}`]) {
+      const r = await call<Json>('GET', `/extractors?maxPageSize=1&nextPageToken=${bad}`);
+      expect(r.status, bad).toBe(400);
+      expect(r.body.message).toMatch(/^nextPageToken is not a token this sandbox issued/);
+    }
+    // The same sort on another list, or the same list with another filter.
+    for (const other of ['/classifiers?maxPageSize=1', '/extractors?maxPageSize=1&nameContains=x']) {
+      const r = await call<Json>('GET', `${other}&nextPageToken=${token}`);
+      expect(r.status, other).toBe(400);
+      expect(r.body.message).toMatch(/another list/);
+    }
+  });
+
   test('the 2026-02-09 routes are not served to 2025-04-21 callers', async () => {
     const r = await t.call<Json>('GET', '/extractors');
     expect(r.status).toBe(404);

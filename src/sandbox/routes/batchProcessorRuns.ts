@@ -61,7 +61,7 @@ function get(req: Req, ctx: Ctx): Json {
 }
 
 function list(req: Req, ctx: Ctx): Json {
-  const page = pageParams(req.query, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
   const where: Where[] = [];
   const processorId = queryId(req.query, 'processorId');
   if (processorId) where.push(['processor_id = ?', processorId]);

@@ -306,7 +306,7 @@ function list(req: Req, ctx: Ctx, kind: Kind): Json {
   for (const [name, instead] of Object.entries(LEGACY_QUERY)) {
     if (q.has(name)) throw badRequest(`query parameter ${name} is of API version 2025-04-21 (GET /processor_runs); with 2026-02-09 use ${instead(kind)}`);
   }
-  const page = pageParams(q, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
   const { rows, nextPageToken } = listRuns<RunRow>(ctx, req, {
     status: queryEnum(q, 'status', RUN_STATUSES),
     processorId: queryId(q, kind.parentKey),

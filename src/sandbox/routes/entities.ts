@@ -98,7 +98,7 @@ const ENTITY_SORTS = { createdAt: 'created_at', updatedAt: 'updated_at' };
 
 function list(kind: Kind) {
   return (req: Req, ctx: Ctx): Json => {
-    const page = pageParams(req.query, ENTITY_SORTS, 'createdAt', 'desc');
+    const page = pageParams(req, ctx.secret, ENTITY_SORTS, 'createdAt', 'desc');
     const { rows, nextPageToken } = listProcessors(ctx, req.token, kind.type, page);
     return { ...listAnswer(rows.map((p) => entitySummary(kind, p)), nextPageToken) };
   };
@@ -109,7 +109,7 @@ function listVersionsOf(kind: Kind) {
   return (req: Req, ctx: Ctx): Json => {
     const p = loadOfKind(ctx, req, req.params.id, kind);
     if (req.query.get('sortBy')) throw badRequest(`${kind.noun} version lists take sortDir only (newest first, the draft first)`);
-    const page = pageParams(req.query, { version: 'ord' }, 'version', 'desc');
+    const page = pageParams(req, ctx.secret, { version: 'ord' }, 'version', 'desc');
     const { rows, nextPageToken } = listVersions(ctx, p, page);
     return { ...listAnswer(rows.map((v) => versionSummary(ctx, kind, v)), nextPageToken) };
   };

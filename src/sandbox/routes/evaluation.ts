@@ -104,7 +104,7 @@ function getSet(req: Req, ctx: Ctx): Json {
 }
 
 function listSets(req: Req, ctx: Ctx): Json {
-  const page = pageParams(req.query, { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' }, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' }, 'createdAt', 'desc');
   const processorId = req.query.get('processorId');
   const { rows: items, nextPageToken } = pageOfSets(ctx, req, page, processorId ? checkId(processorId, 'query parameter processorId') : undefined);
   return { success: true, evaluationSets: items.map(setJson), nextPageToken };
@@ -114,7 +114,7 @@ export const ITEM_SORTS = { createdAt: 'created_at', updatedAt: 'updated_at' };
 
 function listItems(req: Req, ctx: Ctx): Json {
   const { set, processor } = loadSet(ctx, req, req.params.id);
-  const page = pageParams(req.query, ITEM_SORTS, 'createdAt', 'asc');
+  const page = pageParams(req, ctx.secret, ITEM_SORTS, 'createdAt', 'asc');
   const { rows: items, nextPageToken } = pageOfItems(ctx, set, page);
   return { success: true, evaluationSetItems: items.map((i) => itemJson(ctx, i, req.layout, processor.type)), nextPageToken };
 }

@@ -98,7 +98,7 @@ function createSet(req: Req, ctx: Ctx): Json {
 
 function listSets(req: Req, ctx: Ctx): Json {
   if (req.query.get('processorId')) throw badRequest('query parameter processorId is the 2025-04-21 name; with API version 2026-02-09 use entityId');
-  const page = pageParams(req.query, SORTS, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, SORTS, 'createdAt', 'desc');
   const { rows, nextPageToken } = pageOfSets(ctx, req, page, queryId(req.query, 'entityId'));
   const processorOf = ctx.store.st('SELECT * FROM processors WHERE id = ?');
   const data = rows.flatMap((s) => {
@@ -119,7 +119,7 @@ function getSet(req: Req, ctx: Ctx): Json {
 
 function listItems(req: Req, ctx: Ctx): Json {
   const { set } = loadSet(ctx, req, req.params.id);
-  const page = pageParams(req.query, ITEM_SORTS, 'createdAt', 'asc');
+  const page = pageParams(req, ctx.secret, ITEM_SORTS, 'createdAt', 'asc');
   const { rows, nextPageToken } = pageOfItems(ctx, set, page);
   return { ...listAnswer(rows.map((i) => itemSummary(ctx, i)), nextPageToken) };
 }

@@ -32,7 +32,7 @@ function flagsOf(req: Req): FileFlags {
 }
 
 function listFiles(req: Req, ctx: Ctx, sorts: Record<string, string>): { rows: FileRow[]; nextPageToken: string | null } {
-  const page = pageParams(req.query, sorts, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, sorts, 'createdAt', 'desc');
   const where: Where[] = [];
   const nameContains = req.query.get('nameContains');
   if (nameContains) where.push(["name LIKE ? ESCAPE '\\'", `%${nameContains.replace(/[\\%_]/g, (c) => '\\' + c)}%`]);

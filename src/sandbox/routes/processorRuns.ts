@@ -94,7 +94,7 @@ function get(req: Req, ctx: Ctx): RawJson {
 
 function list(req: Req, ctx: Ctx): RawJson {
   const q = req.query;
-  const page = pageParams(q, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
   const filters: RunFilters = {
     status: queryEnum(q, 'status', RUN_STATUSES),
     processorId: queryId(q, 'processorId'),

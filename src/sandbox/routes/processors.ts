@@ -58,7 +58,7 @@ function publish(req: Req, ctx: Ctx): Json {
 const PROCESSOR_SORTS = { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' };
 
 function list(req: Req, ctx: Ctx): Json {
-  const page = pageParams(req.query, PROCESSOR_SORTS, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, PROCESSOR_SORTS, 'createdAt', 'desc');
   const type = queryEnum(req.query, 'type', ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const);
   const { rows: items, nextPageToken } = listProcessors(ctx, req.token, type, page);
   // The official SDK's ListProcessorsProcessor: each processor with its versions {id, version}, the draft included.
@@ -68,7 +68,7 @@ function list(req: Req, ctx: Ctx): Json {
 
 function listVersionsRoute(req: Req, ctx: Ctx): Json {
   const p = loadProcessor(ctx, req, req.params.id);
-  const page = pageParams(req.query, VERSION_SORTS, 'version', 'desc');
+  const page = pageParams(req, ctx.secret, VERSION_SORTS, 'version', 'desc');
   const { rows: items, nextPageToken } = listVersions(ctx, p, page);
   return { success: true, versions: items.map((v) => versionJson(ctx, v, p.type as never, req.layout)), nextPageToken };
 }

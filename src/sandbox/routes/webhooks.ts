@@ -66,7 +66,7 @@ function remove(req: Req, ctx: Ctx): Json {
 
 function list(req: Req, ctx: Ctx): Json {
   assertWorkspaceToken(req.token, 'webhook endpoints');
-  const page = pageParams(req.query, { createdAt: 'created_at' }, 'createdAt', 'asc');
+  const page = pageParams(req, ctx.secret, { createdAt: 'created_at' }, 'createdAt', 'asc');
   const rows = ctx.store.list<EndpointRow>('webhook_endpoints', { where: [], sortCol: page.sortCol, dir: page.dir, after: page.after, limit: page.limit + 1 });
   const { rows: items, nextPageToken } = pageOf(rows, page, (r) => r.created_at);
   return { success: true, webhookEndpoints: items.map(endpointJson), nextPageToken };
@@ -109,7 +109,7 @@ function attemptsOf(ctx: Ctx, ids: string[]): Map<string, AttemptRow[]> {
 function listDeliveries(req: Req, ctx: Ctx): Json {
   assertWorkspaceToken(req.token, 'webhook deliveries');
   const q = req.query;
-  const page = pageParams(q, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'asc');
+  const page = pageParams(req, ctx.secret, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'asc');
   const where: Where[] = [];
   const endpointId = queryId(q, 'endpointId');
   if (endpointId) where.push(['endpoint_id = ?', endpointId]);

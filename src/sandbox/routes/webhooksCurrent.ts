@@ -154,7 +154,7 @@ function removeEndpoint(req: Req, ctx: Ctx): Json {
 function listEndpoints(req: Req, ctx: Ctx): Json {
   assertWorkspaceToken(req.token, 'webhook endpoints');
   if (req.query.has('sortBy')) throw badRequest('sortBy is not accepted on webhook endpoint lists: they are ordered by creation; use sortDir');
-  const page = pageParams(req.query, { createdAt: 'created_at' }, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, { createdAt: 'created_at' }, 'createdAt', 'desc');
   const where: Where[] = [];
   const status = queryEnum(req.query, 'status', STATUSES);
   if (status) where.push(["coalesce((SELECT json_extract(m.extra, '$.status') FROM resource_meta m WHERE m.id = webhook_endpoints.id), 'enabled') = ?", status]);
@@ -253,7 +253,7 @@ function removeSubscription(req: Req, ctx: Ctx): Json {
 function listSubscriptions(req: Req, ctx: Ctx): Json {
   assertWorkspaceToken(req.token, 'webhook subscriptions');
   if (req.query.has('sortBy')) throw badRequest('sortBy is not accepted on webhook subscription lists: they are ordered by creation; use sortDir');
-  const page = pageParams(req.query, { createdAt: 'created_at' }, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, { createdAt: 'created_at' }, 'createdAt', 'desc');
   const where: Where[] = [];
   const endpointId = queryId(req.query, 'webhookEndpointId');
   if (endpointId) where.push(['endpoint_id = ?', endpointId]);

@@ -87,7 +87,7 @@ function get(req: Req, ctx: Ctx): Json {
 }
 
 function list(req: Req, ctx: Ctx): Json {
-  const page = pageParams(req.query, { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' }, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' }, 'createdAt', 'desc');
   const { rows, nextPageToken } = listWorkflows(ctx, req, page);
   return { success: true, workflows: rows.map((w) => workflowJson(ctx, w)), nextPageToken };
 }

@@ -64,7 +64,7 @@ function reload(ctx: Ctx, id: string): WorkflowRow {
 // Workflows
 
 function listWorkflowsRoute(req: Req, ctx: Ctx): Json {
-  const page = pageParams(req.query, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
   const { rows, nextPageToken } = listWorkflows(ctx, req, page);
   return { ...listAnswer(rows.map((w) => workflowSummaryCurrent(ctx, w)), nextPageToken) };
 }
@@ -103,7 +103,7 @@ function updateWorkflow(req: Req, ctx: Ctx): Json {
 function listVersions(req: Req, ctx: Ctx): Json {
   const wf = loadWorkflow(ctx, req, req.params.id);
   if (req.query.has('sortBy')) throw badRequest('sortBy is not accepted on version lists: they are ordered by version; use sortDir');
-  const page = pageParams(req.query, { version: 'ord' }, 'version', 'desc');
+  const page = pageParams(req, ctx.secret, { version: 'ord' }, 'version', 'desc');
   const cmp = page.dir === 'desc' ? '<' : '>';
   const after = page.after ? ` AND (ord ${cmp} ? OR (ord = ? AND seq ${cmp} ?))` : '';
   const values: unknown[] = [wf.id];

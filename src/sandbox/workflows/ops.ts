@@ -158,7 +158,7 @@ export function deleteWorkflowRun(ctx: Ctx, wr: WorkflowRunRow): void {
 /** A page of workflow runs by the list filters every version shares (`statuses`: the values the version's enum allows). */
 export function listWorkflowRuns(req: Req, ctx: Ctx, statuses: readonly string[]): { rows: Array<Pick<WorkflowRunRow, 'seq' | 'doc' | 'created_at' | 'updated_at'>>; nextPageToken: string | null } {
   const q = req.query;
-  const page = pageParams(q, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
+  const page = pageParams(req, ctx.secret, { createdAt: 'created_at', updatedAt: 'updated_at' }, 'createdAt', 'desc');
   const where: Where[] = [];
   const batchId = queryId(q, 'batchId');
   if (batchId) where.push(['batch_id = ?', batchId]);
