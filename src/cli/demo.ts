@@ -4,6 +4,7 @@ import type { Argv } from 'yargs';
 import type { DemoDatasetResult, DemoEvent, Headline } from '../demo/run.js';
 import type { ExitCode } from '../util/errors.js';
 import { UsageError } from '../util/errors.js';
+import { shellWord } from '../util/controls.js';
 import { defineCommand } from './command.js';
 import { err, formatOption, out, outJson } from './io.js';
 
@@ -22,7 +23,7 @@ const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 
 const rel = (p: string): string => path.relative(process.cwd(), p) || '.';
 /** Quoted for a POSIX shell when it needs to be. */
-const sh = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+const sh = shellWord;
 const f3 = (v: number | null): string => (v === null ? 'n/a' : v.toFixed(3));
 const withInterval = (h: Headline): string => `${f3(h.value)}${h.interval ? ` [${f3(h.interval.lower)}, ${f3(h.interval.upper)}]` : ''}`;
 const METRIC_NAMES: Record<string, string> = { 'micro.f1': 'micro F1', accuracy: 'accuracy', f1: 'F1' };

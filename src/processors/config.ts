@@ -10,6 +10,7 @@ import { speaks2026 } from '../api/version.js';
 import { LATEST_LAYOUT, migrateConfig, NEW_LAYOUT, OLD_LAYOUT, sourcePointer, validateConfig, type Layout, type ProcessorType } from '../config/index.js';
 import { readConfigFile } from '../expected/index.js';
 import { InputError } from '../util/errors.js';
+import { shellWord } from '../util/controls.js';
 import { isPlainObject } from '../util/json.js';
 
 type Json = Record<string, unknown>;
@@ -72,7 +73,7 @@ export async function readProcessorConfig(file: string, opts: { type?: Processor
       // Pointers of the file (the config may sit inside a processor, a version or a request body).
       throw new InputError(e.message, {
         location: { ...e.location, file, ...(e.location.pointer !== undefined ? { pointer: (source.pointer ?? '') + e.location.pointer } : {}) },
-        hint: e.hint ?? `run \`evalkit migrate FILE --to ${to} --allow-lossy --dry-run\` to see what the ${to} layout cannot hold`,
+        hint: migrateHint(e.hint, file, to),
         cause: e,
       });
     }
@@ -97,13 +98,25 @@ export async function readProcessorConfig(file: string, opts: { type?: Processor
     throw new InputError(`not a valid ${type} config (${to} layout): ${shown}${more}`, {
       location: { file, pointer: located.find((p) => p.pointer !== undefined)?.pointer ?? source.pointer ?? '' },
       hint: outside
-        ? `a member the migration to ${to} added is wrong (\`evalkit migrate FILE --to ${to} --dry-run\` shows it); fix the file and retry`
+        ? `a member the migration to ${to} added is wrong (\`evalkit migrate ${shellWord(file)} --to ${to}\` shows it); fix the file and retry`
         : migrated.changed
-          ? `fix the file and retry (it was migrated from ${migrated.from ?? 'an older layout'} to ${to} first: the messages are of the ${to} layout, \`evalkit migrate FILE --to ${to} --dry-run\` shows it)`
+          ? `fix the file and retry (it was migrated from ${migrated.from ?? 'an older layout'} to ${to} first: the messages are of the ${to} layout, \`evalkit migrate ${shellWord(file)} --to ${to}\` shows it)`
           : `fix the config; \`evalkit schema\` and schemas/config-${to}.schema.json show the layout`,
     });
   }
   return { config, type, file, from: migrated.from, to, patch: migrated.patch };
+}
+
+/**
+ * A migration refusal's hint, for a command that migrates on the way: the flags it names
+ * (`--allow-lossy`, `--infer`, `--convert-fields`, `--from`) are `evalkit migrate`'s, so the way
+ * through is migrating the file first.
+ */
+function migrateHint(hint: string | undefined, file: string, to: string): string {
+  const run = `evalkit migrate ${shellWord(file)} --to ${to}`;
+  if (hint === undefined) return `\`${run}\` shows what the ${to} layout cannot hold`;
+  if (!/--(allow-lossy|infer|convert-fields|from)\b/.test(hint)) return hint;
+  return `${hint}. Those are flags of \`evalkit migrate\`: migrate the file first (\`${run} --write\` with the flag you choose), then use it here`;
 }
 
 /** The config in the layout the service speaks at `apiVersion` (older versions take the 2024-11-14 keys). */

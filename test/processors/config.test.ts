@@ -28,6 +28,25 @@ describe('readProcessorConfig', () => {
     expect((e as InputError).location.file).toBe(file);
   });
 
+  it("a key the target cannot hold: the hint's flags are migrate's, so it says to migrate the file first (with a command that exists)", async () => {
+    const file = fixture('splitter-reminders-lossy');
+    const e = (await readProcessorConfig(file, { apiVersion: '2026-02-09' }).catch((x: unknown) => x)) as InputError;
+    expect(e.hint).toMatch(/pass --allow-lossy/);
+    expect(e.hint).toContain(`Those are flags of \`evalkit migrate\`: migrate the file first (\`evalkit migrate ${file} --to 2026-02-09 --write\` with the flag you choose)`);
+    expect(e.hint).not.toMatch(/--dry-run/);
+  });
+
+  it('a config invalid after migration: the hint runs migrate as it exists (no --dry-run; the file name quoted for the shell)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-pc-'));
+    const file = path.join(dir, "my config's.json");
+    writeFileSync(file, JSON.stringify({ type: 'EXTRACT', baseProcessor: 'extraction_performance', includeBoundingBoxCitations: 'yes', schema: { type: 'object', properties: { a: { type: ['string', 'null'] } } } }));
+    const e = (await readProcessorConfig(file, { apiVersion: '2026-02-09' }).catch((x: unknown) => x)) as InputError;
+    expect(e).toBeInstanceOf(InputError);
+    expect(e.hint).toContain(`\`evalkit migrate '${dir}/my config'\\''s.json' --to 2026-02-09\` shows it`);
+    expect(e.hint).not.toMatch(/--dry-run/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('a bare config of another type, typed by its keys: no /type pointer (it has none), the way out in the hint', async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
