@@ -3,7 +3,8 @@
  */
 export { EvalkitError, InputError, UsageError, InternalError } from './util/errors.js';
 export type { ExitCode, Location } from './util/errors.js';
-export { createClient, clientFromEnv, ApiError, isApiError, paginate, collect } from './api/index.js';
+export { createClient, clientFromEnv, ApiError, isApiError, paginate, collect, typeOfId, isVersionId } from './api/index.js';
+export type { Entity, EntityVersion, Run, BatchRun, StoredFile, EvalSet, SetItem, NewItem } from './api/index.js';
 export { verifyWebhook, signWebhook, startWebhookListener, WebhookVerificationError, isWebhookVerificationError, WEBHOOK_EVENT_TYPES, WEBHOOK_TIMESTAMP_HEADER, WEBHOOK_SIGNATURE_HEADER } from './api/index.js';
 export type { WebhookEvent, WebhookEventType, WebhookErrorKind, VerifyWebhookOptions, WebhookListener, WebhookListenerOptions, CreateWorkflowRunInput, RunWorkflowsBatchInput, ListWorkflowRunsParams, UpdateWorkflowRunInput, WorkflowInput, WorkflowRunStatus } from './api/index.js';
 export type { Client, ClientOptions, RequestOptions, RetryInfo, WaitOptions, Page, WorkflowRun, ProcessorRun, ProcessorRunStatus, Processor, ProcessorVersion, EvaluationSet, EvaluationSetItem, File as ServiceFile, BatchProcessorRun, BatchMetrics, ProcessorConfig, Output } from './api/index.js';
@@ -30,9 +31,10 @@ export { listProcessors, getProcessor, createProcessor, updateProcessor, publish
 export type { ProcessorDetails, ConfigChange, VersionDiff, ProcessorConfigFile, ConfigDiff } from './processors/index.js';
 export type { ConfigSource } from './expected/index.js';
 export type { UploadOptions as UploadDatasetOptions, UploadResult as UploadDatasetResult, UploadProgress, Tally as UploadTally, PlanSummary as UploadPlanSummary, Failure as UploadFailure, RowFinding as DatasetFinding, ColumnMap as DatasetColumnMap, CoerceOptions as DatasetCoerceOptions, ExistingItem as DatasetExistingItem } from './dataset/index.js';
-export { runEvaluation, exportBatchRun, writeExport, InterruptedError } from './eval/index.js';
+export { runEvaluation, exportBatchRun, exportEvaluationSetRun, writeExport, InterruptedError } from './eval/index.js';
 export type { RunEvaluationOptions, EvalCallbacks, EvalProgress, EvalResult, EvalCounts, Strategy as EvalStrategy, ExportBatchRunOptions, ExportFileFormat } from './eval/index.js';
 export { runDemo, headlineOf } from './demo/run.js';
 export type { DemoOptions, DemoEvent, DemoResult, DemoDatasetResult, Headline } from './demo/run.js';
 export { findDatasets } from './demo/datasets.js';
 export type { DemoDataset, DatasetManifest } from './demo/datasets.js';
+export type { EvalkitConfig, DatasetSettings } from './settings/load.js';

@@ -254,7 +254,8 @@ function uploadBody(input: UploadFileInput): { encoded: { data: Uint8Array; cont
   return { form };
 }
 
-function normalizeBaseUrl(raw: string): string {
+/** The base URL as the client uses it; UsageError (never quoting it) when it cannot be one. */
+export function normalizeBaseUrl(raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);

@@ -89,9 +89,9 @@ export async function showSettings(argv: Record<string, unknown>): Promise<Shown
     return dflt !== undefined ? { value: dflt, source: 'default' } : { value: null, source: 'unset' };
   };
   settings.baseUrl = service('baseUrl', 'EVALKIT_BASE_URL', '--base-url', undefined);
-  // A password in the address (the environment's or a flag's; the config file's is refused) is never shown.
+  // A password, query or fragment in the address (the environment's or a flag's; the config file's is refused) is never shown, nor a value that is no URL.
   if (typeof settings.baseUrl.value === 'string') settings.baseUrl.value = redactUrl(settings.baseUrl.value);
-  settings.apiVersion = service('apiVersion', 'EVALKIT_API_VERSION', undefined, DEFAULT_API_VERSION);
+  settings.apiVersion = service('apiVersion', 'EVALKIT_API_VERSION', '--api-version', DEFAULT_API_VERSION);
   settings.workspaceId = service('workspaceId', 'EVALKIT_WORKSPACE_ID', '--workspace-id', undefined);
   // Whether it is set, never what it is.
   settings.apiToken = nonEmpty(process.env.EVALKIT_API_TOKEN) !== undefined ? { value: '(set)', source: 'environment', from: 'EVALKIT_API_TOKEN' } : { value: null, source: 'unset' };

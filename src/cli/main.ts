@@ -22,6 +22,8 @@ const pkg = require('../../package.json') as { version: string };
 const RENAMED_FLAGS: Record<string, string> = {};
 
 function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c: ExitCode) => void): Argv {
+  // The look-alike token variable warning, once a run (the middleware runs again for each level of a nested command).
+  let tokenWarned = false;
   let parser: Argv = yargs(args)
     .scriptName('evalkit')
     .usage('$0 <command> [options]\n\nMigrate processor configs, manage processors and versions, validate expected outputs, upload, download and harvest evaluation sets, and report evaluation runs.')
@@ -85,8 +87,9 @@ function buildParser(args: string[], commands: readonly AnyCommand[], onExit: (c
     .middleware((argv) => {
       setQuiet(argv.quiet === true);
       setMachineOutput(argv.format === 'json');
-      const tokenHint = tokenVariableHint(process.env);
+      const tokenHint = tokenWarned ? undefined : tokenVariableHint(process.env);
       if (tokenHint) warn(tokenHint);
+      tokenWarned = true;
       for (const [old, now] of Object.entries(RENAMED_FLAGS)) {
         if (old in argv) throw new UsageError(`--${old} was renamed to --${now}`);
       }

@@ -62,7 +62,7 @@ function refuseSecrets(doc: Record<string, unknown>, file: string, text: string)
   }
 }
 
-/** A base URL with a user name or password: a credential in a committed file (the client refuses such a URL anyway). */
+/** A base URL with a user name, password, query string or fragment: a credential in a committed file (the client refuses such a URL anyway). */
 function refuseUrlCredentials(doc: Record<string, unknown>, file: string, text: string): void {
   if (typeof doc.baseUrl !== 'string') return;
   let url: URL;
@@ -71,17 +71,31 @@ function refuseUrlCredentials(doc: Record<string, unknown>, file: string, text: 
   } catch {
     return; // the schema check says what is wrong with it
   }
-  if (url.username === '' && url.password === '') return;
   // Never quoted back: the message names the pointer, not the value.
-  throw new InputError('"baseUrl" holds a user name or password', {
-    location: { file, ...lineOf(text, ['baseUrl']), pointer: '/baseUrl' },
-    hint: 'remove them from the URL (and from the file and its history); the API token goes in EVALKIT_API_TOKEN',
-  });
+  const location = { file, ...lineOf(text, ['baseUrl']), pointer: '/baseUrl' };
+  if (url.username !== '' || url.password !== '') {
+    throw new InputError('"baseUrl" holds a user name or password', {
+      location,
+      hint: 'remove them from the URL (and from the file and its history); the API token goes in EVALKIT_API_TOKEN',
+    });
+  }
+  // A query string or fragment is where a pasted token goes too, and the client refuses it.
+  if (url.search !== '' || url.hash !== '') {
+    throw new InputError('"baseUrl" has a query string or fragment', {
+      location,
+      hint: 'set the base URL alone (scheme, host, port and path prefix), such as https://api.example.com/v1; if a token was in it, remove it from the file and its history: it goes in EVALKIT_API_TOKEN',
+    });
+  }
 }
 
 function lineOf(text: string, segs: ReadonlyArray<string | number>): { line?: number; column?: number } {
   const tree = parseTree(text);
-  const node = tree && findNodeAtLocation(tree, [...segs]);
+  // A pointer's segments are strings: `0` is an index in an array (`/datasets/x/gates/0`), a key in an object.
+  let node = tree;
+  for (const seg of segs) {
+    if (!node) break;
+    node = node.type === 'array' && /^\d+$/.test(String(seg)) ? node.children?.[Number(seg)] : node.type === 'object' ? findNodeAtLocation(node, [String(seg)]) : undefined;
+  }
   // A member's key is where a reader looks: the property node's start.
   const at = node?.parent?.type === 'property' ? node.parent : node;
   return at ? lineColumnAt(text, at.offset) : {};

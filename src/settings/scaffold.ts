@@ -9,6 +9,7 @@ import { quoteCell } from '../dataset/rejects.js';
 import { formatPath, parsePath, type Segment } from '../dataset/paths.js';
 import { buildModel, type ExpectedModel, type Node } from '../expected/model.js';
 import type { ProcessorType } from '../config/index.js';
+import { normalizeBaseUrl } from '../api/client.js';
 import { DEV_TOKEN_PREFIX } from '../sandbox/auth.js';
 import { isLoopbackAddress } from '../sandbox/loopback.js';
 import { CONFIG_FILE_NAME, renderSettings, type DatasetSettings, type EvalkitConfig } from './load.js';
@@ -143,12 +144,10 @@ export function csvTemplate(model: ExpectedModel): string {
  */
 export function baseUrlToCommit(baseUrl: string | undefined, token?: string): { baseUrl?: string; omitted?: string } {
   if (baseUrl === undefined) return {};
-  let host: string;
-  try {
-    host = new URL(baseUrl).hostname.toLowerCase();
-  } catch {
-    return { baseUrl };
-  }
+  // What the client would refuse is not committed either: a user name, password, query string or
+  // fragment may be a credential (UsageError, never quoting the value).
+  normalizeBaseUrl(baseUrl);
+  const host = new URL(baseUrl).hostname.toLowerCase();
   const bare = host.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host.endsWith('.localhost') || isLoopbackAddress(bare)) return { omitted: `${baseUrl} is a loopback address` };
   if (bare === '0.0.0.0' || bare === '::') return { omitted: `${baseUrl} is this machine's unspecified address` };

@@ -16,15 +16,20 @@ export function redact(text: string, secrets: string[] = secretValues()): string
   return out;
 }
 
-/** A URL as it may be shown: a user name or password in it becomes `***` (`https://***@host/`). */
+/**
+ * A URL as it may be shown: a user name or password becomes `***` (`https://***@host/`), and so
+ * do a query string and a fragment (`?***`, `#***`: a token is pasted there too). Text that is
+ * not a URL is not shown at all (a token pasted into the wrong variable is not a URL either).
+ */
 export function redactUrl(text: string): string {
+  let url: URL;
   try {
-    const url = new URL(text);
-    if (url.username === '' && url.password === '') return text;
-    url.username = '';
-    url.password = '';
-    return url.href.replace(/^([a-z][a-z0-9+.-]*:\/\/)/i, '$1***@');
+    url = new URL(text);
   } catch {
-    return text;
+    return '(not a URL; not shown)';
   }
+  const secretParts = url.username !== '' || url.password !== '';
+  if (!secretParts && url.search === '' && url.hash === '') return text;
+  const shown = `${url.protocol}//${secretParts ? '***@' : ''}${url.host}${url.pathname}`;
+  return `${shown}${url.search !== '' ? '?***' : ''}${url.hash !== '' ? '#***' : ''}`;
 }

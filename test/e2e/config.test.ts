@@ -58,6 +58,34 @@ describe('evalkit config show', () => {
     expect(text.stdout + text.stderr).not.toContain('tok-never-shown-123');
   });
 
+  it('--api-version is shown as the flag; a query, fragment or non-URL base URL is never shown; the file refuses them', async () => {
+    const dir = project({ apiVersion: '2025-04-21' });
+    const flag = json<Shown>(await runCli(['config', 'show', '--api-version', '2024-11-14', '--format', 'json'], { cwd: dir, env: CLEAN }));
+    // A look-alike token variable is warned about once (the nested command ran its middleware twice).
+    const lookalike = await runCli(['config', 'show'], { cwd: dir, env: { ...CLEAN, EVALKIT_TOKEN: 'sk_never_shown' } });
+    expect(lookalike.stderr.match(/warning: EVALKIT_TOKEN is set/g)).toHaveLength(1);
+    expect(flag.settings.apiVersion).toEqual({ value: '2024-11-14', source: 'flag', from: '--api-version' });
+    for (const [url, shown] of [
+      ['https://host.example/v1?token=sk_SECRETQ', 'https://host.example/v1?***'],
+      ['https://host.example/#sk_SECRETF', 'https://host.example/#***'],
+      ['https://u:sk_SECRETPW@host.example/?k=sk_SECRETQ', 'https://***@host.example/?***'],
+      ['sk_SECRETNOTURL', '(not a URL; not shown)'],
+    ]) {
+      const r = await runCli(['config', 'show', '--format', 'json'], { cwd: dir, env: { ...CLEAN, EVALKIT_BASE_URL: url } });
+      expect(r.stdout + r.stderr).not.toContain('SECRET');
+      expect(json<Shown>(r).settings.baseUrl.value).toBe(shown);
+      const text = await runCli(['config', 'show'], { cwd: dir, env: { ...CLEAN, EVALKIT_BASE_URL: url } });
+      expect(text.stdout + text.stderr).not.toContain('SECRET');
+    }
+    for (const baseUrl of ['https://a.example/?token=sk_live_SECRETVALUE', 'https://a.example/#sk_SECRET']) {
+      const bad = project(`{\n  "baseUrl": ${JSON.stringify(baseUrl)}\n}\n`);
+      const r = await runCli(['config', 'show'], { cwd: bad, env: CLEAN });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${path.join(bad, 'evalkit.config.json')}:2:3 at /baseUrl: "baseUrl" has a query string or fragment`);
+      expect(r.stdout + r.stderr).not.toContain('SECRET');
+    }
+  });
+
   it('without a config file: says so, and shows defaults and the environment', async () => {
     const dir = tmp();
     const r = await runCli(['config', 'show', '--format', 'json'], { cwd: dir, env: { ...CLEAN, EVALKIT_BASE_URL: 'http://env.example:3' } });
@@ -221,6 +249,21 @@ describe('evalkit init', () => {
       // Its CI's migrate --check stays green on the layout it pinned.
       const check = await runCli(['migrate', 'configs', '--check'], { cwd: dir, env: CLEAN });
       expect(check.code, check.stdout).toBe(0);
+    }
+  });
+
+  it('a base URL with a password, query or fragment is not written (exit 2, nothing written, never quoted)', async () => {
+    for (const [how, url] of [
+      ['flag', 'https://user:sk_SECRETPW@api.example.com'],
+      ['env', 'https://api.example.com/?key=sk_SECRETQ'],
+    ]) {
+      const dir = tmp();
+      const args = ['init', '--config', path.join(CONFIGS, 'invoice-extract.json'), '--dir', dir, ...(how === 'flag' ? ['--base-url', url] : [])];
+      const r = await runCli(args, { cwd: dir, env: { ...CLEAN, ...(how === 'env' ? { EVALKIT_BASE_URL: url } : {}) } });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/the service base URL (holds a user name or password|has a query string or fragment)/);
+      expect(r.stdout + r.stderr).not.toContain('SECRET');
+      expect(existsSync(path.join(dir, 'evalkit.config.json'))).toBe(false);
     }
   });
 

@@ -32,6 +32,15 @@ describe('evalkit.config.json: checking', () => {
     expect(r.status).toBe(0);
   });
 
+  it('a gate that does not parse: its line and column too (an array index in the pointer)', async () => {
+    const doc = { datasets: { x: { gates: ['micro.f1>=0.9', 'micro.f1>>0.9'] } } };
+    const e = await errorOf(doc);
+    expect(e.location).toEqual({ file: FILE, pointer: '/datasets/x/gates/1', line: 6, column: 9 });
+    // A key that looks like an index is still a key: an object member named "0".
+    const e2 = await errorOf({ datasets: { '0': { gates: 'x' } } });
+    expect(e2.location).toMatchObject({ pointer: '/datasets/0/gates', line: 4, column: 7 });
+  });
+
   it('accepts a full document', async () => {
     const doc = {
       $schema: './node_modules/evalkit/schemas/evalkit-config.schema.json',

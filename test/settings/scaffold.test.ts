@@ -96,6 +96,25 @@ describe('evalkit init: scaffolding', () => {
     }
   });
 
+  it.each([
+    ['https://user:sk_SECRETPW@api.example.com', /user name or password/],
+    ['https://api.example.com/?key=sk_SECRETQ', /query string or fragment/],
+    ['https://api.example.com/#sk_SECRETF', /query string or fragment/],
+    ['sk_SECRETNOTURL', /not a valid URL/],
+    ['ftp://api.example.com', /must use http or https/],
+  ])('a base URL the client would refuse is never committed: %s', (url, why) => {
+    const e = (() => {
+      try {
+        baseUrlToCommit(url);
+      } catch (x) {
+        return x as Error;
+      }
+      return null;
+    })();
+    expect(e?.message).toMatch(why);
+    expect(JSON.stringify({ m: e?.message, h: (e as { hint?: string } | null)?.hint })).not.toMatch(/SECRET/);
+  });
+
   it('the config file never holds a loopback address, whoever calls scaffold', () => {
     const files = scaffold({ dataset: 'x', type: 'EXTRACT', config: extract, baseUrl: 'http://127.0.0.1:8787', schemaRef: './schema.json', csv: 'data.csv' });
     for (const f of files) expect(f.text).not.toContain('127.0.0.1');
