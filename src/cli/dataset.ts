@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 /**
  * `evalkit dataset <command>`: evaluation set data. Subcommands: upload, download, harvest.
  *
@@ -316,6 +317,8 @@ async function runUpload(argv: ArgumentsCamelCase<UploadArgs>): Promise<ExitCode
   const showProgress = argv.progress ?? true;
   const progress = progressReporter({ enabled: showProgress && !argv.dryRun });
   const ac = new AbortController();
+  // Every request in flight listens on it (and stops listening when it ends): many at once are not a leak.
+  setMaxListeners(0, ac.signal);
   const onSigint = (): void => {
     err('evalkit: stopping after the requests in flight (Ctrl-C again to quit at once); re-run the same command to finish');
     ac.abort(new Error('interrupted'));

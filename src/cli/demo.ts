@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Argv } from 'yargs';
@@ -133,6 +134,8 @@ export default defineCommand<DemoArgs>({
     const only = argv.only.flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter(Boolean);
     const { runDemo } = await import('../demo/run.js');
     const controller = new AbortController();
+    // Every request in flight listens on it (and stops listening when it ends): many at once are not a leak.
+    setMaxListeners(0, controller.signal);
     const abort = (): void => controller.abort(new UsageError('interrupted'));
     process.once('SIGINT', abort);
     try {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 /**
  * `evalkit eval run` and `evalkit eval export`: make (or fetch) an evaluation's runs and write
  * the evaluation export that `evalkit report --from` reads with no network.
@@ -126,6 +127,8 @@ function progressView(p: EvalProgress): ProgressState | undefined {
 /** Ctrl-C (or SIGTERM from a CI job being cancelled) stops waiting; a second Ctrl-C quits at once. */
 function interruptible(): { signal: AbortSignal; release: () => void } {
   const ac = new AbortController();
+  // Every request in flight listens on it (and stops listening when it ends): many at once are not a leak.
+  setMaxListeners(0, ac.signal);
   const onSignal = (): void => {
     err('evalkit: stopping (Ctrl-C again to quit at once)');
     ac.abort(new Error('interrupted'));

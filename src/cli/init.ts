@@ -119,19 +119,25 @@ export default defineCommand<InitArgs>({
       const rel = existing.map((f) => path.relative(process.cwd(), f) || f);
       throw new InputError(`exists${rel.length > 1 ? ` (so do ${rel.slice(1).join(', ')})` : ''}; nothing was written`, { location: { file: rel[0] }, hint: `pass --force to replace ${rel.length > 1 ? 'them' : 'it'}, or --dir / --csv to write elsewhere` });
     }
+    // What a replaced evalkit.config.json held that the new one does not (an evaluation set id, gates
+    // added by hand): said, so that --force does not drop it without a word.
+    const settingsTarget = targets.find((t) => t.kind === 'config');
+    const lost = settingsTarget && existing.includes(settingsTarget.path) ? await membersLost(settingsTarget.path, settingsTarget.text) : [];
     const { writeFileAtomic } = await import('../util/fs.js');
     for (const t of targets) await writeFileAtomic(t.path, t.text);
+    const lostNote = lost.length ? `the replaced ${path.basename(settingsTarget!.path)} had other values for ${lost.join(', ')}: add ${lost.length > 1 ? 'them' : 'it'} back (or pass --evaluation-set / --processor) if still wanted` : undefined;
 
     const written = targets.map((t) => ({ kind: t.kind, file: path.relative(process.cwd(), t.path) || t.path, replaced: existing.includes(t.path) }));
     const evaluated = configFile ?? written.find((w) => w.kind === 'processor-config')?.file;
     const baseUrlNote = omitted ? `baseUrl not written: ${omitted}, which CI cannot reach; set the repository variable EVALKIT_BASE_URL (the workflow reads it), or add "baseUrl" to evalkit.config.json` : undefined;
     if (argv.format === 'json') {
-      outJson({ dataset, type, processor: argv.processor ?? null, source: origin, files: written, evaluatedConfig: evaluated ?? null, baseUrl: baseUrl ?? null, notes: baseUrlNote ? [baseUrlNote] : [] });
+      outJson({ dataset, type, processor: argv.processor ?? null, source: origin, files: written, evaluatedConfig: evaluated ?? null, baseUrl: baseUrl ?? null, notes: [baseUrlNote, lostNote].filter((n) => n !== undefined) });
       return 0;
     }
     const lines = written.map((w) => `${w.replaced ? 'replaced' : 'wrote'} ${w.file}`);
     lines.push(`dataset "${dataset}" (${type}, from ${origin})`);
     if (baseUrlNote) lines.push(baseUrlNote);
+    if (lostNote) lines.push(lostNote);
     lines.push(`the workflow evaluates ${evaluated} as each pull request has it (eval run --config): change the processor config there, not in the draft on the service`);
     lines.push('next:');
     lines.push(`  fill ${written[1].file} with your documents (the example row names a file that does not exist)`);
@@ -162,4 +168,35 @@ async function unknownKeyForInit(e: unknown): Promise<never> {
 /** A processor's name from its config file's: invoice.config.json -> invoice. */
 function nameOfFile(file: string): string {
   return path.basename(file).replace(/(\.config)?\.jsonc?$/i, '');
+}
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** Members (top level, and in each dataset section: `/datasets/x/evaluationSet`) of the old config file whose value the new text lacks or changes. */
+async function membersLost(file: string, next: string): Promise<string[]> {
+  let before: unknown;
+  try {
+    before = JSON.parse(await fsp.readFile(file, 'utf8'));
+  } catch {
+    return []; // not JSON: nothing to compare
+  }
+  const after = JSON.parse(next) as Record<string, unknown>;
+  const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+  const out: string[] = [];
+  for (const key of Object.keys(obj(before))) {
+    if (key === 'datasets' || key === '$schema') continue;
+    if (!sameJson(obj(before)[key], after[key])) out.push(`"${key}"`);
+  }
+  const sections = obj(obj(before).datasets);
+  const now = obj(after.datasets);
+  for (const [name, section] of Object.entries(sections)) {
+    if (!(name in now)) {
+      out.push(`dataset "${name}"`);
+      continue;
+    }
+    for (const key of Object.keys(obj(section))) {
+      if (!sameJson(obj(section)[key], obj(now[name])[key])) out.push(`"${key}" of dataset "${name}"`);
+    }
+  }
+  return out;
 }

@@ -50,11 +50,15 @@ export function guardFetch(inner: FetchLike, opts: GuardOptions = {}): { fetch: 
     const wait = at - now;
     if (wait >= 1) {
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, wait);
-        signal?.addEventListener('abort', () => {
+        const onAbort = (): void => {
           clearTimeout(t);
           resolve();
-        }, { once: true });
+        };
+        const t = setTimeout(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, wait);
+        signal?.addEventListener('abort', onAbort, { once: true });
       });
     }
   }

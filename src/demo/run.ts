@@ -137,6 +137,10 @@ export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void
     if (unknown.length) throw new InputError(`no dataset named ${unknown.join(', ')}`, { location: { file: opts.datasetsDir }, hint: `choose from ${datasets.map((d) => d.name).join(', ')}` });
     datasets = datasets.filter((d) => opts.only?.includes(d.name));
   }
+  // Every dataset's config read and migrated, and its CSV found, before anything is started or
+  // written: a broken dataset is exit 2 with nothing written.
+  const configs = new Map<DemoDataset, MigratedConfig>();
+  for (const d of datasets) configs.set(d, await migratedConfigOf(d, opts));
   const engine = `simulate:${opts.engineSeed ?? 42},${opts.errorRate ?? 0.1}`;
   const sandbox = await startSandbox({ port: 0, engine, idSeed: 'evalkit-demo', engineDelayMs: 50 });
   try {
@@ -147,7 +151,7 @@ export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void
     const results: DemoDatasetResult[] = [];
     for (const d of datasets) {
       opts.signal?.throwIfAborted();
-      results.push(await runDataset(d, { file: settings.file, settings: settings.config.datasets?.[d.name] ?? {} }, client, sandbox.url, sandbox.token, opts, onEvent));
+      results.push(await runDataset(d, configs.get(d)!, { file: settings.file, settings: settings.config.datasets?.[d.name] ?? {} }, client, sandbox.url, sandbox.token, opts, onEvent));
     }
     return { datasets: results, elapsedMs: performance.now() - started };
   } finally {
@@ -155,17 +159,30 @@ export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void
   }
 }
 
-async function runDataset(d: DemoDataset, { file: settingsFile, settings }: { file: string; settings: DatasetSettings }, client: Client, baseUrl: string, token: string, opts: DemoOptions, onEvent: (e: DemoEvent) => void): Promise<DemoDatasetResult> {
-  const dir = path.join(opts.outDir, d.name);
-  const signal = opts.signal;
+interface MigratedConfig {
+  migrated: ReturnType<typeof migrateConfig>;
+  config: Record<string, unknown>;
+  type: ProcessorType;
+}
 
-  // 1. The saved config, migrated to the layout of the API version in effect, next to the reports.
+/** A dataset's saved config, migrated to the layout of the API version in effect; its CSV must exist. */
+async function migratedConfigOf(d: DemoDataset, opts: DemoOptions): Promise<MigratedConfig> {
   const text = await fsp.readFile(d.configPath, 'utf8').catch((e: NodeJS.ErrnoException) => {
-    throw new InputError(`cannot read the config: ${e.code ?? String(e)}`, { location: { file: d.configPath } });
+    throw new InputError(`cannot read the config: ${e.code ?? String(e)}`, { location: { file: d.configPath }, hint: 'each dataset names its processor config in its manifest (docs/demo.md)' });
+  });
+  await fsp.access(d.csvPath).catch((e: NodeJS.ErrnoException) => {
+    throw new InputError(`cannot read the dataset's CSV: ${e.code ?? String(e)}`, { location: { file: d.csvPath } });
   });
   const migrated = migrateConfig(parseJson(text, d.configPath), { to: layoutOfApiVersion(apiVersionOf(opts)), from: d.configLayout });
   const config = migrated.doc as Record<string, unknown>;
-  const type = migrated.type ?? (config.type as ProcessorType);
+  return { migrated, config, type: migrated.type ?? (config.type as ProcessorType) };
+}
+
+async function runDataset(d: DemoDataset, { migrated, config, type }: MigratedConfig, { file: settingsFile, settings }: { file: string; settings: DatasetSettings }, client: Client, baseUrl: string, token: string, opts: DemoOptions, onEvent: (e: DemoEvent) => void): Promise<DemoDatasetResult> {
+  const dir = path.join(opts.outDir, d.name);
+  const signal = opts.signal;
+
+  // 1. The saved config, migrated to the layout of the API version in effect (read above), next to the reports.
   const configFile = path.join(dir, path.basename(d.configPath));
   await writeFileAtomic(configFile, JSON.stringify(config, null, 2) + '\n');
   onEvent({ step: 'migrate', dataset: d, result: migrated, file: configFile });

@@ -291,6 +291,25 @@ describe('evalkit init', () => {
     expect(again.stderr).toContain('evalkit.config.json: exists (so do data.csv, .github/workflows/evalkit.yml, configs/document-classify.json); nothing was written');
   });
 
+  it('--force over a config file with an evaluation set and gates added by hand: the note names what the new one lacks', async () => {
+    const dir = tmp();
+    const source = path.join(CONFIGS, 'document-classify.json');
+    const first = await runCli(['init', '--config', source, '--dataset', 'docs', '--evaluation-set', 'ev_keep'], { cwd: dir, env: CLEAN });
+    expect(first.code, first.stderr).toBe(0);
+    const file = path.join(dir, 'evalkit.config.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { datasets: Record<string, Record<string, unknown>> };
+    doc.datasets.docs.gates = ['micro.f1>=0.9'];
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+    const forced = await runCli(['init', '--config', source, '--dataset', 'docs', '--force', '--format', 'json'], { cwd: dir, env: CLEAN });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((JSON.parse(forced.stdout) as { notes: string[] }).notes).toContain(
+      'the replaced evalkit.config.json had other values for "evaluationSet" of dataset "docs", "gates" of dataset "docs": add them back (or pass --evaluation-set / --processor) if still wanted',
+    );
+    // Nothing lost, nothing said.
+    const same = await runCli(['init', '--config', source, '--dataset', 'docs', '--force'], { cwd: dir, env: CLEAN });
+    expect(same.stdout).not.toContain('the replaced');
+  });
+
   it.each([
     [['init'], 'say what to scaffold from: --processor ID or --config FILE'],
     [['init', '--processor', 'dp_1', '--config', 'x.json'], 'Arguments processor and config are mutually exclusive'],

@@ -43,6 +43,26 @@ describe('evalkit dataset download', () => {
     setA = json(up).set.id;
   });
 
+  it('a downloaded CSV of 40 fileIds uploads back unchanged, and checking the fileIds in parallel warns of nothing', { timeout: 60_000 }, async () => {
+    const d = mkdtempSync(path.join(os.tmpdir(), 'evalkit-download-ids-'));
+    const csv = ['file,invoice_number', ...Array.from({ length: 40 }, (_, i) => `files/n-${i}.txt,INV-${i}`)].join('\n') + '\n';
+    for (const [rel, content] of Object.entries({ 'data.csv': csv, ...docs(40, 'n') })) {
+      mkdirSync(path.dirname(path.join(d, rel)), { recursive: true });
+      writeFileSync(path.join(d, rel), content);
+    }
+    const up = await s.upload(['data.csv', '--create-set', 'Ids', '--processor', processor, '--format', 'json'], d);
+    expect(up.code, up.stderr).toBe(0);
+    const set = json(up).set.id;
+    const down = await download(['-e', set, '--out', 'ids.csv'], d);
+    expect(down.code, down.stderr).toBe(0);
+    expect(readFileSync(path.join(d, 'ids.csv'), 'utf8').split('\n')[0]).toMatch(/^fileId,/);
+    const again = await s.upload(['ids.csv', '-e', set, '--dry-run'], d);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/40 unchanged/);
+    expect(again.stderr).not.toMatch(/MaxListenersExceededWarning|memory leak/);
+    rmSync(d, { recursive: true, force: true });
+  });
+
   it('with --files: the CSV and the files upload into a new set as the same items', async () => {
     const r = await download(['-e', setA, '--out', 'copy/data.csv', '--files', 'copy/files'], dir);
     expect(r.code, r.stderr).toBe(0);

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
@@ -159,6 +159,17 @@ describe('evalkit demo (the main job, as a child process)', () => {
       await browser.close();
     }
   }, 60_000);
+
+  it('a dataset whose config cannot be read: exit 2 naming it, before the sandbox starts or anything is written', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-demo-broken-'));
+    // The dataset without the configs folder its manifest points into.
+    cpSync(path.join(ROOT, 'datasets/invoice-extract'), path.join(dir, 'my/invoice-extract'), { recursive: true });
+    const r = await runCli(['demo', '--datasets', 'my', '--out-dir', 'out'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/invoice-extract\.json: cannot read the config: ENOENT/);
+    expect(r.stderr).not.toMatch(/sandbox/);
+    expect(existsSync(path.join(dir, 'out'))).toBe(false);
+  });
 
   it.each([
     [['demo', '--only', 'nope'], 'no dataset named nope'],
