@@ -70,7 +70,7 @@ describe('evalkit processors', () => {
     expect(d.to.version).toBe('1.1');
     expect(d.patch).toContainEqual({ op: 'replace', path: '/classificationRules', value: 'Be brief.' });
     expect(d.patch.filter((o) => o.op === 'remove').map((o) => o.path)).toContain('/classifications/5');
-    expect(d.summary.find((l) => l.startsWith('changed /classificationRules'))).toMatch(/^changed \/classificationRules: "A credit note.*\.\.\. -> "Be brief\."$/);
+    expect(d.summary.find((l) => l.startsWith('changed /classificationRules'))).toMatch(/^changed \/classificationRules: "A credit note.*…" -> "Be brief\."$/);
     const text = await cli('diff', id, '1.0', '1.1');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`^processor ${id}: 1\\.0 \\(dpv_\\w+\\) -> 1\\.1 \\(dpv_\\w+\\): \\d+ changes\\n`));

@@ -121,6 +121,22 @@ describe('diffConfigs', () => {
 
   it('shortens long values', () => {
     const { summary } = diffConfigs({ r: 'x'.repeat(200) }, { r: 'y' });
-    expect(summary[0]).toBe(`changed /r: "${'x'.repeat(76)}... -> "y"`);
+    expect(summary[0]).toBe(`changed /r: "${'x'.repeat(80)}…" -> "y"`);
+    expect(diffConfigs({ o: ['x'.repeat(200)] }, { o: 'y' }).summary[0]).toBe(`changed /o: ${JSON.stringify(['x'.repeat(200)]).slice(0, 77)}... -> "y"`);
+  });
+
+  it('a long string changed after its 80th character: the line shows where it differs (common prefix left out), on both sides', () => {
+    const head = 'Dates are printed day-first in these invoices (the supplier is in Germany), so read 03/04 as 3 April and ';
+    const before = `${head}return them as dates. Discounts are negative line items.`;
+    const after = `${head}return them as ISO dates. Discounts are negative line items.`;
+    const { summary } = diffConfigs({ extractionRules: before }, { extractionRules: after });
+    const shown = head.slice(head.length + 'return them as '.length - 20);
+    expect(summary).toEqual([`changed /extractionRules: "…${shown}return them as dates. Discounts are negative line items." -> "…${shown}return them as ISO dates. Discounts are negative line items."`]);
+    // The first difference is on the line, both sides start at the same character, and short strings stay whole.
+    expect(summary[0].split(' -> ').every((side) => side.includes('return them as '))).toBe(true);
+    expect(diffConfigs({ r: 'short' }, { r: 'x'.repeat(70) }).summary[0]).toBe(`changed /r: "short" -> "${'x'.repeat(70)}"`);
+    // A long tail after the window is cut, marked with …; control characters stay JSON-escaped.
+    const long = diffConfigs({ r: `${'a'.repeat(100)}b${'c'.repeat(100)}` }, { r: `${'a'.repeat(100)}\u001b${'c'.repeat(100)}` }).summary[0];
+    expect(long).toBe(`changed /r: "…${'a'.repeat(20)}b${'c'.repeat(59)}…" -> "…${'a'.repeat(20)}\\u001b${'c'.repeat(59)}…"`);
   });
 });
