@@ -15,7 +15,7 @@
 import { UsageError } from '../util/errors.js';
 import { ApiError, isApiError } from './errors.js';
 import type { Clock, RequestOptions, Transport } from './http.js';
-import { typeOfId } from './ids.js';
+import { aType, typeOfId } from './ids.js';
 import {
   envelopes,
   TERMINAL_RUN_STATUSES,
@@ -203,7 +203,7 @@ function notInList(id: string, path: string): ApiError {
 function checkedType(id: string, type: ProcessorType | undefined): ProcessorType | undefined {
   const fromId = typeOfId(id);
   if (type !== undefined && fromId !== undefined && type !== fromId) {
-    throw new UsageError(`${id} is an ${fromId} id (${kindOfType(fromId)}), not ${type}`, { hint: `drop --type, or pass --type ${fromId}` });
+    throw new UsageError(`${id} is ${aType(fromId)} id (${kindOfType(fromId)}), not ${type}`, { hint: `drop --type, or pass --type ${fromId}` });
   }
   return type ?? fromId;
 }

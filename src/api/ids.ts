@@ -18,6 +18,11 @@ export function typeOfId(id: string): ProcessorType | undefined {
   return undefined;
 }
 
+/** A type with its article, as a sentence names it: "an EXTRACT", "a CLASSIFY", "a SPLITTER". */
+export function aType(type: ProcessorType): string {
+  return `${type === 'EXTRACT' ? 'an' : 'a'} ${type}`;
+}
+
 /** Whether an id looks like a version id (dpv_, exv_, clv_, splv_): `diff` and `validate --version` take one. */
 export function isVersionId(id: string): boolean {
   return /^(dpv|exv|clv|splv)_/.test(id);

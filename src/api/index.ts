@@ -4,7 +4,7 @@
 export { createClient, clientFromEnv, guessContentType, DEFAULT_API_VERSION, DEFAULT_VERSION_HEADER, VERSION_HEADER_2026 } from './client.js';
 export { API_2026_02_09, speaks2026 } from './version.js';
 export { WORKSPACE_HEADER } from './http.js';
-export { typeOfId, isVersionId } from './ids.js';
+export { aType, typeOfId, isVersionId } from './ids.js';
 export { kindOfType } from './model-2026-02-09.js';
 export { runBody2026 } from './facade.js';
 export { MAX_ITEMS_PER_CREATE_2025, MAX_ITEMS_PER_CREATE_2026 } from './evaluationSets.js';

@@ -6,6 +6,7 @@
  * request is made. What cannot be migrated without loss is refused, never dropped.
  */
 import type { Operation } from 'fast-json-patch';
+import { aType } from '../api/ids.js';
 import { speaks2026 } from '../api/version.js';
 import { LATEST_LAYOUT, migrateConfig, NEW_LAYOUT, OLD_LAYOUT, sourcePointer, validateConfig, type Layout, type ProcessorType } from '../config/index.js';
 import { readConfigFile } from '../expected/index.js';
@@ -39,9 +40,11 @@ export function checkedLayout(apiVersion: string | undefined): Layout {
 /**
  * Reads, migrates and validates; every error names the file and the JSON pointer. `apiVersion`:
  * the version in effect, which decides the layout (default: 2025-04-21's). Unknown keys are
- * refused unless `allowUnknown` (docs/migrate.md, "Unknown keys").
+ * refused unless `allowUnknown` (docs/migrate.md, "Unknown keys"). `processorId`: `type` is that
+ * existing processor's (update), which no flag changes, so a config of another type is refused
+ * without suggesting --type.
  */
-export async function readProcessorConfig(file: string, opts: { type?: ProcessorType; apiVersion?: string; allowUnknown?: boolean } = {}): Promise<ProcessorConfigFile> {
+export async function readProcessorConfig(file: string, opts: { type?: ProcessorType; apiVersion?: string; allowUnknown?: boolean; processorId?: string } = {}): Promise<ProcessorConfigFile> {
   // The file's own type (the config's, or its envelope's) first, so that a mismatch with the
   // type asked for is caught; the asked-for type only settles a config that names none.
   let source: Awaited<ReturnType<typeof readConfigFile>>;
@@ -59,7 +62,10 @@ export async function readProcessorConfig(file: string, opts: { type?: Processor
     const byKeys = !named && pointer === '';
     throw new InputError(`the config's type is ${source.type}${byKeys ? ' (by its keys)' : ''}, not ${opts.type}`, {
       location: { file, pointer: named ? `${pointer}/type` : byKeys ? '' : '/type' },
-      hint: `use ${opts.type === 'EXTRACT' ? 'an' : 'a'} ${opts.type} config, or pass --type ${source.type}`,
+      hint:
+        opts.processorId !== undefined
+          ? `${opts.processorId} is ${aType(opts.type)} processor and its type cannot change: use ${aType(opts.type)} config (\`evalkit processors create --type ${source.type}\` makes a processor for this one)`
+          : `use ${aType(opts.type)} config, or pass --type ${source.type}`,
     });
   }
   const type = source.type;

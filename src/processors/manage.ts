@@ -15,7 +15,7 @@
  */
 import pLimit from 'p-limit';
 import type { Client, Entity, EntityOps, EntityVersion, ProcessorType, ReleaseType } from '../api/index.js';
-import { isApiError, lostAnswerError, pauseBeforeReadBack } from '../api/index.js';
+import { aType, isApiError, lostAnswerError, pauseBeforeReadBack } from '../api/index.js';
 import { deepEqual } from '../config/patch.js';
 import { normalizeVersionRef, pickVersion } from '../eval/resolve.js';
 import { InputError, UsageError } from '../util/errors.js';
@@ -180,7 +180,7 @@ export async function createProcessor(client: Client, input: { name: string; typ
     if (holdsConfig(held, read?.config)) return { processor: entityJson(p), source, existed: true };
   }
   if (before.length > 0) {
-    throw new InputError(`${type === 'EXTRACT' ? 'an' : 'a'} ${type} ${noun} named "${input.name}" exists already (${before.map((p) => p.id).join(', ')}), with another draft config`, {
+    throw new InputError(`${aType(type)} ${noun} named "${input.name}" exists already (${before.map((p) => p.id).join(', ')}), with another draft config`, {
       hint: `change its draft with \`evalkit processors update ${before[0].id} --config FILE\`, or create it under another --name`,
     });
   }
@@ -192,7 +192,7 @@ export async function createProcessor(client: Client, input: { name: string; typ
       if (!(isApiError(e) && e.outcomeUnknown)) throw e;
       await pauseBeforeReadBack(client, attempt, signal);
       const fresh = (await named().catch((r: unknown) => {
-        throw lostAnswerError(e, `${type === 'EXTRACT' ? 'an' : 'a'} ${type} ${noun} named "${input.name}" may have been created; reading the ${noun} list back failed too (${(r as Error).message})`, 'run the same command again: it finds a processor of this name, type and config instead of creating another');
+        throw lostAnswerError(e, `${aType(type)} ${noun} named "${input.name}" may have been created; reading the ${noun} list back failed too (${(r as Error).message})`, 'run the same command again: it finds a processor of this name, type and config instead of creating another');
       })).filter((p) => !before.some((b) => b.id === p.id));
       if (fresh.length === 1) return { processor: entityJson(fresh[0]), source, answerLost: true };
       if (fresh.length > 1) {
@@ -215,7 +215,7 @@ export async function updateProcessor(client: Client, id: string, input: { confi
   if (input.configFile !== undefined) {
     // The config must be of the processor's type (its kind, or its draft's) before anything is sent.
     const type = entity?.type ?? (await ops.draft(id, { signal }).catch(rethrow404(id)))?.type;
-    read = await readProcessorConfig(input.configFile, { type, apiVersion, allowUnknown: input.allowUnknown });
+    read = await readProcessorConfig(input.configFile, { type, apiVersion, allowUnknown: input.allowUnknown, processorId: id });
     config = inApiLayout(read.config, read.type, apiVersion);
   }
   const updated = await ops.update(id, { ...(input.name !== undefined ? { name: input.name } : {}), ...(config ? { config } : {}) }, { signal }).catch(rethrow404(id));

@@ -202,6 +202,9 @@ describe('the facade', () => {
     expect(e.status).toBe(404);
     expect(s.requests.at(-1)!.url).toBe('/splitters/spl_1');
     await expect(client.entityOps('ex_1', 'SPLITTER')).rejects.toThrow(/^ex_1 is an EXTRACT id \(extractor\), not SPLITTER$/);
+    // The article goes with the type: a SPLITTER, a CLASSIFY.
+    await expect(client.entityOps('spl_1', 'EXTRACT')).rejects.toThrow(/^spl_1 is a SPLITTER id \(splitter\), not EXTRACT$/);
+    await expect(client.entityOps('cl_1', 'EXTRACT')).rejects.toThrow(/^cl_1 is a CLASSIFY id \(classifier\), not EXTRACT$/);
   });
 
   it('runs(type).create maps a 2025-04-21 run request to 2026-02-09 (spec 2.1); sync goes to /extract', async () => {

@@ -58,6 +58,24 @@ describe('readProcessorConfig', () => {
     expect(e.hint).toBe('use an EXTRACT config, or pass --type CLASSIFY');
   });
 
+  it("update's check (the processor's type): the hint never offers --type, which cannot change an existing processor's type; the articles fit the type", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-pc-'));
+    try {
+      const file = path.join(dir, 'spl.json');
+      writeFileSync(file, JSON.stringify({ type: 'SPLITTER', splitClassifications: [{ id: 'a', type: 'a', description: 'A' }] }));
+      const e = (await readProcessorConfig(file, { type: 'EXTRACT', processorId: 'ex_1' }).catch((x: unknown) => x)) as InputError;
+      expect(e.message).toBe("the config's type is SPLITTER, not EXTRACT");
+      expect(e.hint).toBe('ex_1 is an EXTRACT processor and its type cannot change: use an EXTRACT config (`evalkit processors create --type SPLITTER` makes a processor for this one)');
+      expect(e.hint).not.toMatch(/pass --type/);
+      const c = (await readProcessorConfig(fixture('envelope-processor'), { type: 'SPLITTER', processorId: 'spl_1' }).catch((x: unknown) => x)) as InputError;
+      expect(c.hint).toMatch(/^spl_1 is a SPLITTER processor and its type cannot change: use a SPLITTER config/);
+      // create: --type is the way out there.
+      expect(((await readProcessorConfig(file, { type: 'CLASSIFY' }).catch((x: unknown) => x)) as InputError).hint).toBe('use a CLASSIFY config, or pass --type SPLITTER');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('on 2026-02-09: migrated up the chain, checked in the 2026-02-09 layout, without type; a 2026-02-09 config goes down to 2025-04-21', async () => {
     const up = await readProcessorConfig(fixture('envelope-processor'), { apiVersion: '2026-02-09' });
     expect(up).toMatchObject({ type: 'EXTRACT', from: '2024-11-14', to: '2026-02-09' });
