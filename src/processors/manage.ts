@@ -15,7 +15,7 @@
  */
 import pLimit from 'p-limit';
 import type { Client, Entity, EntityOps, EntityVersion, ProcessorType, ReleaseType } from '../api/index.js';
-import { aType, isApiError, lostAnswerError, pauseBeforeReadBack } from '../api/index.js';
+import { aType, isApiError, isVersionId, kindOfType, lostAnswerError, pauseBeforeReadBack, typeOfId } from '../api/index.js';
 import { deepEqual } from '../config/patch.js';
 import { normalizeVersionRef, pickVersion } from '../eval/resolve.js';
 import { InputError, UsageError } from '../util/errors.js';
@@ -264,17 +264,29 @@ export async function publishProcessor(client: Client, id: string, input: { rele
   }
 }
 
-/** A version by reference: draft, latest, a number (1, 1.0, 1.0.0) or a version id (dpv_..., exv_..., clv_..., splv_...). */
+/**
+ * A version by reference: draft, latest, a number (1, 1.0, or 1.0.0: a third part 0 names the
+ * same version) or a version id (dpv_..., exv_..., clv_..., splv_...). Every refusal lists the
+ * versions there are.
+ */
 export function findVersion<V extends { id: string; version: string }>(versions: readonly V[], ref: string, processorId: string): V {
   const byId = versions.find((v) => v.id === ref);
   if (byId) return byId;
+  const hint = `the versions of ${processorId}: ${versions.map((v) => `${v.version} (${v.id})`).join(', ') || 'none'} (\`evalkit processors versions ${processorId}\`)`;
+  if (isVersionId(ref)) {
+    // A version id, of another processor (or of none this token can see).
+    const kind = typeOfId(ref) ?? typeOfId(processorId);
+    throw new InputError(`version ${ref} is not a version of ${processorId}: it belongs to another ${kind ? kindOfType(kind) : 'processor'}, or to none`, { hint });
+  }
+  const patch = /^v?\d{1,6}\.\d{1,6}\.(\d+)$/i.exec(ref.trim());
+  if (patch && Number(patch[1]) !== 0) {
+    throw new InputError(`"${ref}" is not a version of ${processorId}: versions are numbered major.minor (${ref.trim().replace(/\.\d+$/, '')} and ${ref.trim().replace(/\.\d+$/, '')}.0 name one version; a third part other than 0 names none)`, { hint });
+  }
   if (normalizeVersionRef(ref) === undefined) {
-    throw new UsageError(`"${ref}" is not a version`, { hint: 'use draft, latest, a published number such as 1.0, or a version id' });
+    throw new UsageError(`"${ref}" is not a version`, { hint: `use draft, latest, a published number such as 1.0, or a version id; ${hint}` });
   }
   const found = pickVersion(versions, ref);
-  if (!found) {
-    throw new InputError(`processor ${processorId} has no version "${ref}"`, { hint: `available: ${versions.map((v) => v.version).join(', ') || 'none'} (\`evalkit processors versions ${processorId}\`)` });
-  }
+  if (!found) throw new InputError(`processor ${processorId} has no version "${ref}"`, { hint });
   return found;
 }
 
