@@ -74,7 +74,10 @@ function nounOfId(id: string): string {
 function sourceLine(c: ConfigChange): string {
   const s = c.source;
   if (!s) return '';
-  return s.patch.length ? `; config from ${s.file} (migrated ${s.from ?? 'any of the layouts its keys fit'} -> ${s.to}, ${s.patch.length} change${s.patch.length === 1 ? '' : 's'})` : `; config from ${s.file}`;
+  if (!s.patch.length) return `; config from ${s.file}`;
+  const changes = `${s.patch.length} change${s.patch.length === 1 ? '' : 's'}`;
+  // `to` is the layout sent (2024-11-14 on API versions older than 2025-04-21).
+  return s.from === s.to ? `; config from ${s.file} (sent in the ${s.to} layout, ${changes})` : `; config from ${s.file} (migrated ${s.from ?? 'any of the layouts its keys fit'} -> ${s.to}, ${changes})`;
 }
 
 const idPositional = (y: Argv): Argv =>

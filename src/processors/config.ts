@@ -27,6 +27,8 @@ export interface ProcessorConfigFile {
   to: Layout;
   /** RFC 6902 operations from the file's config to `config` (empty when it was already current). */
   patch: Operation[];
+  /** The config as the file holds it (inside its envelope, if any). */
+  fileConfig: Json;
 }
 
 /**
@@ -110,7 +112,7 @@ export async function readProcessorConfig(file: string, opts: { type?: Processor
           : `fix the config; \`evalkit schema\` and schemas/config-${to}.schema.json show the layout`,
     });
   }
-  return { config, type, file, from: migrated.from, to, patch: migrated.patch };
+  return { config, type, file, from: migrated.from, to, patch: migrated.patch, fileConfig: source.config as Json };
 }
 
 /**

@@ -4,7 +4,7 @@
  * RFC 6902 and readable lines.
  */
 export { createProcessor, diffVersions, findVersion, getProcessor, listProcessors, listVersions, publishProcessor, updateProcessor } from './manage.js';
-export type { ConfigChange, ProcessorDetails, ProcessorJson, PublishedVersion, VersionDiff, VersionJson } from './manage.js';
+export type { ConfigChange, ConfigSource, ProcessorDetails, ProcessorJson, PublishedVersion, VersionDiff, VersionJson } from './manage.js';
 export { checkedLayout, inApiLayout, inHubLayout, readProcessorConfig, shownConfig } from './config.js';
 export type { ProcessorConfigFile } from './config.js';
 export { diffConfigs, shortJson } from './diff.js';

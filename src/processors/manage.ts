@@ -16,7 +16,8 @@
 import pLimit from 'p-limit';
 import type { Client, Entity, EntityOps, EntityVersion, ProcessorType, ReleaseType } from '../api/index.js';
 import { aType, isApiError, isVersionId, kindOfType, lostAnswerError, pauseBeforeReadBack, typeOfId } from '../api/index.js';
-import { deepEqual } from '../config/patch.js';
+import { OLD_LAYOUT } from '../config/index.js';
+import { deepEqual, makePatch } from '../config/patch.js';
 import { normalizeVersionRef, pickVersion } from '../eval/resolve.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { inApiLayout, readProcessorConfig, shownConfig, type ProcessorConfigFile } from './config.js';
@@ -37,8 +38,8 @@ export interface ProcessorDetails {
 
 export interface ConfigChange {
   processor: ProcessorJson;
-  /** Where the config came from and how it was migrated on the way in. */
-  source?: Omit<ProcessorConfigFile, 'config'>;
+  /** Where the config came from and how it was migrated on the way in: `to` is the layout sent. */
+  source?: ConfigSource;
   /** create: a processor of this name and type with this config was there already; nothing was created. */
   existed?: true;
   /** create: the answer to the create was lost; the processor it made was found on the service. */
@@ -166,7 +167,7 @@ export async function createProcessor(client: Client, input: { name: string; typ
   if (type === undefined) throw new UsageError('which type of processor? pass --type EXTRACT, CLASSIFY or SPLITTER (or --config FILE, whose config names it)');
   const ops = client.entities(type);
   const config = read ? inApiLayout(read.config, read.type, apiVersion) : undefined;
-  const source = read && strip(read);
+  const source = read && config && sourceOf(read, config);
   const noun = ops.noun;
   const named = async (): Promise<Entity[]> => {
     const out: Entity[] = [];
@@ -219,7 +220,7 @@ export async function updateProcessor(client: Client, id: string, input: { confi
     config = inApiLayout(read.config, read.type, apiVersion);
   }
   const updated = await ops.update(id, { ...(input.name !== undefined ? { name: input.name } : {}), ...(config ? { config } : {}) }, { signal }).catch(rethrow404(id));
-  return { processor: entityJson(updated), source: read && strip(read) };
+  return { processor: entityJson(updated), source: read && config && sourceOf(read, config) };
 }
 
 /**
@@ -297,6 +298,15 @@ export async function diffVersions(client: Client, id: string, fromRef: string, 
   return { processorId: id, from: { version: a.version, id: a.id }, to: { version: b.version, id: b.id }, ...diffConfigs(versionJson(client, a).config, versionJson(client, b).config) };
 }
 
-function strip(r: ProcessorConfigFile): Omit<ProcessorConfigFile, 'config'> {
-  return { type: r.type, file: r.file, from: r.from, to: r.to, patch: r.patch };
+/** What a create or update reports of its config: where from, and in what layout it was sent. */
+export type ConfigSource = Pick<ProcessorConfigFile, 'type' | 'file' | 'from' | 'to' | 'patch'>;
+
+/**
+ * The source as the request carried it: on an API version older than 2025-04-21 the config is
+ * checked in the 2025-04-21 layout but sent in the 2024-11-14 one, so `to` is that layout and
+ * `patch` goes from the file's config to the config sent.
+ */
+function sourceOf(r: ProcessorConfigFile, sent: Record<string, unknown>): ConfigSource {
+  if (sent === r.config) return { type: r.type, file: r.file, from: r.from, to: r.to, patch: r.patch };
+  return { type: r.type, file: r.file, from: r.from, to: OLD_LAYOUT, patch: makePatch(r.fileConfig, sent) };
 }

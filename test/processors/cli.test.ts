@@ -1,0 +1,51 @@
+// `evalkit processors ...` through the built binary against a sandbox: what the text and JSON
+// results say, for the cases the end-to-end files (test/e2e/processors*.test.ts) do not cover.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli, type CliResult } from '../helpers/cli.js';
+import { start, type TestSandbox } from '../sandbox/helpers.js';
+
+const OLD_EXTRACT = path.join(ROOT, 'datasets/configs/invoice-extract.json');
+
+describe('evalkit processors (results as they are shown)', () => {
+  let t: TestSandbox;
+  let dir: string;
+  let env: Record<string, string>;
+  const cli = (version: string, ...args: string[]): Promise<CliResult> => runCli(['processors', ...args, '--api-version', version], { env, cwd: dir });
+
+  beforeAll(async () => {
+    t = await start();
+    env = { EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token };
+    dir = mkdtempSync(path.join(os.tmpdir(), 'evalkit-processors-cli-'));
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('on an API version older than 2025-04-21 the result describes the layout sent (2024-11-14), not the one checked', async () => {
+    // A 2024-11-14 file is sent as it is: no migration to report.
+    const same = await cli('2024-11-14', 'create', '--name', 'old-layout', '--config', OLD_EXTRACT);
+    expect(same.stderr).toBe('');
+    expect(same.stdout).toMatch(/^processor dp_\w+ "old-layout" \(EXTRACT\) created; config from \S+invoice-extract\.json\n$/);
+    // A 2025-04-21 file goes down to 2024-11-14: the text, `to` and the patch say so.
+    const current = path.join(dir, 'current.json');
+    writeFileSync(current, JSON.stringify({ type: 'EXTRACT', schema: { type: 'object', properties: { total: { type: ['number', 'null'] } } }, extractionRules: 'Use the printed currency.', advancedOptions: { citationsEnabled: true } }));
+    const down = await cli('2024-11-14', 'create', '--name', 'current-layout', '--config', current);
+    expect(down.stdout).toMatch(/^processor dp_\w+ "current-layout" \(EXTRACT\) created; config from \S+current\.json \(migrated 2025-04-21 -> 2024-11-14, 3 changes\)\n$/);
+    const json = await cli('2024-11-14', 'create', '--name', 'current-layout-json', '--config', current, '--format', 'json');
+    const source = (JSON.parse(json.stdout) as { source: { from: string; to: string; patch: unknown[] } }).source;
+    expect(source.from).toBe('2025-04-21');
+    expect(source.to).toBe('2024-11-14');
+    expect(source.patch).toEqual([
+      { op: 'remove', path: '/advancedOptions' },
+      { op: 'move', from: '/extractionRules', path: '/customExtractionRules' },
+      { op: 'add', path: '/includeBoundingBoxCitations', value: true },
+    ]);
+    // 2025-04-21 as before.
+    const now = await cli('2025-04-21', 'create', '--name', 'old-layout-now', '--config', OLD_EXTRACT);
+    expect(now.stdout).toMatch(/\(migrated 2024-11-14 -> 2025-04-21, 3 changes\)\n$/);
+  });
+});
