@@ -7,7 +7,7 @@ import type { Argv } from 'yargs';
 import { kindOfType, typeOfId, type ProcessorType } from '../api/index.js';
 import type { ConfigChange, ProcessorJson, VersionJson } from '../processors/index.js';
 import { listSubcommands, defineCommand } from './command.js';
-import { allowUnknownOption, formatOption, out, outJson } from './io.js';
+import { allowUnknownOption, escapeControls, formatOption, out as print, outJson } from './io.js';
 
 const TYPES = ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const;
 
@@ -42,12 +42,23 @@ interface DiffArgs extends IdArgs {
   exitCode: boolean;
 }
 
+/**
+ * A text line: names, descriptions and configs come from the service (anyone with a token may
+ * have set them) and file names from the user, so control characters are shown (`\x1b`), never
+ * sent to the terminal. `--format json` is left as it is.
+ */
+function out(line: string): void {
+  print(escapeControls(line));
+}
+
 async function core() {
   const [{ clientFromEnv }, processors] = await Promise.all([import('../api/index.js'), import('../processors/index.js')]);
   return { client: clientFromEnv(), processors };
 }
 
-function table(head: string[], rows: string[][]): string {
+/** Columns padded to the cells as shown (control characters escaped first, so `\x1b` counts 4). */
+function table(head: string[], raw: string[][]): string {
+  const rows = raw.map((r) => r.map(escapeControls));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');

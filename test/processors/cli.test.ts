@@ -48,4 +48,24 @@ describe('evalkit processors (results as they are shown)', () => {
     const now = await cli('2025-04-21', 'create', '--name', 'old-layout-now', '--config', OLD_EXTRACT);
     expect(now.stdout).toMatch(/\(migrated 2024-11-14 -> 2025-04-21, 3 changes\)\n$/);
   });
+
+  it('names with control characters are shown escaped in text (create, list, get), aligned by what is shown; JSON keeps them as they are', async () => {
+    const name = 'evil\x1b[31mred\u202e';
+    const shown = 'evil\\x1b[31mred\\u202e';
+    const c = await cli('2026-02-09', 'create', '--name', name, '--config', path.join(ROOT, 'datasets/configs/document-classify.json'));
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.stdout).toMatch(new RegExp(`^classifier (cl_\\w+) "${shown.replace(/[\\[]/g, '\\$&')}" \\(CLASSIFY\\) created; `));
+    const id = /cl_\w+/.exec(c.stdout)![0];
+    for (const out of [c.stdout, (await cli('2026-02-09', 'list', '--type', 'CLASSIFY')).stdout, (await cli('2026-02-09', 'get', id)).stdout]) {
+      // eslint-disable-next-line no-control-regex
+      expect(out).not.toMatch(/[\x1b\u202e]/);
+      expect(out).toContain(shown);
+    }
+    const lines = (await cli('2026-02-09', 'list', '--type', 'CLASSIFY')).stdout.split('\n');
+    // The type column starts at one place on every line: padded by the escaped name's length.
+    expect(new Set(lines.filter((l) => l.includes('CLASSIFY')).map((l) => l.indexOf('CLASSIFY'))).size).toBe(1);
+    expect(lines[0].indexOf('type')).toBe(lines.find((l) => l.includes(shown))!.indexOf('CLASSIFY'));
+    const json = JSON.parse((await cli('2026-02-09', 'list', '--type', 'CLASSIFY', '--format', 'json')).stdout) as { processors: Array<{ name: string }> };
+    expect(json.processors.map((p) => p.name)).toContain(name);
+  });
 });
