@@ -11,6 +11,9 @@ import { allowUnknownOption, escapeControls, formatOption, out as print, outJson
 
 const TYPES = ['EXTRACT', 'CLASSIFY', 'SPLITTER'] as const;
 
+/** A 2026-02-09 service refuses members it does not know: the flag is refused there before any request. */
+const processorsAllowUnknown = { ...allowUnknownOption, describe: `${allowUnknownOption.describe} (API 2025-04-21 and older: a 2026-02-09 service refuses them, so it is refused there)` };
+
 interface Common {
   format: 'text' | 'json';
 }
@@ -153,7 +156,7 @@ const create = defineCommand<CreateArgs>({
       .option('name', { type: 'string', demandOption: true, describe: 'the processor name' })
       .option('type', { choices: TYPES, describe: "processor type (default: the config's; needed without --config)" })
       .option('config', { type: 'string', describe: 'JSON file: a config in any layout, or a saved processor, version or request body holding one (default: the service\'s defaults)' })
-      .option('allow-unknown', allowUnknownOption)
+      .option('allow-unknown', processorsAllowUnknown)
       .option('format', formatOption)
       .example('$0 processors create --name invoices --type EXTRACT --config invoice.json', 'create it; prints the new id')
       .example('$0 processors create --name docs --type CLASSIFY --config old-layout.json --format json', 'a 2024-11-14 config is migrated on the way in') as unknown as Argv<CreateArgs>,
@@ -174,7 +177,7 @@ const update = defineCommand<UpdateArgs>({
     idPositional(y)
       .option('config', { type: 'string', describe: "JSON file with the draft's new config (any layout; a saved processor, version or request body works too)" })
       .option('name', { type: 'string', describe: 'a new name' })
-      .option('allow-unknown', allowUnknownOption)
+      .option('allow-unknown', processorsAllowUnknown)
       .option('format', formatOption)
       .example('$0 processors update ex_123 --config invoice.json', "the draft's config becomes the file's")
       .example('$0 processors update ex_123 --name "invoices v2"', 'rename') as unknown as Argv<UpdateArgs>,

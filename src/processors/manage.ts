@@ -16,6 +16,7 @@
 import pLimit from 'p-limit';
 import type { Client, Entity, EntityOps, EntityVersion, ProcessorType, ReleaseType } from '../api/index.js';
 import { aType, isApiError, isVersionId, kindOfType, lostAnswerError, pauseBeforeReadBack, typeOfId } from '../api/index.js';
+import { speaks2026 } from '../api/version.js';
 import { OLD_LAYOUT } from '../config/index.js';
 import { deepEqual, makePatch } from '../config/patch.js';
 import { normalizeVersionRef, pickVersion } from '../eval/resolve.js';
@@ -73,6 +74,18 @@ function rethrow404(id: string): (e: unknown) => never {
     if (isApiError(e) && e.kind === 'http' && e.status === 404) throw notFound(id, e);
     throw e;
   };
+}
+
+/**
+ * `allowUnknown` sends keys no config layout has; a 2026-02-09 service refuses members it does
+ * not know (a 400), so there it could only fail after the local check: refused before any request.
+ */
+function checkAllowUnknown(allowUnknown: boolean | undefined, apiVersion: string): void {
+  if (allowUnknown === true && speaks2026(apiVersion)) {
+    throw new UsageError(`--allow-unknown cannot work on API ${apiVersion}: its service refuses config members it does not know (a 400), so nothing was sent`, {
+      hint: 'drop --allow-unknown: the config check then names each unknown key (with the closest known one), to fix or remove',
+    });
+  }
 }
 
 function checkId(id: string): void {
@@ -162,6 +175,7 @@ function holdsConfig(held: Json | undefined, wanted: Json | undefined): boolean 
 export async function createProcessor(client: Client, input: { name: string; type?: ProcessorType; configFile?: string; allowUnknown?: boolean }, signal?: AbortSignal): Promise<ConfigChange> {
   if (input.name.trim() === '') throw new UsageError('--name must not be empty');
   const apiVersion = client.options.apiVersion;
+  checkAllowUnknown(input.allowUnknown, apiVersion);
   const read = input.configFile !== undefined ? await readProcessorConfig(input.configFile, { type: input.type, apiVersion, allowUnknown: input.allowUnknown }) : undefined;
   const type = input.type ?? read?.type;
   if (type === undefined) throw new UsageError('which type of processor? pass --type EXTRACT, CLASSIFY or SPLITTER (or --config FILE, whose config names it)');
@@ -210,6 +224,7 @@ export async function updateProcessor(client: Client, id: string, input: { confi
   if (input.configFile === undefined && input.name === undefined) throw new UsageError('nothing to update', { hint: 'pass --config FILE (the draft\'s new config) and/or --name NAME' });
   if (input.name !== undefined && input.name.trim() === '') throw new UsageError('--name must not be empty');
   const apiVersion = client.options.apiVersion;
+  checkAllowUnknown(input.allowUnknown, apiVersion);
   const { ops, entity } = await opsFor(client, id, input.type, signal);
   let read: ProcessorConfigFile | undefined;
   let config: Json | undefined;

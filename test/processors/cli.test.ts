@@ -68,4 +68,23 @@ describe('evalkit processors (results as they are shown)', () => {
     const json = JSON.parse((await cli('2026-02-09', 'list', '--type', 'CLASSIFY', '--format', 'json')).stdout) as { processors: Array<{ name: string }> };
     expect(json.processors.map((p) => p.name)).toContain(name);
   });
+
+  it('--allow-unknown on 2026-02-09 (whose service refuses unknown members): exit 2 before any request, create and update; the help says so', async () => {
+    const typo = path.join(dir, 'typo.json');
+    writeFileSync(typo, JSON.stringify({ classifications: [{ id: 'a', type: 'a', description: 'A' }], clasificationRules: 'x' }));
+    const count = async (): Promise<number> => (await t.call<{ data: unknown[] }>('GET', '/classifiers?maxPageSize=1000', { version: null, headers: { 'x-extend-api-version': '2026-02-09' } })).body.data.length;
+    const before = await count();
+    const c = await cli('2026-02-09', 'create', '--name', 'typo', '--config', typo, '--allow-unknown');
+    expect(c.code).toBe(2);
+    expect(c.stderr).toContain('--allow-unknown cannot work on API 2026-02-09: its service refuses config members it does not know (a 400), so nothing was sent');
+    expect(c.stderr).toContain('hint: drop --allow-unknown');
+    expect(c.stderr).not.toMatch(/EVALKIT_API_VERSION/);
+    expect(await count()).toBe(before);
+    // Before any request: no service needed.
+    const offline = await runCli(['processors', 'update', 'cl_1', '--config', typo, '--allow-unknown'], { env: { EVALKIT_BASE_URL: 'http://127.0.0.1:9', EVALKIT_API_TOKEN: 'x' }, cwd: dir });
+    expect(offline.code).toBe(2);
+    expect(offline.stderr).toContain('--allow-unknown cannot work on API 2026-02-09');
+    const help = await runCli(['processors', 'create', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('a 2026-02-09 service refuses them, so it is refused there');
+  });
 });
