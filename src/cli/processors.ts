@@ -101,12 +101,12 @@ const idPositional = (y: Argv): Argv =>
 
 const list = defineCommand<ListArgs>({
   command: 'list',
-  describe: 'list the processors this token can see (2026-02-09: extractors, classifiers and splitters)',
+  describe: 'list the processors this token can see (2026-02-09: extractors, classifiers and splitters), the last changed first',
   builder: (y) =>
     y
       .option('type', { choices: TYPES, describe: 'only processors of this type (2026-02-09: only extractors, classifiers or splitters)' })
       .option('format', formatOption)
-      .example('$0 processors list', 'id, name, type and last change of each processor, newest first')
+      .example('$0 processors list', 'id, name, type and last change of each processor, the last changed first')
       .example('$0 processors list --type CLASSIFY --format json', 'machine-readable') as unknown as Argv<ListArgs>,
   run: async (a) => {
     const { client, processors } = await core();

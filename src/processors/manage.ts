@@ -108,9 +108,10 @@ async function opsFor(client: Client, id: string, type: ProcessorType | undefine
   return client.entityOps(id, type, { signal }).catch(rethrow404(id));
 }
 
+/** Every processor (of `type`), the last changed first (`sortBy=updatedAt`: the order of the `updated` column `list` shows). */
 export async function listProcessors(client: Client, opts: { type?: ProcessorType; signal?: AbortSignal } = {}): Promise<ProcessorJson[]> {
   const out: ProcessorJson[] = [];
-  for await (const p of client.listEntities({ type: opts.type, sortBy: 'createdAt', sortDir: 'desc' }, { signal: opts.signal })) out.push(entityJson(p));
+  for await (const p of client.listEntities({ type: opts.type, sortBy: 'updatedAt', sortDir: 'desc' }, { signal: opts.signal })) out.push(entityJson(p));
   return out;
 }
 

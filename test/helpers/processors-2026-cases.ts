@@ -54,7 +54,7 @@ async function sandboxBackend(): Promise<Backend> {
 
 export const BACKENDS = [
   // The stub's 401 says exactly this; the sandbox's wording is its own.
-  { name: 'stub', open: stubBackend, unauthorized: /GET \/extractors\?sortBy=createdAt&sortDir=desc: 401 unauthorized: UNAUTHORIZED: invalid API key \(request req_[\w-]+\)/ },
+  { name: 'stub', open: stubBackend, unauthorized: /GET \/extractors\?sortBy=updatedAt&sortDir=desc: 401 unauthorized: UNAUTHORIZED: invalid API key \(request req_[\w-]+\)/ },
   { name: 'sandbox', open: sandboxBackend, unauthorized: /GET \/extractors\S*: 401 \w+: UNAUTHORIZED: .+ \(request req_[\w-]+\)/ },
 ] as const;
 
@@ -212,7 +212,7 @@ describe(`evalkit processors on API version 2026-02-09 against the ${name}`, () 
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(stub().requests.slice(from).map((q) => [q.url, q.headers['x-extend-api-version'], q.headers['x-extend-workspace-id']])).toEqual([
-        ['/classifiers?sortBy=createdAt&sortDir=desc', '2026-02-09', 'ws_file'],
+        ['/classifiers?sortBy=updatedAt&sortDir=desc', '2026-02-09', 'ws_file'],
       ]);
       const shown = JSON.parse((await runCli(['config', 'show', '--format', 'json'], { env, cwd: sub })).stdout) as { settings: Record<string, unknown> };
       expect(shown.settings.workspaceId).toEqual({ value: 'ws_file', source: 'config', from: path.join(sub, 'evalkit.config.json') });

@@ -87,4 +87,23 @@ describe('evalkit processors (results as they are shown)', () => {
     const help = await runCli(['processors', 'create', '--help']);
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('a 2026-02-09 service refuses them, so it is refused there');
   });
+
+  it('list shows the last changed first, the order of its updated column, on both API versions', async () => {
+    for (const version of ['2025-04-21', '2026-02-09']) {
+      const made: string[] = [];
+      for (const name of ['first', 'second']) {
+        const r = await cli(version, 'create', '--name', `${name}-${version}`, '--type', 'SPLITTER', '--config', path.join(ROOT, 'datasets/configs/packet-splitter.json'), '--format', 'json');
+        expect(r.code, r.stderr).toBe(0);
+        made.push((JSON.parse(r.stdout) as { processor: { id: string } }).processor.id);
+      }
+      // The first one created is the last one changed.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect((await cli(version, 'update', made[0], '--name', `first-${version}-renamed`)).code).toBe(0);
+      const listed = (JSON.parse((await cli(version, 'list', '--type', 'SPLITTER', '--format', 'json')).stdout) as { processors: Array<{ id: string; updatedAt: string }> }).processors;
+      const ours = listed.filter((p) => made.includes(p.id)).map((p) => p.id);
+      expect(ours, version).toEqual([made[0], made[1]]);
+      const times = listed.map((p) => p.updatedAt);
+      expect(times, version).toEqual([...times].sort().reverse());
+    }
+  });
 });
