@@ -2,6 +2,7 @@
  * Each metric of a history over time: the data behind `evalkit history show` and the explorer's
  * History tab (a series per metric, a point per report, oldest first).
  */
+import { escapeControls } from '../util/controls.js';
 import { UsageError } from '../util/errors.js';
 import { HEADLINE_METRICS } from './entry.js';
 import type { StoredEntry } from './store.js';
@@ -110,21 +111,26 @@ export function sparkline(values: ReadonlyArray<number | null>): string {
 
 const num = (v: number | null): string => (v === null ? 'n/a' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(3));
 
-/** The text of `evalkit history show`: a line per metric with its sparkline, then the reports. */
+/**
+ * The text of `evalkit history show`: a line per metric with its sparkline, then the reports.
+ * Strings of the entries (commits, field names: anyone may write a file there) are shown with
+ * control characters escaped, and the columns padded by the escaped text.
+ */
 export function renderHistoryText(view: HistoryView, dir: string): string {
   if (view.entries === 0) return `${dir}: no history entries yet (evalkit report --history ${dir} adds one per report)`;
   const first = view.gates[0];
   const last = view.gates[view.gates.length - 1];
-  const where = (g: { time: string; commit: string | null }): string => `${g.time}${g.commit ? ` (${g.commit.slice(0, 7)})` : ''}`;
-  const lines = [`${dir}: ${view.entries} report(s), ${where(first)} to ${where(last)}`];
-  const width = Math.max(6, ...view.metrics.map((m) => m.metric.length));
+  const where = (g: { time: string; commit: string | null }): string => escapeControls(`${g.time}${g.commit ? ` (${g.commit.slice(0, 7)})` : ''}`);
+  const lines = [`${escapeControls(dir)}: ${view.entries} report(s), ${where(first)} to ${where(last)}`];
+  const names = view.metrics.map((m) => escapeControls(m.metric));
+  const width = Math.max(6, ...names.map((n) => n.length));
   // Past TREND_WIDTH reports the trend shows the last ones (scaled to them); first, last, min and max stay every report's.
   const shown = Math.min(view.entries, TREND_WIDTH);
   const trend = shown < view.entries ? `trend (last ${shown})` : 'trend';
   const trendWidth = Math.max(5, shown, trend.length);
   const row = (cells: string[]): string => [cells[0].padEnd(width), cells[1].padEnd(trendWidth), ...cells.slice(2).map((c) => c.padStart(7))].join('  ').trimEnd();
   lines.push(row(['metric', trend, 'first', 'last', 'min', 'max']));
-  for (const m of view.metrics) lines.push(row([m.metric, sparkline(m.points.slice(-shown).map((p) => p.value)), num(m.first), num(m.last), num(m.min), num(m.max)]));
+  for (const [i, m] of view.metrics.entries()) lines.push(row([names[i], sparkline(m.points.slice(-shown).map((p) => p.value)), num(m.first), num(m.last), num(m.min), num(m.max)]));
   lines.push(row(['gates', view.gates.slice(-shown).map((g) => (g.total === 0 ? '·' : g.passed ? '✓' : '✗')).join(''), '', '', '', '']));
   return lines.join('\n');
 }

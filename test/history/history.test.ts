@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { appendHistory, detectRevision, historyEntry, historySeries, readHistory, renderHistoryHtml, renderHistoryText, sparkline, type HistoryEntry } from '../../src/history/index.js';
 import { computeReport } from '../../src/report/index.js';
 import { extractExport } from '../metrics/helpers.js';
+import { runCli } from '../helpers/cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -118,6 +119,34 @@ describe('historySeries and the text', () => {
       'gates              ✗✗✓✗',
     ]);
     expect(renderHistoryText(historySeries([]), 'hist')).toMatch(/no history entries yet/);
+  });
+
+  it('a field name with control characters: shown escaped, and the columns padded by the escaped text', () => {
+    const odd = entries.map((e) => ({ ...e, entry: { ...e.entry, fields: { ...e.entry.fields, 'field:to\x1b[2Jtal.f1': 0.5 } } }));
+    const lines = renderHistoryText(historySeries(odd, { metrics: ['field:to*', 'document.accuracy'] }), 'hist').split('\n');
+    expect(lines[2]).toBe('field:to\\x1b[2Jtal.f1  ▄▄▄▄     0.500    0.500    0.500    0.500');
+    // Every column starts where the header's does.
+    for (const l of lines.slice(2, 4)) expect(l.search(/[▁-█]/)).toBe(lines[1].indexOf('trend'));
+    expect(lines.join('\n')).not.toContain('\x1b');
+  });
+
+  it('history show: --last echoes what was typed; an empty --metric is exit 2, not the headline', async () => {
+    const dir = tmp();
+    for (const e of entries) await appendHistory(dir, e.entry);
+    const abc = await runCli(['history', 'show', dir, '--last', 'abc']);
+    expect(abc.code).toBe(2);
+    expect(abc.stderr).toContain('--last "abc": expected a whole number of reports, 1 or more');
+    expect(abc.stderr).not.toContain('NaN');
+    expect((await runCli(['history', 'show', dir, '--last', '2.5'])).stderr).toContain('--last "2.5": expected a whole number');
+    for (const m of ['', ' ', ',']) {
+      const r = await runCli(['history', 'show', dir, '-m', m]);
+      expect(r.code, JSON.stringify(m)).toBe(2);
+      expect(r.stderr).toContain(`--metric ${JSON.stringify(m)}: empty metric pattern`);
+      expect(r.stdout).toBe('');
+    }
+    const ok = await runCli(['history', 'show', dir, '--last', '2', '-m', 'micro.f1,']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain(': 2 report(s)');
   });
 
   it('past 60 reports the trend shows the last 60 (scaled to them) and says so; first, last, min and max stay those of every report', () => {
