@@ -102,7 +102,7 @@ export default defineCommand<ReportArgs>({
       .option('gate-on', { choices: ['point', 'lower'] as const, default: 'point' as const, describe: 'gate on the point estimate or on the lower bound of the 95% interval' })
       .option('fail-on-regression', { type: 'boolean', default: false, describe: 'fail when a metric regressed significantly (Holm-corrected) against --baseline, or when too few documents pair' })
       .option('allow-underpowered', { type: 'boolean', default: false, describe: 'let --fail-on-regression pass on too few paired documents for any regression to be significant (by default that fails, naming the documents needed)' })
-      .option('allow-partial', { type: 'boolean', default: false, describe: "score an export whose service evaluation set run (`service.status`) is FAILED, CANCELLED or still running (by default refused, exit 2); the report says it is partial" })
+      .option('allow-partial', { type: 'boolean', default: false, describe: "score an export whose service evaluation set run (`service.status`) is FAILED, CANCELLED or still running, and compare with such a --baseline (an export, or a report.json made with --allow-partial); by default each is refused, exit 2; the report says it is partial" })
       .option('pair-by', { choices: ['auto', 'id', 'file', 'name'] as const, default: 'auto' as const, describe: 'how documents pair with the baseline: auto tries item id, file id, file name, content hash in turn' })
       .option('min-paired', { type: 'string', describe: 'fewest paired documents a baseline comparison accepts: a count or a share of this run (default 90%)' })
       .option('equivalence', { type: 'number', default: 0.01, describe: 'margin: a delta whose 95% interval lies inside ±margin is "no change"' })

@@ -34,8 +34,11 @@ export type BaselineInput =
   | { kind: 'stream'; file: string; header: EvaluationExportHeader; items: ItemSource }
   | { kind: 'report'; file: string; report: BaselineReport; documents: DocumentRecord[] | ExtractTable };
 
-/** What a comparison reads of a baseline report of any format (records apart). */
-export type BaselineReport = Pick<Report, 'type' | 'options' | 'extract' | 'classify' | 'splitter' | 'cost'>;
+/**
+ * What a comparison reads of a baseline report of any format (records apart). `summary` and
+ * `reconciliation` (format 3) say whether the baseline's runs failed or its service run was partial.
+ */
+export type BaselineReport = Pick<Report, 'type' | 'options' | 'extract' | 'classify' | 'splitter' | 'cost'> & Partial<Pick<Report, 'summary' | 'reconciliation'>>;
 
 export interface ComputeReportOptions {
   fuzzyThreshold?: number;
@@ -78,7 +81,9 @@ export interface ComputeReportOptions {
   runs?: ReadonlyArray<RunInput | StreamedRun>;
   /**
    * Score an export whose service evaluation set run (`service.status`) did not end PROCESSED; by
-   * default such a partial run is refused (an InputError at `/service/status`).
+   * default such a partial run is refused (an InputError at `/service/status`). It covers the
+   * baseline too: a baseline export whose service run did not end PROCESSED, or a report.json
+   * made of a partial run (`reconciliation.partial`), is refused without it.
    */
   allowPartial?: boolean;
 }
@@ -152,6 +157,8 @@ interface Settings {
   partial?: string;
   /** Per later run (index in opts.runs): its reconciliation when its export records the service's run. */
   runServices?: Array<RunService | undefined>;
+  /** The warning of a partial baseline compared with allowPartial. */
+  baselinePartial?: string;
 }
 
 /** A later run's service run: its reconciler, fed while the run is scored, and that scoring. */
@@ -172,9 +179,40 @@ function withService(s: Settings, header: EvaluationExportHeader, opts: ComputeR
     return { rec: new Reconciler(h), ...(partial ? { partial: `${r.file}: ${partial}` } : {}) };
   });
   if (runServices.some((r) => r !== undefined)) s = { ...s, runServices };
+  // The baseline too: a partial run is no baseline unless asked for (before any scoring).
+  const baselinePartial = opts.baseline ? partialBaselineCheck(opts.baseline, opts.allowPartial ?? false) : undefined;
+  if (baselinePartial) s = { ...s, baselinePartial };
   if (!header.service) return s;
   const partial = partialRunCheck(header, opts.allowPartial ?? false, opts.sourceFile);
   return { ...s, rec: new Reconciler(header), ...(partial ? { partial } : {}) };
+}
+
+/**
+ * A baseline whose service run did not end PROCESSED (an export's `service.status`), or a
+ * report.json made of such a run with --allow-partial (`reconciliation.partial`), is refused (an
+ * InputError naming the file and the pointer) unless allowPartial; with it, the warning to give.
+ */
+export function partialBaselineCheck(b: BaselineInput, allowPartial: boolean): string | undefined {
+  let what: string;
+  let pointer: string;
+  if (b.kind === 'report') {
+    const rec = b.report.reconciliation;
+    if (!rec?.partial) return undefined;
+    what = `${b.file} is the report of a partial run (the service's evaluation set run ${rec.evaluationSetRunId} is ${rec.status}, not PROCESSED; it was scored with --allow-partial)`;
+    pointer = '/reconciliation/partial';
+  } else {
+    const service = b.kind === 'export' ? b.export.service : b.header.service;
+    if (!service || service.status === 'PROCESSED') return undefined;
+    what = `${b.file}: the service's evaluation set run ${service.evaluationSetRunId} is ${service.status}, not PROCESSED`;
+    pointer = '/service/status';
+  }
+  if (!allowPartial) {
+    throw new InputError(`baseline ${what}: a partial run is not a baseline`, {
+      location: { file: b.file, pointer },
+      hint: 'compare with a run that ended PROCESSED, or pass --allow-partial (allowPartial) to compare with the items it has; the report then says the baseline is partial',
+    });
+  }
+  return `partial baseline ${what}: compared as asked (--allow-partial); its documents that failed count as wrong, so a regression against them is harder to show`;
 }
 
 /** How a later run is scored: its reconciler (if any) sees each item and EXTRACT record. */
@@ -387,8 +425,17 @@ function assemble(exp: EvaluationExportHeader, ev: Evaluation, costs: CostAccumu
     report.baseline = compareBaseline(ev, report.options, opts.baseline.file, side, B, seed, minPairedOf(opts.minPaired, n), opts.failOnRegression ?? false, opts.baseline.kind === 'report' ? 'report' : 'export', opts.baseline.kind === 'report' ? opts.baseline.report : undefined);
     // Repeats among the runs: the baseline's verdicts hold to their run-to-run spread too.
     if (report.runs) applyRunSpread(report.baseline, report.runs);
+    if (s.baselinePartial) report.baseline.warnings.unshift(s.baselinePartial);
   }
-  report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate, allowUnderpowered: opts.allowUnderpowered, alpha: ALPHA });
+  // A baseline of failures alone: nothing it got right can go wrong, so no regression can show.
+  const baselineFailed = side && side.total > 0 && side.failed === side.total ? { file: opts.baseline?.file ?? 'baseline', failed: side.failed, documents: side.total } : undefined;
+  if (baselineFailed && report.baseline) {
+    report.baseline.warnings.unshift(
+      `every run of the baseline failed (${baselineFailed.failed} of ${baselineFailed.documents}): it has no output to regress from, so its verdicts are no evidence` +
+        (opts.failOnRegression ? ' and --fail-on-regression fails' : ''),
+    );
+  }
+  report.gates = evaluateGates(report, gateSpecs, opts.gateOn ?? 'point', opts.failOnRegression ?? false, { maxFailedRate: opts.maxFailedRate, allowUnderpowered: opts.allowUnderpowered, alpha: ALPHA, baselineFailed });
   if (opts.failOnRegression && opts.allowUnderpowered && report.baseline) {
     const u = underpoweredRegression(report.baseline, ALPHA);
     if (u) report.warnings.push(`allowed underpowered comparison: ${underpoweredText(u, ALPHA)}, so the regression check cannot fail`);
@@ -440,6 +487,9 @@ interface BaselineSide extends Pick<Evaluation, 'type' | 'table' | 'documents'> 
   cost?: CostReport;
   /** The documents' pairing keys, in the order of the model's documents. */
   keys: Pairable[];
+  /** How many documents the baseline has, and of them how many runs failed. */
+  total: number;
+  failed: number;
 }
 
 
@@ -454,7 +504,8 @@ function baselineSide(input: BaselineInput, cmp: CompareOptions, conf: Confidenc
   if (input.kind !== 'report') {
     if (!ev) throw new InternalError('a baseline export that was not scored');
     const cost = baselineCost.get(input)?.report(ev.type, ev.type === 'EXTRACT' ? (ev.extract?.micro.counts.tp ?? 0) : ev.type === 'SPLITTER' ? (ev.splitter?.numCorrectDocs ?? 0) : ev.correct);
-    return { type: ev.type, table: ev.table, documents: ev.documents, units: ev.units, warnings: [], cost, keys: keysOf(ev) };
+    const keys = keysOf(ev);
+    return { type: ev.type, table: ev.table, documents: ev.documents, units: ev.units, warnings: [], cost, keys, total: keys.length, failed: ev.failures.length };
   }
   const r = input.report;
   const units = r.extract?.fields.map((f) => f.path) ?? r.classify?.classes.map((c) => c.label) ?? r.splitter?.types.map((t) => t.type) ?? [];
@@ -462,7 +513,10 @@ function baselineSide(input: BaselineInput, cmp: CompareOptions, conf: Confidenc
   const table = docs instanceof ExtractTable ? docs : r.type === 'EXTRACT' ? ExtractTable.fromRecords(docs, units) : undefined;
   const records = docs instanceof ExtractTable ? undefined : r.type === 'EXTRACT' ? undefined : docs;
   const side = { type: r.type, table, documents: records };
-  return { ...side, units, warnings: [], cost: r.cost, keys: keysOf(side) };
+  const keys = keysOf(side);
+  // Format 3 says how many runs failed; older formats in their records.
+  const failed = r.summary?.failed ?? (Array.isArray(docs) ? docs.filter((d) => d.failed).length : 0);
+  return { ...side, units, warnings: [], cost: r.cost, keys, total: keys.length, failed };
 }
 
 function optionWarnings(r: BaselineReport, options: Report['options']): string[] {

@@ -50,7 +50,7 @@ export function parseGates(texts: readonly string[], label = 'gate'): GateSpec[]
 
 /** Gates on a count of documents or metrics (the baseline's pairing and comparison): printed as integers. */
 export function isCountGate(metric: string): boolean {
-  return metric === 'baseline.paired' || metric === 'baseline.compared';
+  return metric === 'baseline.paired' || metric === 'baseline.compared' || metric === 'baseline.processed';
 }
 
 export function isCostMetric(name: string): boolean {
@@ -169,6 +169,8 @@ export interface GateExtras {
   allowUnderpowered?: boolean;
   /** The significance level of the verdicts (Holm-adjusted McNemar p below it). */
   alpha?: number;
+  /** Every run of the baseline failed: --fail-on-regression fails (the gate `baseline.processed>=1`). */
+  baselineFailed?: { file: string; failed: number; documents: number };
 }
 
 /**
@@ -247,6 +249,21 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
         'compare runs of the same documents, or lower --min-paired';
     }
     results.push(r);
+  }
+  if (failOnRegression && report.baseline && extras.baselineFailed) {
+    // A baseline of failures alone has no output that could go wrong: a regression check against
+    // it cannot fail, so it fails (also with --allow-partial, which only lets it be compared).
+    const f = extras.baselineFailed;
+    results.push({
+      gate: 'baseline.processed>=1',
+      metric: 'baseline.processed',
+      threshold: 1,
+      op: '>=',
+      on: 'point',
+      value: f.documents - f.failed,
+      passed: false,
+      reason: `every run of the baseline ${f.file} failed (${f.failed} of ${f.documents}): it has no output to regress from, so a regression check against it is no evidence; compare with a run that processed`,
+    });
   }
   if (failOnRegression && report.baseline && !extras.allowUnderpowered) {
     // A gate that cannot fail must not pass: on too few paired documents no outcome could be a

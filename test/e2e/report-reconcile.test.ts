@@ -80,4 +80,36 @@ describe('evalkit report: the reconciliation', () => {
     expect(readFileSync(path.join(out, 'report.md'), 'utf8')).toContain('**Partial run**: the service\'s run is FAILED');
     expect(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')).reconciliation.partial).toBe(true);
   });
+
+  it('a FAILED baseline, or a report.json made with --allow-partial: exit 2 naming the file; a baseline of failures alone fails --fail-on-regression', async () => {
+    const dir = tmp();
+    // Every run failed and the service's run ended FAILED (as `sandbox --engine simulate:42,0.1,1.0` gives).
+    const exp = JSON.parse(readFileSync(EXPORT, 'utf8'));
+    exp.service.status = 'FAILED';
+    for (const it of exp.items) {
+      it.status = 'FAILED';
+      it.output = null;
+    }
+    const failed = path.join(dir, 'failed.json');
+    writeFileSync(failed, JSON.stringify(exp));
+    const out = path.join(dir, 'out');
+    const r = await report(['--from', EXPORT, '--baseline', failed, '--fail-on-regression', '--out-dir', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('failed.json at /service/status');
+    expect(r.stderr).toContain("baseline failed.json: the service's evaluation set run evr_1 is FAILED, not PROCESSED: a partial run is not a baseline");
+    expect(r.stderr).toContain('--allow-partial');
+    expect(existsSync(out)).toBe(false);
+    // Accepted with --allow-partial, but a regression gate against failures alone cannot pass.
+    const allowed = await report(['--from', EXPORT, '--baseline', failed, '--fail-on-regression', '--allow-partial', '--out-dir', out]);
+    expect(allowed.code).toBe(1);
+    expect(allowed.stdout).toMatch(/FAIL baseline\.processed>=1: every run of the baseline failed\.json failed \(\d+ of \d+\): it has no output to regress from/);
+    expect(allowed.stderr).toContain('baseline: partial baseline failed.json');
+    // The partial run's report.json as a baseline: refused as its export is.
+    const partialDir = path.join(dir, 'partial');
+    expect((await report(['--from', variant(dir, 'CANCELLED', false), '--allow-partial', '--out-dir', partialDir, '--formats', 'json'])).code).toBe(0);
+    const again = await report(['--from', EXPORT, '--baseline', path.join(partialDir, 'report.json'), '--out-dir', path.join(dir, 'out2')]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('report.json at /reconciliation/partial');
+    expect(again.stderr).toContain('is the report of a partial run');
+  });
 });
