@@ -50,7 +50,7 @@ export function parseGates(texts: readonly string[], label = 'gate'): GateSpec[]
 
 /** Gates on a count of documents or metrics (the baseline's pairing and comparison): printed as integers. */
 export function isCountGate(metric: string): boolean {
-  return metric === 'baseline.paired' || metric === 'baseline.compared' || metric === 'baseline.processed';
+  return metric === 'baseline.paired' || metric === 'baseline.compared' || metric === 'baseline.processed' || metric === 'processed';
 }
 
 export function isCostMetric(name: string): boolean {
@@ -199,19 +199,23 @@ export function underpoweredText(u: NonNullable<ReturnType<typeof underpoweredRe
 export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn: GateOn, failOnRegression: boolean, extras: GateExtras = {}): Gates {
   const catalog = metricCatalog(report);
   const cost = costMetrics(report.cost);
+  const { documents, failed } = report.summary;
+  // Every run failed: no gate passes on that (failed.rate gates are judged as they are: they fail).
+  const allFailed = documents > 0 && failed === documents;
   const results: GateResult[] = specs.map((spec) => {
     const op = spec.op ?? '>=';
     if (isCostMetric(spec.metric)) {
       const value = cost.get(spec.metric) ?? null;
-      const r: GateResult = { gate: spec.gate, metric: spec.metric, threshold: spec.threshold, op, on: 'point', value, passed: value !== null && (op === '<=' ? value <= spec.threshold : value >= spec.threshold) };
-      if (value === null) r.reason = `the export carries no ${spec.metric.startsWith('latency') ? 'run durations' : 'credits'}`;
+      const r: GateResult = { gate: spec.gate, metric: spec.metric, threshold: spec.threshold, op, on: 'point', value, passed: !allFailed && value !== null && (op === '<=' ? value <= spec.threshold : value >= spec.threshold) };
+      // Failed runs carry durations (and may carry credits): a latency gate on them alone would pass on nothing.
+      if (allFailed) r.reason = `every run failed (${failed} of ${documents}): no output to judge${value !== null ? ` (${fmtGate(value, spec.threshold)} is of failed runs)` : ''}`;
+      else if (value === null) r.reason = `the export carries no ${spec.metric.startsWith('latency') ? 'run durations' : 'credits'}`;
       else if (!r.passed) r.reason = `${fmtGate(value, spec.threshold)} is ${op === '<=' ? 'above' : 'below'} ${spec.threshold}`;
       return r;
     }
     if (spec.metric === FAILED_RATE) return failedRateGate(report, spec.gate, spec.threshold, op, gateOn);
     const metric = resolveMetric(report, catalog, spec.metric, spec.label);
-    const { documents, failed } = report.summary;
-    if (documents > 0 && failed === documents) {
+    if (allFailed) {
       // Every run failed: each is scored as an empty prediction, so a metric that counts true
       // negatives (accuracy: the fields nobody expected) can still look good. Nothing ran to judge.
       return { gate: spec.gate, metric, threshold: spec.threshold, on: gateOn, ...(op === '<=' ? { op } : {}), value: null, passed: false, reason: `every run failed (${failed} of ${documents}): no output to judge` };
@@ -249,6 +253,20 @@ export function evaluateGates(report: Report, specs: readonly GateSpec[], gateOn
         'compare runs of the same documents, or lower --min-paired';
     }
     results.push(r);
+  }
+  if (failOnRegression && report.baseline && allFailed) {
+    // No output to compare: a run of failures alone shows no regression where the baseline was
+    // wrong too (a document is never right for an aggregate when its run failed).
+    results.push({
+      gate: 'processed>=1',
+      metric: 'processed',
+      threshold: 1,
+      op: '>=',
+      on: 'point',
+      value: 0,
+      passed: false,
+      reason: `every run failed (${failed} of ${documents}): no output to compare with the baseline`,
+    });
   }
   if (failOnRegression && report.baseline && extras.baselineFailed) {
     // A baseline of failures alone has no output that could go wrong: a regression check against

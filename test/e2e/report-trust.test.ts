@@ -265,4 +265,20 @@ describe('gates with --gate-on lower that have no interval, and an export of fai
     expect(r.stdout).toContain('FAIL document.accuracy<=1: every run failed (6 of 6): no output to judge');
     expect(r.code).toBe(1);
   });
+
+  it('every run failed: a latency gate fails too (`eval run && report --gate latency...` is not green on zero outputs)', async () => {
+    const exp = extractExport(CONFIG, docs(6, () => true));
+    for (const it of exp.items) {
+      it.status = 'FAILED';
+      it.output = null;
+      it.durationMs = 1200;
+    }
+    const r = await reportOf(exp, ['--gate', 'latency.p95<=100000']);
+    const line = 'latency.p95<=100000: every run failed (6 of 6): no output to judge (1200 is of failed runs)';
+    expect(r.stdout).toContain(`FAIL ${line}`);
+    expect(r.code).toBe(1);
+    expect(readFileSync(path.join(r.dir, 'report.md'), 'utf8')).toContain('**FAIL**: every run failed (6 of 6): no output to judge (1200 is of failed runs)');
+    expect(readFileSync(path.join(r.dir, 'report.junit.xml'), 'utf8')).toContain('latency.p95&lt;=100000 failed: every run failed (6 of 6): no output to judge (1200 is of failed runs)');
+    expect(r.report?.gates.results[0]).toMatchObject({ passed: false, value: 1200 });
+  });
 });

@@ -2,6 +2,7 @@
 // and METRIC=N as an alias of >=, parsed by parseGates alone.
 import { describe, expect, it } from 'vitest';
 import { computeReport, parseGates } from '../../src/index.js';
+import { renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
 import { pairsForSignificance, smallestHolmMcnemar } from '../../src/metrics/stats.js';
 import { extractExport } from '../metrics/helpers.js';
 import { headlineChangeText } from '../../src/report/headline.js';
@@ -65,6 +66,36 @@ describe('gates on runs that failed', () => {
     const r = computeReport(allFailed, { bootstrap: 0, gates: ['accuracy=0.8', 'field:b.accuracy=0.95', 'micro.f1<=1'] });
     expect(r.extract?.micro.accuracy.value).toBeCloseTo(0.8, 12);
     expect(r.gates.results.map((g) => [g.passed, g.reason])).toEqual(Array.from({ length: 3 }, () => [false, 'every run failed (10 of 10): no output to judge']));
+    expect(r.gates.passed).toBe(false);
+  });
+
+  it('every run failed: latency and credits gates fail too (failed runs carry durations); failed.rate is judged as it is', () => {
+    const timed = structuredClone(allFailed);
+    timed.items.forEach((it, i) => Object.assign(it, { durationMs: 400 + i * 10, credits: 1 }));
+    const r = computeReport(timed, { bootstrap: 0, gates: ['latency.p95<=100000', 'credits.mean<=4', 'latency.mean>=0', 'failed.rate<=1'] });
+    expect(r.cost?.latency?.p95).toBeCloseTo(485.5, 9);
+    expect(r.gates.results.map((g) => [g.gate, g.passed, g.reason])).toEqual([
+      ['latency.p95<=100000', false, 'every run failed (10 of 10): no output to judge (485.5 is of failed runs)'],
+      ['credits.mean<=4', false, 'every run failed (10 of 10): no output to judge (1 is of failed runs)'],
+      ['latency.mean>=0', false, 'every run failed (10 of 10): no output to judge (445 is of failed runs)'],
+      ['failed.rate<=1', true, undefined],
+    ]);
+    expect(r.gates.passed).toBe(false);
+    // The export carries no durations: the same reason, without a figure.
+    expect(computeReport(allFailed, { bootstrap: 0, gates: ['latency.p95<=100000'] }).gates.results[0].reason).toBe('every run failed (10 of 10): no output to judge');
+    // Every rendering says why.
+    const line = 'every run failed (10 of 10): no output to judge (485.5 is of failed runs)';
+    expect(renderMarkdown(r)).toContain(`| \`latency.p95<=100000\` | 485.500 | point | **FAIL**: ${line} |`);
+    expect(renderJunit(r)).toContain(`latency.p95&lt;=100000 failed: ${line}`);
+    expect(JSON.parse(renderJson(r)).gates.results[0]).toMatchObject({ passed: false, reason: line });
+  });
+
+  it('every run failed: --fail-on-regression fails (processed>=1), also where the baseline was as wrong', () => {
+    // The baseline processed but got no document whole: no aggregate can regress.
+    const wrong = extractExport(five, Array.from({ length: 10 }, () => ({ e: { a: 'x' }, p: { a: 'y' } })));
+    const r = computeReport(allFailed, { bootstrap: 0, failOnRegression: true, baseline: { kind: 'export', file: 'b.json', export: wrong } });
+    expect(r.gates.regressed).toEqual([]);
+    expect(r.gates.results.find((g) => g.metric === 'processed')).toEqual({ gate: 'processed>=1', metric: 'processed', threshold: 1, op: '>=', on: 'point', value: 0, passed: false, reason: 'every run failed (10 of 10): no output to compare with the baseline' });
     expect(r.gates.passed).toBe(false);
   });
 
