@@ -8,7 +8,7 @@ import type { FileValueSource, ValueSource } from '../report/explorer/values.js'
 import { defineCommand } from './command.js';
 import { err, out, warn } from './io.js';
 import { isQuiet, paint } from './style.js';
-import { fmtGate, isCostMetric, isCountGate } from '../report/gates.js';
+import { ALPHA, fmtGate, isCostMetric, isCountGate, unreachableRegressions, unreachableText } from '../report/gates.js';
 
 interface ReportArgs {
   from?: string[];
@@ -373,6 +373,9 @@ export default defineCommand<ReportArgs>({
       if (b.onlyInCurrent.length) lines.push(`  unpaired in this run: ${b.onlyInCurrent.slice(0, 10).join(', ')}${b.onlyInCurrent.length > 10 ? `, ... (${b.onlyInCurrent.length} in all)` : ''}`);
       for (const k of report.gates.regressed) lines.push(`${paint('yellow', 'regressed:')} ${k}`);
     }
+    // --fail-on-regression: the metrics that fell where these documents could show no regression, said beside its verdict.
+    const blind = report.gates.failOnRegression && report.baseline ? unreachableRegressions(report.baseline, ALPHA) : undefined;
+    if (blind) lines.push(`${paint('yellow', 'could not detect:')} ${unreachableText(blind, ALPHA)}`);
     if (report.runs) lines.push(...runsLines(report.runs));
     const fails: string[] = [];
     const fail = (line: string): void => {
@@ -398,7 +401,7 @@ export default defineCommand<ReportArgs>({
     lines.push(
       total === 0 && !report.gates.failOnRegression
         ? 'no gates'
-        : `${failedGates} of ${total} gate(s) failed${report.gates.failOnRegression ? (regressionFailed ? ', regression check failed' : ', no significant regression') : ''}`,
+        : `${failedGates} of ${total} gate(s) failed${report.gates.failOnRegression ? (regressionFailed ? ', regression check failed' : `, no significant regression${blind ? ` (but ${blind.rows.length} metric(s) that fell could not reach significance)` : ''}`) : ''}`,
     );
     out(lines.join('\n'));
     return report.gates.passed ? 0 : 1;

@@ -18,7 +18,7 @@ import type { BaselineComparison, ComparisonRow, CostReport, DocumentRecord, Est
 import { CostAccumulator } from './cost.js';
 import { compactRecord } from './json.js';
 import { lineText, MemoryDocuments, type DocumentsSink, type LineWriter } from './documents.js';
-import { evaluateGates, fmtGate, isCountGate, parseGates, underpoweredRegression, underpoweredText, type GateOn, type GateSpec } from './gates.js';
+import { ALPHA, evaluateGates, fmtGate, isCountGate, parseGates, underpoweredRegression, underpoweredText, type GateOn, type GateSpec } from './gates.js';
 import { parseSliceKeys, SliceAccumulator, sliceLabel, type SliceKey } from './slices.js';
 import { minPairedOf, pairDocuments, PAIR_BY, type PairBy } from './pairing.js';
 import { applyRunSpread, compareRuns, type RunInput } from './runs.js';
@@ -98,8 +98,7 @@ export interface StreamedRun {
 export const DEFAULT_BOOTSTRAP = 2000;
 export const DEFAULT_SEED = 1;
 export const DEFAULT_EQUIVALENCE = 0.01;
-/** Family-wise error rate of the regression verdicts (Holm-adjusted McNemar p below it). */
-export const ALPHA = 0.05;
+export { ALPHA };
 
 function check(ok: boolean, message: string, hint: string): void {
   if (!ok) throw new UsageError(message, { hint });

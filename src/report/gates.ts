@@ -4,8 +4,11 @@
  */
 import { UsageError } from '../util/errors.js';
 import type { GateResult, Gates, Interval, Report } from '../metrics/generated/report.js';
-import { pairsForSignificance, smallestHolmMcnemar, wilson, Z80, Z95 } from '../metrics/stats.js';
+import { mcnemarExact, pairsForSignificance, smallestHolmMcnemar, wilson, Z80, Z95 } from '../metrics/stats.js';
 import { costMetrics } from './cost.js';
+
+/** Family-wise error rate of the regression verdicts (Holm-adjusted McNemar p below it). */
+export const ALPHA = 0.05;
 
 export interface GateSpec {
   /** As the user wrote it, e.g. `micro.f1>=0.9`. */
@@ -192,6 +195,89 @@ export function underpoweredText(u: NonNullable<ReturnType<typeof underpoweredRe
   return (
     `no regression can be significant on ${u.paired} paired document(s): with ${u.m} metric(s) compared, the smallest Holm-adjusted McNemar p any outcome could give ` +
     `is min(1, ${u.m}·2^(1−${u.paired})) = ${fmtGate(u.smallest, alpha)}, not below ${alpha}; a regression gate needs at least ${u.needed} paired documents here`
+  );
+}
+
+/** A compared row that fell whose changed documents could not make it a significant regression. */
+export interface UnreachableRow {
+  key: string;
+  delta: number;
+  /** Its discordant paired documents (McNemar's b + c). */
+  changed: number;
+  /** The fewest changed documents, all going wrong, that would give a Holm-adjusted p below alpha (the other rows as they are); null: not even all the paired documents. */
+  needed: number | null;
+}
+
+/**
+ * The Holm-adjusted p of row `i` were its raw p `q` (the others as they are): Holm's step-down
+ * over `sorted` (every row's raw p, ascending, ties by index, as holm() orders them).
+ */
+function holmWith(sorted: ReadonlyArray<{ p: number; i: number }>, i: number, q: number): number {
+  const m = sorted.length;
+  let run = 0;
+  let rank = 0;
+  for (const s of sorted) {
+    if (s.i === i) continue;
+    if (q < s.p || (q === s.p && i < s.i)) break;
+    run = Math.max(run, Math.min(1, (m - rank) * s.p));
+    rank++;
+  }
+  return Math.max(run, Math.min(1, (m - rank) * q));
+}
+
+/**
+ * The rows a regression check could not catch: comparable rows whose estimate fell (delta < 0)
+ * and whose verdict is `inconclusive`, and for which even every one of their changed (discordant)
+ * documents going wrong would leave the Holm-adjusted McNemar p at or above alpha. The statistics
+ * are not changed: this says what these paired documents could show. Undefined when there is none.
+ */
+export function unreachableRegressions(baseline: NonNullable<Report['baseline']>, alpha: number): { paired: number; rows: UnreachableRow[] } | undefined {
+  const family = baseline.rows.filter((r) => r.delta !== null);
+  const sorted = family.map((r, i) => ({ p: r.mcnemar.p, i })).sort((a, b) => a.p - b.p || a.i - b.i);
+  const paired = baseline.pairing.paired;
+  const rows: UnreachableRow[] = [];
+  family.forEach((r, i) => {
+    if ((r.delta as number) >= 0 || r.verdict !== 'inconclusive') return;
+    const changed = r.mcnemar.b + r.mcnemar.c;
+    // The smallest p d changed documents can give: all d the same way (b = d, c = 0).
+    const reaches = (d: number): boolean => holmWith(sorted, i, mcnemarExact(d, 0)) < alpha;
+    if (reaches(changed)) return;
+    // Holm's adjusted p only falls as one raw p falls: the least d that reaches, by bisection.
+    let needed: number | null = null;
+    if (changed < paired && reaches(paired)) {
+      let lo = changed;
+      let hi = paired;
+      while (hi - lo > 1) {
+        const mid = (lo + hi) >> 1;
+        if (reaches(mid)) hi = mid;
+        else lo = mid;
+      }
+      needed = hi;
+    }
+    rows.push({ key: r.key, delta: r.delta as number, changed, needed });
+  });
+  // Aggregates first (micro.f1 before a field), then the largest fall.
+  rows.sort((a, b) => Number(a.key.includes(':')) - Number(b.key.includes(':')) || a.delta - b.delta || (a.key < b.key ? -1 : 1));
+  return rows.length ? { paired, rows } : undefined;
+}
+
+/** One such row: `micro.f1 −0.317 (5 changed, 10 needed)`; `brief`: the key and the fall alone. */
+export function unreachableRowText(r: UnreachableRow, paired: number, brief = false): string {
+  const fall = `${r.key} ${r.delta.toFixed(3).replace('-', '−')}`;
+  return brief ? fall : `${fall} (${r.changed} changed, ${r.needed === null ? `not even all ${paired} would do` : `${r.needed} needed`})`;
+}
+
+/** What the regression line says of the rows unreachableRegressions found (up to `shown` named). */
+export function unreachableText(u: NonNullable<ReturnType<typeof unreachableRegressions>>, alpha: number, shown = 8): string {
+  // Not one could be significant even were every paired document to go wrong: said once.
+  const none = u.rows.every((r) => r.needed === null);
+  const each = u.rows.slice(0, shown).map((r) => unreachableRowText(r, u.paired, none));
+  return (
+    `${u.rows.length} metric(s) fell but could not reach significance with ${u.paired} paired documents: ` +
+    (none
+      ? `not even all ${u.paired} going wrong would give a Holm-adjusted McNemar p below ${alpha}: `
+      : `even were every changed document to go wrong, the Holm-adjusted McNemar p would stay at or above ${alpha} (changed: its discordant documents; needed: the fewest that, all going wrong, would be significant): `) +
+    `${each.join(', ')}${u.rows.length > shown ? `, and ${u.rows.length - shown} more` : ''}`
   );
 }
 

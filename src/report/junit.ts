@@ -12,7 +12,7 @@
  */
 import type { Report } from '../metrics/generated/report.js';
 import { num } from './markdown.js';
-import { isCountGate } from './gates.js';
+import { ALPHA, isCountGate, unreachableRegressions, unreachableText, type UnreachableRow } from './gates.js';
 
 /** XML text or attribute value: escaped, and characters XML 1.0 cannot hold removed. */
 export function xml(s: string): string {
@@ -112,23 +112,36 @@ function gateSuite(r: Report, files: JunitOptions['files']): Suite {
     const reg = r.gates.regressed;
     // Compared: the rows with a verdict (not_comparable rows are outside the Holm family too).
     const compared = (r.baseline?.rows ?? []).filter((row) => row.verdict !== 'not_comparable').length;
-    const c: Case = { name: 'gate no significant regression', out: `${reg.length} regressed of ${compared} compared metrics`, time: 0, file: files?.gates };
+    const u = r.baseline ? unreachableRegressions(r.baseline, ALPHA) : undefined;
+    const blind = u ? `; it could not detect a regression here: ${unreachableText(u, ALPHA)}` : '';
+    const c: Case = { name: 'gate no significant regression', out: `${reg.length} regressed of ${compared} compared metrics${blind}`, time: 0, file: files?.gates };
     if (reg.length) c.failure = `regressed: ${reg.join(', ')}`;
     cases.push(c);
   }
   return { name: 'gates', kind: 'gate', cases };
 }
 
+/** A row that fell where no regression could show: said on its testcase. */
+function blindRow(u: UnreachableRow, paired: number): string {
+  return (
+    `could not reach significance with ${paired} paired documents: ${u.changed} changed` +
+    (u.needed === null ? `, and not even all ${paired} going wrong would be significant` : `; ${u.needed} going wrong would be the fewest significant`)
+  );
+}
+
 function regressionSuite(r: Report, files: JunitOptions['files']): Suite | undefined {
   const b = r.baseline;
   if (!b) return undefined;
+  const blind = new Map((unreachableRegressions(b, ALPHA)?.rows ?? []).map((x) => [x.key, x]));
   return {
     name: 'regressions',
     kind: 'regression',
     cases: b.rows.map((row) => {
       const c: Case = {
         name: `regression ${row.key}`,
-        out: `${num(row.baseline)} -> ${num(row.current)} against ${b.file}: ${row.verdict} (McNemar p ${num(row.mcnemar.p, 4)}, Holm ${num(row.pHolm, 4)})`,
+        out:
+          `${num(row.baseline)} -> ${num(row.current)} against ${b.file}: ${row.verdict} (McNemar p ${num(row.mcnemar.p, 4)}, Holm ${num(row.pHolm, 4)})` +
+          (blind.has(row.key) ? `; ${blindRow(blind.get(row.key) as UnreachableRow, b.pairing.paired)}` : ''),
         time: 0,
         file: files?.dataset,
       };

@@ -6,7 +6,7 @@ import type { ComparisonRow, Estimate, Interval, Proportion, Report, ThresholdPo
 import { BOOTSTRAP_GROUPS } from '../metrics/bootstrap.js';
 import { multiRunBlocks } from './runs-md.js';
 import { reconciliationBlocks, reconciliationsOf } from './reconcile-md.js';
-import { isCountGate } from './gates.js';
+import { ALPHA, isCountGate, unreachableRegressions, unreachableText } from './gates.js';
 import { escapeControls } from '../util/controls.js';
 
 export const MAX_BYTES = 60_000;
@@ -125,11 +125,14 @@ function gates(r: Report): Block[] {
     x.passed ? 'pass' : `**FAIL**: ${text(x.reason ?? '')}`,
   ]);
   if (g.failOnRegression) {
+    // Said on the line itself: the metrics that fell where these documents could show no regression.
+    const u = r.baseline ? unreachableRegressions(r.baseline, ALPHA) : undefined;
+    const blind = u ? `${g.regressed.length === 0 ? ', but' : '; and'} it could not detect a regression here: ${text(unreachableText(u, ALPHA))}` : '';
     rows.push([
       'no significant regression',
       String(g.regressed.length),
       'Holm-corrected verdicts',
-      g.regressed.length === 0 ? 'pass' : `**FAIL**: regressed ${g.regressed.map(code).join(', ')}`,
+      (g.regressed.length === 0 ? 'pass' : `**FAIL**: regressed ${g.regressed.map(code).join(', ')}`) + blind,
     ]);
   }
   out.push(`${failed} of ${g.results.length} gate(s) failed${g.failOnRegression ? `; ${g.regressed.length} significant regression(s)` : ''}.\n`);

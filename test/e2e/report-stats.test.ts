@@ -52,6 +52,20 @@ describe('gates: one syntax in the CLI and the config file', () => {
   });
 });
 
+describe('a fall 12 paired documents could not show is said on the summary', () => {
+  // 12 documents; vendor wrong in 5 of this run's, none of the baseline's: micro F1 1.000 -> 19/24
+  // (2·19 / (2·19 + 5 + 5)). b = 5, c = 0: McNemar p 0.0625, inconclusive; 8 rows, 8·2^(1−12) < 0.05.
+  it('exit 0 as documented, and the text names the rows and what they would need', async () => {
+    const dir = project({ 'run.json': docs(12, (i) => i < 5), 'base.json': docs(12) });
+    const r = await runCli(['report', '--from', 'run.json', '--baseline', 'base.json', '--out-dir', 'out', '--bootstrap', '300', '--fail-on-regression'], { cwd: dir, env: CLEAN });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('could not detect: 7 metric(s) fell but could not reach significance with 12 paired documents: even were every changed document to go wrong');
+    expect(r.stdout).toMatch(/micro\.f1 −0\.208 \(5 changed, 9 needed\)/);
+    expect(r.stdout).toMatch(/0 of 1 gate\(s\) failed, no significant regression \(but 7 metric\(s\) that fell could not reach significance\)$/m);
+    expect(readFileSync(path.join(dir, 'out', 'report.md'), 'utf8')).toContain('pass, but it could not detect a regression here: 7 metric(s) fell');
+  });
+});
+
 describe('a regression gate that cannot fail fails', () => {
   // 5 documents; micro F1 from 1.000 to 0.7 (vendor wrong in 3: 2·7 / (2·7 + 3 + 3)).
   const base = docs(5);

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { computeReport, parseGates } from '../../src/index.js';
 import { renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
-import { pairsForSignificance, smallestHolmMcnemar } from '../../src/metrics/stats.js';
+import { holm, mcnemarExact, pairsForSignificance, smallestHolmMcnemar } from '../../src/metrics/stats.js';
+import { underpoweredRegression, unreachableRegressions } from '../../src/report/gates.js';
 import { extractExport } from '../metrics/helpers.js';
 import { headlineChangeText } from '../../src/report/headline.js';
 import { commentOf } from '../../src/ci/github.js';
@@ -181,5 +182,67 @@ describe('the headline change leads a baseline summary', () => {
     expect(headlineChangeText(r)).toBe('micro F1 1.000 -> 0.875 (-0.125, inconclusive)');
     expect(commentOf(r).split('\n')[1]).toMatch(/^\*\*evalkit ✅ passed\*\*: micro F1 1\.000 -> 0\.875 \(-0\.125, inconclusive\) · Test 1\.0 on 4 documents · /);
     expect(headlineChangeText(computeReport(exp, { bootstrap: 0 }))).toBeUndefined();
+  });
+});
+
+describe('a fall the paired documents could not show is said on the regression line', () => {
+  // 12 documents of four fields. Baseline: two documents with two values wrong (micro F1 44/48);
+  // this run: five more documents with all four wrong (24/48 = 0.5). Whole-document correctness:
+  // b = 5, c = 0, McNemar p = 2·2^−5 = 0.0625, Holm over the 10 rows: 0.625.
+  const four = { fields: ['a', 'b', 'c', 'd'].map((name) => ({ name, type: 'string' })) };
+  const twelve = (wrong: (i: number) => string[]) =>
+    extractExport(
+      four,
+      Array.from({ length: 12 }, (_, i) => {
+        const e = { a: `a${i}`, b: `b${i}`, c: `c${i}`, d: `d${i}` };
+        return { e, p: { ...e, ...Object.fromEntries(wrong(i).map((f) => [f, 'x'])) } };
+      }),
+    );
+  const base = twelve((i) => (i < 2 ? ['a', 'b'] : []));
+  const cur = twelve((i) => (i < 2 ? ['a', 'b'] : i < 7 ? ['a', 'b', 'c', 'd'] : []));
+  const r = computeReport(cur, { bootstrap: 500, failOnRegression: true, baseline: { kind: 'export', file: 'base.json', export: base } });
+
+  it('as documented, the gate is not underpowered (10·2^(1−12) < 0.05): it passes, inconclusive', () => {
+    const micro = r.baseline?.rows.find((x) => x.key === 'micro.f1');
+    expect([micro?.baseline, micro?.current]).toEqual([44 / 48, 0.5]);
+    expect(micro).toMatchObject({ verdict: 'inconclusive', mcnemar: { b: 5, c: 0, p: 0.0625 } });
+    expect(micro?.pHolm).toBeCloseTo(0.625, 12);
+    expect(r.baseline && underpoweredRegression(r.baseline, 0.05)).toBeUndefined();
+    expect(r.gates.passed).toBe(true);
+  });
+
+  it('the rows that fell, what changed and the fewest changed documents that would be significant (checked against holm)', () => {
+    const u = r.baseline && unreachableRegressions(r.baseline, 0.05);
+    expect(u?.paired).toBe(12);
+    // Aggregates first, then fields; every row fell 0.417 on 5 documents and needs 9 (10·2^(1−9) = 0.039; at 8: 0.078).
+    const keys = u?.rows.map((x) => x.key) ?? [];
+    expect(keys.slice(0, 6).sort()).toEqual(['document.accuracy', 'macro.f1', 'micro.accuracy', 'micro.f1', 'micro.precision', 'micro.recall']);
+    expect(keys.slice(6).sort()).toEqual(['field:a.f1', 'field:b.f1', 'field:c.f1', 'field:d.f1']);
+    expect(u?.rows.every((x) => x.changed === 5 && x.needed === 9 && Math.abs(x.delta + 5 / 12) < 1e-12)).toBe(true);
+    const family = (r.baseline?.rows ?? []).filter((x) => x.delta !== null);
+    const i = family.findIndex((x) => x.key === 'micro.f1');
+    const adjusted = (d: number) => holm(family.map((x, j) => (j === i ? mcnemarExact(d, 0) : x.mcnemar.p)))[i];
+    expect(adjusted(5)).toBeGreaterThanOrEqual(0.05);
+    expect(adjusted(8)).toBeGreaterThanOrEqual(0.05);
+    expect(adjusted(9)).toBeLessThan(0.05);
+  });
+
+  it('report.md and the JUnit gate say it on the regression line', () => {
+    const said =
+      '10 metric(s) fell but could not reach significance with 12 paired documents: even were every changed document to go wrong, the Holm-adjusted McNemar p would stay at or above 0.05';
+    const md = renderMarkdown(r);
+    expect(md).toMatch(/\| no significant regression \| 0 \| Holm-corrected verdicts \| pass, but it could not detect a regression here: 10 metric\(s\) fell but could not reach significance with 12 paired documents: /);
+    expect(md).toContain('micro.f1 −0.417 (5 changed, 9 needed)');
+    const junit = renderJunit(r);
+    expect(junit).toContain(`0 regressed of 10 compared metrics; it could not detect a regression here: ${said}`);
+    expect(junit).toContain('inconclusive (McNemar p 0.0625, Holm 0.6250); could not reach significance with 12 paired documents: 5 changed; 9 going wrong would be the fewest significant');
+  });
+
+  it('no such line where the documents could show it: 9 going wrong of 12 regress', () => {
+    const worse = twelve((i) => (i < 2 ? ['a', 'b'] : i < 11 ? ['a', 'b', 'c', 'd'] : []));
+    const w = computeReport(worse, { bootstrap: 500, failOnRegression: true, baseline: { kind: 'export', file: 'base.json', export: base } });
+    expect(w.gates.regressed).toContain('micro.f1');
+    expect(w.baseline && unreachableRegressions(w.baseline, 0.05)).toBeUndefined();
+    expect(renderMarkdown(w)).not.toContain('could not detect');
   });
 });
