@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../util/fs.js';
+import { stableStringify } from '../util/json.js';
 import { stateDir } from '../util/state.js';
 
 export interface InFlight {
@@ -18,6 +19,16 @@ export interface InFlight {
   entityId: string;
   version: string;
   startedAt: string;
+  /**
+   * configHash() of the version's config when the run was started: a draft changed since is
+   * another evaluation (the run evaluated the old one). Absent in records written before it was recorded.
+   */
+  configHash?: string;
+}
+
+/** A short digest of a config (keys sorted), to tell whether a draft changed since a run started. */
+export function configHash(config: unknown): string {
+  return createHash('sha256').update(stableStringify(config ?? null)).digest('hex').slice(0, 32);
 }
 
 /** The state file of the run of these items of a set on an entity version at a service (its base URL, without credentials). */

@@ -12,9 +12,10 @@ import type { Client, EvaluationSetRun, ProcessorRun, ProcessorType, ProcessorVe
 import { isApiError, lostAnswerError, typeOfId } from '../api/index.js';
 import type { EvaluationExport, ExportServiceRun } from '../metrics/generated/export.js';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
+import { isPlainObject, stableStringify } from '../util/json.js';
 import { paginate, pauseBeforeReadBack } from '../api/index.js';
 import { buildExport, countItems, endedRunById, exportOptions, seconds, whileNotAborted } from './export.js';
-import { forgetInFlight, inFlightPath, readInFlight, recordInFlight } from './inflight.js';
+import { configHash, forgetInFlight, inFlightPath, readInFlight, recordInFlight } from './inflight.js';
 import { pairRuns } from './pair.js';
 import { notFoundAs, pickVersion, normalizeVersionRef } from './resolve.js';
 import { listItemIds2026, loadItems2026, loadSet2026, type Set2026 } from './set-2026.js';
@@ -146,6 +147,22 @@ async function itemRuns(client: Client, type: ProcessorType, runId: string, sign
   );
 }
 
+/**
+ * The config the item runs ran, as the service answered it with each run: a draft edited since
+ * the run started is not what it evaluated. Undefined (the version's config is recorded) when no
+ * run carries one; when they disagree, the version's too, with a note.
+ */
+function configRun(runs: readonly ProcessorRun[], type: ProcessorType, version: string, notice: (m: string) => void): Json | undefined {
+  const configs = runs.map((r) => (r as unknown as { config?: unknown }).config).filter((c): c is Json => isPlainObject(c));
+  if (configs.length === 0) return undefined;
+  const first = stableStringify(configs[0]);
+  if (configs.some((c) => stableStringify(c) !== first)) {
+    notice(`the runs of this evaluation ran different configs (the ${version === 'draft' ? 'draft' : `version ${version}`} changed while it ran?); the export records the version's config as it is now`);
+    return undefined;
+  }
+  return { ...configs[0], type };
+}
+
 /** Builds the export from an ended evaluation set run; items deleted since are warned about (see docs/eval.md). */
 async function exportOf(
   client: Client,
@@ -178,6 +195,7 @@ async function exportOf(
   const name = (run.entity as { name?: string } | null | undefined)?.name ?? set.entityName;
   return buildExport({
     version: asProcessorVersion(set.type, entityId, version),
+    config: configRun(runs, set.type, version.version, notice),
     name,
     options: p.options,
     items: paired.items,
@@ -235,12 +253,21 @@ async function startRun(client: Client, body: { evaluationSetId: string; entity:
 
 /**
  * The run a stopped `eval run` of the same set, entity version and items left in flight, read
- * again: still running or ended, it is the one to poll and export. One the service no longer
- * has (404) is forgotten, and a new run is started.
+ * again: still running or ended, it is the one to poll and export, as long as it ran the config
+ * asked for now (a draft edited since is another evaluation: the record is dropped and a new run
+ * started, with a note). One the service no longer has (404) is forgotten, and a new run is started.
  */
-async function adoptInFlight(client: Client, file: string, signal: AbortSignal | undefined, notice: (m: string) => void): Promise<EvaluationSetRun | undefined> {
+async function adoptInFlight(client: Client, file: string, want: { version: string; configHash: string }, signal: AbortSignal | undefined, notice: (m: string) => void): Promise<EvaluationSetRun | undefined> {
   const rec = await readInFlight(file);
   if (!rec) return undefined;
+  if (rec.configHash !== want.configHash && (rec.configHash !== undefined || want.version === 'draft')) {
+    notice(
+      `evaluation set run ${rec.evaluationSetRunId}, left by a stopped eval run, ran ${want.version === 'draft' ? 'the draft' : `version ${want.version}`} as it was at ${rec.startedAt}, ` +
+        `and its config ${rec.configHash === undefined ? 'was not recorded' : 'has changed since'}; starting a new evaluation (\`evalkit eval export ${rec.evaluationSetRunId} --wait\` still writes the old run's export)`,
+    );
+    await forgetInFlight(file);
+    return undefined;
+  }
   try {
     const run = await client.evaluationSetRuns.retrieve(rec.evaluationSetRunId, { signal });
     notice(`going on with evaluation set run ${run.id} (${run.status}), started ${rec.startedAt} by an eval run of this set and version that was stopped; no new run is started`);
@@ -288,11 +315,13 @@ async function evaluate2026(client: Client, opts: RunEvaluationOptions, cb: Eval
   }
   // The same command run again after a kill or Ctrl-C goes on with the run it started (inflight.ts).
   const inFlight = inFlightPath({ baseUrl: client.options.baseUrl, evaluationSetId: set.id, entityId: set.entityId, version: picked.version, itemIds: items.map((i) => i.id) });
-  let run = await adoptInFlight(client, inFlight, signal, notice);
+  // The version's config now: a draft edited since a recorded run started is another evaluation.
+  const hash = configHash((await ops.retrieveVersion(set.entityId, picked.id, { signal })).config ?? null);
+  let run = await adoptInFlight(client, inFlight, { version: picked.version, configHash: hash }, signal, notice);
   if (!run) {
     run = await startRun(client, { evaluationSetId: set.id, entity: { id: set.entityId, version: picked.version }, evaluationSetItemIds: items.map((i) => i.id) }, signal);
     try {
-      await recordInFlight(inFlight, { evaluationSetRunId: run.id, evaluationSetId: set.id, entityId: set.entityId, version: picked.version, startedAt: new Date().toISOString() });
+      await recordInFlight(inFlight, { evaluationSetRunId: run.id, evaluationSetId: set.id, entityId: set.entityId, version: picked.version, startedAt: new Date().toISOString(), configHash: hash });
     } catch (e) {
       notice(`cannot record evaluation set run ${run.id} in ${inFlight} (${e instanceof Error ? e.message : String(e)}): if this command is stopped, \`evalkit eval export ${run.id} --wait\` writes its export (running it again starts a new run)`);
     }

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
-import { clientOf, seedSet } from '../eval/helpers.js';
+import { CONFIGS, clientOf, seedSet } from '../eval/helpers.js';
 import { start, type TestSandbox } from '../sandbox/helpers.js';
 
 let t: TestSandbox;
@@ -84,5 +84,39 @@ describe('eval run on 2026-02-09 killed mid-run and run again (built CLI, real s
     expect(await runsOfSet()).toEqual([recorded]);
     // Exported: the record is gone, so the next eval run is a new evaluation.
     expect(readdirSync(runsDir).filter((f) => f.endsWith('.json'))).toEqual([]);
+  }, 120_000);
+});
+
+describe('eval run --version draft killed, the draft edited, then run again (built CLI, real sandbox)', () => {
+  it('starts a new evaluation with a note (the recorded run ran the old draft); each export records the config its runs ran', async () => {
+    const s = await seedSet(t, 'EXTRACT', 2, { publish: true });
+    const dir = tmp('evalkit-e2e-eval26-draft-');
+    const state = tmp('evalkit-e2e-state-');
+    const runsDir = path.join(state, 'evalkit', 'eval-runs');
+    const env = { ...process.env, NO_COLOR: '1', EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token, XDG_STATE_HOME: state };
+    const args = ['eval', 'run', '-e', s.setId, '--version', 'draft', '--out', 'd1.json', '--no-progress'];
+
+    const recorded = await killAfterCreate(args, dir, env, runsDir);
+    // `processors update`: the draft now has other rules than the ones the recorded run is running.
+    const upd = await t.call('POST', `/processors/${s.processorId}`, { body: { config: { ...CONFIGS.EXTRACT, extractionRules: 'changed rules' } } });
+    expect(upd.status).toBe(200);
+
+    const again = await runCli([...args, '--format', 'json'], { cwd: dir, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('going on with');
+    expect(again.stderr).toContain(`evaluation set run ${recorded}, left by a stopped eval run, ran the draft`);
+    expect(again.stderr).toContain('has changed since; starting a new evaluation');
+    const fresh = (JSON.parse(again.stdout) as { batchRunId: string }).batchRunId;
+    expect(fresh).not.toBe(recorded);
+    const d1 = JSON.parse(readFileSync(path.join(dir, 'd1.json'), 'utf8')) as { processor: { config: Record<string, unknown> }; service: { evaluationSetRunId: string } };
+    expect(d1.service.evaluationSetRunId).toBe(fresh);
+    expect(d1.processor.config.extractionRules).toBe('changed rules');
+    expect(readdirSync(runsDir).filter((f) => f.endsWith('.json'))).toEqual([]);
+
+    // The old run's export records the draft it ran (the runs' config), not the draft as it is now.
+    const old = await runCli(['eval', 'export', recorded, '--wait', '--out', 'old.json', '--no-progress'], { cwd: dir, env });
+    expect(old.code, old.stderr).toBe(0);
+    const exp = JSON.parse(readFileSync(path.join(dir, 'old.json'), 'utf8')) as { processor: { config: Record<string, unknown> } };
+    expect(exp.processor.config.extractionRules).toBe('draft rules');
   }, 120_000);
 });
