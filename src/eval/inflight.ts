@@ -24,6 +24,20 @@ export interface InFlight {
    * another evaluation (the run evaluated the old one). Absent in records written before it was recorded.
    */
   configHash?: string;
+  /** The service (its base URL without credentials); absent in records written before it was recorded. */
+  service?: string;
+}
+
+/** A base URL without user name or password, as records keep it. */
+export function serviceOf(baseUrl: string): string {
+  try {
+    const u = new URL(baseUrl);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return '';
+  }
 }
 
 /** A short digest of a config (keys sorted), to tell whether a draft changed since a run started. */
@@ -31,11 +45,16 @@ export function configHash(config: unknown): string {
   return createHash('sha256').update(stableStringify(config ?? null)).digest('hex').slice(0, 32);
 }
 
+/** The folder of the records. */
+export function inFlightDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(stateDir(env), 'eval-runs');
+}
+
 /** The state file of the run of these items of a set on an entity version at a service (its base URL, without credentials). */
 export function inFlightPath(p: { baseUrl: string; evaluationSetId: string; entityId: string; version: string; itemIds: readonly string[] }, env: NodeJS.ProcessEnv = process.env): string {
   const items = [...p.itemIds].sort().join(',');
   const key = createHash('sha256').update([p.baseUrl, p.evaluationSetId, p.entityId, p.version, items].join('\n')).digest('hex').slice(0, 32);
-  return path.join(stateDir(env), 'eval-runs', `run-${key}.json`);
+  return path.join(inFlightDir(env), `run-${key}.json`);
 }
 
 /** The run recorded there; undefined when none is (or the file is not one evalkit wrote). */
@@ -62,4 +81,32 @@ export async function recordInFlight(file: string, run: InFlight): Promise<void>
 
 export async function forgetInFlight(file: string): Promise<void> {
   await fsp.rm(file, { force: true });
+}
+
+/**
+ * Removes the records of this evaluation set run at this service (`eval export` of a recorded run,
+ * once its export is built, so that the next `eval run` is a new evaluation). Answers how many
+ * were removed.
+ */
+export async function forgetRun(p: { baseUrl: string; evaluationSetRunId: string; evaluationSetId: string }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const dir = inFlightDir(env);
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw e;
+  }
+  const service = serviceOf(p.baseUrl);
+  let removed = 0;
+  for (const name of names) {
+    if (!/^run-[0-9a-f]+\.json$/.test(name)) continue;
+    const file = path.join(dir, name);
+    const rec = await readInFlight(file);
+    if (!rec || rec.evaluationSetRunId !== p.evaluationSetRunId || rec.evaluationSetId !== p.evaluationSetId) continue;
+    if (rec.service !== undefined && rec.service !== service) continue;
+    await forgetInFlight(file);
+    removed++;
+  }
+  return removed;
 }

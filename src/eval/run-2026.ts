@@ -15,7 +15,7 @@ import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { isPlainObject, stableStringify } from '../util/json.js';
 import { paginate, pauseBeforeReadBack } from '../api/index.js';
 import { buildExport, countItems, endedRunById, exportOptions, seconds, whileNotAborted } from './export.js';
-import { configHash, forgetInFlight, inFlightPath, readInFlight, recordInFlight } from './inflight.js';
+import { configHash, forgetInFlight, forgetRun, inFlightDir, inFlightPath, readInFlight, recordInFlight, serviceOf } from './inflight.js';
 import { pairRuns } from './pair.js';
 import { notFoundAs, pickVersion, normalizeVersionRef } from './resolve.js';
 import { listItemIds2026, loadItems2026, loadSet2026, type Set2026 } from './set-2026.js';
@@ -321,7 +321,7 @@ async function evaluate2026(client: Client, opts: RunEvaluationOptions, cb: Eval
   if (!run) {
     run = await startRun(client, { evaluationSetId: set.id, entity: { id: set.entityId, version: picked.version }, evaluationSetItemIds: items.map((i) => i.id) }, signal);
     try {
-      await recordInFlight(inFlight, { evaluationSetRunId: run.id, evaluationSetId: set.id, entityId: set.entityId, version: picked.version, startedAt: new Date().toISOString(), configHash: hash });
+      await recordInFlight(inFlight, { evaluationSetRunId: run.id, evaluationSetId: set.id, entityId: set.entityId, version: picked.version, startedAt: new Date().toISOString(), configHash: hash, service: serviceOf(client.options.baseUrl) });
     } catch (e) {
       notice(`cannot record evaluation set run ${run.id} in ${inFlight} (${e instanceof Error ? e.message : String(e)}): if this command is stopped, \`evalkit eval export ${run.id} --wait\` writes its export (running it again starts a new run)`);
     }
@@ -367,6 +367,13 @@ export async function exportEvaluationSetRun(client: Client, id: string, opts: E
     const items = await loadItems2026(client, set.id, set.type, signal);
     const options = exportOptions(run.options?.fuzzyMatchFields, run.options?.excludeFields);
     const exp = await exportOf(client, { set, run, items, options, signal }, notice);
+    // A run a stopped `eval run` recorded is exported now: the next `eval run` is a new evaluation.
+    try {
+      const removed = await forgetRun({ baseUrl: client.options.baseUrl, evaluationSetRunId: run.id, evaluationSetId: set.id });
+      if (removed > 0) notice(`evaluation set run ${run.id} was recorded by a stopped eval run; the record is removed, so the next \`evalkit eval run\` of the set starts a new evaluation`);
+    } catch (e) {
+      notice(`cannot remove the record of evaluation set run ${run.id} from ${inFlightDir()} (${e instanceof Error ? e.message : String(e)}): the next \`evalkit eval run\` of the set and version exports this run again; delete the record to start a new evaluation`);
+    }
     return finish(exp, run, started, notices, cb);
   });
 }

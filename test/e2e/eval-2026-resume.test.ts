@@ -120,3 +120,30 @@ describe('eval run --version draft killed, the draft edited, then run again (bui
     expect(exp.processor.config.extractionRules).toBe('draft rules');
   }, 120_000);
 });
+
+describe('eval run stopped by --timeout, then eval export of its run (built CLI, real sandbox)', () => {
+  it('the export removes the record, so the next eval run is a new evaluation', async () => {
+    const s = await seedSet(t, 'EXTRACT', 3, { publish: true });
+    const dir = tmp('evalkit-e2e-eval26-timeout-');
+    const state = tmp('evalkit-e2e-state-');
+    const runsDir = path.join(state, 'evalkit', 'eval-runs');
+    const env = { ...process.env, NO_COLOR: '1', EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token, XDG_STATE_HOME: state };
+    const args = ['eval', 'run', '-e', s.setId, '--version', '1.0', '--out', 'run.json', '--no-progress'];
+    const records = (): string[] => (existsSync(runsDir) ? readdirSync(runsDir).filter((f) => f.endsWith('.json')) : []);
+
+    const first = await runCli([...args, '--timeout', '1s'], { cwd: dir, env });
+    expect(first.code, first.stderr).toBe(2);
+    const id = /evalkit eval export (bpr_\w+) --wait/.exec(first.stderr)?.[1];
+    expect(id, first.stderr).toBeDefined();
+    expect(records()).toHaveLength(1);
+
+    const exported = await runCli(['eval', 'export', id!, '--wait', '--out', 'late.json', '--no-progress'], { cwd: dir, env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(records()).toEqual([]);
+
+    const next = await runCli([...args, '--format', 'json'], { cwd: dir, env });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toContain('going on with');
+    expect((JSON.parse(next.stdout) as { batchRunId: string }).batchRunId).not.toBe(id);
+  }, 120_000);
+});
