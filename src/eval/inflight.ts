@@ -51,9 +51,12 @@ export function inFlightDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The state file of the run of these items of a set on an entity version at a service (its base URL, without credentials). */
-export function inFlightPath(p: { baseUrl: string; evaluationSetId: string; entityId: string; version: string; itemIds: readonly string[] }, env: NodeJS.ProcessEnv = process.env): string {
+export function inFlightPath(p: { baseUrl: string; evaluationSetId: string; entityId: string; version: string; itemIds: readonly string[]; variant?: string }, env: NodeJS.ProcessEnv = process.env): string {
   const items = [...p.itemIds].sort().join(',');
-  const key = createHash('sha256').update([p.baseUrl, p.evaluationSetId, p.entityId, p.version, items].join('\n')).digest('hex').slice(0, 32);
+  const parts = [p.baseUrl, p.evaluationSetId, p.entityId, p.version, items];
+  // Per-item runs (and their --config) are another evaluation than the evaluation set run.
+  if (p.variant !== undefined) parts.push(p.variant);
+  const key = createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32);
   return path.join(inFlightDir(env), `run-${key}.json`);
 }
 
@@ -109,4 +112,44 @@ export async function forgetRun(p: { baseUrl: string; evaluationSetRunId: string
     removed++;
   }
   return removed;
+}
+
+/**
+ * The per-item runs (API 2026-02-09) a stopped `eval run` left: they carry `evalkitRunKey` in
+ * their metadata, so running the same command again finds them (the processor's runs, newest
+ * first, back to `since`) instead of creating them again.
+ */
+export interface PerItemRecord {
+  kind: 'per-item';
+  evalkitRunKey: string;
+  /** Epoch ms: how far back (by the service's createdAt) the runs are looked for. */
+  since: number;
+  evaluationSetId: string;
+  entityId: string;
+  version: string;
+  startedAt: string;
+  /** configHash() of what the runs run: the version's config, or the --config override. */
+  configHash: string;
+  service: string;
+}
+
+export async function readPerItemRecord(file: string): Promise<PerItemRecord | undefined> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    const v = JSON.parse(text) as Partial<PerItemRecord>;
+    return v.kind === 'per-item' && typeof v.evalkitRunKey === 'string' && typeof v.since === 'number' && typeof v.configHash === 'string' ? (v as PerItemRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function recordPerItem(file: string, rec: PerItemRecord): Promise<void> {
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  await writeFileAtomic(file, `${JSON.stringify(rec)}\n`);
 }

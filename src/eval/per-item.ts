@@ -35,12 +35,22 @@ export interface PerItemInput {
   maxPollIntervalMs?: number;
   signal?: AbortSignal;
   onProgress: (p: Omit<EvalProgress, 'strategy' | 'elapsedMs'>) => void;
+  /**
+   * The key and start (epoch ms, with the clock skew taken off) of these runs; default a new
+   * random key, now. `resume`: a stopped evaluation's key: its runs are looked for first and
+   * the items that have one are not created again.
+   */
+  key?: string;
+  since?: number;
+  resume?: boolean;
 }
 
 export interface PerItemResult {
   items: ExportItem[];
   /** The runs as created (they carry the processor's name). */
   runs: ProcessorRun[];
+  /** Runs of a stopped evaluation that were taken up (resume) instead of created. */
+  reused: number;
 }
 
 /** Failures of one create call that say nothing about the other items. */
@@ -56,13 +66,13 @@ function fatalWhilePolling(e: unknown): boolean {
 }
 
 /** How far back (by the service's createdAt) a lost create's run is looked for: clocks may disagree by this much. */
-const READ_BACK_SKEW_MS = 15 * 60_000;
+export const READ_BACK_SKEW_MS = 15 * 60_000;
 
 export async function runPerItem(client: Client, input: PerItemInput): Promise<PerItemResult> {
   const { items, version, signal } = input;
   // Names this evaluation's runs in their metadata, so a run whose create answer was lost is found again.
-  const key = randomUUID();
-  const since = Date.now() - READ_BACK_SKEW_MS;
+  const key = input.key ?? randomUUID();
+  const since = input.since ?? Date.now() - READ_BACK_SKEW_MS;
   const stop = new AbortController();
   // Every run in flight listens on stop.signal (its request, its poll's sleep) and removes its
   // listeners when done: at --concurrency 11 or more that is not a leak, but Node warns of one.
@@ -98,6 +108,17 @@ export async function runPerItem(client: Client, input: PerItemInput): Promise<P
     return undefined;
   };
 
+  /** A stopped evaluation's runs (resume): one list of the processor's runs, newest first, back to `since`. */
+  const earlier = new Map<string, ProcessorRun>();
+  if (input.resume) {
+    for await (const r of client.processorRuns.listAll({ processorId: version.processorId, sortBy: 'createdAt', sortDir: 'desc', maxPageSize: 100 }, { signal: stop.signal })) {
+      const at = Date.parse(String(r.createdAt ?? ''));
+      if (!Number.isNaN(at) && at < since) break;
+      const itemId = r.metadata?.evaluationSetItemId;
+      if (r.metadata?.evalkitRunKey === key && typeof itemId === 'string' && !earlier.has(itemId)) earlier.set(itemId, r);
+    }
+  }
+
   /** POST /processor_runs, never sent twice blindly: after a lost answer the run is looked for first. */
   const createRun = async (item: EvalItem): Promise<ProcessorRun> => {
     for (let attempt = 1; ; attempt++) {
@@ -131,7 +152,7 @@ export async function runPerItem(client: Client, input: PerItemInput): Promise<P
     }
     let run: ProcessorRun;
     try {
-      run = await createRun(item);
+      run = earlier.get(item.id) ?? (await createRun(item));
     } catch (e) {
       if (stop.signal.aborted) return;
       if (!itemLevel(e)) {
@@ -193,5 +214,5 @@ export async function runPerItem(client: Client, input: PerItemInput): Promise<P
       cause: e,
     });
   }
-  return { items: results as ExportItem[], runs };
+  return { items: results as ExportItem[], runs, reused: earlier.size };
 }

@@ -4,12 +4,14 @@
  * the evaluation export. Writing the file is the caller's (writeExport), so a library user can
  * keep the export in memory.
  */
+import { randomUUID } from 'node:crypto';
 import type { BatchProcessorRun, Client, CreateBatchProcessorRunInput, ProcessorType, ProcessorVersion } from '../api/index.js';
 import { isApiError, lostAnswerError, paginate, pauseBeforeReadBack, speaks2026 } from '../api/index.js';
 import { configFromEnvelope } from '../expected/index.js';
 import { UsageError } from '../util/errors.js';
 import { batchProgress, buildExport, countItems, exportFromRuns, exportOptions, listBatchRuns, waitForBatch, whileNotAborted } from './export.js';
-import { runPerItem } from './per-item.js';
+import { configHash, forgetInFlight, inFlightPath, readPerItemRecord, recordPerItem, serviceOf, type PerItemRecord } from './inflight.js';
+import { READ_BACK_SKEW_MS, runPerItem } from './per-item.js';
 import { checkOptions2026, runEvaluation2026, usesSetRun } from './run-2026.js';
 import { loadItems, loadSet, prepareOverride, processorName, refuseUnknownKeys, resolveVersion } from './resolve.js';
 import { loadItems2026, loadSet2026 } from './set-2026.js';
@@ -68,6 +70,36 @@ async function startBatch(client: Client, body: CreateBatchProcessorRunInput, ve
       if (attempt > client.options.maxRetries) throw lostAnswerError(e, `no evaluation run of ${body.evaluationSetId} was started (the list holds none that is new)`, 'retry later: the service did not answer');
     }
   }
+}
+
+/**
+ * The record of per-item runs (2026-02-09) of this set, version, items and config: a stopped
+ * `eval run`'s, to go on with (its runs carry its evalkitRunKey), or a new one written before any
+ * run is created. A record of another config (a draft edited since, another --config) is replaced.
+ */
+async function perItemResume(
+  client: Client,
+  p: { set: string; version: ProcessorVersion; itemIds: string[]; sent: unknown },
+  notice: (m: string) => void,
+): Promise<{ file: string; rec: PerItemRecord; resumed: boolean }> {
+  const hash = configHash(p.sent);
+  const file = inFlightPath({ baseUrl: client.options.baseUrl, evaluationSetId: p.set, entityId: p.version.processorId, version: p.version.version, itemIds: p.itemIds, variant: 'per-item' });
+  const old = await readPerItemRecord(file);
+  if (old && old.configHash === hash) {
+    notice(`going on with the per-item runs of an eval run of this set and version started ${old.startedAt} that was stopped: runs it created are not created again`);
+    return { file, rec: old, resumed: true };
+  }
+  if (old) notice(`the per-item runs of a stopped eval run (started ${old.startedAt}) ran another config (the draft or --config changed since); starting a new evaluation`);
+  const rec: PerItemRecord = {
+    kind: 'per-item', evalkitRunKey: randomUUID(), since: Date.now() - READ_BACK_SKEW_MS, evaluationSetId: p.set, entityId: p.version.processorId,
+    version: p.version.version, startedAt: new Date().toISOString(), configHash: hash, service: serviceOf(client.options.baseUrl),
+  };
+  try {
+    await recordPerItem(file, rec);
+  } catch (e) {
+    notice(`cannot record the per-item runs in ${file} (${e instanceof Error ? e.message : String(e)}): if this command is stopped, running it again creates every run again`);
+  }
+  return { file, rec, resumed: false };
 }
 
 export async function runEvaluation(client: Client, opts: RunEvaluationOptions, cb: EvalCallbacks = {}): Promise<EvalResult> {
@@ -160,6 +192,8 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
     return finish(exp, 'batch', ended.id);
   }
 
+  // On 2026-02-09 the same command run again after a kill or Ctrl-C goes on with the runs it made (inflight.ts).
+  const resume = on2026 ? await perItemResume(client, { set: set.id, version, itemIds: items.map((i) => i.id), sent: override?.send ?? version.config }, notice) : undefined;
   const done = await runPerItem(client, {
     items,
     version,
@@ -173,9 +207,12 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
     maxPollIntervalMs: opts.maxPollIntervalMs,
     signal,
     onProgress: (p) => report({ ...p, strategy: 'per-item' }),
+    ...(resume ? { key: resume.rec.evalkitRunKey, since: resume.rec.since, resume: resume.resumed } : {}),
   });
+  if (resume?.resumed) notice(`${done.reused} of ${items.length} item run${items.length === 1 ? '' : 's'} taken up from the stopped eval run (not created again)`);
   const name = await processorName(client, version.processorId, type, done.runs.map((r) => r.processorName), signal);
   const exp = buildExport({ version, name, config: override?.hub, options, items: done.items, evaluationSetId: set.id });
+  if (resume) await forgetInFlight(resume.file);
   return finish(exp, strategy, null);
 
   function finish(exp: EvalResult['export'], s: Strategy, batchRunId: string | null): EvalResult {

@@ -147,3 +147,38 @@ describe('eval run stopped by --timeout, then eval export of its run (built CLI,
     expect((JSON.parse(next.stdout) as { batchRunId: string }).batchRunId).not.toBe(id);
   }, 120_000);
 });
+
+describe('eval run --strategy per-item on 2026-02-09 killed mid-run and run again (built CLI, real sandbox)', () => {
+  it('the second command takes up the runs the first created: one run per item in all', async () => {
+    const s = await seedSet(t, 'EXTRACT', 4, { publish: true });
+    const dir = tmp('evalkit-e2e-eval26-peritem-');
+    const state = tmp('evalkit-e2e-state-');
+    const env = { ...process.env, NO_COLOR: '1', EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token, XDG_STATE_HOME: state };
+    const args = ['eval', 'run', '-e', s.setId, '--version', '1.0', '--strategy', 'per-item', '--concurrency', '2', '--out', 'run.json', '--no-progress'];
+    const legacy = clientOf(t);
+    const runsOf = async (): Promise<Array<{ id: string; item: unknown }>> =>
+      (await legacy.processorRuns.list({ processorId: s.processorId, maxPageSize: 100 })).items.map((r) => ({ id: r.id, item: r.metadata?.evaluationSetItemId }));
+
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env, stdio: 'ignore' });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    const deadline = Date.now() + 60_000;
+    while ((await runsOf()).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGKILL');
+    await exited;
+    const before = await runsOf();
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    expect(before.length).toBeLessThan(4);
+
+    const again = await runCli([...args, '--format', 'json'], { cwd: dir, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('going on with the per-item runs');
+    const after = await runsOf();
+    expect(after).toHaveLength(4);
+    expect(new Set(after.map((r) => r.item)).size).toBe(4);
+    const exp = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as { items: Array<{ runId: string; status: string }> };
+    expect(exp.items.map((i) => i.status)).toEqual(['PROCESSED', 'PROCESSED', 'PROCESSED', 'PROCESSED']);
+    for (const r of before) expect(exp.items.map((i) => i.runId)).toContain(r.id);
+    // Exported: the record is gone, so the next eval run is a new evaluation.
+    expect(readdirSync(path.join(state, 'evalkit', 'eval-runs')).filter((f) => f.endsWith('.json'))).toEqual([]);
+  }, 120_000);
+});
