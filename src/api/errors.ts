@@ -137,8 +137,9 @@ function hintFor(status: number, path: string, versionHeader: string, serviceErr
     case 404:
       return `check the id(s) in ${path.split('?')[0]}: the resource does not exist for this token and EVALKIT_BASE_URL`;
     case 408:
+      return 'the service gave up waiting for the request; retry later';
     case 429:
-      return 'the service asked to slow down; retry later, lower the concurrency or raise the retry limit';
+      return 'the service asked to slow down (rate limit); retry later, or make fewer requests at once (--concurrency, where the command has it)';
     default:
       return status >= 500 ? 'the service failed; retry later' : undefined;
   }

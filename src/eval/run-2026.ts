@@ -7,7 +7,6 @@
  * expected outputs into the same export items as the 2025-04-21 path, and records the service's
  * run in the export's `service` member as answered.
  */
-import pLimit from 'p-limit';
 import type { Client, EvaluationSetRun, ProcessorRun, ProcessorType, ProcessorVersion } from '../api/index.js';
 import { isApiError, lostAnswerError, typeOfId } from '../api/index.js';
 import type { EvaluationExport, ExportServiceRun } from '../metrics/generated/export.js';
@@ -17,9 +16,10 @@ import { paginate, pauseBeforeReadBack } from '../api/index.js';
 import { buildExport, countItems, endedRunById, exportOptions, seconds, whileNotAborted } from './export.js';
 import { configHash, forgetInFlight, forgetRun, inFlightDir, inFlightPath, readInFlight, recordInFlight, serviceOf } from './inflight.js';
 import { pairRuns } from './pair.js';
+import { readEach } from './reads.js';
 import { notFoundAs, pickVersion, normalizeVersionRef } from './resolve.js';
 import { listItemIds2026, loadItems2026, loadSet2026, type Set2026 } from './set-2026.js';
-import { DEFAULT_TIMEOUT_MS, InterruptedError, type EvalCallbacks, type EvalItem, type EvalProgress, type EvalResult, type ExportBatchRunOptions, type RunEvaluationOptions } from './types.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, InterruptedError, type EvalCallbacks, type EvalItem, type EvalProgress, type EvalResult, type ExportBatchRunOptions, type RunEvaluationOptions } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -130,21 +130,16 @@ async function waitForRun(client: Client, run: EvaluationSetRun, opts: { timeout
 }
 
 /** The item runs of an evaluation set run, each read in full (list rows carry no output). */
-async function itemRuns(client: Client, type: ProcessorType, runId: string, signal?: AbortSignal): Promise<ProcessorRun[]> {
+async function itemRuns(client: Client, type: ProcessorType, runId: string, signal?: AbortSignal, width = 8): Promise<ProcessorRun[]> {
   const ops = client.runs(type);
   const ids: string[] = [];
   for await (const r of ops.listAll({ batchId: runId, maxPageSize: 1000 }, { signal })) ids.push(r.id);
-  const limit = pLimit(8);
-  return Promise.all(
-    ids.map((id) =>
-      limit(async () => {
-        const raw = (await ops.retrieve(id, { signal })).raw;
-        // The 2025-04-21 run's members that pairing and export items read: files[], the rest as is.
-        const files = Array.isArray(raw.files) ? raw.files : raw.file ? [raw.file] : [];
-        return { ...raw, files } as unknown as ProcessorRun;
-      }),
-    ),
-  );
+  return readEach(ids, width, async (id) => {
+    const raw = (await ops.retrieve(id, { signal })).raw;
+    // The 2025-04-21 run's members that pairing and export items read: files[], the rest as is.
+    const files = Array.isArray(raw.files) ? raw.files : raw.file ? [raw.file] : [];
+    return { ...raw, files } as unknown as ProcessorRun;
+  }, signal);
 }
 
 /**
@@ -166,7 +161,7 @@ function configRun(runs: readonly ProcessorRun[], type: ProcessorType, version: 
 /** Builds the export from an ended evaluation set run; items deleted since are warned about (see docs/eval.md). */
 async function exportOf(
   client: Client,
-  p: { set: Set2026; run: EvaluationSetRun; items: EvalItem[]; options: ReturnType<typeof exportOptions>; signal?: AbortSignal },
+  p: { set: Set2026; run: EvaluationSetRun; items: EvalItem[]; options: ReturnType<typeof exportOptions>; signal?: AbortSignal; width?: number },
   notice: (m: string) => void,
 ): Promise<EvaluationExport> {
   const { set, run, signal } = p;
@@ -178,7 +173,7 @@ async function exportOf(
     versionId
       ? ops.retrieveVersion(entityId, versionId, { signal }).catch(notFoundAs<never>(`${ops.noun} version`, versionId, 'the evaluation set run (its entity version)'))
       : Promise.resolve({ id: '', version: (run.entityVersion as { version?: string } | undefined)?.version ?? 'draft', config: {} as Json }),
-    itemRuns(client, set.type, run.id, signal),
+    itemRuns(client, set.type, run.id, signal, p.width),
   ]);
   const paired = pairRuns(p.items, runs);
   if (paired.orphanRuns.length) {
@@ -309,7 +304,8 @@ async function evaluate2026(client: Client, opts: RunEvaluationOptions, cb: Eval
     throw new InputError(`${ops.noun} ${set.entityId} has no version "${ref}"`, { hint: `available: ${versions.map((v) => v.version).sort().join(', ') || 'none'}; pass one of them with --version` });
   }
   // Read before the run starts, and sent as evaluationSetItemIds: the run covers exactly the items whose expected outputs the export holds.
-  const items = await loadItems2026(client, set.id, set.type, signal);
+  const width = opts.concurrency ?? DEFAULT_CONCURRENCY;
+  const items = await loadItems2026(client, set.id, set.type, signal, width);
   if (items.length === 0) {
     throw new UsageError(`evaluation set ${set.id} has no items; nothing to evaluate`, { hint: `add items first, for example with \`evalkit dataset upload data.csv --evaluation-set ${set.id}\`` });
   }
@@ -338,7 +334,7 @@ async function evaluate2026(client: Client, opts: RunEvaluationOptions, cb: Eval
         'kept in the export with the expected output read before the run started (the one the service scored)',
     );
   }
-  const exp = await exportOf(client, { set, run: done, items, options: exportOptions(opts.fuzzyMatchFields, opts.excludeFields), signal }, notice);
+  const exp = await exportOf(client, { set, run: done, items, options: exportOptions(opts.fuzzyMatchFields, opts.excludeFields), signal, width }, notice);
   await forgetInFlight(inFlight);
   return finish(exp, done, started, notices, cb);
 }

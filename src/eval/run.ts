@@ -139,7 +139,7 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
   if (on2026 && opts.evaluationSetId.trim() === '') throw new UsageError('--evaluation-set must not be empty', { hint: 'pass the id of an evaluation set, such as ev_123' });
   const set = on2026 ? await loadSet2026(client, opts.evaluationSetId, '--evaluation-set', signal) : await loadSet(client, opts.evaluationSetId, signal);
   const [items, version] = await Promise.all([
-    on2026 ? loadItems2026(client, set.id, (set as { type: ProcessorType }).type, signal) : loadItems(client, set.id, signal),
+    on2026 ? loadItems2026(client, set.id, (set as { type: ProcessorType }).type, signal, opts.concurrency ?? DEFAULT_CONCURRENCY) : loadItems(client, set.id, signal),
     resolveVersion(client, set.entityId, opts.version ?? 'latest', signal),
   ]);
   if (items.length === 0) {

@@ -6,11 +6,11 @@
  * the 2025-04-21 form (splits get their `split_<n>` ids back: src/config's step).
  */
 import jsonpatch, { type Operation } from 'fast-json-patch';
-import pLimit from 'p-limit';
 import type { Client, EvalSet, Output, ProcessorType } from '../api/index.js';
 import { expectedDown } from '../config/index.js';
 import { InputError } from '../util/errors.js';
 import { isPlainObject, toPointer } from '../util/json.js';
+import { readEach } from './reads.js';
 import { notFoundAs } from './resolve.js';
 import type { EvalItem } from './types.js';
 
@@ -43,19 +43,17 @@ export async function listItemIds2026(client: Client, setId: string, signal?: Ab
   return out;
 }
 
-/** Every item with its expected output in the export's (2025-04-21) form: one GET per item, 8 at a time. */
-export async function loadItems2026(client: Client, setId: string, type: ProcessorType, signal?: AbortSignal): Promise<EvalItem[]> {
+/**
+ * Every item with its expected output in the export's (2025-04-21) form: one GET per item,
+ * `width` at a time (--concurrency, default 8), fewer after a 429 (reads.ts).
+ */
+export async function loadItems2026(client: Client, setId: string, type: ProcessorType, signal?: AbortSignal, width = 8): Promise<EvalItem[]> {
   const ids = await listItemIds2026(client, setId, signal);
   const items = client.items(setId);
-  const limit = pLimit(8);
-  return Promise.all(
-    ids.map(({ id }) =>
-      limit(async () => {
-        const i = await items.retrieve(id, { signal });
-        return { id: i.id, fileId: i.fileId, expectedOutput: expectedToExport(i.expectedOutput ?? {}, type) as Output };
-      }),
-    ),
-  );
+  return readEach(ids, width, async ({ id }) => {
+    const i = await items.retrieve(id, { signal });
+    return { id: i.id, fileId: i.fileId, expectedOutput: expectedToExport(i.expectedOutput ?? {}, type) as Output };
+  }, signal);
 }
 /** A 2026-02-09 expected output in the export's 2025-04-21 form (src/config's step down: split ids). */
 export function expectedToExport(output: Json, type: ProcessorType): Json {

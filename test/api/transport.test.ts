@@ -341,6 +341,13 @@ describe('error messages', () => {
     expect(e.describe()).toContain(`GET /processor_runs/dpr_1: ${status}`);
   });
 
+  test('429 names only remedies that exist (there is no retry-limit setting)', async () => {
+    const { client } = await setup(() => ({ status: 429, body: { success: false, error: 'slow down' } }));
+    const e = await catchError(client.processorRuns.get('dpr_1', { maxRetries: 0 }));
+    expect(e.hint).toContain('--concurrency');
+    expect(e.hint).not.toContain('retry limit');
+  });
+
   test('a non-JSON error body is quoted briefly', async () => {
     const { client } = await setup(() => ({ status: 400, body: '<html>Bad   gateway\n page</html>' }));
     const e = await catchError(client.processorRuns.get('dpr_1'));

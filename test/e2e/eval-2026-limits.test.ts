@@ -1,0 +1,49 @@
+/**
+ * `evalkit eval run` (API 2026-02-09, the evaluation set run) against a sandbox that limits or
+ * stalls requests, through the built CLI: a modest rate limit slows the item reads down instead of
+ * failing the command; --timeout ends a request that hangs.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { seedSet } from '../eval/helpers.js';
+import { start, type TestSandbox } from '../sandbox/helpers.js';
+import type { SandboxOptions } from '../../src/sandbox/index.js';
+
+const dirs: string[] = [];
+let sandbox: TestSandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const tmp = (prefix: string): string => {
+  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+
+/** A set of `n` items seeded without limits, then the same data served by a sandbox with `opts`. */
+async function seededWith(n: number, opts: SandboxOptions): Promise<{ t: TestSandbox; setId: string }> {
+  const dataDir = tmp('evalkit-e2e-limits-data-');
+  const plain = await start({ dataDir, engineDelayMs: 1 });
+  const s = await seedSet(plain, 'EXTRACT', n, { publish: true });
+  await plain.close();
+  sandbox = await start({ dataDir, engineDelayMs: 1, ...opts });
+  return { t: sandbox, setId: s.setId };
+}
+
+const envOf = (t: TestSandbox): NodeJS.ProcessEnv => ({ EVALKIT_BASE_URL: t.url, EVALKIT_API_TOKEN: t.token, XDG_STATE_HOME: tmp('evalkit-e2e-limits-state-') });
+
+describe('eval run under a rate limit (sandbox --rate-limit 2)', () => {
+  it('the default eval run reads the items (429s with Retry-After honoured, fewer reads at once) and exits 0', async () => {
+    const { t, setId } = await seededWith(10, { rateLimit: 2 });
+    const dir = tmp('evalkit-e2e-limits-');
+    const r = await runCli(['eval', 'run', '-e', setId, '--version', '1.0', '--out', 'run.json', '--format', 'json', '--no-progress'], { cwd: dir, env: envOf(t) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ strategy: 'evaluation-set-run', counts: { items: 10, processed: 10 } });
+    expect(r.stderr).not.toContain('raise the retry limit');
+  }, 180_000);
+});
