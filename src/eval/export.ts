@@ -203,11 +203,12 @@ export async function waitForBatch(
   onPoll: (b: BatchProcessorRun) => void,
 ): Promise<BatchProcessorRun> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const deadline = withDeadline(signal, timeoutMs);
   try {
-    return await client.batchProcessorRuns.waitFor(b.id, { timeoutMs, signal, onPoll, intervalMs: opts.pollIntervalMs, maxIntervalMs: opts.maxPollIntervalMs });
+    return await client.batchProcessorRuns.waitFor(b.id, { timeoutMs, signal: deadline.signal, onPoll, intervalMs: opts.pollIntervalMs, maxIntervalMs: opts.maxPollIntervalMs });
   } catch (e) {
     if (signal?.aborted) throw interruptedWaiting(b.id);
-    if (isApiError(e) && e.kind === 'timeout') {
+    if ((isApiError(e) && e.kind === 'timeout') || deadline.expired()) {
       throw new EvalkitError(`batch processor run ${b.id} did not finish within ${seconds(opts.budgetMs ?? timeoutMs)}; nothing was written`, {
         exitCode: 2,
         hint: `it keeps running on the service: write its export later with \`evalkit eval export --batch-run ${b.id} --wait\`, or raise --timeout`,
@@ -221,6 +222,19 @@ export async function waitForBatch(
 /** Stopped while a batch runs: it goes on on the service and can be exported later. */
 export function interruptedWaiting(batchId: string): InterruptedError {
   return new InterruptedError(`interrupted; batch processor run ${batchId} keeps running on the service; nothing was written`, `write its export later with \`evalkit eval export --batch-run ${batchId} --wait\``);
+}
+
+/** How long past the deadline the last poll (made at the deadline itself) may take to answer. */
+const DEADLINE_GRACE_MS = 1000;
+
+/**
+ * The caller's signal, also aborted when `ms` (and a second's grace) have passed: handed to the
+ * polls, so that a request that hangs ends at --timeout instead of at the client's own timeout.
+ * `expired()` tells a deadline from the caller's abort.
+ */
+export function withDeadline(signal: AbortSignal | undefined, ms: number): { signal: AbortSignal; expired: () => boolean } {
+  const deadline = AbortSignal.timeout(Math.ceil(Math.max(1, ms) + DEADLINE_GRACE_MS));
+  return { signal: signal ? AbortSignal.any([signal, deadline]) : deadline, expired: () => deadline.aborted && !signal?.aborted };
 }
 
 export function seconds(ms: number): string {

@@ -16,7 +16,7 @@ import type { Client, ProcessorRun, ProcessorVersion } from '../api/index.js';
 import { isApiError, pauseBeforeReadBack } from '../api/index.js';
 import type { ExportItem } from '../metrics/generated/export.js';
 import { EvalkitError } from '../util/errors.js';
-import { seconds as secs } from './export.js';
+import { seconds as secs, withDeadline } from './export.js';
 import { exportItem, TIMEOUT_REASON } from './pair.js';
 import { InterruptedError, type EvalItem, type EvalProgress } from './types.js';
 
@@ -169,10 +169,13 @@ export async function runPerItem(client: Client, input: PerItemInput): Promise<P
     runs.push(run);
     emit();
     let last = run;
+    const left = Math.max(0, input.deadline - performance.now());
+    // A poll that hangs ends at the deadline too, not at the client's own request timeout.
+    const deadline = withDeadline(stop.signal, left);
     try {
       last = await client.processorRuns.waitFor(run.id, {
-        timeoutMs: Math.max(0, input.deadline - performance.now()),
-        signal: stop.signal,
+        timeoutMs: left,
+        signal: deadline.signal,
         intervalMs: input.pollIntervalMs,
         maxIntervalMs: input.maxPollIntervalMs,
         onPoll: (r) => (last = r),
@@ -180,7 +183,7 @@ export async function runPerItem(client: Client, input: PerItemInput): Promise<P
       settle(i, exportItem(item, last));
     } catch (e) {
       if (stop.signal.aborted) return;
-      if (isApiError(e) && e.kind === 'timeout') {
+      if ((isApiError(e) && e.kind === 'timeout') || deadline.expired()) {
         settle(i, exportItem(item, last, { reason: TIMEOUT_REASON, message: `still ${last.status} when the timeout (${secs(input.timeoutMs)}) passed; the run goes on on the service` }));
       } else if (fatalWhilePolling(e)) {
         fatal ??= e;

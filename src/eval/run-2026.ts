@@ -13,7 +13,7 @@ import type { EvaluationExport, ExportServiceRun } from '../metrics/generated/ex
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { isPlainObject, stableStringify } from '../util/json.js';
 import { paginate, pauseBeforeReadBack } from '../api/index.js';
-import { buildExport, countItems, endedRunById, exportOptions, seconds, whileNotAborted } from './export.js';
+import { buildExport, countItems, endedRunById, exportOptions, seconds, whileNotAborted, withDeadline } from './export.js';
 import { configHash, forgetInFlight, forgetRun, inFlightDir, inFlightPath, readInFlight, recordInFlight, serviceOf } from './inflight.js';
 import { pairRuns } from './pair.js';
 import { readEach } from './reads.js';
@@ -109,16 +109,18 @@ function progressOf(run: EvaluationSetRun, phase: 'wait' | 'collect', started: n
 }
 
 async function waitForRun(client: Client, run: EvaluationSetRun, opts: { timeoutMs: number; budgetMs: number; pollIntervalMs?: number; maxPollIntervalMs?: number }, cb: EvalCallbacks, started: number): Promise<EvaluationSetRun> {
+  // A poll that hangs ends at the deadline too, not at the client's own request timeout.
+  const deadline = withDeadline(cb.signal, opts.timeoutMs);
   try {
     return await client.evaluationSetRuns.waitFor(run.id, {
-      timeoutMs: opts.timeoutMs, signal: cb.signal, intervalMs: opts.pollIntervalMs, maxIntervalMs: opts.maxPollIntervalMs,
+      timeoutMs: opts.timeoutMs, signal: deadline.signal, intervalMs: opts.pollIntervalMs, maxIntervalMs: opts.maxPollIntervalMs,
       onPoll: (r) => cb.onProgress?.(progressOf(r, 'wait', started)),
     });
   } catch (e) {
     if (cb.signal?.aborted) {
       throw new InterruptedError(`interrupted; evaluation set run ${run.id} keeps running on the service; nothing was written`, `write its export later with \`evalkit eval export ${run.id} --wait\``);
     }
-    if (isApiError(e) && e.kind === 'timeout') {
+    if ((isApiError(e) && e.kind === 'timeout') || deadline.expired()) {
       throw new EvalkitError(`evaluation set run ${run.id} did not finish within ${seconds(opts.budgetMs)}; nothing was written`, {
         exitCode: 2,
         hint: `it keeps running on the service: write its export later with \`evalkit eval export ${run.id} --wait\`, or raise --timeout`,

@@ -3,7 +3,7 @@
  * stalls requests, through the built CLI: a modest rate limit slows the item reads down instead of
  * failing the command; --timeout ends a request that hangs.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -46,4 +46,19 @@ describe('eval run under a rate limit (sandbox --rate-limit 2)', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ strategy: 'evaluation-set-run', counts: { items: 10, processed: 10 } });
     expect(r.stderr).not.toContain('raise the retry limit');
   }, 180_000);
+});
+
+describe('eval run --timeout while a poll hangs (sandbox fault latency=60000 on GET /evaluation_set_runs/*)', () => {
+  it('stops at about the timeout: exit 2, the hint names eval export --wait, nothing written', async () => {
+    const { t, setId } = await seededWith(2, { faults: ['latency=60000,route=GET /evaluation_set_runs/*'] });
+    const dir = tmp('evalkit-e2e-limits-');
+    const t0 = Date.now();
+    const r = await runCli(['eval', 'run', '-e', setId, '--version', '1.0', '--out', 'run.json', '--timeout', '5s', '--no-progress'], { cwd: dir, env: envOf(t) });
+    const took = Date.now() - t0;
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/evaluation set run bpr_\w+ did not finish within 5\.0 s; nothing was written/);
+    expect(r.stderr).toMatch(/evalkit eval export bpr_\w+ --wait/);
+    expect(existsSync(path.join(dir, 'run.json'))).toBe(false);
+    expect(took).toBeLessThan(20_000);
+  }, 120_000);
 });
