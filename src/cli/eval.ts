@@ -199,7 +199,7 @@ function render(a: OutputArgs, r: EvalResult, w: { file: string; format: ExportF
   const p = r.export.processor;
   const c = r.counts;
   const failures = r.export.items.filter((i) => i.status !== 'PROCESSED');
-  const tally = `${c.items} item${c.items === 1 ? '' : 's'}: ${c.processed} processed, ${c.failed} failed${c.timedOut ? ` (${c.timedOut} timed out)` : ''} · ${p.type} ${JSON.stringify(p.name || p.id)} version ${p.version} · ${r.strategy === 'batch' ? `batch ${r.batchRunId}` : r.strategy === 'evaluation-set-run' ? `evaluation set run ${r.batchRunId} ${r.serviceStatus ?? ''}`.trimEnd() : 'per-item runs'} · ${fmtDuration(r.elapsedMs)}`;
+  const tally = `${c.items} item${c.items === 1 ? '' : 's'}: ${c.processed} processed, ${c.failed} failed${c.timedOut ? ` (${c.timedOut} timed out)` : ''} · ${p.type} ${JSON.stringify(p.name || p.id)} ${r.configFile !== undefined ? `config ${r.configFile} (over version ${p.version})` : `version ${p.version}`} · ${r.strategy === 'batch' ? `batch ${r.batchRunId}` : r.strategy === 'evaluation-set-run' ? `evaluation set run ${r.batchRunId} ${r.serviceStatus ?? ''}`.trimEnd() : 'per-item runs'} · ${fmtDuration(r.elapsedMs)}`;
   if (a.format === 'json') {
     outJson({
       file: w.file,
@@ -209,7 +209,7 @@ function render(a: OutputArgs, r: EvalResult, w: { file: string; format: ExportF
       batchRunId: r.batchRunId,
       ...(r.serviceStatus !== undefined ? { serviceStatus: r.serviceStatus } : {}),
       evaluationSetId: r.export.source?.evaluationSetId ?? null,
-      processor: { id: p.id, name: p.name, type: p.type, version: p.version, versionId: p.versionId ?? null },
+      processor: { id: p.id, name: p.name, type: p.type, version: p.version, versionId: p.versionId ?? null, configFile: r.configFile ?? null },
       options: r.export.options,
       counts: c,
       failures: failures.map((i) => ({ id: i.id, fileId: i.fileId, fileName: i.fileName ?? null, runId: i.runId ?? null, status: i.status, failureReason: i.failureReason ?? null, failureMessage: i.failureMessage ?? null })),

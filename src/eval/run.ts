@@ -220,6 +220,6 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
     const elapsedMs = performance.now() - started;
     cb.onProgress?.({ strategy: s, phase: 'done', total: counts.items, created: counts.items, ended: counts.items, processed: counts.processed, failed: counts.failed, elapsedMs, batchRunId: batchRunId ?? undefined });
     if (counts.timedOut > 0) notice(`${counts.timedOut} item${counts.timedOut === 1 ? '' : 's'} had not finished when the timeout passed; exported with failureReason TIMEOUT`);
-    return { export: exp, strategy: s, batchRunId, counts, elapsedMs, notices };
+    return { export: exp, strategy: s, batchRunId, counts, elapsedMs, notices, ...(override ? { configFile: opts.configFile ?? '--config' } : {}) };
   }
 }

@@ -93,6 +93,8 @@ export interface EvalResult {
   elapsedMs: number;
   /** Also sent to onNotice as they happen. */
   notices: string[];
+  /** With a --config override: where it came from (`configFile`, else "--config"); the runs ran it, not the version's config. */
+  configFile?: string;
   /** API 2026-02-09: how the service's evaluation set run ended (PROCESSED, FAILED, CANCELLED); also in the export's `service.status`. */
   serviceStatus?: string;
 }

@@ -58,6 +58,9 @@ describe('eval run --config on the default API version (2026-02-09)', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/note: --config: one processor run per item, each with the override \(the evaluation set run takes no config\)/);
     expect(r.stdout).toMatch(/· per-item runs ·/);
+    // What ran is the file, not version 1.0.
+    expect(r.stdout).toContain(`${type} "${type.toLowerCase()} processor" config ${cfg} (over version 1.0) · per-item runs`);
+    expect(r.stdout).not.toMatch(/ version 1\.0 · per-item/);
     const exp = readJson(cur) as { processor: Json; items: Array<{ id: string; runId: string; status: string }> };
     expect(exp.processor).toMatchObject({ id: sets[type].processorId, type, version: '1.0', config: { type, ...RULES[type] } });
     expect(exp.items.map((i) => i.id)).toEqual(sets[type].itemIds);
@@ -68,8 +71,9 @@ describe('eval run --config on the default API version (2026-02-09)', () => {
     }
     // The oracle: the same evaluation on 2025-04-21.
     const old = path.join(dir, `${type}-2025.json`);
-    const o = await cli(['--api-version', '2025-04-21', 'eval', 'run', '-e', sets[type].setId, '--config', cfg, '--out', old, '--no-progress']);
+    const o = await cli(['--api-version', '2025-04-21', 'eval', 'run', '-e', sets[type].setId, '--config', cfg, '--out', old, '--no-progress', '--format', 'json']);
     expect(o.code, o.stderr).toBe(0);
+    expect((JSON.parse(o.stdout) as { processor: Json }).processor).toMatchObject({ version: '1.0', configFile: cfg });
     const [a, b] = [await figures(cur), await figures(old)];
     expect((a.summary as Json).documents).toBe(4);
     expect(a).toEqual(b);
@@ -80,7 +84,7 @@ describe('eval run --config on the default API version (2026-02-09)', () => {
     // --priority goes with each run on the legacy /processor_runs (an evaluation set run takes none).
     const r = await cli(['eval', 'run', '-e', sets.SPLITTER.setId, '--strategy', 'per-item', '--priority', '5', '--version', 'draft', '--out', cur, '--no-progress']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/· per-item runs ·/);
+    expect(r.stdout).toMatch(/version draft · per-item runs ·/);
     const exp = readJson(cur) as { processor: Json; items: Array<{ runId: string }> };
     expect(exp.processor).toMatchObject({ version: 'draft', config: { splitRules: 'draft rules' } });
     for (const item of exp.items) {
