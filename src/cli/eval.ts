@@ -104,13 +104,14 @@ async function readOverride(file: string): Promise<Record<string, unknown>> {
   return value;
 }
 
-function progressView(p: EvalProgress): ProgressState | undefined {
+/** `command`: which command waits (its name labels the evaluation set run's progress). */
+export function progressView(p: EvalProgress, command: 'run' | 'export'): ProgressState | undefined {
   switch (p.phase) {
     case 'start':
       return { label: 'resolve', value: 0, total: 0, detail: 'reading the set, its items and the processor version' };
     case 'wait':
       if (p.strategy === 'evaluation-set-run') {
-        return { label: 'eval run', value: p.ended ?? 0, total: p.total, detail: `${p.batchRunId ?? ''} ${p.status ?? ''}`.trim() };
+        return { label: `eval ${command}`, value: p.ended ?? 0, total: p.total, detail: `${p.batchRunId ?? ''} ${p.status ?? ''}`.trim() };
       }
       if (p.strategy === 'batch') {
         const counts = p.ended === null ? ' (the service does not report how many runs ended)' : '';
@@ -151,7 +152,12 @@ function fromConfig(file: string): (e: unknown) => never {
   };
 }
 
-async function execute(a: OutputArgs, work: (cb: { signal: AbortSignal; onProgress: (p: EvalProgress) => void; onNotice: (m: string) => void }) => Promise<EvalResult>, defaultName: (r: EvalResult) => string): Promise<ExitCode> {
+async function execute(
+  command: 'run' | 'export',
+  a: OutputArgs,
+  work: (cb: { signal: AbortSignal; onProgress: (p: EvalProgress) => void; onNotice: (m: string) => void }) => Promise<EvalResult>,
+  defaultName: (r: EvalResult) => string,
+): Promise<ExitCode> {
   const target = await outputTarget(a);
   const { writeExport, defaultExportPath, readMetadataCsv, attachMetadata } = await import('../eval/index.js');
   // Read before any run is made: a bad CSV costs nothing.
@@ -163,7 +169,7 @@ async function execute(a: OutputArgs, work: (cb: { signal: AbortSignal; onProgre
     result = await work({
       signal: stop.signal,
       onProgress: (p) => {
-        const v = progressView(p);
+        const v = progressView(p, command);
         if (v) progress.update(v);
         else progress.stop();
       },
@@ -243,7 +249,7 @@ function kb(bytes: number): string {
 function outputOptions(y: Argv): Argv {
   return y
     .option('out', { alias: 'o', type: 'string', describe: 'export file (JSON; JSON Lines when named .jsonl/.ndjson or with --jsonl)' })
-    .option('jsonl', { type: 'boolean', default: false, describe: 'write JSON Lines (a header line, then one item per line): for large sets' })
+    .option('jsonl', { type: 'boolean', default: false, describe: 'write JSON Lines (a header line, then one item per line): for large sets; refused with an --out named .json' })
     .option('timeout', { type: 'string', default: '1h', describe: 'how long to wait for the runs: seconds, or 90s, 15m, 2h' })
     .option('progress', { type: 'boolean', describe: 'progress on stderr (default: a bar on a terminal, a line every 5 s otherwise; --no-progress: none)' })
     .option('metadata', { type: 'string', describe: "the upload CSV whose metadata.KEY columns describe the items: joined into the export for `report --slice-by metadata.KEY`" })
@@ -280,6 +286,7 @@ const run = defineCommand<RunArgs>({
     const config = a.config !== undefined ? await readOverride(a.config) : undefined;
     const { clientFromEnv } = await import('../api/index.js');
     return execute(
+      'run',
       a,
       (cb) =>
         runEvaluation(
@@ -329,7 +336,7 @@ const exportCmd = defineCommand<ExportArgs>({
     if (id === undefined) throw new UsageError('which run? pass its id', { hint: '`evalkit eval export bpr_123` (the id `evalkit eval run` prints)' });
     const client = clientFromEnv();
     const work = speaks2026(client.options.apiVersion) ? exportEvaluationSetRun : exportBatchRun;
-    return execute(a, (cb) => work(client, id, { wait: a.wait, timeoutMs }, cb), (r) => r.batchRunId ?? id);
+    return execute('export', a, (cb) => work(client, id, { wait: a.wait, timeoutMs }, cb), (r) => r.batchRunId ?? id);
   },
 });
 

@@ -180,9 +180,10 @@ async function exportOf(
   const paired = pairRuns(p.items, runs);
   if (paired.orphanRuns.length) {
     const named = paired.orphanRuns.map((r) => `${String((r.metadata as Json | null | undefined)?.evaluationSetItemId ?? '?')} (run ${r.id})`);
+    const one = named.length === 1;
     notice(
-      `${named.length} run${named.length === 1 ? ' is' : 's are'} of item${named.length === 1 ? '' : 's'} no longer in evaluation set ${set.id}: ${named.slice(0, 5).join(', ')}${named.length > 5 ? ', ...' : ''}; ` +
-        "left out of the export (their expected outputs are gone), while the service's metrics still count them",
+      `${named.length} ${one ? 'run belongs to an item' : 'runs belong to items'} no longer in evaluation set ${set.id}: ${named.slice(0, 5).join(', ')}${named.length > 5 ? ', ...' : ''}; ` +
+        `${one ? 'it is' : 'they are'} left out of the export (${one ? 'its expected output is' : 'their expected outputs are'} gone), while the service's metrics still count ${one ? 'it' : 'them'}`,
     );
   }
   if (paired.missing.length) {

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import cp from 'cli-progress';
 import { describe, expect, test } from 'vitest';
-import { parseDuration } from '../../src/cli/eval.js';
+import { parseDuration, progressView } from '../../src/cli/eval.js';
 import { barFormat, progressReporter } from '../../src/cli/progress.js';
 
 describe('progress without a terminal', () => {
@@ -98,5 +98,13 @@ describe('--timeout durations', () => {
 
   test.each(['', '0', '-5', 'soon', '5 days', '1e3'])('%j is refused', (text) => {
     expect(() => parseDuration(text, '--timeout')).toThrow(/--timeout ".*" is not a duration[\s\S]*/);
+  });
+});
+
+describe('eval progress labels', () => {
+  const waiting = { strategy: 'evaluation-set-run', phase: 'wait', total: 4, created: 4, ended: 1, processed: null, failed: null, elapsedMs: 10, batchRunId: 'bpr_1', status: 'PROCESSING' } as const;
+  test('the evaluation set run is labelled with the command that waits for it', () => {
+    expect(progressView(waiting, 'run')?.label).toBe('eval run');
+    expect(progressView(waiting, 'export')?.label).toBe('eval export');
   });
 });

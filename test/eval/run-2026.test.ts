@@ -184,7 +184,7 @@ describe('eval export on 2026-02-09', () => {
     await client.evaluationSetRuns.create({ evaluationSetId: 'ev_stub1' });
     const r = await exportEvaluationSetRun(client, 'bpr_stub1', { wait: true, ...fast });
     expect(r.export.items.map((i) => i.id)).toEqual(['evi_1']);
-    expect(r.notices.join('\n')).toContain('1 run is of item no longer in evaluation set ev_stub1: evi_2 (run clr_2)');
+    expect(r.notices.join('\n')).toContain("1 run belongs to an item no longer in evaluation set ev_stub1: evi_2 (run clr_2); it is left out of the export (its expected output is gone), while the service's metrics still count it");
   });
 
   it('refuses a PENDING/PROCESSING run without --wait, and waits for it with', async () => {
