@@ -62,6 +62,12 @@ export function inFlightPath(p: { baseUrl: string; evaluationSetId: string; enti
 
 /** The run recorded there; undefined when none is (or the file is not one evalkit wrote). */
 export async function readInFlight(file: string): Promise<InFlight | undefined> {
+  const v = (await readRecord(file)) as Partial<InFlight> | undefined;
+  return typeof v?.evaluationSetRunId === 'string' && v.evaluationSetRunId !== '' ? (v as InFlight) : undefined;
+}
+
+/** A record file's JSON object; undefined when there is none, or it is not JSON (not one evalkit wrote). */
+async function readRecord(file: string): Promise<Record<string, unknown> | undefined> {
   let text: string;
   try {
     text = await fsp.readFile(file, 'utf8');
@@ -70,8 +76,8 @@ export async function readInFlight(file: string): Promise<InFlight | undefined> 
     throw e;
   }
   try {
-    const v = JSON.parse(text) as Partial<InFlight>;
-    return typeof v.evaluationSetRunId === 'string' && v.evaluationSetRunId !== '' ? (v as InFlight) : undefined;
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -134,19 +140,8 @@ export interface PerItemRecord {
 }
 
 export async function readPerItemRecord(file: string): Promise<PerItemRecord | undefined> {
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-  try {
-    const v = JSON.parse(text) as Partial<PerItemRecord>;
-    return v.kind === 'per-item' && typeof v.evalkitRunKey === 'string' && typeof v.since === 'number' && typeof v.configHash === 'string' ? (v as PerItemRecord) : undefined;
-  } catch {
-    return undefined;
-  }
+  const v = (await readRecord(file)) as Partial<PerItemRecord> | undefined;
+  return v?.kind === 'per-item' && typeof v.evalkitRunKey === 'string' && typeof v.since === 'number' && typeof v.configHash === 'string' ? (v as PerItemRecord) : undefined;
 }
 
 export async function recordPerItem(file: string, rec: PerItemRecord): Promise<void> {
