@@ -16,7 +16,10 @@ function rateLimited(e: unknown): boolean {
 
 export async function readEach<T, R>(inputs: readonly T[], width: number, read: (x: T) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
   const out = new Array<R>(inputs.length);
-  const queue = inputs.map((_, i) => i);
+  // The next input by position, and those put back after a 429 first (no shift(): sets run to tens of thousands of items).
+  let next = 0;
+  const again: number[] = [];
+  const take = (): number | undefined => (again.length ? again.pop() : next < inputs.length ? next++ : undefined);
   const requeued = new Array<number>(inputs.length).fill(0);
   let allowed = Math.max(1, Math.floor(width));
   let running = 0;
@@ -25,7 +28,7 @@ export async function readEach<T, R>(inputs: readonly T[], width: number, read: 
     running++;
     try {
       while (!failed && running <= allowed) {
-        const i = queue.shift();
+        const i = take();
         if (i === undefined) return;
         try {
           out[i] = await read(inputs[i]);
@@ -35,7 +38,7 @@ export async function readEach<T, R>(inputs: readonly T[], width: number, read: 
             throw e;
           }
           allowed = Math.max(1, Math.floor(allowed / 2));
-          queue.unshift(i);
+          again.push(i);
         }
       }
     } finally {
