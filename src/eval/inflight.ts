@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../util/fs.js';
+import { serviceKey } from '../dataset/journal.js';
 import { stableStringify } from '../util/json.js';
 import { stateDir } from '../util/state.js';
 
@@ -30,14 +31,7 @@ export interface InFlight {
 
 /** A base URL without user name or password, as records keep it. */
 export function serviceOf(baseUrl: string): string {
-  try {
-    const u = new URL(baseUrl);
-    u.username = '';
-    u.password = '';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return '';
-  }
+  return serviceKey(baseUrl);
 }
 
 /** A short digest of a config (keys sorted), to tell whether a draft changed since a run started. */
