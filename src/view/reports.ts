@@ -66,9 +66,9 @@ function findReportDirs(dir: string, depth = 0): string[] {
  * as named from the working folder, then the one file of that name under the working folder
  * (`evalkit report --from exports/run.json` writes reports/run/; see filesByName).
  */
-function exportOf(dir: string, named: string | undefined, found: (name: string) => readonly string[]): string | undefined {
+function exportOf(dir: string, named: string | undefined, cwd: string, found: (name: string) => readonly string[]): string | undefined {
   if (!named) return undefined;
-  for (const candidate of [path.join(dir, path.basename(named)), path.resolve(named)]) {
+  for (const candidate of [path.join(dir, path.basename(named)), path.resolve(cwd, named)]) {
     try {
       if (statSync(candidate).isFile()) return candidate;
     } catch {
@@ -96,18 +96,18 @@ async function filesByName(root: string, names: ReadonlySet<string>): Promise<(n
   return (name) => byName.get(name) ?? [];
 }
 
-/** The report folders of the PATH arguments; an input error naming a PATH that holds none. */
-export async function findReports(paths: readonly string[]): Promise<ViewReport[]> {
+/** The report folders of the PATH arguments (relative to `cwd`); an input error naming a PATH that holds none. */
+export async function findReports(paths: readonly string[], cwd: string = process.cwd()): Promise<ViewReport[]> {
   const dirs: Array<{ dir: string; shown: string }> = [];
   const seen = new Set<string>();
   for (const p of paths.length ? paths : ['.']) {
-    let start = p;
+    let start = path.resolve(cwd, p);
     try {
-      if (statSync(p).isFile()) start = path.dirname(p);
+      if (statSync(start).isFile()) start = path.dirname(start);
     } catch {
       throw new InputError(`${p}: no such folder`, { hint: 'pass a report folder (with report.json and report.html, as `evalkit report --out-dir` writes it) or a folder of them' });
     }
-    const found = findReportDirs(path.resolve(start));
+    const found = findReportDirs(start);
     if (found.length === 0) {
       throw new InputError(`${p}: no report.json with its report.html in it or in the folders below it (two levels)`, {
         hint: 'run `evalkit report --from <export> --out-dir <folder>` (or `evalkit demo`) first, then `evalkit view <folder>`',
@@ -117,7 +117,7 @@ export async function findReports(paths: readonly string[]): Promise<ViewReport[
       const real = realpathSync(d);
       if (seen.has(real)) continue;
       seen.add(real);
-      dirs.push({ dir: real, shown: path.relative(process.cwd(), d) || '.' });
+      dirs.push({ dir: real, shown: path.relative(cwd, d) || '.' });
     }
   }
   const loaded: Array<{ dir: string; shown: string; report: Report }> = [];
@@ -125,9 +125,9 @@ export async function findReports(paths: readonly string[]): Promise<ViewReport[
   // The exports not beside their report.json (nor named from here) are looked for under the working folder, in one walk.
   const wanted = new Set<string>();
   for (const { dir, report } of loaded) {
-    for (const named of [report.source.file, report.baseline?.file]) if (named && !exportOf(dir, named, () => [])) wanted.add(path.basename(named));
+    for (const named of [report.source.file, report.baseline?.file]) if (named && !exportOf(dir, named, cwd, () => [])) wanted.add(path.basename(named));
   }
-  const found = await filesByName(process.cwd(), wanted);
+  const found = await filesByName(cwd, wanted);
   const out: ViewReport[] = [];
   for (const { dir, shown, report } of loaded) {
     out.push({
@@ -136,8 +136,8 @@ export async function findReports(paths: readonly string[]): Promise<ViewReport[
       shown,
       report,
       html: path.join(dir, 'report.html'),
-      exportFile: exportOf(dir, report.source.file, found),
-      baselineFile: exportOf(dir, report.baseline?.file, found),
+      exportFile: exportOf(dir, report.source.file, cwd, found),
+      baselineFile: exportOf(dir, report.baseline?.file, cwd, found),
     });
   }
   return out;

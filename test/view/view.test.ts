@@ -139,17 +139,12 @@ describe('the export of a report', () => {
     const r = await runCli(['report', '--from', 'exports/run.json', '--bootstrap', '0', '-q'], { cwd });
     expect(r.code, r.stderr).toBe(0);
     const { findReports } = await import('../../src/view/reports.js');
-    const here = process.cwd();
-    try {
-      process.chdir(cwd);
-      const [one] = await findReports(['reports/run']);
-      expect(one.exportFile).toBe(path.join(cwd, 'exports', 'run.json'));
-      mkdirSync(path.join(cwd, 'old'));
-      copyFileSync(path.join(cwd, 'exports', 'run.json'), path.join(cwd, 'old', 'run.json'));
-      const [two] = await findReports(['reports/run']);
-      expect(two.exportFile).toBeUndefined();
-    } finally {
-      process.chdir(here);
-    }
+    const [one] = await findReports(['reports/run'], cwd);
+    expect(one.exportFile).toBe(path.join(cwd, 'exports', 'run.json'));
+    expect(one.shown).toBe(path.join('reports', 'run'));
+    mkdirSync(path.join(cwd, 'old'));
+    copyFileSync(path.join(cwd, 'exports', 'run.json'), path.join(cwd, 'old', 'run.json'));
+    const [two] = await findReports(['reports/run'], cwd);
+    expect(two.exportFile).toBeUndefined();
   });
 });
