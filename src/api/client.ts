@@ -306,7 +306,7 @@ function checkWorkspaceId(id: string): void {
 export function createClient(opts: ClientOptions) {
   const apiVersion = opts.apiVersion ?? DEFAULT_API_VERSION;
   if (apiVersion !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(apiVersion)) {
-    throw new UsageError(`API version "${apiVersion}" is not a date (YYYY-MM-DD)`, { hint: `set EVALKIT_API_VERSION to a release date such as ${DEFAULT_API_VERSION}` });
+    throw new UsageError(`API version "${apiVersion}" is not a date (YYYY-MM-DD)`, { hint: `pass apiVersion as a release date such as ${DEFAULT_API_VERSION}` });
   }
   const versionHeader = (opts.versionHeader ?? (speaks2026(apiVersion) ? VERSION_HEADER_2026 : DEFAULT_VERSION_HEADER)).toLowerCase();
   if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(versionHeader)) {
@@ -557,7 +557,11 @@ export function clientFromEnv(overrides: Partial<ClientOptions> = {}, env: NodeJ
   }
   const apiVersion = overrides.apiVersion ?? nonEmpty(env.EVALKIT_API_VERSION);
   if (apiVersion !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(apiVersion)) {
-    throw new UsageError(`EVALKIT_API_VERSION "${apiVersion}" is not a date (YYYY-MM-DD)`, { hint: `set EVALKIT_API_VERSION to a release date such as ${DEFAULT_API_VERSION}, or unset it` });
+    // Named where it came from: the caller's option wins over the variable.
+    const from = overrides.apiVersion !== undefined ? 'the apiVersion option' : 'EVALKIT_API_VERSION';
+    throw new UsageError(`${from} "${apiVersion}" is not a date (YYYY-MM-DD)`, {
+      hint: overrides.apiVersion !== undefined ? `pass a release date such as ${DEFAULT_API_VERSION}` : `set EVALKIT_API_VERSION to a release date such as ${DEFAULT_API_VERSION}, or unset it`,
+    });
   }
   return createClient({
     ...overrides,

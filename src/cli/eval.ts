@@ -155,7 +155,7 @@ function fromConfig(file: string): (e: unknown) => never {
 async function execute(
   command: 'run' | 'export',
   a: OutputArgs,
-  work: (cb: { signal: AbortSignal; onProgress: (p: EvalProgress) => void; onNotice: (m: string) => void }) => Promise<EvalResult>,
+  work: (cb: { signal: AbortSignal; onProgress: (p: EvalProgress) => void; onNotice: (m: string) => void; onResult: (r: EvalResult) => Promise<void> }) => Promise<EvalResult>,
   defaultName: (r: EvalResult) => string,
 ): Promise<ExitCode> {
   const target = await outputTarget(a);
@@ -165,6 +165,8 @@ async function execute(
   const progress = progressReporter({ enabled: a.progress ?? true });
   const stop = interruptible();
   let result: EvalResult;
+  let file = '';
+  let written: Awaited<ReturnType<typeof writeExport>> | undefined;
   try {
     result = await work({
       signal: stop.signal,
@@ -174,19 +176,24 @@ async function execute(
         else progress.stop();
       },
       onNotice: (m) => err(`evalkit: note: ${m}`),
+      // Written before the record of a stopped run is removed: a failed write leaves the run to take up again.
+      onResult: async (r) => {
+        progress.stop();
+        if (metadata) {
+          const m = attachMetadata(r.export.items, metadata);
+          const note = `${m.matched} of ${r.export.items.length} item(s) described by ${metadata.file} (metadata ${metadata.keys.join(', ')})`;
+          if (m.unmatched > 0) warn(`${note}; ${m.unmatched} match no row (by file id, content hash or file name) or rows that disagree`);
+          else if (a.format !== 'json') err(`evalkit: ${note}`);
+        }
+        file = target.file ?? defaultExportPath(defaultName(r), target.format);
+        written = await writeExport(file, r.export, target.format);
+      },
     });
   } finally {
     progress.stop();
     stop.release();
   }
-  if (metadata) {
-    const m = attachMetadata(result.export.items, metadata);
-    const note = `${m.matched} of ${result.export.items.length} item(s) described by ${metadata.file} (metadata ${metadata.keys.join(', ')})`;
-    if (m.unmatched > 0) warn(`${note}; ${m.unmatched} match no row (by file id, content hash or file name) or rows that disagree`);
-    else if (a.format !== 'json') err(`evalkit: ${note}`);
-  }
-  const file = target.file ?? defaultExportPath(defaultName(result), target.format);
-  const written = await writeExport(file, result.export, target.format);
+  if (!written) throw new Error('internal: the evaluation ended without its export written');
   render(a, result, written);
   if (result.serviceStatus === 'FAILED' || result.serviceStatus === 'CANCELLED') {
     err(`evalkit: evaluation set run ${result.batchRunId ?? ''} ended ${result.serviceStatus}; ${file} records it (service.status)`);

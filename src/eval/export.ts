@@ -185,7 +185,9 @@ async function exportBatch(client: Client, id: string, opts: ExportBatchRunOptio
   const counts = countItems(exp.items);
   const elapsedMs = performance.now() - started;
   cb.onProgress?.({ strategy: 'batch', phase: 'done', total: counts.items, created: b.runCount, ended: counts.items, processed: counts.processed, failed: counts.failed, elapsedMs, batchRunId: id, status: b.status });
-  return { export: exp, strategy: 'batch', batchRunId: id, counts, elapsedMs, notices };
+  const result: EvalResult = { export: exp, strategy: 'batch', batchRunId: id, counts, elapsedMs, notices };
+  await cb.onResult?.(result);
+  return result;
 }
 
 export function batchProgress(b: BatchProcessorRun, phase: 'wait' | 'collect', started: number): EvalProgress {

@@ -338,8 +338,11 @@ async function evaluate2026(client: Client, opts: RunEvaluationOptions, cb: Eval
     );
   }
   const exp = await exportOf(client, { set, run: done, items, options: exportOptions(opts.fuzzyMatchFields, opts.excludeFields), signal, width }, notice);
+  // The export is the caller's first (onResult), the record gone after: a failed write can be run again.
+  const result = finish(exp, done, started, notices, cb);
+  await cb.onResult?.(result);
   await forgetInFlight(inFlight);
-  return finish(exp, done, started, notices, cb);
+  return result;
 }
 
 function finish(exp: EvaluationExport, run: EvaluationSetRun, started: number, notices: string[], cb: EvalCallbacks): EvalResult {
@@ -366,6 +369,8 @@ export async function exportEvaluationSetRun(client: Client, id: string, opts: E
     const items = await loadItems2026(client, set.id, set.type, signal);
     const options = exportOptions(run.options?.fuzzyMatchFields, run.options?.excludeFields);
     const exp = await exportOf(client, { set, run, items, options, signal }, notice);
+    const result = finish(exp, run, started, notices, cb);
+    await cb.onResult?.(result);
     // A run a stopped `eval run` recorded is exported now: the next `eval run` is a new evaluation.
     try {
       const removed = await forgetRun({ baseUrl: client.options.baseUrl, evaluationSetRunId: run.id, evaluationSetId: set.id });
@@ -373,6 +378,6 @@ export async function exportEvaluationSetRun(client: Client, id: string, opts: E
     } catch (e) {
       notice(`cannot remove the record of evaluation set run ${run.id} from ${inFlightDir()} (${e instanceof Error ? e.message : String(e)}): the next \`evalkit eval run\` of the set and version exports this run again; delete the record to start a new evaluation`);
     }
-    return finish(exp, run, started, notices, cb);
+    return result;
   });
 }

@@ -189,7 +189,7 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
     const runs = await listBatchRuns(client, ended, signal);
     const batchVersion: ProcessorVersion = ended.processorVersionId === version.id ? version : await client.processors.getVersion(ended.processorId, ended.processorVersionId, { signal });
     const exp = await exportFromRuns(client, { version: batchVersion, items, runs, options, evaluationSetId: set.id, batch: ended, signal }, notice);
-    return finish(exp, 'batch', ended.id);
+    return settle(finish(exp, 'batch', ended.id));
   }
 
   // On 2026-02-09 the same command run again after a kill or Ctrl-C goes on with the runs it made (inflight.ts).
@@ -212,8 +212,14 @@ async function evaluate(client: Client, opts: RunEvaluationOptions, cb: EvalCall
   if (resume?.resumed) notice(`${done.reused} of ${items.length} item run${items.length === 1 ? '' : 's'} taken up from the stopped eval run (not created again)`);
   const name = await processorName(client, version.processorId, type, done.runs.map((r) => r.processorName), signal);
   const exp = buildExport({ version, name, config: override?.hub, options, items: done.items, evaluationSetId: set.id });
-  if (resume) await forgetInFlight(resume.file);
-  return finish(exp, strategy, null);
+  // The export is the caller's first (onResult), the record gone after: a failed write can be run again.
+  return settle(finish(exp, strategy, null), resume?.file);
+
+  async function settle(result: EvalResult, record?: string): Promise<EvalResult> {
+    await cb.onResult?.(result);
+    if (record) await forgetInFlight(record);
+    return result;
+  }
 
   function finish(exp: EvalResult['export'], s: Strategy, batchRunId: string | null): EvalResult {
     const counts = countItems(exp.items);

@@ -81,6 +81,12 @@ export interface EvalCallbacks {
   onProgress?: (p: EvalProgress) => void;
   /** Things the user should know that are not errors (fallback to per-item runs, orphan runs). */
   onNotice?: (message: string) => void;
+  /**
+   * Called with the result before the record of a stopped run is removed (the record lets the same
+   * command, run again after a kill, take the run up instead of starting a new one): write the
+   * export here. When it throws, the record stays and the error is the call's.
+   */
+  onResult?: (result: EvalResult) => void | Promise<void>;
   signal?: AbortSignal;
 }
 

@@ -6,7 +6,7 @@
  */
 import type { ComparisonRow, Estimate, Interval, Proportion, Report } from '../metrics/generated/report.js';
 import { bootstrapText, costRows, num, thresholdCells, VERDICT_ORDER, VERDICT_RULE } from './markdown.js';
-import { isCountGate } from './gates.js';
+import { ALPHA, isCountGate, unreachableRegressions, unreachableText } from './gates.js';
 import { reconciliationHtml } from './reconcile-html.js';
 import { reconciliationsOf } from './reconcile-md.js';
 
@@ -93,11 +93,14 @@ function gates(r: Report): string {
     x.passed ? '<span class="ok">pass</span>' : `<span class="bad">FAIL</span> ${esc(x.reason ?? '')}`,
   ]);
   if (g.failOnRegression) {
+    // Said on the line itself, as in report.md: the metrics that fell where these documents could show no regression.
+    const u = r.baseline ? unreachableRegressions(r.baseline, ALPHA) : undefined;
+    const blind = u ? `${g.regressed.length === 0 ? ', but' : '; and'} it could not detect a regression here: ${esc(unreachableText(u, ALPHA))}` : '';
     rows.push([
       'no significant regression',
       String(g.regressed.length),
       'verdicts',
-      g.regressed.length ? `<span class="bad">FAIL</span> ${g.regressed.map((k) => `<code>${esc(k)}</code>`).join(', ')}` : '<span class="ok">pass</span>',
+      (g.regressed.length ? `<span class="bad">FAIL</span> ${g.regressed.map((k) => `<code>${esc(k)}</code>`).join(', ')}` : '<span class="ok">pass</span>') + blind,
     ]);
   }
   return `<h2>Gates: ${g.passed ? '<span class="ok">passed</span>' : '<span class="bad">failed</span>'}</h2>${table(['gate', 'value', 'on', 'result'], rows)}`;

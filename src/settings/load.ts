@@ -7,7 +7,7 @@
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { ErrorObject } from 'ajv';
-import { findNodeAtLocation, parseTree } from 'jsonc-parser';
+import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser';
 import { EvalkitError, InputError, UsageError } from '../util/errors.js';
 import { escapePointerToken, fromPointer, isPlainObject, lineColumnAt, parseJson, toPointer } from '../util/json.js';
 import type { DatasetSettings, EvalkitConfig } from './generated/evalkit-config.js';
@@ -101,6 +101,31 @@ function lineOf(text: string, segs: ReadonlyArray<string | number>): { line?: nu
   return at ? lineColumnAt(text, at.offset) : {};
 }
 
+/**
+ * A key written twice in one object: JSON.parse keeps the last value without a word, so a setting
+ * copied lower down (a second "gates", a second "apiVersion") would silently win. Refused, naming
+ * the second one's line.
+ */
+function refuseDuplicateKeys(text: string, file: string): void {
+  const walk = (node: Node | undefined, segs: string[]): void => {
+    if (node?.type === 'array') node.children?.forEach((c, i) => walk(c, [...segs, String(i)]));
+    if (node?.type !== 'object') return;
+    const seen = new Set<string>();
+    for (const prop of node.children ?? []) {
+      const key = String(prop.children?.[0]?.value);
+      if (seen.has(key)) {
+        throw new InputError(`${JSON.stringify(key)} appears twice in this object: JSON keeps the last value and drops the other without a word`, {
+          location: { file, ...lineColumnAt(text, prop.offset), pointer: toPointer([...segs, key]) },
+          hint: 'keep one of the two (today the one lower down is read), then run again',
+        });
+      }
+      seen.add(key);
+      walk(prop.children?.[1], [...segs, key]);
+    }
+  };
+  if (text) walk(parseTree(text), []);
+}
+
 /** One readable line per schema error: `unknown key "x"`, `must be a number`. */
 function describeError(e: ErrorObject): { pointer: string; message: string } {
   const p = e.params as Record<string, unknown>;
@@ -128,6 +153,7 @@ function describeError(e: ErrorObject): { pointer: string; message: string } {
 /** Checks a parsed document; `text` (when known) gives the line of each problem. */
 export async function checkSettings(doc: unknown, file: string, text = ''): Promise<EvalkitConfig> {
   if (!isPlainObject(doc)) throw new InputError('the config file must hold a JSON object', { location: { file, pointer: '' }, hint: HINT });
+  refuseDuplicateKeys(text, file);
   refuseSecrets(doc, file, text);
   refuseUrlCredentials(doc, file, text);
   const validate = validateSchema as SchemaValidator;

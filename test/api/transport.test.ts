@@ -400,6 +400,19 @@ describe('clientFromEnv', () => {
     expect((err as UsageError).describe()).toContain(variable);
   });
 
+  test('a bad apiVersion option is named as the option, not as the variable it overrides', () => {
+    const env = { EVALKIT_BASE_URL: 'http://127.0.0.1:8787', EVALKIT_API_TOKEN: 't', EVALKIT_API_VERSION: '2025-04-21' };
+    let err: unknown;
+    try {
+      clientFromEnv({ apiVersion: 'bad' }, env);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe('the apiVersion option "bad" is not a date (YYYY-MM-DD)');
+    expect((err as UsageError).describe()).not.toContain('EVALKIT_API_VERSION');
+  });
+
   test('reads all four variables; overrides win', async () => {
     server = await startScripted(ok);
     const env = { EVALKIT_BASE_URL: 'http://127.0.0.1:1', EVALKIT_API_TOKEN: TOKEN, EVALKIT_API_VERSION: '2024-12-23', EVALKIT_VERSION_HEADER: 'X-Api-Version' };

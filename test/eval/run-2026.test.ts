@@ -5,9 +5,11 @@
  * service's run recorded as answered; FAILED runs, missing metrics, items deleted in flight and
  * run ids of the wrong kind.
  */
+import { existsSync, readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { exportEvaluationSetRun, runEvaluation, wrongRunIdKind } from '../../src/eval/index.js';
+import { inFlightDir } from '../../src/eval/inflight.js';
 import { startEvalStub, type EvalStub, type EvalStubOptions, type StubItem } from '../helpers/stub-eval-2026.js';
 
 let stub: EvalStub | undefined;
@@ -154,6 +156,28 @@ describe('eval run on 2026-02-09 (evaluation set run)', () => {
       exitCode: 2, message: expect.stringMatching(/answer was lost[\s\S]*an evaluation set run of ev_stub1 may have been started/), hint: expect.stringContaining("check the service's dashboard"),
     });
     expect(stub!.requests.filter((q) => q.method === 'POST' && q.url === '/evaluation_set_runs')).toHaveLength(1);
+  });
+
+  it('the export written before the record is removed: a failed write (onResult throws) leaves the run to take up, not to start again', async () => {
+    const client = await start({ type: 'CLASSIFY', config: CLASSIFY_CONFIG, items: [item(1, { id: 'invoice', type: 'invoice' }, { id: 'invoice', type: 'invoice', confidence: 1, insights: [] })] });
+    const records = (): string[] => (existsSync(inFlightDir()) ? readdirSync(inFlightDir()).filter((f) => f.endsWith('.json')) : []);
+    const before = records();
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    await expect(runEvaluation(client, { evaluationSetId: 'ev_stub1', ...fast }, { onResult: () => Promise.reject(full) })).rejects.toBe(full);
+    const left = records().filter((f) => !before.includes(f));
+    expect(left).toHaveLength(1);
+    // eval export of that run, whose write fails too: the record stays.
+    await expect(exportEvaluationSetRun(client, 'bpr_stub1', {}, { onResult: () => Promise.reject(full) })).rejects.toBe(full);
+    expect(records().filter((f) => !before.includes(f))).toEqual(left);
+    // Run again: the same evaluation set run is exported (no second start), and its record goes once written.
+    const notices: string[] = [];
+    const written: string[] = [];
+    const r = await runEvaluation(client, { evaluationSetId: 'ev_stub1', ...fast }, { onNotice: (m) => notices.push(m), onResult: (x) => void written.push(x.batchRunId ?? '') });
+    expect(notices.join('\n')).toContain('going on with evaluation set run bpr_stub1');
+    expect(written).toEqual(['bpr_stub1']);
+    expect(r.batchRunId).toBe('bpr_stub1');
+    expect(stub!.requests.filter((q) => q.method === 'POST' && q.url === '/evaluation_set_runs')).toHaveLength(1);
+    expect(records().filter((f) => !before.includes(f))).toEqual([]);
   });
 
   it('refuses the 2025-04-21-only options before any request', async () => {

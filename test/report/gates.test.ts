@@ -7,6 +7,7 @@ import { holm, mcnemarExact, pairsForSignificance, smallestHolmMcnemar } from '.
 import { underpoweredRegression, unreachableRegressions } from '../../src/report/gates.js';
 import { extractExport } from '../metrics/helpers.js';
 import { headlineChangeText } from '../../src/report/headline.js';
+import { overviewHtml } from '../../src/report/html.js';
 import { commentOf } from '../../src/ci/github.js';
 
 const config = { fields: [{ name: 'total', type: 'number' }, { name: 'vendor', type: 'string' }] };
@@ -236,6 +237,10 @@ describe('a fall the paired documents could not show is said on the regression l
     const junit = renderJunit(r);
     expect(junit).toContain(`0 regressed of 10 compared metrics; it could not detect a regression here: ${said}`);
     expect(junit).toContain('inconclusive (McNemar p 0.0625, Holm 0.6250); could not reach significance with 12 paired documents: 5 changed; 9 going wrong would be the fewest significant');
+    // report.html's gates table, on the same line (escaped like every other value).
+    const html = overviewHtml(r);
+    expect(html).toContain(`<span class="ok">pass</span>, but it could not detect a regression here: ${said}`);
+    expect(html).toContain('micro.f1 −0.417 (5 changed, 9 needed)');
   });
 
   it('no such line where the documents could show it: 9 going wrong of 12 regress', () => {
@@ -244,5 +249,6 @@ describe('a fall the paired documents could not show is said on the regression l
     expect(w.gates.regressed).toContain('micro.f1');
     expect(w.baseline && unreachableRegressions(w.baseline, 0.05)).toBeUndefined();
     expect(renderMarkdown(w)).not.toContain('could not detect');
+    expect(overviewHtml(w)).not.toContain('could not detect');
   });
 });

@@ -162,6 +162,20 @@ describe('evalkit.config.json: finding and reading', () => {
     expect(loaded.config.datasets?.a.csv).toBe('x.csv');
   });
 
+  it('a key written twice in one object is refused at its second line (JSON.parse would keep the last silently)', async () => {
+    const file = path.join(tmp(), 'evalkit.config.json');
+    writeFileSync(file, '{\n  "apiVersion": "2025-04-21",\n  "datasets": {\n    "a": {\n      "gates": ["micro.f1>=0.9"],\n      "csv": "x.csv",\n      "gates": []\n    }\n  }\n}\n');
+    const e = (await readSettings(file).catch((x: unknown) => x)) as EvalkitError;
+    expect(e).toBeInstanceOf(InputError);
+    expect(e.message).toBe('"gates" appears twice in this object: JSON keeps the last value and drops the other without a word');
+    expect(e.location).toMatchObject({ file, line: 7, pointer: '/datasets/a/gates' });
+    writeFileSync(file, '{"apiVersion": "2025-04-21", "datasets": {"a": {"csv": "x.csv"}, "b": {"csv": "x.csv"}}, "apiVersion": "2026-02-09"}');
+    expect(await readSettings(file).catch((x: unknown) => x)).toMatchObject({ location: { line: 1, pointer: '/apiVersion' } });
+    // The same key in two objects is no duplicate.
+    writeFileSync(file, '{"datasets": {"a": {"csv": "x.csv"}, "b": {"csv": "x.csv"}}}');
+    await expect(readSettings(file)).resolves.toMatchObject({ config: { datasets: { b: { csv: 'x.csv' } } } });
+  });
+
   it('picks the named dataset, implies the only one, and refuses an unknown name', () => {
     const one: LoadedSettings = { file: FILE, dir: '/p', config: { datasets: { a: { csv: 'a.csv' } } } };
     const two: LoadedSettings = { file: FILE, dir: '/p', config: { datasets: { a: {}, b: { csv: 'b.csv' } } } };
