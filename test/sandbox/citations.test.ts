@@ -82,3 +82,37 @@ describe('citations: of several places, the one beside the field name', () => {
     expect(findCitation(layout, 3600, 'line_items[0].amount')).toMatchObject({ polygon: [{ x: 34, y: 0 }, { x: 41, y: 0 }, { x: 41, y: 1 }, { x: 34, y: 1 }] });
   });
 });
+
+describe('citations: a value as a whole token before a part of a longer one', () => {
+  const PAGE = 'VAT ID: GB123456789\n\nDescription | Qty | Unit price | Amount\nStrategy workshop (2 days) | 2 | 1,800.00 | 3,600.00\nTravel | 1 | 120.00 | 120.00';
+
+  it('a short value printed first inside a longer token is cited where it stands alone', () => {
+    const layout = textLayout([PAGE]);
+    // "2" first occurs inside GB123456789 (line 1), then as the quantity "| 2 |" (line 4, column 29).
+    expect(findCitation(layout, 2)).toMatchObject({ referenceText: '2', polygon: [{ x: 19, y: 3 }, { x: 20, y: 3 }, { x: 20, y: 4 }, { x: 19, y: 4 }] });
+    // "1" is inside the VAT number and "1,800.00"; on its own only as Travel's quantity.
+    expect(findCitation(layout, 1)).toMatchObject({ referenceText: '1', polygon: [{ x: 9, y: 4 }, { x: 10, y: 4 }, { x: 10, y: 5 }, { x: 9, y: 5 }] });
+    // Printed only inside a longer token: the part is still cited.
+    expect(findCitation(layout, '123456789')).toMatchObject({ referenceText: '123456789', polygon: [{ x: 10, y: 0 }, { x: 19, y: 0 }, { x: 19, y: 1 }, { x: 10, y: 1 }] });
+  });
+
+  it("a line item's value is cited on the line with the item's other values, not inside its description", () => {
+    const out = {
+      value: {
+        vendor_vat_id: 'GB123456789',
+        line_items: [
+          { description: 'Strategy workshop (2 days)', quantity: 2, unit_price: 1800, amount: 3600 },
+          { description: 'Travel', quantity: 1, unit_price: 120, amount: 120 },
+        ],
+      },
+      metadata: { 'line_items[0].quantity': {}, 'line_items[1].quantity': {}, 'line_items[1].unit_price': {}, 'line_items[1].amount': {} } as Record<string, Record<string, unknown>>,
+    };
+    addCitations(out, { advancedOptions: { citationsEnabled: true } }, textLayout([PAGE]));
+    const box = (path: string): unknown => (out.metadata[path].citations as Array<{ polygon: unknown }>)[0].polygon;
+    expect(box('line_items[0].quantity')).toEqual([{ x: 29, y: 3 }, { x: 30, y: 3 }, { x: 30, y: 4 }, { x: 29, y: 4 }]);
+    expect(box('line_items[1].quantity')).toEqual([{ x: 9, y: 4 }, { x: 10, y: 4 }, { x: 10, y: 5 }, { x: 9, y: 5 }]);
+    // Unit price and amount print alike: each is a whole token on the item's line.
+    expect(box('line_items[1].unit_price')).toEqual([{ x: 13, y: 4 }, { x: 19, y: 4 }, { x: 19, y: 5 }, { x: 13, y: 5 }]);
+    expect(box('line_items[1].amount')).toEqual([{ x: 13, y: 4 }, { x: 19, y: 4 }, { x: 19, y: 5 }, { x: 13, y: 5 }]);
+  });
+});

@@ -110,22 +110,20 @@ export function spellings(value: unknown): string[] {
 
 const norm = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ');
 
-/**
- * Where a value is printed: a run (or runs on one line, joined by a space) whose text contains one
- * of its spellings; the polygon spans those characters, shared out in proportion over each run's
- * width. Of several places, the first on the line with most words of `hint` (the field's path:
- * a total's amount is the one beside "Total"), else the first.
- */
-export function findCitation(layout: readonly PageLayout[], value: unknown, hint = ''): Citation | undefined {
-  const wanted = spellings(value).map(norm).filter((s) => s.length > 0);
-  if (!wanted.length) return undefined;
-  const words = (hint.toLowerCase().match(/[a-z]{3,}/g) ?? []).filter((w) => w !== 'items');
-  let best: { c: Citation; score: number } | undefined;
+/** One line of a page: its runs' text joined by spaces, and which run and character each position is. */
+interface Line {
+  page: number;
+  text: string;
+  lower: string;
+  owner: Array<[TextRun, number]>;
+}
+
+function linesOf(layout: readonly PageLayout[]): Line[] {
+  const out: Line[] = [];
   for (let p = 0; p < layout.length; p++) {
-    const page = layout[p];
     // Runs on the same line joined, so that a value split over runs ("1,316.40" "EUR") is found.
     const lines = new Map<number, TextRun[]>();
-    for (const r of page.runs) {
+    for (const r of layout[p].runs) {
       const key = Math.round(r.y * 2) / 2;
       const list = lines.get(key) ?? [];
       list.push(r);
@@ -143,18 +141,80 @@ export function findCitation(layout: readonly PageLayout[], value: unknown, hint
         for (let i = 0; i < r.str.length; i++) owner.push([r, i]);
         text += r.str;
       }
-      const lower = text.toLowerCase();
+      out.push({ page: p, text, lower: text.toLowerCase(), owner });
+    }
+  }
+  return out;
+}
+
+const ALNUM = /[\p{L}\p{N}]/u;
+const DIGIT = /\p{N}/u;
+
+/**
+ * Whether `s[at, at + len)` stands as a token of its own: no letter or digit beside it, nor a
+ * decimal or group mark that goes on into a digit (the "1" of "1,800.00" is part of a number).
+ */
+function wholeAt(s: string, at: number, len: number): boolean {
+  const before = s[at - 1] ?? '';
+  const after = s[at + len] ?? '';
+  if (ALNUM.test(before) || ALNUM.test(after)) return false;
+  if ((before === '.' || before === ',') && DIGIT.test(s[at - 2] ?? '')) return false;
+  if ((after === '.' || after === ',') && DIGIT.test(s[at + len + 1] ?? '')) return false;
+  return true;
+}
+
+/** Where `w` occurs in `s`: only as a whole token, or anywhere. */
+function occurrences(s: string, w: string, whole: boolean): number[] {
+  const out: number[] = [];
+  for (let at = s.indexOf(w); at >= 0; at = s.indexOf(w, at + 1)) if (!whole || wholeAt(s, at, w.length)) out.push(at);
+  return out;
+}
+
+/**
+ * Where a value is printed: a run (or runs on one line, joined by a space) whose text contains one
+ * of its spellings, as a whole token (no letter or digit beside it) wherever the document prints
+ * it so, else as part of a longer one; the polygon spans those characters, shared out in
+ * proportion over each run's width. Of several places, the
+ * first on the line with most of `near` (the values printed beside it: a line item's other
+ * fields), then with most words of `hint` (the field's path: a total's amount is the one beside
+ * "Total"); a place inside a longer printing of one of `near` (the "2" of "Workshop (2 days)")
+ * is that value's, not this one's.
+ */
+export function findCitation(layout: readonly PageLayout[], value: unknown, hint = '', near: readonly unknown[] = []): Citation | undefined {
+  const wanted = spellings(value).map(norm).filter((s) => s.length > 0);
+  if (!wanted.length) return undefined;
+  const words = (hint.toLowerCase().match(/[a-z]{3,}/g) ?? []).filter((w) => w !== 'items');
+  const beside = near.map((v) => spellings(v).map(norm).filter((s) => s.length > 0)).filter((s) => s.length > 0);
+  const lines = linesOf(layout);
+  for (const whole of [true, false]) {
+    let best: { c: Citation; score: [number, number] } | undefined;
+    for (const line of lines) {
+      const { lower } = line;
+      // The places of the values beside this one on the line, as whole tokens.
+      const spans: Array<[number, number]> = [];
+      let nearCount = 0;
+      for (const forms of beside) {
+        let seen = false;
+        for (const f of forms) {
+          for (const at of occurrences(lower, f, true)) {
+            spans.push([at, at + f.length]);
+            seen = true;
+          }
+        }
+        if (seen) nearCount++;
+      }
       for (const w of wanted) {
-        const at = lower.indexOf(w);
-        if (at < 0) continue;
-        const score = words.filter((x) => lower.includes(x)).length;
-        if (best && best.score >= score) break;
-        best = { c: polygonOf(owner.slice(at, at + w.length), text.slice(at, at + w.length), p + 1, page), score };
+        const at = occurrences(lower, w, whole).find((a) => !spans.some(([s, e]) => e - s > w.length && s <= a && a + w.length <= e));
+        if (at === undefined) continue;
+        const score: [number, number] = [nearCount, words.filter((x) => lower.includes(x)).length];
+        if (best && (best.score[0] > score[0] || (best.score[0] === score[0] && best.score[1] >= score[1]))) break;
+        best = { c: polygonOf(line.owner.slice(at, at + w.length), line.text.slice(at, at + w.length), line.page + 1, layout[line.page]), score };
         break;
       }
     }
+    if (best) return best.c;
   }
-  return best?.c;
+  return undefined;
 }
 
 function polygonOf(owned: Array<[TextRun, number]>, referenceText: string, page: number, layout: PageLayout): Citation {
@@ -284,7 +344,12 @@ export function addCitations(output: unknown, config: unknown, layout: readonly 
   if (metadata === null || typeof metadata !== 'object') return;
   for (const [path, entry] of Object.entries(metadata as Record<string, unknown>)) {
     if (entry === null || typeof entry !== 'object') continue;
-    const c = findCitation(layout, valueAt(value, path), path);
+    // A value under an array (a line item's) is looked for beside the item's other values.
+    const item = /^(.*\[\d+\])\.[^.[\]]+$/.exec(path)?.[1];
+    const of = item === undefined ? undefined : valueAt(value, item);
+    const field = path.slice((item ?? '').length + 1);
+    const near = of !== null && typeof of === 'object' && !Array.isArray(of) ? Object.entries(of).filter(([k]) => k !== field).map(([, v]) => v) : [];
+    const c = findCitation(layout, valueAt(value, path), path, near);
     if (c) (entry as Record<string, unknown>).citations = [citation20250421(c)];
   }
 }
