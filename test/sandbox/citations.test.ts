@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addCitations, findCitation, pdfLayout, spellings, textLayout, valueAt } from '../../src/sandbox/engine/citations.js';
 import { ROOT } from '../helpers/cli.js';
+import { makePdf } from './helpers.js';
 
 const TEXT = ['Acme Ltd\nTOTAL DUE: USD 1,316.40\nDate: 18 March 2024', 'page two\n  INV-9'];
 
@@ -114,5 +115,36 @@ describe('citations: a value as a whole token before a part of a longer one', ()
     // Unit price and amount print alike: each is a whole token on the item's line.
     expect(box('line_items[1].unit_price')).toEqual([{ x: 13, y: 4 }, { x: 19, y: 4 }, { x: 19, y: 5 }, { x: 13, y: 5 }]);
     expect(box('line_items[1].amount')).toEqual([{ x: 13, y: 4 }, { x: 19, y: 4 }, { x: 19, y: 5 }, { x: 13, y: 5 }]);
+  });
+});
+
+describe('citations: a PDF run\'s characters placed by their Helvetica widths', () => {
+  // Widths of Helvetica (the standard 14 font's AFM, 1/1000 em) of the characters these lines use.
+  const AFM: Record<string, number> = { ' ': 278, ':': 278, '.': 278, '-': 333, '|': 260, A: 667, D: 722, E: 667, I: 278, N: 722, O: 778, C: 722, T: 611, V: 667, W: 944, a: 556, e: 556, g: 556, i: 222, l: 222, n: 556, o: 556, p: 556, r: 333, s: 500, t: 278, u: 556, m: 833, b: 556, H: 722, B: 667, P: 667 };
+  const width = (s: string, size: number): number => [...s].reduce((n, ch) => n + (/\d/.test(ch) ? 556 : AFM[ch]), 0) * (size / 1000);
+  const xs = (c: { polygon: Array<{ x: number }> }): [number, number] => [c.polygon[0].x, c.polygon[1].x];
+
+  it("the demo's inv-002.pdf (Helvetica 11 pt at x 56): a value's box starts and ends at its glyphs", async () => {
+    const layout = (await pdfLayout(readFileSync(path.join(ROOT, 'datasets/invoice-extract/files/inv-002.pdf'))))!;
+    const cases: Array<[unknown, string, string]> = [
+      ['DE811907980', 'VAT ID: ', 'DE811907980'],
+      ['INV-002', 'INVOICE ', 'INV-002'],
+      ['Hamburg-Berlin', 'Pallet transport ', 'Hamburg-Berlin'],
+      [410, 'Pallet transport Hamburg-Berlin | 3 | ', '410.00'],
+    ];
+    for (const [value, before, printed] of cases) {
+      const c = findCitation(layout, value)!;
+      expect(c.referenceText).toBe(printed);
+      const [x0, x1] = xs(c);
+      expect(Math.abs(x0 - (56 + width(before, 11)))).toBeLessThan(1);
+      expect(Math.abs(x1 - (56 + width(before + printed, 11)))).toBeLessThan(1);
+    }
+  });
+
+  it('narrow and wide letters before and after the value (Helvetica 12 pt at x 72)', async () => {
+    const layout = (await pdfLayout(makePdf(['iiiiiiiiii 777 WWWWWWWWWW'])))!;
+    const [x0, x1] = xs(findCitation(layout, 777)!);
+    expect(Math.abs(x0 - (72 + width('iiiiiiiiii ', 12)))).toBeLessThan(1);
+    expect(Math.abs(x1 - (72 + width('iiiiiiiiii 777', 12)))).toBeLessThan(1);
   });
 });

@@ -7,7 +7,10 @@
  *
  * Layouts: a PDF's text runs as pdf.js positions them (PDF points at scale 1); a text file's lines
  * in character cells (x: column, y: line, each line one cell high), so a viewer draws a box at
- * x / pageWidth of a monospace page. Values the document does not contain get no citation.
+ * x / pageWidth of a monospace page. Within a PDF run the characters are placed by the widths of
+ * Helvetica's glyphs (the demo's PDFs use it; most sans-serif text is near it), scaled to the
+ * run's width; within a text line, one cell each. Values the document does not contain get no
+ * citation.
  */
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
 
@@ -17,6 +20,8 @@ export interface TextRun {
   y: number;
   w: number;
   h: number;
+  /** Where each character starts, from `x`, and where the last ends (`str.length + 1` entries, the last `w`); none: all alike wide. */
+  edges?: number[];
 }
 
 export interface PageLayout {
@@ -48,6 +53,39 @@ export function textLayout(pages: readonly string[]): PageLayout[] {
   });
 }
 
+/**
+ * Widths of the standard 14 font Helvetica's glyphs (its AFM, 1/1000 em) for ASCII 32-126 (`'`
+ * and `` ` `` as WinAnsiEncoding prints them: quotesingle, grave); other characters `HELVETICA_OTHER`.
+ */
+// prettier-ignore
+const HELVETICA_ASCII = [
+  278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, // space ! " # $ % & ' ( ) * + , - . /
+  556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, // 0-9 : ; < = > ?
+  1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, // @ A-O
+  667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, // P-Z [ \ ] ^ _
+  333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556, // ` a-o
+  556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584, // p-z { | } ~
+];
+const HELVETICA_OTHER = 556;
+
+function helveticaWidth(ch: string): number {
+  const code = ch.charCodeAt(0);
+  return code >= 32 && code <= 126 ? HELVETICA_ASCII[code - 32] : HELVETICA_OTHER;
+}
+
+/** A run's character edges by Helvetica's widths, scaled so that they end at `w`. */
+export function helveticaEdges(str: string, w: number): number[] {
+  const edges = [0];
+  for (const ch of str) {
+    const adv = helveticaWidth(ch);
+    // A character of two UTF-16 units (outside the BMP) takes its width on its first unit.
+    edges.push(edges[edges.length - 1] + adv);
+    if (ch.length > 1) edges.push(edges[edges.length - 1]);
+  }
+  const total = edges[edges.length - 1];
+  return edges.map((e) => (total > 0 ? (e / total) * w : 0));
+}
+
 type PdfJs = typeof PdfJsModule;
 let pdfjs: Promise<PdfJs> | undefined;
 
@@ -63,11 +101,14 @@ export async function pdfLayout(bytes: Uint8Array): Promise<PageLayout[] | undef
       const page = await doc.getPage(p);
       const vp = page.getViewport({ scale: 1 });
       const runs: TextRun[] = [];
-      for (const item of (await page.getTextContent()).items) {
+      const content = await page.getTextContent();
+      for (const item of content.items) {
         if (!('str' in item) || item.str === '') continue;
         const t = lib.Util.transform(vp.transform, item.transform) as number[];
         const h = Math.hypot(t[2], t[3]) || item.height;
-        runs.push({ str: item.str, x: t[4], y: t[5] - h, w: item.width, h });
+        // A monospace font's characters are alike wide; any other's placed as Helvetica's.
+        const mono = content.styles[item.fontName]?.fontFamily === 'monospace';
+        runs.push({ str: item.str, x: t[4], y: t[5] - h, w: item.width, h, ...(mono ? {} : { edges: helveticaEdges(item.str, item.width) }) });
       }
       pages.push({ width: vp.width, height: vp.height, runs });
       page.cleanup();
@@ -173,8 +214,8 @@ function occurrences(s: string, w: string, whole: boolean): number[] {
 /**
  * Where a value is printed: a run (or runs on one line, joined by a space) whose text contains one
  * of its spellings, as a whole token (no letter or digit beside it) wherever the document prints
- * it so, else as part of a longer one; the polygon spans those characters, shared out in
- * proportion over each run's width. Of several places, the
+ * it so, else as part of a longer one; the polygon spans those characters, placed by the runs'
+ * `edges` (a PDF's) or one alike share of the run's width each (a text line's). Of several places, the
  * first on the line with most of `near` (the values printed beside it: a line item's other
  * fields), then with most words of `hint` (the field's path: a total's amount is the one beside
  * "Total"); a place inside a longer printing of one of `near` (the "2" of "Workshop (2 days)")
@@ -225,8 +266,8 @@ function polygonOf(owned: Array<[TextRun, number]>, referenceText: string, page:
   for (const [r, i] of owned) {
     if (i < 0) continue;
     const cw = r.w / Math.max(1, r.str.length);
-    x0 = Math.min(x0, r.x + i * cw);
-    x1 = Math.max(x1, r.x + (i + 1) * cw);
+    x0 = Math.min(x0, r.x + (r.edges?.[i] ?? i * cw));
+    x1 = Math.max(x1, r.x + (r.edges?.[i + 1] ?? (i + 1) * cw));
     y0 = Math.min(y0, r.y);
     y1 = Math.max(y1, r.y + r.h);
   }
