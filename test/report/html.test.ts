@@ -168,6 +168,28 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('keys: j moves the cursor and Enter opens its document without the list focused', async () => {
+    const input = await goldenInputs(GOLDEN['extract-baseline']);
+    const { page, errors } = await open('keys', renderExplorer(input), '#view=documents');
+    expect(await page.locator('#ek-doc').isHidden()).toBe(true);
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    const second = await page.locator('#ek-rows .row.cur').getAttribute('data-k');
+    expect(second).toBe('1');
+    await page.keyboard.press('Enter');
+    expect(await page.locator('#ek-doc').isVisible()).toBe(true);
+    const id = await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('doc'));
+    expect(await page.locator('#ek-rows .row.open').getAttribute('data-k')).toBe('1');
+    expect(id).toBeTruthy();
+    // Typing in the search box: Enter is the box's.
+    await page.keyboard.press('Escape');
+    await page.focus('#ek-f-q');
+    await page.keyboard.press('Enter');
+    expect(await page.locator('#ek-doc').isHidden()).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('a report alone (no export): documents list their outcomes, and say where the values are', async () => {
     const { report, documents } = await goldenInputs(GOLDEN.extract);
     const { page, requests, errors } = await open('alone', renderHtml(report, documents), '#doc=inv_003&field=notes');

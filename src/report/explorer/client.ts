@@ -784,6 +784,10 @@ export function explorerMain(): void {
       } else if (st.view === 'documents' && t !== list && (e.key === 'j' || e.key === 'k' || e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
         e.preventDefault();
         moveCursor(cursor + (e.key === 'j' || e.key === 'ArrowDown' ? 1 : -1), !!st.doc);
+      } else if (st.view === 'documents' && t !== list && e.key === 'Enter' && !t.closest('a, button, summary, [tabindex]')) {
+        // Enter opens the document under the cursor, as in the list (a focused button, link or row keeps its own Enter).
+        e.preventDefault();
+        moveCursor(Math.max(0, cursor), true);
       }
     });
     window.addEventListener('hashchange', route);
