@@ -7,7 +7,7 @@ import { err, formatOption, out, outJson, untilSignal, warn } from './io.js';
 
 interface ViewArgs {
   paths: string[];
-  port: number;
+  port: string;
   open: boolean;
   files?: string[];
   remoteFiles: boolean;
@@ -22,7 +22,7 @@ export default defineCommand<ViewArgs>({
   builder: (y) =>
     (y as Argv<object>)
       .positional('paths', { type: 'string', array: true, default: [] as string[], describe: 'report folders (with report.json and report.html), or folders of them (default: .)' })
-      .option('port', { type: 'number', default: 0, describe: 'port on 127.0.0.1 (0: any free port)' })
+      .option('port', { type: 'string', default: '0', describe: 'port on 127.0.0.1 (0: any free port)' })
       .option('open', { type: 'boolean', default: false, describe: 'open the address in the default browser' })
       .option('files', { type: 'string', array: true, describe: 'a folder holding the documents\' files (searched below it by file name), repeatable; the config file\'s dataset CSVs are searched too' })
       .option('remote-files', { type: 'boolean', default: false, describe: 'a file not found on disk is downloaded from the service (EVALKIT_BASE_URL and EVALKIT_API_TOKEN; kept in memory only)' })
@@ -36,7 +36,10 @@ export default defineCommand<ViewArgs>({
           'the dataset CSVs\' folders), answers only to the Host it prints, and sends nothing off the machine. Ctrl-C stops. See docs/view.md.',
       ) as unknown as Argv<ViewArgs>,
   async run(argv) {
-    if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port ${argv.port}: must be an integer from 0 to 65535`, { hint: '0 picks any free port' });
+    // Read as text, so that a wrong value is echoed as typed (a number option makes `abc` NaN).
+    const typed = String(argv.port);
+    if (!/^\s*\d+\s*$/.test(typed) || Number(typed) > 65535) throw new UsageError(`--port ${JSON.stringify(typed)}: must be an integer from 0 to 65535`, { hint: '0 picks any free port' });
+    const port = Number(typed);
     const { findReports } = await import('../view/reports.js');
     const { FileFinder } = await import('../view/files.js');
     const { startView } = await import('../view/server.js');
@@ -47,7 +50,10 @@ export default defineCommand<ViewArgs>({
     for (const r of reports) if (!r.exportFile) warn(`${r.shown}: the export ${r.report.source.file} is not beside report.json, nor the one file of that name under this folder; its documents show values but no files (move the export beside report.json)`, 'evalkit view');
     const remoteFile = argv.remoteFiles ? await remoteFiles() : undefined;
     const history = argv.history ? await historySection(argv.history) : undefined;
-    const view = await startView({ reports, finder, port: argv.port, remoteFile, history });
+    const view = await startView({ reports, finder, port, remoteFile, history }).catch((e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`--port ${port}: the port is in use on 127.0.0.1`, { hint: 'pass another --port, or --port 0 for any free port' });
+      throw e;
+    });
     const stopped = untilSignal();
     if (argv.format === 'json') outJson({ url: view.url, reports: reports.map((r) => ({ folder: r.shown, url: `${view.url}r/${r.index}/` })), ...(argv.history ? { history: `${view.url}history` } : {}) });
     else {

@@ -264,6 +264,18 @@ describe('evalkit view --remote-files and --history (built CLI, real sandbox)', 
     expect(noHist.stderr).toContain('cannot read the history folder nowhere');
   }, 60_000);
 
+  it('--port: a port in use is a usage error naming it; a value that is no number is echoed as typed', async () => {
+    const port = new URL(served.url).port;
+    const inUse = await runCli(['view', 'report', '--port', port], { cwd: work, env: NO_SERVICE });
+    expect(inUse.code).toBe(2);
+    expect(inUse.stderr).toContain(`--port ${port}: the port is in use on 127.0.0.1`);
+    expect(inUse.stderr).toContain('--port 0');
+    expect(inUse.stderr).not.toMatch(/unexpected error|EADDRINUSE/);
+    const abc = await runCli(['view', 'report', '--port', 'abc'], { cwd: work, env: NO_SERVICE });
+    expect(abc.code).toBe(2);
+    expect(abc.stderr).toContain('--port "abc": must be an integer from 0 to 65535');
+  }, 60_000);
+
   it('a wrong token: the pane says the service refused, and the token is not printed', async () => {
     const wrong = 'ek_wrong_token_0123456789abcdef';
     const v = await startView(['report', '--remote-files', '--base-url', t.url], work, { ...NO_SERVICE, EVALKIT_API_TOKEN: wrong });
