@@ -48,6 +48,9 @@ export default defineCommand<ViewArgs>({
     const finder = new FileFinder({ filesDirs: argv.files, csvFiles, reportDirs: reports.map((r) => r.dir) });
     for (const n of finder.notes) warn(n, 'evalkit view');
     for (const r of reports) if (!r.exportFile) warn(`${r.shown}: the export ${r.report.source.file} is not beside report.json, nor the one file of that name under this folder; its documents show values but no files (move the export beside report.json)`, 'evalkit view');
+    for (const r of reports) {
+      if (r.report.baseline?.kind === 'export' && !r.baselineFile) warn(`${r.shown}: the baseline's export ${r.report.baseline.file} is not beside report.json, nor the one file of that name under this folder; its citations are not shown (move the baseline's export beside report.json)`, 'evalkit view');
+    }
     const remoteFile = argv.remoteFiles ? await remoteFiles() : undefined;
     const history = argv.history ? await historySection(argv.history) : undefined;
     const view = await startView({ reports, finder, port, remoteFile, history }).catch((e: unknown) => {

@@ -44,6 +44,7 @@ export function paneMain(): void {
     classify?: { expected: unknown; predicted: unknown; baseline?: unknown };
     splits?: { expected: Array<[string, number, number]>; predicted: Array<[string, number, number]>; baseline?: Array<[string, number, number]> };
     notes: string[];
+    baselineMissing?: string;
   }
 
   function el(tag: string, cls?: string | null, text?: string | null): any {
@@ -419,7 +420,10 @@ export function paneMain(): void {
     if (doc && field && !first && doc.type === 'EXTRACT') {
       const none = el('div', 'ev-note');
       none.dataset.tip = field;
-      none.textContent = `${field}: no citation in the output (the value was not found in the document, or nothing was predicted).`;
+      // Without the baseline's export its boxes are unknown, not absent: say that rather than "not found".
+      none.textContent = doc.baselineMissing
+        ? `${field}: the run cites nothing here, and the baseline's citations are not available (${doc.baselineMissing}).`
+        : `${field}: no citation in the output (the value was not found in the document, or nothing was predicted).`;
       pane.insertBefore(none, pane.firstChild);
     }
     // The values beside the pane scroll on their own: the selected row into view.

@@ -38,6 +38,8 @@ export interface PaneDocument {
   classify?: { expected: unknown; predicted: unknown; baseline?: unknown };
   splits?: { expected: Split[]; predicted: Split[]; baseline?: Split[] };
   notes: string[];
+  /** The baseline's export (of a report compared with one) is not found or not readable: why; its citations and values are not shown. */
+  baselineMissing?: string;
 }
 
 type Split = [type: string, start: number, end: number];

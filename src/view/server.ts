@@ -15,7 +15,7 @@ import type { ExportItem } from '../metrics/generated/export.js';
 import { nameWithoutUploadTag } from '../dataset/files.js';
 import { esc } from '../report/html.js';
 import { paneMain } from './client.js';
-import { paneDocument } from './documents.js';
+import { paneDocument, type PaneDocument } from './documents.js';
 import { isInside, kindOf, type FileFinder } from './files.js';
 import { viewPage } from './page.js';
 import type { TiffPage } from './tiff.js';
@@ -147,19 +147,26 @@ export async function startView(opts: ViewOptions): Promise<ViewServer> {
     if (m[2] === 'api/doc') {
       const baseItems = await itemsOf(r.baselineFile);
       const baseline = baseItems?.get(id) ?? [...(baseItems?.values() ?? [])].find((b) => b.fileId === item.fileId);
+      const baselineMissing =
+        r.report.baseline?.kind === 'export' && !baseItems
+          ? r.baselineFile
+            ? `its export ${r.baselineFile} cannot be read`
+            : `its export ${r.report.baseline.file} was not found beside report.json nor as the one file of that name under the folder evalkit view runs in`
+          : undefined;
+      const pane = (file: Parameters<typeof paneDocument>[3]): PaneDocument => ({ ...paneDocument(r.report.type, item, baseline, file), ...(baselineMissing ? { baselineMissing } : {}) });
       const where = await locate(item);
       const url = `${base}file?id=${encodeURIComponent(id)}`;
-      if ('missing' in where) return json(res, 200, paneDocument(r.report.type, item, baseline, where));
-      if (kindOf(item.fileName ?? '').kind !== 'tiff') return json(res, 200, paneDocument(r.report.type, item, baseline, { url }));
+      if ('missing' in where) return json(res, 200, pane(where));
+      if (kindOf(item.fileName ?? '').kind !== 'tiff') return json(res, 200, pane({ url }));
       // A TIFF's pages are listed now (their sizes, without decoding pixels) and drawn as PNG one by one.
       let pages: TiffPage[];
       try {
         const { tiffPages } = await import('./tiff.js');
         pages = tiffPages(where.bytes ?? (await readFile(where.file as string)));
       } catch (e) {
-        return json(res, 200, paneDocument(r.report.type, item, baseline, { missing: `${nameWithoutUploadTag(item.fileName ?? '')} cannot be drawn: it is ${(e as Error).message}` }));
+        return json(res, 200, pane({ missing: `${nameWithoutUploadTag(item.fileName ?? '')} cannot be drawn: it is ${(e as Error).message}` }));
       }
-      return json(res, 200, paneDocument(r.report.type, item, baseline, { url, pages }));
+      return json(res, 200, pane({ url, pages }));
     }
     const where = await locate(item);
     if ('missing' in where) return send(res, 404, 'text/plain; charset=utf-8', `${where.missing}\n`);

@@ -6,7 +6,7 @@
 // in a file name, a symlink out of the folder, no file) is said in the pane; nothing outside the
 // given folders is served. Screenshots go to test-output/view/ (git-ignored).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -202,6 +202,31 @@ describe.skipIf(!hasChromium)('evalkit view in headless Chromium', () => {
     await shot(o, 'extract-text');
     await o.page.close();
     clean(o);
+  }, 60_000);
+
+  it("the baseline's export not found (two files of its name): a warning, and the pane says its citations are not available", async () => {
+    // The report folder moved without the baseline's export; a copy of it elsewhere makes two of that name under the working folder.
+    const moved = path.join(cwd, 'moved', 'invoice-extract');
+    mkdirSync(moved, { recursive: true });
+    for (const f of ['report.json', 'report.html', 'documents.jsonl', 'export-draft.json']) copyFileSync(path.join(demo, 'invoice-extract', f), path.join(moved, f));
+    mkdirSync(path.join(cwd, 'moved', 'old'));
+    copyFileSync(path.join(demo, 'invoice-extract', 'export-1.0.json'), path.join(cwd, 'moved', 'old', 'export-1.0.json'));
+    const v = await startView(['moved', '--config-file', 'reports/demo/evalkit.config.json'], cwd);
+    try {
+      await expect.poll(() => v.stderr()).toContain("moved/invoice-extract: the baseline's export export-1.0.json is not beside report.json");
+      // inv-003: the run cites no due_date.
+      const item = idOf('invoice-extract', 'inv-003');
+      const o = await open(`${v.url}r/0/#doc=${item.id}&field=due_date`);
+      const note = o.page.locator('.ev-note', { hasText: 'due_date' });
+      await expect.poll(() => note.count()).toBe(1);
+      expect(await note.textContent()).toContain("the baseline's citations are not available (its export export-1.0.json was not found");
+      expect(await note.textContent()).not.toContain('the value was not found in the document');
+      await shot(o, 'baseline-missing');
+      await o.page.close();
+      clean(o);
+    } finally {
+      v.child.kill('SIGTERM');
+    }
   }, 60_000);
 
   it('CLASSIFY: the classes over the first page', async () => {
