@@ -1,12 +1,12 @@
 // The HTML report (the explorer) in a real browser: Debian's headless Chromium driven by
 // playwright-core (no browser download). Skipped only when /usr/bin/chromium is absent (CI installs it).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderExplorer, renderHtml } from '../../src/report/index.js';
+import { computeReport, loadBaseline, loadExport, MemoryDocuments, renderExplorer, renderHtml } from '../../src/report/index.js';
 import { CHROMIUM, hasChromium, launchChromium, openFile, type Browser, type Loaded } from '../helpers/browser.js';
-import { GOLDEN, goldenInputs } from './golden.js';
+import { FIXTURES, GOLDEN, goldenInputs } from './golden.js';
 
 if (!hasChromium) console.warn(`test/report/html.test.ts skipped: ${CHROMIUM} is absent (apt-get install chromium to run it)`);
 
@@ -186,6 +186,35 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     await page.focus('#ek-f-q');
     await page.keyboard.press('Enter');
     expect(await page.locator('#ek-doc').isHidden()).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('a 200-character field name: the numbers beside it stay in view at 1400 px (the name breaks)', async () => {
+    const long = `vendor_${'x'.repeat(193)}`;
+    for (const f of ['extract-export.json', 'extract-baseline.json']) writeFileSync(path.join(dir, f), readFileSync(path.join(FIXTURES, f), 'utf8').replaceAll('"vendor"', JSON.stringify(long)));
+    const exp = await loadExport(path.join(dir, 'extract-export.json'));
+    const baseline = await loadBaseline(path.join(dir, 'extract-baseline.json'));
+    const sink = new MemoryDocuments();
+    const report = computeReport(exp, { bootstrap: 50, seed: 1, sourceFile: 'extract-export.json', baseline }, sink);
+    const { page, errors } = await open('long-field', renderExplorer({ report, export: exp, baseline, documents: sink.records() }));
+    await page.setViewportSize({ width: 1400, height: 900 });
+    /** The right edge of the cell after the field's name, in each visible row that names the field. */
+    const rightEdges = (): Promise<number[]> =>
+      page.evaluate(`[...document.querySelectorAll('tr')].filter((tr) => tr.cells[0]?.textContent.includes(${JSON.stringify(long)}) && tr.offsetParent).map((tr) => tr.cells[1].getBoundingClientRect().right)`);
+    const overview = await rightEdges();
+    expect(overview.length).toBeGreaterThanOrEqual(3); // baseline deltas, F1 per field, outcomes per field
+    for (const r of overview) expect(r).toBeLessThanOrEqual(1400);
+    await page.click('#ek-tab-fields');
+    const fields = await rightEdges();
+    expect(fields.length).toBe(1);
+    expect(fields[0]).toBeLessThanOrEqual(1400);
+    await page.click('#ek-tab-documents');
+    expect((await page.locator('#ek-f-field').boundingBox())!.width).toBeLessThan(700);
+    await page.click('#ek-rows .row >> text=inv_003');
+    const pane = await rightEdges();
+    expect(pane.length).toBe(1);
+    expect(pane[0]).toBeLessThanOrEqual(1400);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
