@@ -9,9 +9,11 @@ import { bootstrapText, costRows, num, thresholdCells, VERDICT_ORDER, VERDICT_RU
 import { ALPHA, isCountGate, unreachableRegressions, unreachableText } from './gates.js';
 import { reconciliationHtml } from './reconcile-html.js';
 import { reconciliationsOf } from './reconcile-md.js';
+import { escapeControls } from '../util/controls.js';
 
+/** Text into HTML: markup escaped, and control and bidi characters shown escaped (`\u202e`), as report.md shows them. */
 export function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return escapeControls(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 const iv = (i: Interval | null): string => (i ? `${num(i.lower)} – ${num(i.upper)}` : '');

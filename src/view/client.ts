@@ -12,7 +12,8 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- the DOM is not in the project's type library (see above) */
 
-export function paneMain(): void {
+/** `escapeControls` is src/util/controls.ts's, passed in by the server: every text from the data is shown through it. */
+export function paneMain(escapeControls: (s: string) => string): void {
   const g = globalThis as any;
   const d = g.document;
   const location = g.location;
@@ -50,7 +51,7 @@ export function paneMain(): void {
   function el(tag: string, cls?: string | null, text?: string | null): any {
     const e = d.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = text;
+    if (text !== undefined && text !== null) e.textContent = escapeControls(text);
     return e;
   }
   const show = (v: unknown): string =>
@@ -294,7 +295,10 @@ export function paneMain(): void {
       p.style.tabSize = '1';
       p.dataset.w = String(cols);
       p.dataset.h = String(Math.max(1, lines.length));
-      p.appendChild(el('pre', null, t));
+      // The document's own text, as it is (citations are placed by its columns).
+      const pre = el('pre');
+      pre.textContent = t;
+      p.appendChild(pre);
       p.dataset.drawn = '1';
     });
   }
@@ -315,7 +319,7 @@ export function paneMain(): void {
       b.dataset.poly = JSON.stringify(c.polygon);
       if (c.pageWidth) b.dataset.pw = String(c.pageWidth);
       if (c.pageHeight) b.dataset.ph = String(c.pageHeight);
-      b.title = `${c.side === 'baseline' ? 'baseline: ' : ''}${c.field}${c.text ? `: "${c.text}"` : ''}`;
+      b.title = escapeControls(`${c.side === 'baseline' ? 'baseline: ' : ''}${c.field}${c.text ? `: "${c.text}"` : ''}`);
       b.addEventListener('click', () => setField(unitOf(c.field)));
       p.appendChild(b);
       place(p, b, notes);
@@ -405,7 +409,7 @@ export function paneMain(): void {
       const line = (label: string, x: unknown): void => {
         const row = el('div');
         row.appendChild(el('b', null, `${label}: `));
-        row.appendChild(d.createTextNode(show(x)));
+        row.appendChild(d.createTextNode(escapeControls(show(x))));
         tip.appendChild(row);
       };
       line('expected', v.expected);
@@ -421,9 +425,9 @@ export function paneMain(): void {
       const none = el('div', 'ev-note');
       none.dataset.tip = field;
       // Without the baseline's export its boxes are unknown, not absent: say that rather than "not found".
-      none.textContent = doc.baselineMissing
+      none.textContent = escapeControls(doc.baselineMissing
         ? `${field}: the run cites nothing here, and the baseline's citations are not available (${doc.baselineMissing}).`
-        : `${field}: no citation in the output (the value was not found in the document, or nothing was predicted).`;
+        : `${field}: no citation in the output (the value was not found in the document, or nothing was predicted).`);
       pane.insertBefore(none, pane.firstChild);
     }
     // The values beside the pane scroll on their own: the selected row into view.
@@ -443,7 +447,7 @@ export function paneMain(): void {
     const row = e.target?.closest?.('tr');
     const code = row?.querySelector?.('code');
     if (!code?.textContent || !cur) return;
-    const f = String(code.textContent);
+    const f = String(row.dataset?.field ?? code.textContent);
     if (cur.doc?.type === 'EXTRACT') setField(unitOf(f));
   });
   new g.MutationObserver(() => void sync()).observe(docbody, { childList: true });

@@ -15,6 +15,7 @@ import type { ExportItem } from '../metrics/generated/export.js';
 import { nameWithoutUploadTag } from '../dataset/files.js';
 import { esc } from '../report/html.js';
 import { paneMain } from './client.js';
+import { escapeControls } from '../util/controls.js';
 import { paneDocument, type PaneDocument } from './documents.js';
 import { isInside, kindOf, type FileFinder } from './files.js';
 import { viewPage } from './page.js';
@@ -58,7 +59,7 @@ const PDFJS_FILES = new Map([
 ]);
 const PDFJS_DIRS = ['standard_fonts', 'cmaps'];
 
-const PANE_SCRIPT = `"use strict";var __name=function(f){return f};(${paneMain.toString()})();`;
+const PANE_SCRIPT = `"use strict";var __name=function(f){return f};(${paneMain.toString()})(${escapeControls.toString()});`;
 
 const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',

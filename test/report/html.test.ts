@@ -219,6 +219,33 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('bidi controls and invisible format characters in values, field names and file names are shown escaped, never raw', async () => {
+    const spoof = 'مرحبا \u202egnp.exe';
+    const swap = (text: string): string => text.replaceAll('"Acme GmbH"', JSON.stringify(spoof)).replaceAll('"tags"', JSON.stringify('tags\u200f\u2066')).replaceAll('"inv_003.pdf"', JSON.stringify('inv_\u202efdp.003'));
+    for (const f of ['extract-export.json', 'extract-baseline.json']) writeFileSync(path.join(dir, f), swap(readFileSync(path.join(FIXTURES, f), 'utf8')));
+    const exp = await loadExport(path.join(dir, 'extract-export.json'));
+    const baseline = await loadBaseline(path.join(dir, 'extract-baseline.json'));
+    const sink = new MemoryDocuments();
+    const report = computeReport(exp, { bootstrap: 50, seed: 1, sourceFile: 'extract-export.json', baseline }, sink);
+    const { page, errors } = await open('bidi', renderExplorer({ report, export: exp, baseline, documents: sink.records() }));
+    const RAW = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    const text = (): Promise<string> => page.evaluate('document.body.innerText');
+    // Overview (static HTML): the field name.
+    expect(await text()).toContain('tags\\u200f\\u2066');
+    expect(await text()).not.toMatch(RAW);
+    await page.click('#ek-tab-fields');
+    expect(await text()).toContain('tags\\u200f\\u2066');
+    expect(await text()).not.toMatch(RAW);
+    await page.click('#ek-tab-documents');
+    expect(await text()).toContain('inv_\\u202efdp.003');
+    await page.click('#ek-rows .row >> text=inv_001');
+    expect(await text()).toContain('مرحبا \\u202egnp.exe');
+    expect(await text()).not.toMatch(RAW);
+    expect(await page.evaluate('[...document.querySelectorAll("[title]")].map((e) => e.title).join(" ")')).not.toMatch(RAW);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('a report alone (no export): documents list their outcomes, and say where the values are', async () => {
     const { report, documents } = await goldenInputs(GOLDEN.extract);
     const { page, requests, errors } = await open('alone', renderHtml(report, documents), '#doc=inv_003&field=notes');

@@ -52,7 +52,8 @@ interface Page {
   requestAnimationFrame(fn: () => void): void;
 }
 
-export function explorerMain(): void {
+/** `escapeControls` is src/util/controls.ts's, passed in by the renderer: every text from the data is shown through it. */
+export function explorerMain(escapeControls: (s: string) => string): void {
   const { document, location, history, window } = globalThis as unknown as Page;
   const requestAnimationFrame = (fn: () => void): void => (globalThis as unknown as Page).requestAnimationFrame(fn);
   type Row = Record<string, number | string | null>;
@@ -75,7 +76,7 @@ export function explorerMain(): void {
   function el(tag: string, cls?: string | null, text?: string | number | null, ...kids: Node[]): HTMLElement {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (text !== undefined && text !== null) e.textContent = escapeControls(String(text));
     for (const k of kids) e.appendChild(k);
     return e;
   }
@@ -406,7 +407,7 @@ export function explorerMain(): void {
     ];
     for (const [cls, label, title] of cols) {
       const h = el('span', cls, label);
-      h.title = title;
+      h.title = escapeControls(title);
       head.appendChild(h);
     }
   }
@@ -533,7 +534,7 @@ export function explorerMain(): void {
             td.appendChild(valueCell('div', e, 'exp'));
             if ((c[2] as number) !== 0) td.appendChild(valueCell('div', p, 'pred'));
             if (base && c[6] !== null && c[6] !== undefined && show(c[7]) !== show(p)) td.appendChild(el('div', 'base', `baseline: ${show(c[7])}`));
-            td.title = `${g}[${key}].${s}: ${OUT[c[2] as number]}`;
+            td.title = escapeControls(`${g}[${key}].${s}: ${OUT[c[2] as number]}`);
             if (`${g}[].${s}` === st.field || `${g}[]` === st.field) td.classList.add('hl');
           } else td.appendChild(el('span', 'empty', '(empty)'));
           tr.appendChild(td);
@@ -556,6 +557,7 @@ export function explorerMain(): void {
     const e = c[3];
     const p = c[4];
     const tr = el('tr', `o-${o}${path === st.field ? ' hl' : ''}`);
+    tr.dataset.field = path; // as is: the cell shows it with its control characters escaped
     tr.appendChild(el('td', null, null, el('code', null, path)));
     tr.appendChild(valueCell('td', e, 'exp'));
     tr.appendChild(valueCell('td', p, 'pred'));
@@ -612,7 +614,7 @@ export function explorerMain(): void {
         const seg = el('span', `seg ${ok ? 'o-TP' : label === 'expected' ? 'o-FN' : 'o-FA'}`, `${s[0]} ${s[1]}–${s[2]}`);
         seg.style.gridColumn = `${s[1] + 1} / ${s[2] + 2}`;
         seg.style.gridRow = String(label === 'expected' ? 2 : label === 'predicted' ? 3 : 4);
-        seg.title = `${label} split ${i + 1}: ${s[0]}, pages ${s[1]}–${s[2]}${ok ? '' : ', no exact match'}`;
+        seg.title = escapeControls(`${label} split ${i + 1}: ${s[0]}, pages ${s[1]}–${s[2]}${ok ? '' : ', no exact match'}`);
         ruler.appendChild(seg);
       });
     };
@@ -633,14 +635,14 @@ export function explorerMain(): void {
     const body = byId('ek-docbody');
     body.textContent = '';
     if (i < 0) {
-      byId('ek-doctitle').textContent = `No document ${id} in this report`;
+      byId('ek-doctitle').textContent = escapeControls(`No document ${id} in this report`);
       return;
     }
     const k = Array.prototype.indexOf.call(shown, i) as number;
     if (k >= 0) cursor = k;
     renderRows();
     const d = ix.docs;
-    byId('ek-doctitle').textContent = d.name[i];
+    byId('ek-doctitle').textContent = escapeControls(d.name[i]);
     const flags = Number(d.flags[i]);
     const facts = [`item ${d.id[i]}`, `${d.errors[i]} wrong outcome(s)`];
     if (flags & 1) facts.push('run failed (scored as an empty prediction)');

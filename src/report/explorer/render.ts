@@ -12,6 +12,7 @@ import { renderHistoryHtml } from '../../history/html.js';
 import { historySeries } from '../../history/series.js';
 import type { StoredEntry } from '../../history/store.js';
 import { explorerMain } from './client.js';
+import { escapeControls } from '../../util/controls.js';
 import { buildExplorerData, type ExplorerData, type ExplorerInput } from './data.js';
 
 export type { ExplorerInput } from './data.js';
@@ -118,7 +119,7 @@ export function packExplorerData(data: ExplorerData): { index: string; details: 
 }
 
 /** The page script; `__name` guards against bundlers that wrap named functions. */
-const SCRIPT = `"use strict";var __name=function(f){return f};(${explorerMain.toString()})();`;
+const SCRIPT = `"use strict";var __name=function(f){return f};(${explorerMain.toString()})(${escapeControls.toString()});`;
 const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64');
 
 export function renderExplorer(input: ExplorerInput): string {
