@@ -112,6 +112,8 @@ export async function startView(opts: ViewOptions): Promise<ViewServer> {
     }
     if (p === '/history' && opts.history) return send(res, 200, 'text/html; charset=utf-8', historyPage(await opts.history()), { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" });
     if (p === '/_view/view.js') return send(res, 200, 'text/javascript; charset=utf-8', PANE_SCRIPT);
+    // Browsers ask every page's icon: none, rather than a 404 in the console.
+    if (p === '/favicon.ico') return void res.writeHead(204, SECURITY_HEADERS).end();
     if (p.startsWith('/_view/pdfjs/')) {
       const rest = p.slice('/_view/pdfjs/'.length);
       const fixed = PDFJS_FILES.get(rest);

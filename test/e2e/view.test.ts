@@ -229,6 +229,22 @@ describe.skipIf(!hasChromium)('evalkit view in headless Chromium', () => {
     }
   }, 60_000);
 
+  it('no request of a page it serves gets a 404 (the favicon is answered, 204)', async () => {
+    const page = await browser.context.newPage();
+    const failed: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
+    for (const p of ['', 'r/1/']) {
+      await page.goto(`${served.url}${p}`, { waitUntil: 'load' });
+      // The browser asks for the favicon after the page has loaded.
+      await page.waitForTimeout(500);
+    }
+    expect(failed).toEqual([]);
+    expect((await fetch(`${served.url}favicon.ico`)).status).toBe(204);
+    await page.close();
+  }, 60_000);
+
   it('CLASSIFY: the classes over the first page', async () => {
     const item = idOf('document-classify', 'lease');
     const o = await open(`${served.url}r/0/#doc=${item.id}`);
