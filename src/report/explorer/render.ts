@@ -32,7 +32,7 @@ a{color:var(--acc)}
 table{border-collapse:collapse;margin:.5em 0 1.2em}th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 th{background:var(--head)}code{font-size:12px}pre{margin:0;white-space:pre-wrap;word-break:break-word;max-width:420px;font-size:12px}
 .scroll{overflow-x:auto;max-width:100%}#ek-overview table{display:block;overflow-x:auto;max-width:100%}
-#ek-overview td:first-child,#ek-fbody td:first-child{max-width:24em;overflow-wrap:anywhere}
+#ek-overview td:first-child,#ek-fbody td:first-child{max-width:24em;overflow-wrap:break-word}
 .num{text-align:right;font-variant-numeric:tabular-nums}
 .track{fill:var(--track)}.bar{fill:var(--bar)}.wh{stroke:var(--wh);stroke-width:1.5}.axis{stroke:var(--mute)}.pos{fill:#2e8b57}.neg{fill:#c0392b}
 .ok{color:var(--ok);font-weight:600}.bad,.o-bad{color:var(--bad);font-weight:600}.warn{color:#a0761d}.empty{color:var(--mute);font-style:italic}
@@ -63,7 +63,7 @@ th{background:var(--head)}code{font-size:12px}pre{margin:0;white-space:pre-wrap;
 #ek-doc .bar2 button{font:inherit;border:1px solid var(--line);background:var(--head);color:var(--fg);border-radius:4px;padding:.2em .6em;cursor:pointer}
 #ek-doctitle{margin:.4em 0;font-size:1.1em;overflow-wrap:anywhere}
 .facts{color:var(--mute)}.note{color:#a0761d}
-table.diff td{max-width:26em;overflow-wrap:anywhere;white-space:pre-wrap}table.diff td:first-child{min-width:8em}
+table.diff td{max-width:26em;overflow-wrap:anywhere;white-space:pre-wrap}table.diff td:first-child{max-width:18em;overflow-wrap:break-word}
 table.diff tr.o-FA td.pred,table.diff tr.o-FD td.pred,table.diff td.o-FA .pred,table.diff td.o-FD .pred{background:var(--badbg)}
 table.diff tr.o-FN td.exp,table.diff td.o-FN .exp{background:var(--badbg)}
 table.diff tr.o-FD td.exp,table.diff td.o-FD .exp{background:var(--fdbg)}
