@@ -246,6 +246,20 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it("the baseline column: 'not in the baseline' for a field a paired document's baseline lacks, 'not paired' for an unpaired document", async () => {
+    const input = await goldenInputs(GOLDEN['extract-baseline']);
+    const baselineCell = (page: Loaded['page'], field: string) => page.locator('#ek-docbody table.diff tbody tr', { has: page.locator('code', { hasText: new RegExp(`^${field}$`) }) }).locator('td').nth(3);
+    const paired = await open('paired', renderExplorer(input), '#doc=inv_001');
+    expect(await paired.page.locator('#ek-docbody .facts').textContent()).toContain('against the baseline: fixed');
+    expect(await baselineCell(paired.page, 'notes').textContent()).toBe('not in the baseline');
+    await paired.page.close();
+    const unpaired = await open('unpaired', renderExplorer(input), '#doc=inv_006');
+    expect(await unpaired.page.locator('#ek-docbody .facts').textContent()).toContain('against the baseline: unpaired');
+    expect(await baselineCell(unpaired.page, 'notes').textContent()).toBe('not paired');
+    expect(paired.errors.concat(unpaired.errors)).toEqual([]);
+    await unpaired.page.close();
+  }, 60_000);
+
   it('a report alone (no export): documents list their outcomes, and say where the values are', async () => {
     const { report, documents } = await goldenInputs(GOLDEN.extract);
     const { page, requests, errors } = await open('alone', renderHtml(report, documents), '#doc=inv_003&field=notes');

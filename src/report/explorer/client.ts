@@ -465,7 +465,8 @@ export function explorerMain(escapeControls: (s: string) => string): void {
     return out;
   }
 
-  function extractView(box: HTMLElement, cells: unknown[][]): void {
+  /** `paired`: the document has a baseline document (a field missing there is then not in the baseline, not unpaired). */
+  function extractView(box: HTMLElement, cells: unknown[][], paired: boolean): void {
     const base = !!ix.baseline?.values;
     const scalars = new Map<number, unknown[][]>();
     const groups = new Map<string, { subs: string[]; rows: Map<string, Map<string, unknown[]>> }>();
@@ -500,7 +501,7 @@ export function explorerMain(escapeControls: (s: string) => string): void {
     ix.units.forEach((path, u) => {
       if (path.includes('[]')) return;
       const list = scalars.get(u) ?? [[u, '', 1, null, null, null, null, null]];
-      for (const c of list) body.appendChild(cellRow(path, c, base));
+      for (const c of list) body.appendChild(cellRow(path, c, base, paired));
     });
     t.appendChild(body);
     box.appendChild(el('h3', null, 'Fields'));
@@ -552,7 +553,7 @@ export function explorerMain(escapeControls: (s: string) => string): void {
     }
   }
 
-  function cellRow(path: string, c: unknown[], base: boolean): HTMLElement {
+  function cellRow(path: string, c: unknown[], base: boolean, paired: boolean): HTMLElement {
     const o = OUT[c[2] as number];
     const e = c[3];
     const p = c[4];
@@ -563,7 +564,7 @@ export function explorerMain(escapeControls: (s: string) => string): void {
     tr.appendChild(valueCell('td', p, 'pred'));
     if (base) {
       const bo = c[6];
-      const td = bo === null || bo === undefined ? el('td', 'empty', 'not paired') : valueCell('td', c[7], `base o-${OUT[bo as number]}`);
+      const td = bo === null || bo === undefined ? el('td', 'empty', paired ? 'not in the baseline' : 'not paired') : valueCell('td', c[7], `base o-${OUT[bo as number]}`);
       tr.appendChild(td);
     }
     tr.appendChild(el('td', `out o-${o}`, o));
@@ -664,7 +665,7 @@ export function explorerMain(escapeControls: (s: string) => string): void {
         if (m) t.appendChild(el('tr', null, null, el('td', null, null, el('code', null, u)), el('td', null, ['TP', 'FA', 'FN', 'FD'].filter((o) => m & BIT[o]).join(' '))));
       });
       body.appendChild(t);
-    } else if (ix.type === 'EXTRACT') extractView(body, cellsOf(v as unknown[]));
+    } else if (ix.type === 'EXTRACT') extractView(body, cellsOf(v as unknown[]), d.change[i] !== 'u');
     else if (ix.type === 'CLASSIFY') classifyView(body, v as unknown[]);
     else splitterView(body, v as unknown[]);
     // Scrolls the document pane alone (scrollIntoView would move the page and hide the filters).
