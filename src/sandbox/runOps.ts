@@ -110,6 +110,8 @@ export async function startRuns(ctx: Ctx, runs: RunRow[], files: Array<{ row: Fi
   });
   for (const r of runs) ctx.scheduler.enqueue(r.id, r.priority);
   if (ended) await ended.promise;
+  // Stopped while waiting: the store is closing (or closed); the run resumes on the next start.
+  if (ctx.scheduler.isClosed) return first;
   return waitMs === undefined ? first : ((ctx.store.byId<RunRow>('processor_runs', first.id) as RunRow | undefined) ?? first);
 }
 
@@ -126,19 +128,23 @@ function untilEnded(ctx: Ctx, id: string, waitMs: number): { promise: Promise<vo
   const off = ctx.events.on((e) => {
     if ((e.type === 'processor_run.processed' || e.type === 'processor_run.failed') && e.runId === id) finish();
   });
+  let offClose: () => void = () => undefined;
   function finish(): void {
     off();
+    offClose();
     for (const t of timers) clearTimeout(t);
     clearInterval(check);
     done();
   }
   const check = setInterval(() => {
+    if (ctx.scheduler.isClosed) return finish();
     const row = ctx.store.st('SELECT status FROM processor_runs WHERE id = ?').get(id) as { status: string } | undefined;
     if (ctx.scheduler.isClosed || !row || row.status !== 'PROCESSING') finish();
   }, WAIT_CHECK_MS);
   check.unref();
   if (Number.isFinite(waitMs)) timers.push(setTimeout(finish, waitMs));
-  ctx.scheduler.idle().then(() => ctx.scheduler.isClosed && finish());
+  // Stop clears the timers (the wait timeout would keep the process alive, the check would read a closed store).
+  offClose = ctx.scheduler.onClose(finish);
   return { promise };
 }
 

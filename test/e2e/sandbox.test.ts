@@ -10,6 +10,7 @@ interface Running {
   url: string;
   token?: string;
   stdout: () => string;
+  stderr: () => string;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -27,7 +28,7 @@ function launch(args: string[]): Promise<Running> {
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (url && out.includes('Ctrl-C')) resolve({ child, url, token: /dev token: (\S+)/.exec(out)?.[1], stdout: () => out, exit });
+      if (url && out.includes('Ctrl-C')) resolve({ child, url, token: /dev token: (\S+)/.exec(out)?.[1], stdout: () => out, stderr: () => errText, exit });
     });
     void exit.then(({ code }) => reject(new Error(`sandbox exited early (${code}): ${errText}`)));
   });
@@ -47,6 +48,25 @@ describe('evalkit sandbox (built binary)', () => {
       expect(await s.exit).toEqual({ code: signal === 'SIGINT' ? 130 : 0, signal: null });
     }
   });
+
+  test('a signal while a 2026-02-09 sync request waits stops cleanly (no timer touches the closed store)', async () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const s = await launch(['--engine-delay-ms', '20000']);
+      const pending = fetch(`${s.url}/extract`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${s.token}`, 'x-extend-api-version': '2026-02-09', 'content-type': 'application/json' },
+        body: JSON.stringify({ file: { text: 'Invoice number: 5' } }),
+      }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 1000));
+      const t0 = Date.now();
+      s.child.kill(signal);
+      expect(await s.exit).toEqual({ code: signal === 'SIGINT' ? 130 : 0, signal: null });
+      expect(Date.now() - t0).toBeLessThan(5000);
+      await pending;
+      expect(s.stderr()).toContain('evalkit sandbox: stopped');
+      expect(s.stderr()).not.toMatch(/TypeError|database connection|unexpected error/);
+    }
+  }, 30_000);
 
   test('with --tokens the token is not printed; file tokens work', async () => {
     const dir = tmp();

@@ -18,6 +18,7 @@ export class Scheduler {
   private closed = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private idleWaiters: Array<() => void> = [];
+  private readonly closeListeners = new Set<() => void>();
 
   constructor(
     private readonly concurrency: number,
@@ -61,6 +62,22 @@ export class Scheduler {
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();
+    const listeners = [...this.closeListeners];
+    this.closeListeners.clear();
+    for (const l of listeners) l();
+  }
+
+  /**
+   * Calls `fn` once when the scheduler closes (before the store does): whoever waits on a run
+   * (a sync request) clears its timers then. Returns an unsubscribe function.
+   */
+  onClose(fn: () => void): () => void {
+    if (this.closed) {
+      fn();
+      return () => undefined;
+    }
+    this.closeListeners.add(fn);
+    return () => this.closeListeners.delete(fn);
   }
 
   get isClosed(): boolean {
