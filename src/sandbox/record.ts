@@ -17,7 +17,9 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { accessSync, constants as fsConstants, mkdirSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { UsageError } from '../util/errors.js';
 import { isPlainObject } from '../util/json.js';
 import { writeFileAtomic } from '../util/fs.js';
@@ -195,11 +197,18 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
     });
   });
   const host = o.host ?? '127.0.0.1';
+  // The file is checked and written (empty) before listening: a path that cannot be written stops here, exit 2.
+  checkRecordPath(o.file);
+  try {
+    await save();
+  } catch (e) {
+    writing = Promise.resolve();
+    throw recordPathError(o.file, (e as Error).message);
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${o.port ?? 0} on ${host} is already in use`) : e));
     server.listen(o.port ?? 0, host, () => resolve());
   });
-  await save();
   const port = (server.address() as AddressInfo).port;
   let closed: Promise<void> | undefined;
   return {
@@ -213,6 +222,51 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
         server.closeAllConnections();
       }).then(() => save())),
   };
+}
+
+function recordPathError(file: string, why: string): UsageError {
+  return new UsageError(`cannot write the record file ${file}: ${why}`, { hint: 'pass --record a path in a folder you can write, such as --record recorded.jsonl' });
+}
+
+/**
+ * Throws a usage error naming the cause when `file` cannot be written: a file where a folder
+ * should be, a folder that cannot be created (one by one: a recursive mkdir under /proc never
+ * returns), a folder not writable.
+ */
+function checkRecordPath(file: string): void {
+  const target = path.resolve(file);
+  try {
+    if (statSync(target).isDirectory()) throw recordPathError(file, 'it is a folder');
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+  }
+  const dir = path.dirname(target);
+  const missing: string[] = [];
+  let d = dir;
+  for (;;) {
+    try {
+      if (!statSync(d).isDirectory()) throw recordPathError(file, `${d} is a file, not a folder`);
+      break;
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      const up = path.dirname(d);
+      if (up === d) throw recordPathError(file, (e as Error).message);
+      missing.unshift(d);
+      d = up;
+    }
+  }
+  for (const m of missing) {
+    try {
+      mkdirSync(m);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw recordPathError(file, `cannot create the folder ${m} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  }
+  try {
+    accessSync(dir, fsConstants.W_OK);
+  } catch {
+    throw recordPathError(file, `the folder ${dir} is not writable`);
+  }
 }
 
 function sha(b: Buffer): string {

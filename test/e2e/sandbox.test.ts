@@ -68,6 +68,19 @@ describe('evalkit sandbox (built binary)', () => {
     }
   }, 30_000);
 
+  test('--record to a path that cannot be written: exit 2 naming the path, before listening', async () => {
+    const dir = tmp();
+    const aFile = path.join(dir, 'a-file');
+    writeFileSync(aFile, 'x');
+    for (const [file, why] of [[path.join(aFile, 'r.jsonl'), `${aFile} is a file, not a folder`], ['/proc/nope/r.jsonl', 'cannot create the folder /proc/nope']] as const) {
+      const r = await runCli(['sandbox', '--port', '0', '--record', file, '--upstream', 'http://127.0.0.1:9'], { env: { EVALKIT_API_TOKEN: 'sk_test_upstream' } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`cannot write the record file ${file}: ${why}`);
+      expect(r.stderr).toContain('pass --record a path in a folder you can write');
+      expect(r.stdout).not.toContain('listening on');
+    }
+  }, 30_000);
+
   test('with --tokens the token is not printed; file tokens work', async () => {
     const dir = tmp();
     const file = path.join(dir, 'tokens.json');
