@@ -111,7 +111,7 @@ export default defineCommand<SandboxArgs>({
     if (argv.format === 'json') {
       outJson({ url: sb.url, apiVersions: [...API_VERSIONS].reverse(), engine: sb.engine, dataDir: argv.dataDir ?? null, workflows: argv.workflows ?? null, webhooks: argv.webhooks ?? null, ...(sb.devToken ? { token: sb.token } : {}) });
     } else {
-      out(`evalkit sandbox listening on ${sb.url} (engine ${sb.engine}, ${argv.dataDir ? `data in ${argv.dataDir}` : 'in memory'})`);
+      out(`evalkit sandbox listening on ${listenUrl(argv.host, sb.port, sb.url)} (engine ${sb.engine}, ${argv.dataDir ? `data in ${argv.dataDir}` : 'in memory'})`);
       if (sb.devToken) {
         out(`dev token: ${sb.token}`);
         out(`  export EVALKIT_BASE_URL=${sb.url} EVALKIT_API_TOKEN=${sb.token}`);
@@ -123,6 +123,7 @@ export default defineCommand<SandboxArgs>({
       out(`API versions served: 2026-02-09 (extractors, classifiers, splitters; the official SDK 1.x) and ${API_VERSIONS.filter((v) => v < '2026-02-09').reverse().join(', ')} (processors)`);
       out(`Send "${names[0]}: 2025-04-21"${names.length > 1 ? ` (or ${names.slice(1).join(', ')})` : ''} or "x-extend-api-version: 2026-02-09" (required for tokens created on or after 2025-04-21). Ctrl-C stops.`);
     }
+    warnIfExposed(argv.host);
     await stopped;
     await sb.close();
     err('evalkit sandbox: stopped');
@@ -145,14 +146,34 @@ async function record(argv: SandboxArgs): Promise<ExitCode> {
   const stopped = untilSignal();
   if (argv.format === 'json') outJson({ url: rec.url, mode: 'record', upstream, record: argv.record, token: rec.token });
   else {
-    out(`evalkit sandbox listening on ${rec.url} (record mode: forwarding to ${redactUrl(upstream)}, writing ${argv.record})`);
+    out(`evalkit sandbox listening on ${listenUrl(argv.host, rec.port, rec.url)} (record mode: forwarding to ${redactUrl(upstream)}, writing ${argv.record})`);
     out(`dev token: ${rec.token}`);
     out(`  export EVALKIT_BASE_URL=${rec.url} EVALKIT_API_TOKEN=${rec.token}`);
     out('Requests are sent to the service with the token of EVALKIT_API_TOKEN. Ctrl-C stops.');
   }
+  warnIfExposed(argv.host);
   await stopped;
   await rec.close();
   err(`evalkit sandbox: stopped; ${rec.recorded()} run(s) recorded in ${argv.record}`);
   return 0;
 }
 
+
+/** True for 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || /^::ffff:127\./.test(h);
+}
+
+/** The address the server really listens on (`http://0.0.0.0:PORT` for all interfaces); `url` (the one to connect to) for loopback hosts. */
+function listenUrl(host: string, port: number, url: string): string {
+  if (isLoopbackHost(host)) return url;
+  const h = host.trim().replace(/^\[|\]$/g, '');
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}
+
+function warnIfExposed(host: string): void {
+  if (isLoopbackHost(host)) return;
+  const all = ['0.0.0.0', '::', '[::]'].includes(host.trim());
+  err(`evalkit sandbox: warning: listening on ${all ? 'all interfaces' : host}, reachable from other machines; anyone with the token can use it (--host 127.0.0.1 keeps it local)`);
+}

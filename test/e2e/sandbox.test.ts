@@ -81,6 +81,23 @@ describe('evalkit sandbox (built binary)', () => {
     }
   }, 30_000);
 
+  test('--host 0.0.0.0: the banner shows the address it listens on, with a warning that other machines can reach it', async () => {
+    const s = await launch(['--host', '0.0.0.0']);
+    expect(s.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(s.stderr()).toContain('warning: listening on all interfaces, reachable from other machines');
+    const port = new URL(s.url).port;
+    const r = await fetch(`http://127.0.0.1:${port}/processors`, { headers: { authorization: `Bearer ${s.token}`, 'x-service-api-version': '2025-04-21' } });
+    expect(r.status).toBe(200);
+    s.child.kill('SIGTERM');
+    expect((await s.exit).code).toBe(0);
+    const local = await launch([]);
+    expect(local.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    local.child.kill('SIGTERM');
+    await local.exit;
+    expect(local.stderr()).not.toContain('warning');
+  }, 30_000);
+
   test('with --tokens the token is not printed; file tokens work', async () => {
     const dir = tmp();
     const file = path.join(dir, 'tokens.json');
