@@ -9,7 +9,7 @@ interface SandboxArgs {
   host: string;
   dataDir?: string;
   tokens?: string;
-  rateLimit?: number;
+  rateLimit?: string;
   latencyMs?: number;
   failRate?: number;
   engine: string;
@@ -35,7 +35,7 @@ export default defineCommand<SandboxArgs>({
       .option('data-dir', { type: 'string', describe: 'keep state in DIR/sandbox.db across restarts (in memory without it)' })
       .option('tokens', { type: 'string', describe: 'JSON file of tokens: {"tokens": [{"token", "createdAt", "processors"?, "workflows"?, "apiVersion"?}]}; without it a dev token is printed' })
       .option('fault', { type: 'string', array: true, describe: 'inject a fault, repeatable: status=429|402|5xx with rate=P (share of requests) or limit=N (requests/s per token), retryAfter=S, latency=MS, jitter=MS, drop=1 (the work done, the answer lost), route="[METHOD ]/path*"' })
-      .option('rate-limit', { type: 'number', describe: 'requests per second per token; above it 429 with Retry-After (same as --fault status=429,limit=N)' })
+      .option('rate-limit', { type: 'string', describe: 'requests per second per token; above it 429 with Retry-After (same as --fault status=429,limit=N)' })
       .option('latency-ms', { type: 'number', describe: 'delay added to every response (same as --fault latency=MS)' })
       .option('fail-rate', { type: 'number', describe: 'probability 0-1 of an injected 500 per request (same as --fault status=500,rate=P)' })
       .option('engine', { type: 'string', default: 'simulate', describe: 'simulate[:SEED,ERROR_RATE[,FAILURE_RATE]] (outputs from expected outputs with seeded errors) or replay:FILE.jsonl (recorded outputs)' })
@@ -72,7 +72,15 @@ export default defineCommand<SandboxArgs>({
         ].join('\n'),
       ) as unknown as Argv<SandboxArgs>,
   async run(argv) {
-    for (const [name, v] of [['--rate-limit', argv.rateLimit], ['--latency-ms', argv.latencyMs], ['--port', argv.port], ['--engine-delay-ms', argv.engineDelayMs]] as const) {
+    let rateLimit: number | undefined;
+    if (argv.rateLimit !== undefined) {
+      const typed = String(argv.rateLimit);
+      rateLimit = typed.trim() === '' ? NaN : Number(typed);
+      if (!Number.isFinite(rateLimit) || rateLimit <= 0) {
+        throw new UsageError(`--rate-limit must be a number of requests per second > 0 (got "${typed}")`, { hint: 'leave --rate-limit out for no limit' });
+      }
+    }
+    for (const [name, v] of [['--latency-ms', argv.latencyMs], ['--port', argv.port], ['--engine-delay-ms', argv.engineDelayMs]] as const) {
       if (v !== undefined && (!Number.isFinite(v) || v < 0)) throw new UsageError(`${name} must be a number >= 0`);
     }
     if (argv.failRate !== undefined && !(argv.failRate >= 0 && argv.failRate <= 1)) throw new UsageError('--fail-rate must be a number from 0 to 1');
@@ -93,7 +101,7 @@ export default defineCommand<SandboxArgs>({
       host: argv.host,
       dataDir: argv.dataDir,
       tokens: argv.tokens,
-      rateLimit: argv.rateLimit,
+      rateLimit,
       latencyMs: argv.latencyMs,
       failRate: argv.failRate,
       engine: argv.engine,

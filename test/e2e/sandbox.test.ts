@@ -114,6 +114,9 @@ describe('evalkit sandbox (built binary)', () => {
 
   test.each([
     [['--fail-rate', '2'], /--fail-rate must be a number from 0 to 1/],
+    [['--rate-limit', '0'], /--rate-limit must be a number of requests per second > 0 \(got "0"\)/],
+    [['--rate-limit', '-3'], /--rate-limit must be a number of requests per second > 0 \(got "-3"\)/],
+    [['--rate-limit', 'abc'], /--rate-limit must be a number of requests per second > 0 \(got "abc"\)/],
     [['--engine', 'bogus'], /unknown engine "bogus"/],
     [['--engine-concurrency', '0'], /--engine-concurrency must be an integer >= 1/],
     [['--tokens', '/nonexistent/tokens.json'], /cannot read tokens file/],
