@@ -34,6 +34,7 @@ import { entityRoutes } from './routes/entities.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
 import { notEmulatedRoutes } from './routes/notEmulated.js';
 import { createSandboxServer } from './server.js';
+import { hostError } from './hostError.js';
 import { checkFaultRule, Faults, parseFaultRule, type FaultRule } from './faults.js';
 import type { BodyLimits } from '../util/bodyLimits.js';
 import type { WebhooksConfig, WebhooksSpec, WorkflowDefinition, WorkflowSpec } from './settings.js';
@@ -209,7 +210,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const host = options.host ?? DEFAULT_HOST;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (e: NodeJS.ErrnoException) =>
-        reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${port} on ${host} is already in use`, { hint: 'pick another --port, or 0 for any free port' }) : e),
+        reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${port} on ${host} is already in use`, { hint: 'pick another --port, or 0 for any free port' }) : hostError(e, host) ?? e),
       );
       server.listen(port, host, () => resolve());
     });
@@ -289,3 +290,4 @@ async function loadSettings(options: SandboxOptions): Promise<{ workflows: Workf
     options.webhooks === undefined ? undefined : typeof options.webhooks === 'string' ? s.loadWebhooksFile(options.webhooks) : s.parseWebhooksConfig(options.webhooks, '(webhooks option)');
   return { workflows, webhooks };
 }
+

@@ -24,6 +24,7 @@ import { UsageError } from '../util/errors.js';
 import { isPlainObject } from '../util/json.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { parseUpload } from './files.js';
+import { hostError } from './hostError.js';
 import { DEV_TOKEN_PREFIX } from './auth.js';
 import { apiErrorBody } from './current.js';
 import { citation20250421, citationFrom20260209 } from './engine/citations.js';
@@ -206,7 +207,7 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
     throw recordPathError(o.file, (e as Error).message);
   }
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${o.port ?? 0} on ${host} is already in use`) : e));
+    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${o.port ?? 0} on ${host} is already in use`) : hostError(e, host) ?? e));
     server.listen(o.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;

@@ -114,6 +114,8 @@ describe('evalkit sandbox (built binary)', () => {
 
   test.each([
     [['--fail-rate', '2'], /--fail-rate must be a number from 0 to 1/],
+    [['--host', '999.1.1.1'], /host 999\.1\.1\.1 cannot be resolved to an address[\s\S]*hint: pass --host an address of this machine/],
+    [['--host', '10.254.254.254'], /host 10\.254\.254\.254 is not an address of this machine/],
     [['--rate-limit', '0'], /--rate-limit must be a number of requests per second > 0 \(got "0"\)/],
     [['--rate-limit', '-3'], /--rate-limit must be a number of requests per second > 0 \(got "-3"\)/],
     [['--rate-limit', 'abc'], /--rate-limit must be a number of requests per second > 0 \(got "abc"\)/],
