@@ -8,8 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Three files at a time on these 2-core machines: the end-to-end files partly wait on the CLI and
+    // Two files at a time on these 2-core machines: the end-to-end files mostly wait on the CLI and
     // sandbox processes they start (vitest's default is one worker fewer than the cores).
-    maxWorkers: 3,
+    maxWorkers: 2,
   },
 });
