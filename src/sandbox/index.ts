@@ -95,7 +95,7 @@ export interface SandboxOptions {
   workflows?: string | WorkflowSpec[];
   /** Webhook endpoints and the delivery policy: a `--webhooks` file, or its content. Re-applied at every start. */
   webhooks?: string | WebhooksSpec;
-  /** Receives unexpected server errors (with stacks); never sent to clients. */
+  /** Receives unexpected server errors (with stacks) and warnings (a store file readable by others that cannot be tightened); never sent to clients. */
   log?: (line: string) => void;
   /** How long `POST /extract`, `/classify`, `/split` (2026-02-09) wait for their run (default 300000: 5 minutes). */
   syncTimeoutMs?: number;
@@ -149,7 +149,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     throw new UsageError('seeded ids are for a sandbox in memory', { hint: 'drop the id seed, or --data-dir: a restarted store would mint the same ids again' });
   }
   const ids = options.idSeed === undefined ? randomIds : seededIds(options.idSeed);
-  const store = new Store(options.dataDir);
+  const store = new Store(options.dataDir, options.log);
   try {
     advanceClockTo(store.latestTimestamp());
     let secret = store.getMeta('secret');

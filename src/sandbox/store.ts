@@ -11,7 +11,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync, type Stats } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { InputError } from '../util/errors.js';
@@ -159,16 +159,16 @@ export class Store {
   readonly persistent: boolean;
   private readonly stmts = new Map<string, Statement>();
 
-  constructor(dataDir?: string) {
+  /**
+   * `warn` receives what the owner should know but that does not stop the start (a store file
+   * left readable by others that could not be tightened).
+   */
+  constructor(dataDir?: string, warn?: (line: string) => void) {
     this.persistent = Boolean(dataDir);
     let file = ':memory:';
     if (dataDir) {
-      try {
-        mkdirSync(dataDir, { recursive: true });
-      } catch (e) {
-        throw new InputError(`cannot create data dir: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, { location: { file: dataDir }, hint: 'check --data-dir' });
-      }
       file = path.join(dataDir, 'sandbox.db');
+      prepareStoreFile(dataDir, file, warn);
     }
     try {
       this.db = openDatabase(file, { timeout: 250 });
@@ -190,7 +190,16 @@ export class Store {
       if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
         throw new InputError('data dir is in use by another sandbox', { location: { file }, hint: 'stop the other `evalkit sandbox` or use another --data-dir' });
       }
-      throw new InputError(`cannot open the sandbox store: ${(e as Error).message}`, { location: { file }, hint: 'the file may be damaged; move it away to start fresh' });
+      if (code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT')) {
+        throw new InputError(`cannot open the sandbox store: ${(e as Error).message}`, { location: { file }, hint: 'the file may be damaged; move it away to start fresh' });
+      }
+      if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_PERM')) {
+        throw new InputError(`cannot write the sandbox store: ${(e as Error).message}`, {
+          location: { file },
+          hint: `check that ${dataDir ?? 'the data dir'}, ${file} and its -wal and -shm files are writable by this user, or use another --data-dir`,
+        });
+      }
+      throw new InputError(`cannot open the sandbox store: ${(e as Error).message}`, { location: { file }, hint: 'move the file away to start fresh, or use another --data-dir' });
     }
   }
 
@@ -390,5 +399,75 @@ export class Store {
 
   processingRuns(): Array<{ id: string; priority: number; seq: number }> {
     return this.st("SELECT id, priority, seq FROM processor_runs WHERE status = 'PROCESSING' ORDER BY seq").all() as Array<{ id: string; priority: number; seq: number }>;
+  }
+}
+
+/** Owner only: the store holds the dev token and the webhook signing secret. */
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+/**
+ * The data dir (made 0700 when the sandbox creates it; an existing one is left as it is) and the
+ * store file, created empty with 0600 before SQLite opens it: SQLite gives its -wal and -shm
+ * files the mode of the database file. A store file (or -wal, -shm) left readable by others, by
+ * an older evalkit for one, is tightened to 0600; when that fails (another user's file) a
+ * warning says so. What is wrong with the path (a file in the way, a folder named sandbox.db,
+ * no write permission) is an InputError naming it.
+ */
+function prepareStoreFile(dataDir: string, file: string, warn: ((line: string) => void) | undefined): void {
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: DIR_MODE });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    if (code === 'EEXIST') throw notAFolder(dataDir);
+    throw new InputError(code === 'ENOTDIR' ? `cannot create data dir: a folder above ${dataDir} is a file (${code})` : `cannot create data dir: ${code}`, {
+      location: { file: dataDir },
+      hint: code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'pick a --data-dir in a folder you can write' : 'check --data-dir',
+    });
+  }
+  let isDir: boolean;
+  try {
+    isDir = statSync(dataDir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw notAFolder(dataDir);
+  const existing = statOf(file);
+  if (existing?.isDirectory()) {
+    throw new InputError(`the sandbox store ${file} is a folder, not a file`, { location: { file }, hint: `move the folder ${file} away, or use another --data-dir` });
+  }
+  try {
+    closeSync(openSync(file, 'a', FILE_MODE));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+      throw new InputError(existing ? `the sandbox store ${file} is not writable (${code})` : `data dir ${dataDir} is not writable (${code})`, {
+        location: { file },
+        hint: existing ? `make it writable by this user (chmod u+w ${file}), or use another --data-dir` : `make it writable by this user (chmod u+w ${dataDir}), or use another --data-dir`,
+      });
+    }
+    if (code === 'EISDIR') throw new InputError(`the sandbox store ${file} is a folder, not a file`, { location: { file }, hint: `move the folder ${file} away, or use another --data-dir` });
+    throw new InputError(`cannot create the sandbox store: ${code}`, { location: { file }, hint: 'check --data-dir' });
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    const st = statOf(f);
+    if (!st || !st.isFile() || (st.mode & 0o077) === 0) continue;
+    try {
+      chmodSync(f, st.mode & 0o700);
+    } catch (e) {
+      warn?.(`sandbox: warning: ${f} holds the dev token and is readable by other users (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}), and it cannot be made owner-only (${(e as NodeJS.ErrnoException).code ?? String(e)}): chmod 600 ${f}`);
+    }
+  }
+}
+
+function notAFolder(dataDir: string): InputError {
+  return new InputError(`data dir is not a folder: ${dataDir} is a file`, { location: { file: dataDir }, hint: 'point --data-dir at a folder (it is made when missing)' });
+}
+
+function statOf(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
   }
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -95,4 +95,74 @@ test('a data dir of store schema 1 (before workflows and webhooks) opens, upgrad
   } finally {
     after.close();
   }
+});
+
+const modeOf = (f: string): number => statSync(f).mode & 0o777;
+
+test('the store holds the dev token: owner only (a data dir it makes 0700, sandbox.db and its -wal/-shm 0600); a looser store is tightened', async () => {
+  const made = path.join(dir, 'new', 'data');
+  const a = await start({ dataDir: made });
+  try {
+    await createProcessor(a, 'EXTRACT');
+    expect(modeOf(path.join(dir, 'new'))).toBe(0o700);
+    expect(modeOf(made)).toBe(0o700);
+    const files = readdirSync(made).filter((f) => f.startsWith('sandbox.db'));
+    expect(files).toContain('sandbox.db-wal');
+    for (const f of files) expect([f, modeOf(path.join(made, f))]).toEqual([f, 0o600]);
+  } finally {
+    await a.close();
+  }
+  // A store an older evalkit left 0644, in a folder the user made: the file is tightened, the folder left as it is.
+  chmodSync(dir, 0o755);
+  const kept = path.join(made, 'sandbox.db');
+  chmodSync(kept, 0o644);
+  const b = await start({ dataDir: made });
+  try {
+    expect(b.token).toBe(a.token);
+    for (const f of readdirSync(made).filter((f) => f.startsWith('sandbox.db'))) expect([f, modeOf(path.join(made, f))]).toEqual([f, 0o600]);
+  } finally {
+    await b.close();
+  }
+  // An existing data dir is not changed: it is the user's.
+  const own = path.join(dir, 'own');
+  mkdirSync(own, { mode: 0o755 });
+  chmodSync(own, 0o755);
+  const c = await start({ dataDir: own });
+  await c.close();
+  expect(modeOf(own)).toBe(0o755);
+  expect(modeOf(path.join(own, 'sandbox.db'))).toBe(0o600);
+});
+
+test('a data dir that cannot hold the store says what is wrong and where (not "damaged"); a file that is not SQLite may be damaged', async () => {
+  const folder = path.join(dir, 'folder');
+  mkdirSync(path.join(folder, 'sandbox.db'), { recursive: true });
+  const isDir = await start({ dataDir: folder }).then((s) => s.close(), (e: unknown) => e as { message: string; hint?: string; exitCode: number });
+  expect(isDir).toMatchObject({ message: `the sandbox store ${path.join(folder, 'sandbox.db')} is a folder, not a file`, exitCode: 2 });
+  expect(isDir?.hint).toContain('move the folder');
+
+  writeFileSync(path.join(dir, 'plain'), '');
+  await expect(start({ dataDir: path.join(dir, 'plain', 'data') })).rejects.toThrow(`cannot create data dir: a folder above ${path.join(dir, 'plain', 'data')} is a file (ENOTDIR)`);
+  await expect(start({ dataDir: path.join(dir, 'plain') })).rejects.toThrow(`data dir is not a folder: ${path.join(dir, 'plain')} is a file`);
+
+  const junk = path.join(dir, 'junk');
+  mkdirSync(junk);
+  writeFileSync(path.join(junk, 'sandbox.db'), 'not a SQLite database '.repeat(20));
+  const damaged = await start({ dataDir: junk }).then((s) => s.close(), (e: unknown) => e as { message: string; hint?: string });
+  expect(damaged?.message).toBe('cannot open the sandbox store: file is not a database');
+  expect(damaged?.hint).toContain('may be damaged');
+});
+
+// Root writes through a chmod 0500 folder, so as root the folder is one the kernel refuses (sysfs).
+const readOnly = process.getuid?.() === 0 ? (existsSync('/sys/kernel') ? '/sys/kernel' : undefined) : 'chmod';
+test.skipIf(readOnly === undefined)('a data dir that is not writable is named as such, with the fix (exit 2)', async () => {
+  let target = readOnly!;
+  if (target === 'chmod') {
+    target = path.join(dir, 'locked');
+    mkdirSync(target);
+    chmodSync(target, 0o500);
+  }
+  const e = await start({ dataDir: target }).then((s) => s.close(), (x: unknown) => x as { message: string; hint?: string; exitCode: number });
+  expect(e).toMatchObject({ message: `data dir ${target} is not writable (EACCES)`, exitCode: 2 });
+  expect(e?.hint).toContain(`chmod u+w ${target}`);
+  if (readOnly === 'chmod') chmodSync(target, 0o700);
 });
