@@ -72,19 +72,18 @@ export default defineCommand<SandboxArgs>({
         ].join('\n'),
       ) as unknown as Argv<SandboxArgs>,
   async run(argv) {
+    const { parseFaultRule, rateLimitProblem } = await import('../sandbox/faults.js');
     let rateLimit: number | undefined;
     if (argv.rateLimit !== undefined) {
       const typed = String(argv.rateLimit);
       rateLimit = typed.trim() === '' ? NaN : Number(typed);
-      if (!Number.isFinite(rateLimit) || rateLimit <= 0) {
-        throw new UsageError(`--rate-limit must be a number of requests per second > 0 (got "${typed}")`, { hint: 'leave --rate-limit out for no limit' });
-      }
+      const problem = rateLimitProblem(rateLimit);
+      if (problem) throw new UsageError(`--rate-limit ${problem} (got "${typed}")`, { hint: 'leave --rate-limit out for no limit' });
     }
     for (const [name, v] of [['--latency-ms', argv.latencyMs], ['--port', argv.port], ['--engine-delay-ms', argv.engineDelayMs]] as const) {
       if (v !== undefined && (!Number.isFinite(v) || v < 0)) throw new UsageError(`${name} must be a number >= 0`);
     }
     if (argv.failRate !== undefined && !(argv.failRate >= 0 && argv.failRate <= 1)) throw new UsageError('--fail-rate must be a number from 0 to 1');
-    const { parseFaultRule } = await import('../sandbox/faults.js');
     const faults = (argv.fault ?? []).map((f) => {
       try {
         return parseFaultRule(f);

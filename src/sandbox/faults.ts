@@ -50,6 +50,20 @@ const REASONS: Record<number, string> = {
   504: 'gateway timeout',
 };
 
+/** The most requests per second a rate limit (`limit=N`, `--rate-limit`, `rateLimit`) may allow. */
+export const MAX_RATE_LIMIT = 1_000_000;
+
+/**
+ * What is wrong with a rate limit (`--rate-limit N`, `rateLimit` from code, a rule's `limit=N`),
+ * or undefined when it is one: a finite number of requests per second above 0. There is no
+ * limit of 0 meaning "none": leaving the limit out means that.
+ */
+export function rateLimitProblem(value: unknown): string | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return 'must be a number of requests per second > 0';
+  if (value > MAX_RATE_LIMIT) return `must be at most ${MAX_RATE_LIMIT} requests per second`;
+  return undefined;
+}
+
 /** Parses `key=value,...` (the `route` value may contain spaces); throws Error naming the problem. */
 export function parseFaultRule(text: string): FaultRule {
   const rule: FaultRule = {};
@@ -83,7 +97,10 @@ export function checkFaultRule(rule: FaultRule, label = JSON.stringify(rule)): F
   }
   if (rule.status !== undefined && (!Number.isInteger(rule.status) || rule.status < 400 || rule.status > 599)) bad('status must be an HTTP error status from 400 to 599');
   if (rule.rate !== undefined && !(rule.rate >= 0 && rule.rate <= 1)) bad('rate must be a probability from 0 to 1');
-  if (rule.limit !== undefined && !(rule.limit > 0)) bad('limit must be a number of requests per second > 0');
+  if (rule.limit !== undefined) {
+    const problem = rateLimitProblem(rule.limit);
+    if (problem) bad(`limit ${problem}`);
+  }
   if (rule.limit !== undefined && rule.rate !== undefined) bad('give rate (a share of requests) or limit (requests per second), not both');
   if ((rule.rate !== undefined || rule.limit !== undefined || rule.retryAfter !== undefined) && rule.status === undefined) bad('rate, limit and retryAfter need a status');
   if (rule.status === undefined && !rule.latency) bad('give a status, a latency, or drop=1');

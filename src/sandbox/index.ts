@@ -35,7 +35,7 @@ import { lifecycleRoutes } from './routes/lifecycle.js';
 import { notEmulatedRoutes } from './routes/notEmulated.js';
 import { createSandboxServer } from './server.js';
 import { hostError } from './hostError.js';
-import { checkFaultRule, Faults, parseFaultRule, type FaultRule } from './faults.js';
+import { checkFaultRule, Faults, parseFaultRule, rateLimitProblem, type FaultRule } from './faults.js';
 import type { BodyLimits } from '../util/bodyLimits.js';
 import type { WebhooksConfig, WebhooksSpec, WorkflowDefinition, WorkflowSpec } from './settings.js';
 import { Store } from './store.js';
@@ -62,7 +62,7 @@ export interface SandboxOptions {
   tokens?: string | TokenSpec[];
   /** Value of the dev token (when `tokens` is not given). */
   devToken?: string;
-  /** Requests per second per token; 0/undefined = unlimited. */
+  /** Requests per second per token, above 0 (0, negative and non-finite values are refused); leave it out for no limit. */
   rateLimit?: number;
   /** Added before every response. */
   latencyMs?: number;
@@ -255,12 +255,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 }
 
 function faultRules(options: SandboxOptions): FaultRule[] {
-  const rateLimit = num('rate limit', options.rateLimit, 0, 1e6, 0);
+  const rateLimit = options.rateLimit;
+  const problem = rateLimit === undefined ? undefined : rateLimitProblem(rateLimit);
+  if (problem) throw new UsageError(`rate limit ${problem} (got ${String(rateLimit)})`, { hint: 'leave rateLimit out for no limit' });
   const latencyMs = num('latency', options.latencyMs, 0, 600_000, 0);
   const failRate = num('fail rate', options.failRate, 0, 1, 0);
   const rules: FaultRule[] = [];
   if (latencyMs > 0) rules.push({ latency: latencyMs });
-  if (rateLimit > 0) rules.push({ status: 429, limit: rateLimit });
+  if (rateLimit !== undefined) rules.push({ status: 429, limit: rateLimit });
   if (failRate > 0) rules.push({ status: 500, rate: failRate });
   for (const f of options.faults ?? []) {
     try {

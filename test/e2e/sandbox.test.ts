@@ -119,6 +119,7 @@ describe('evalkit sandbox (built binary)', () => {
     [['--rate-limit', '0'], /--rate-limit must be a number of requests per second > 0 \(got "0"\)/],
     [['--rate-limit', '-3'], /--rate-limit must be a number of requests per second > 0 \(got "-3"\)/],
     [['--rate-limit', 'abc'], /--rate-limit must be a number of requests per second > 0 \(got "abc"\)/],
+    [['--rate-limit', '2e6'], /--rate-limit must be at most 1000000 requests per second \(got "2e6"\)/],
     [['--engine', 'bogus'], /unknown engine "bogus"/],
     [['--engine-concurrency', '0'], /--engine-concurrency must be an integer >= 1/],
     [['--tokens', '/nonexistent/tokens.json'], /cannot read tokens file/],

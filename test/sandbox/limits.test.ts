@@ -94,6 +94,33 @@ describe('--rate-limit', () => {
   });
 });
 
+describe('rateLimit from code, as --rate-limit and --fault limit=N', () => {
+  test.each([0, -3, Number.NaN, Number.POSITIVE_INFINITY, 2e6])('rateLimit %s is refused with the reason (0 is not "no limit")', async (rateLimit) => {
+    const e = await start({ rateLimit }).then(
+      async (s) => (await s.close(), undefined),
+      (x: unknown) => x as { message: string; hint?: string; exitCode: number },
+    );
+    const why = rateLimit === 2e6 ? 'must be at most 1000000 requests per second' : 'must be a number of requests per second > 0';
+    expect(e).toMatchObject({ message: `rate limit ${why} (got ${String(rateLimit)})`, exitCode: 2, hint: 'leave rateLimit out for no limit' });
+  });
+
+  test('the same values are refused as a fault rule, in the same words', async () => {
+    await expect(start({ faults: [{ status: 429, limit: 0 }] })).rejects.toThrow(/limit must be a number of requests per second > 0/);
+    await expect(start({ faults: [{ status: 429, limit: Number.POSITIVE_INFINITY }] })).rejects.toThrow(/limit must be a number of requests per second > 0/);
+    await expect(start({ faults: ['status=429,limit=0'] })).rejects.toThrow(/limit must be a number of requests per second > 0/);
+  });
+
+  test('left out (undefined): no limit', async () => {
+    const s = await start({ rateLimit: undefined });
+    try {
+      const rs = await Promise.all(Array.from({ length: 20 }, () => s.call('GET', '/processors')));
+      expect(rs.every((r) => r.status === 200)).toBe(true);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('--fail-rate', () => {
   test('fail rate 1: every request is an injected 500, nothing is created', async () => {
     const s = await start({ failRate: 1 });
