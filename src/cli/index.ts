@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type * as YargsHelpers from 'yargs/helpers';
 import { fileSystemError } from '../util/errors.js';
 import { removeLiveTempsSync } from '../util/fs.js';
+import { exitCodeKeptOnInterrupt } from './io.js';
 import { main } from './main.js';
 
 // The CommonJS helpers, as main.ts loads yargs' CommonJS build: one copy of yargs-parser, not two.
@@ -31,7 +32,8 @@ for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.std
 
 // Ctrl-C: exit 130 (128 + SIGINT), as shells report it, with this run's temp files removed and
 // the files it was writing left as they were. A command that stops itself on Ctrl-C (sandbox,
-// webhooks listen) has its own listener: it closes cleanly, and then main's code becomes 130.
+// webhooks listen) has its own listener: it closes cleanly, and then main's code becomes 130,
+// unless the command's code says more (webhooks listen: 1, something was rejected).
 // A second Ctrl-C does not wait.
 let interrupted = false;
 process.on('SIGINT', () => {
@@ -55,4 +57,4 @@ process.on('SIGTERM', function onTerm() {
 });
 
 const code = await main(hideBin(process.argv));
-process.exitCode = interrupted ? 130 : code;
+process.exitCode = interrupted && !exitCodeKeptOnInterrupt() ? 130 : code;

@@ -77,6 +77,22 @@ export function flushOut(): void {
   process.stdout.write(text);
 }
 
+let codeOverInterrupt = false;
+
+/**
+ * Called by a command whose exit code says more than "interrupted": after Ctrl-C the process
+ * exits with the command's code instead of 130 (`webhooks listen`: 1 when anything was
+ * rejected, as after SIGTERM).
+ */
+export function keepExitCodeOnInterrupt(): void {
+  codeOverInterrupt = true;
+}
+
+/** Whether the command asked for its exit code to stand after Ctrl-C (see keepExitCodeOnInterrupt). */
+export function exitCodeKeptOnInterrupt(): boolean {
+  return codeOverInterrupt;
+}
+
 /** Resolves at the first SIGINT or SIGTERM (Ctrl-C, a CI job cancelled): the servers' (sandbox, view) cue to stop listening. */
 export function untilSignal(): Promise<void> {
   return new Promise<void>((resolve) => {

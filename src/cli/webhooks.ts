@@ -2,14 +2,15 @@
  * `evalkit webhooks listen`: receives webhook events (from the service or `evalkit sandbox`),
  * verifies each signature and prints the verified events as JSON lines on stdout. Rejected
  * requests get 401/400 and one line on stderr. Ends on Ctrl-C / SIGTERM or after --max-events,
- * with a tally; exit 1 when any request was rejected.
+ * with a tally; exit 1 when any request was rejected, whichever way it ended; else 0, or 130
+ * after Ctrl-C (as `evalkit sandbox` and every interrupted command).
  */
 import type { Argv } from 'yargs';
 import { UsageError } from '../util/errors.js';
 import { sortKeysDeep } from '../util/json.js';
 import { isQuiet } from './style.js';
 import { defineCommand, listSubcommands } from './command.js';
-import { err, out } from './io.js';
+import { err, keepExitCodeOnInterrupt, out } from './io.js';
 
 export const SECRET_ENV = 'EVALKIT_WEBHOOK_SECRET';
 
@@ -88,6 +89,9 @@ export default defineCommand<WebhooksArgs>({
     await stopped;
     await listener.close();
     if (!isQuiet()) err(`evalkit webhooks listen: ${verified} verified, ${rejected} rejected${duplicates ? `, ${duplicates} duplicate${duplicates === 1 ? '' : 's'}` : ''}`);
-    return rejected > 0 ? 1 : 0;
+    if (rejected === 0) return 0;
+    // "Rejected" outranks "interrupted": Ctrl-C ends it with 1 as SIGTERM does.
+    keepExitCodeOnInterrupt();
+    return 1;
   },
 });

@@ -46,6 +46,10 @@ function signed(body: string, ts = Math.floor(Date.now() / 1000)): Record<string
   return { 'x-service-webhook-timestamp': String(ts), 'x-service-webhook-signature': signWebhook(SECRET, ts, body) };
 }
 
+async function waitFor(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
 describe('evalkit webhooks listen (built binary)', () => {
   test('prints verified events as JSON lines; rejects unsigned, tampered, old and malformed ones with 401/400 and a stderr line', async () => {
     const l = await listen();
@@ -74,6 +78,25 @@ describe('evalkit webhooks listen (built binary)', () => {
     expect(errors).toMatch(/rejected GET \/ with 405/);
     expect(errors).toContain('1 verified, 5 rejected, 1 duplicate');
     expect(l.stdout() + errors).not.toContain(SECRET);
+  });
+
+  test.each(['SIGINT', 'SIGTERM'] as const)('%s after a rejected event: exit 1 (anything rejected), with the tally', async (signal) => {
+    const l = await listen();
+    expect(await post(l.url, '{}', {})).toBe(401);
+    await waitFor(() => l.stderr().includes('rejected POST /'));
+    l.child.kill(signal);
+    expect(await l.exit).toBe(1);
+    expect(l.stderr()).toContain('0 verified, 1 rejected');
+  });
+
+  test.each([['SIGINT', 130], ['SIGTERM', 0]] as const)('%s with nothing rejected: exit %i, as evalkit sandbox', async (signal, code) => {
+    const l = await listen();
+    const body = JSON.stringify({ eventId: 'evt_ok', eventType: 'workflow_run.completed', payload: {} });
+    expect(await post(l.url, body, signed(body))).toBe(200);
+    await waitFor(() => l.stdout().includes('evt_ok'));
+    l.child.kill(signal);
+    expect(await l.exit).toBe(code);
+    expect(l.stderr()).toContain('1 verified, 0 rejected');
   });
 
   test('with the built sandbox: --workflows over a kept processor, --webhooks to the listener, --max-events ends it', async () => {
