@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
@@ -138,11 +138,25 @@ describe('evalkit sandbox (built binary)', () => {
     expect(r.stderr).toContain('at /tokens/0/token');
   });
 
-  test('--help has examples', async () => {
+  test('--help has examples, with the official SDK of both generations (1.17 for API 2026-02-09, 0.0.12 for 2025-04-21)', async () => {
     const r = await runCli(['sandbox', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--engine');
     expect(r.stdout).toContain('Examples:');
+    expect(r.stdout).toContain('SDK 1.17 (API 2026-02-09, sent as x-extend-api-version)');
+    expect(r.stdout).toContain("await client.extract({ extractor: { id: extractor.id }, file: { text: 'Total: 7' } })");
+    expect(r.stdout).toContain('SDK 0.0.12 (API 2025-04-21)');
+    expect(r.stdout).toContain('client.processorRun.create(');
+  });
+
+  test('--data-dir whose sandbox.db is a folder: exit 2 saying so (not "may be damaged")', async () => {
+    const dir = tmp();
+    mkdirSync(path.join(dir, 'sandbox.db'));
+    const r = await runCli(['sandbox', '--port', '0', '--data-dir', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`the sandbox store ${path.join(dir, 'sandbox.db')} is a folder, not a file`);
+    expect(r.stderr).toContain('move the folder');
+    expect(r.stderr).not.toContain('damaged');
   });
 
   test('a kill -9 under load leaves a consistent store; a restart finishes the work', async () => {
