@@ -442,7 +442,7 @@ function prepareStoreFile(dataDir: string, file: string, warn: ((line: string) =
     const code = (e as NodeJS.ErrnoException).code ?? String(e);
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
       throw new InputError(existing ? `the sandbox store ${file} is not writable (${code})` : `data dir ${dataDir} is not writable (${code})`, {
-        location: { file },
+        location: { file: existing ? file : dataDir },
         hint: existing ? `make it writable by this user (chmod u+w ${file}), or use another --data-dir` : `make it writable by this user (chmod u+w ${dataDir}), or use another --data-dir`,
       });
     }
