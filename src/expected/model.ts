@@ -4,6 +4,7 @@
  * Both the JSON Schema (schema.ts) and the rich findings (check.ts) are derived from it, so the
  * two cannot disagree.
  */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { InputError } from '../util/errors.js';
 import { dict, isPlainObject, toPointer } from '../util/json.js';
 import { perArray } from '../util/memo.js';
@@ -101,13 +102,13 @@ export function buildModel(config: Record<string, unknown>, type: 'EXTRACT' | 'C
   if (type === 'CLASSIFY') return { api, type, classifications: classificationsOf(config, 'classifications') };
   if (type === 'SPLITTER') return { api, type, classifications: classificationsOf(config, 'splitClassifications') };
   if (config.schema !== undefined) {
-    if (!isPlainObject(config.schema)) throw configError('"schema" must be a JSON Schema object', ['schema']);
-    const root = config.schema;
+    const [issue] = extractionSchemaIssues(config.schema);
+    if (issue) throw new InputError(`config: ${issue.message}`, { location: { pointer: `/schema${issue.pointer}` }, hint: 'fix the processor config' });
+    const root = config.schema as Json;
     // The service's default extractor schema is {"type":"object","properties":{}}: an object with
     // no fields, whose only expected value is {} (any field in it is a field the schema lacks).
     if (isEmptyObjectSchema(root)) return { api, type, form: 'schema', fields: dict<Node>() };
-    const top = nodeFromJsonSchema(root, root, ['schema'], new Set());
-    if (top.kind !== 'object') throw configError('the extraction schema must describe an object with "properties"', ['schema']);
+    const top = nodeFromJsonSchema(root, root, ['schema'], new Set()) as Extract<Node, { kind: 'object' }>;
     return { api, type, form: 'schema', fields: top.properties };
   }
   if (Array.isArray(config.fields)) {
@@ -116,6 +117,82 @@ export function buildModel(config: Record<string, unknown>, type: 'EXTRACT' | 'C
     return api === '2026-02-09' ? { api, type, form: 'fields', fields } : { api, type, form: 'fields', fields, legacy };
   }
   throw configError('an EXTRACT config needs a "schema" or a "fields" array', []);
+}
+
+/** A problem of an extraction schema; `pointer` is relative to the schema (`/type`, `/properties/total/type`). */
+export interface SchemaIssue {
+  pointer: string;
+  message: string;
+}
+
+const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
+let metaValidator: ValidateFunction | undefined;
+
+/**
+ * Whether an EXTRACT config's `schema` is one the service takes: the one rule evalkit applies
+ * everywhere (`validate`, `schema`, expected outputs, and the sandbox's configs through its core).
+ * - It must be a valid JSON Schema: checked against the draft-07 meta-schema, which lets unknown
+ *   keywords through (the service's `extend:type` custom types, `$defs`...) but not a wrong value
+ *   of a standard keyword (`"type": "banana"`, `"properties": []`, `"required": "a"`).
+ * - It must describe an object whose properties are the fields to extract (spec 3.3: the output is
+ *   `{value: {<field>: ...}}`), or be the empty object schema, the service's default.
+ * Empty when the schema is acceptable; otherwise the problems, the deepest of each branch.
+ */
+export function extractionSchemaIssues(schema: unknown): SchemaIssue[] {
+  if (!isPlainObject(schema)) return [{ pointer: '', message: `the extraction schema must be a JSON Schema object (got ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : typeof schema})` }];
+  const meta = metaIssues(schema);
+  if (meta.length) return meta;
+  if (isEmptyObjectSchema(schema)) return [];
+  let top: Node;
+  try {
+    top = nodeFromJsonSchema(schema, schema, [], new Set());
+  } catch (e) {
+    if (e instanceof InputError) return [{ pointer: e.location?.pointer ?? '', message: e.message.replace(/^config: /, '') }];
+    throw e;
+  }
+  if (top.kind === 'object') return [];
+  const types = (Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type]).filter((t) => t !== 'null');
+  if (types.length && !types.includes('object')) {
+    return [{ pointer: '/type', message: `an extraction schema must have type "object" (its properties are the fields to extract), not ${JSON.stringify(schema.type)}` }];
+  }
+  return [{ pointer: '', message: 'the extraction schema must describe an object with "properties" (the fields to extract)' }];
+}
+
+/** The schema against the draft-07 meta-schema, one issue per pointer, the deepest only. */
+function metaIssues(schema: Json): SchemaIssue[] {
+  if (!metaValidator) {
+    const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
+    metaValidator = ajv.getSchema('http://json-schema.org/draft-07/schema') as ValidateFunction;
+  }
+  if (metaValidator(schema)) return [];
+  const byPointer = new Map<string, ErrorObject>();
+  for (const e of metaValidator.errors ?? []) if (e.keyword !== 'anyOf' && !byPointer.has(e.instancePath)) byPointer.set(e.instancePath, e);
+  const pointers = [...byPointer.keys()];
+  return pointers
+    .filter((p) => !pointers.some((q) => q.startsWith(`${p}/`)))
+    .map((p) => ({ pointer: p, message: metaMessage(p, byPointer.get(p) as ErrorObject, schema) }));
+}
+
+function metaMessage(pointer: string, e: ErrorObject, schema: Json): string {
+  const value = valueAt(schema, pointer);
+  if (/\/type(\/\d+)?$/.test(pointer) && e.keyword === 'enum') {
+    return `${clip(JSON.stringify(value))} is not a JSON Schema type; use one of ${JSON_TYPES.map((t) => `"${t}"`).join(', ')} (or an array of them)`;
+  }
+  const keyword = pointer.split('/').pop()?.replace(/~1/g, '/').replace(/~0/g, '~');
+  return `not a valid JSON Schema: ${keyword ? `"${keyword}" ` : ''}${e.message ?? e.keyword} (got ${clip(JSON.stringify(value) ?? 'nothing')})`;
+}
+
+function clip(text: string, n = 60): string {
+  return text.length > n ? `${text.slice(0, n)}...` : text;
+}
+
+function valueAt(root: unknown, pointer: string): unknown {
+  let cur = root;
+  for (const tok of pointer.split('/').slice(1)) {
+    const key = tok.replace(/~1/g, '/').replace(/~0/g, '~');
+    cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined;
+  }
+  return cur;
 }
 
 /** `{"type": "object", "properties": {}}` (also with a nullable type array): an object schema that declares no field. */

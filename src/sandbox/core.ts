@@ -61,7 +61,7 @@ export interface Core {
   expectedToCurrent(output: Json, type: ProcessorType): Json;
   /** A 2026-02-09 expected output -> 2025-04-21 (each split gets its `split_<n>` id). */
   expectedFromCurrent(output: Json, type: ProcessorType): Json;
-  /** Problems of a 2025-04-21 config; empty when valid. */
+  /** Problems of a 2025-04-21 config (an EXTRACT `schema` also as a JSON Schema); empty when valid. */
   validateConfig(config: Json): ConfigIssue[];
   /** Findings of an expected output against a 2025-04-21 config. */
   validateExpected(config: Json, expected: Json): ExpectedFinding[];
@@ -114,6 +114,16 @@ function unknownMembers(config: ConfigModule, cfg: Json, type: ProcessorType, sc
   return out;
 }
 
+/**
+ * The layout's issues plus those of an EXTRACT config's `schema` as a JSON Schema (src/expected's
+ * extractionSchemaIssues, the rule `evalkit validate` and `evalkit schema` apply): the layouts
+ * only say `schema` is an object. Left out when the layout already refuses `/schema` itself.
+ */
+function withExtractionSchema(expected: ExpectedModule, cfg: Json, type: unknown, issues: ConfigIssue[]): ConfigIssue[] {
+  if (type !== 'EXTRACT' || cfg.schema === undefined || issues.some((i) => i.pointer === '/schema')) return issues;
+  return [...issues, ...expected.extractionSchemaIssues(cfg.schema).map((i) => ({ pointer: `/schema${i.pointer}`, message: i.message }))];
+}
+
 function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
   return {
     toHub(cfg, type) {
@@ -134,7 +144,7 @@ function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
       // The 2026-02-09 schema and the top-level members the SDK 1.17 types list: a key of another
       // layout (`parser`, `fields`, `fixedPageLimit`) or an unknown one is a 400 naming it, never a
       // member silently kept or lost on the way down (docs/sandbox-api.md, "Unknown top-level config members").
-      const schemaIssues = config.validateConfig(cfg, CURRENT, type);
+      const schemaIssues = withExtractionSchema(expected, cfg, type, config.validateConfig(cfg, CURRENT, type));
       const issues = [...unknownMembers(config, given, type, schemaIssues), ...schemaIssues];
       if (issues.length) {
         const shown = issues.slice(0, 5).map((i) => `${at}${i.pointer}: ${i.message}`);
@@ -176,7 +186,7 @@ function buildCore(config: ConfigModule, expected: ExpectedModule): Core {
       return applyEdits(output, config.expectedDown(output, type));
     },
     validateConfig(cfg) {
-      return config.validateConfig(cfg, HUB);
+      return withExtractionSchema(expected, cfg, cfg.type, config.validateConfig(cfg, HUB));
     },
     validateExpected(cfg, doc) {
       return expected.validateExpected(cfg, doc).findings;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkExpected } from '../../src/expected/check.js';
 import { normalizeConfig } from '../../src/expected/config.js';
-import { createExpectedValidator, deriveExpectedSchema, expectedSchemaToTypeScript, fixExpected, validateExpected } from '../../src/expected/index.js';
+import { createExpectedValidator, deriveExpectedSchema, expectedSchemaToTypeScript, extractionSchemaIssues, fixExpected, validateExpected } from '../../src/expected/index.js';
 import { buildModel, type ExpectedModel, type Node } from '../../src/expected/model.js';
 import { schemaFromModel } from '../../src/expected/schema.js';
 import { newAjv } from '../../src/expected/validate.js';
@@ -374,5 +374,42 @@ describe('an extraction schema with no properties (the default extractor config)
   it('a nullable object type reads the same; a schema that is no object is still refused', () => {
     expect(buildModel({ schema: { type: ['object', 'null'], properties: {} } }, 'EXTRACT')).toMatchObject({ form: 'schema', fields: {} });
     expect(() => buildModel({ schema: { type: 'string' } }, 'EXTRACT')).toThrow(InputError);
+  });
+});
+
+describe('extractionSchemaIssues: the one rule for an acceptable extraction schema', () => {
+  it.each([
+    ['a field of an unknown type', { type: 'object', properties: { total: { type: 'banana' } } }, '/properties/total/type', '"banana" is not a JSON Schema type'],
+    ['an unknown type in a type array', { type: 'object', properties: { total: { type: ['number', 'banana'] } } }, '/properties/total/type/1', '"banana" is not a JSON Schema type'],
+    ['a top-level string', { type: 'string' }, '/type', 'must have type "object"'],
+    ['properties that are no object', { type: 'object', properties: [] }, '/properties', '"properties" must be object'],
+  ])('refuses %s at its pointer, and buildModel (validate, schema) refuses it too', (_n, schema, pointer, message) => {
+    const issues = extractionSchemaIssues(schema);
+    expect(issues).toEqual([{ pointer, message: expect.stringContaining(message) }]);
+    const e = (() => {
+      try {
+        buildModel({ schema }, 'EXTRACT');
+      } catch (err) {
+        return err as InputError;
+      }
+      throw new Error('buildModel took it');
+    })();
+    expect(e).toBeInstanceOf(InputError);
+    expect(e.location.pointer).toBe(`/schema${pointer}`);
+  });
+
+  it('takes the service\'s custom types and keywords, $defs and a 2020-12 $schema', () => {
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        d: { type: ['string', 'null'], 'extend:type': 'date' },
+        c: { type: 'object', 'extend:type': 'currency', properties: { amount: { type: ['number', 'null'] }, iso_4217_currency_code: { type: ['string', 'null'] } } },
+        a: { $ref: '#/$defs/a' },
+      },
+      $defs: { a: { type: 'object', properties: { x: { type: ['integer', 'null'] } } } },
+    };
+    expect(extractionSchemaIssues(schema)).toEqual([]);
+    expect(extractionSchemaIssues({ type: 'object', properties: {} })).toEqual([]);
   });
 });
