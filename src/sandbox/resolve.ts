@@ -30,23 +30,30 @@ export function normalizeVersionLabel(v: string): string | undefined {
   return m ? `${Number(m[1])}.${Number(m[2] ?? 0)}` : undefined;
 }
 
-/** latest = the newest published version, or the draft when none is published (4.6). */
-export function resolveVersion(ctx: Ctx, p: ProcessorRow, ref: string | undefined, what = 'version'): VersionRow {
+/**
+ * latest = the newest published version, or the draft when none is published (4.6). `noun`: what
+ * 404s call the processor: `processor` on the 2025-04-21 routes, the kind (`extractor`...) on the
+ * 2026-02-09 ones.
+ */
+export function resolveVersion(ctx: Ctx, p: ProcessorRow, ref: string | undefined, what = 'version', noun = 'processor'): VersionRow {
   const label = normalizeVersionLabel(ref ?? 'latest');
   if (!label) throw badRequest(`${what} must be "latest", "draft" or a published version number such as "1.0" (got "${clip(String(ref))}")`);
   let v: VersionRow | undefined;
   if (label === 'latest') v = ctx.store.latestPublished(p.id) ?? ctx.store.byId<VersionRow>('processor_versions', p.draft_version_id);
   else v = ctx.store.versionByLabel(p.id, label);
-  if (!v) throw notFound(`version ${label} of processor ${p.id} not found`);
+  if (!v) throw notFound(`version ${label} of ${noun} ${p.id} not found`);
   return v;
 }
 
-/** The version of GET /processors/:id/versions/:versionId: an id, or (sandbox extension) a label. */
-export function findVersion(ctx: Ctx, p: ProcessorRow, ref: string): VersionRow {
-  if (normalizeVersionLabel(ref)) return resolveVersion(ctx, p, ref);
+/**
+ * The version of GET /processors/:id/versions/:versionId (and `/extractors/...`): an id, or
+ * (sandbox extension) a label. `noun` as for resolveVersion.
+ */
+export function findVersion(ctx: Ctx, p: ProcessorRow, ref: string, noun = 'processor'): VersionRow {
+  if (normalizeVersionLabel(ref)) return resolveVersion(ctx, p, ref, 'version', noun);
   checkId(ref, 'version id');
   const v = ctx.store.byId<VersionRow>('processor_versions', ref);
-  if (!v || v.processor_id !== p.id) throw notFound(`version ${ref} of processor ${p.id} not found`);
+  if (!v || v.processor_id !== p.id) throw notFound(`version ${ref} of ${noun} ${p.id} not found`);
   return v;
 }
 

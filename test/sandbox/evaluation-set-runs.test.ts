@@ -326,7 +326,7 @@ describe('refusals: ApiError, nothing started', () => {
     ['entity not an object', { evaluationSetId: 'SET', entity: 'EX' }, 400, 'entity must be an object'],
     ['an unknown entity', { evaluationSetId: 'SET', entity: { id: 'ex_missing' } }, 404, 'entity.id ex_missing not found'],
     ['a malformed version', { evaluationSetId: 'SET', entity: { id: 'EX', version: 'newest' } }, 400, 'entity.version must be "latest", "draft"'],
-    ['an unpublished version', { evaluationSetId: 'SET', entity: { id: 'EX', version: '9.0' } }, 404, 'version 9.0 of processor'],
+    ['an unpublished version', { evaluationSetId: 'SET', entity: { id: 'EX', version: '9.0' } }, 404, 'version 9.0 of extractor'],
     ['an empty item list', { evaluationSetId: 'SET', evaluationSetItemIds: [] }, 400, 'omit it to run every item'],
     ['an unknown item', { evaluationSetId: 'SET', evaluationSetItemIds: ['ITEM', 'evi_missing'] }, 404, 'evaluationSetItemIds[1]: evaluation set item evi_missing not found'],
     ['an item twice', { evaluationSetId: 'SET', evaluationSetItemIds: ['ITEM', 'ITEM'] }, 400, 'is listed twice'],

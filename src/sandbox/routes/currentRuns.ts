@@ -198,7 +198,7 @@ function runConfig(ctx: Ctx, req: Req, kind: Kind, ref: EntityRef | undefined, i
       const other = kindOfType(p.type);
       throw notFound(`${kind.noun} ${p.id} not found: ${p.id} is ${withArticle(other?.noun ?? p.type)}${other ? `; run it with POST /${other.run.route}` : ''}`);
     }
-    const version = resolveVersion(ctx, p, ref.version, `${kind.noun}.version`);
+    const version = resolveVersion(ctx, p, ref.version, `${kind.noun}.version`, kind.noun);
     const stored = JSON.parse(version.config) as Json;
     if (!ref.overrideConfig) return { processor: p, version, config: stored };
     if (Array.isArray(legacyConfig(stored).fields)) {

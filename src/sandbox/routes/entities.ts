@@ -130,7 +130,7 @@ function createVersion(kind: Kind) {
 function retrieveVersion(kind: Kind) {
   return (req: Req, ctx: Ctx): Json => {
     const p = loadOfKind(ctx, req, req.params.id, kind);
-    return entityVersion(ctx, findVersion(ctx, p, req.params.versionId), kind);
+    return entityVersion(ctx, findVersion(ctx, p, req.params.versionId, kind.noun), kind);
   };
 }
 

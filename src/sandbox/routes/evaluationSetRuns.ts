@@ -90,7 +90,7 @@ function create(req: Req, ctx: Ctx): Json {
   const setId = reqId(body, 'evaluationSetId');
   const { set, processor: setEntity } = loadSet(ctx, req, setId, 'evaluationSetId');
   const { processor, versionRef } = entityOf(ctx, req, body, setEntity, set.id);
-  const version = resolveVersion(ctx, processor, versionRef, 'entity.version');
+  const version = resolveVersion(ctx, processor, versionRef, 'entity.version', nounOf(processor));
   const items = itemsOf(ctx, body, set.id);
   const kind = KINDS[processor.type as ProcessorType];
   const batch = startEvaluation(ctx, { set, processor, version, items, options: {}, priority: 50, status: 'PENDING', runIdKind: kind.run.id });
