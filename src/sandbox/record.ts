@@ -13,7 +13,10 @@
  * known. The processor's id and version are kept under `recordedFrom` only (the replaying
  * sandbox has its own ids). An EXTRACT output of 2026-02-09 is recorded with its citations in the
  * form runs store (2025-04-21's: page counted through a package), so that a replay answers
- * either API version in its own form. FILE is rewritten atomically after each new record.
+ * either API version in its own form. A splitter run's derived files (the split documents its
+ * splits name by `fileId`) are fetched from the service and written with it under `derivedFiles`
+ * ({fileId, name, sha256, contentBase64}), so that a replay can serve them and match runs on them.
+ * FILE is rewritten atomically after each new record.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -80,7 +83,35 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
   let writing: Promise<void> = Promise.resolve();
   const save = (): Promise<void> => (writing = writing.then(() => writeFileAtomic(o.file, lines.map((l) => l + '\n'))));
 
-  const record = (run: unknown): void => {
+  /** Derived files being fetched: a run request naming one waits for its hash (inspectRequest). */
+  const fetching = new Map<string, Promise<void>>();
+  const pendingRecords = new Set<Promise<void>>();
+
+  /**
+   * A split's derived file as the service serves it: its name and bytes (through its
+   * presignedUrl), so that the replaying sandbox can serve it and match runs on it by hash.
+   */
+  const fetchDerived = async (fileId: string, versionHeaders: Record<string, string>): Promise<DerivedFile | undefined> => {
+    try {
+      const meta = await fetch(`${base}/files/${encodeURIComponent(fileId)}`, { headers: { ...versionHeaders, authorization: `Bearer ${o.upstreamToken}` }, redirect: 'manual' });
+      if (!meta.ok) return undefined;
+      const doc = (await meta.json()) as unknown;
+      const f = isPlainObject(doc) && isPlainObject(doc.file) ? doc.file : doc;
+      if (!isPlainObject(f) || typeof f.name !== 'string' || typeof f.presignedUrl !== 'string') return undefined;
+      // A presigned URL carries its own authorization: the service token is not sent with it.
+      const content = await fetch(new URL(f.presignedUrl, `${base}/`), { redirect: 'follow' });
+      if (!content.ok) return undefined;
+      const bytes = Buffer.from(await content.arrayBuffer());
+      if (bytes.length > maxBody) return undefined;
+      const hash = sha(bytes);
+      hashes.files.set(fileId, hash);
+      return { fileId, name: f.name, sha256: hash, contentBase64: bytes.toString('base64') };
+    } catch {
+      return undefined;
+    }
+  };
+
+  const recordRun = (run: unknown, versionHeaders: Record<string, string>): void => {
     if (!isPlainObject(run) || typeof run.id !== 'string' || seen.has(run.id)) return;
     if (run.status !== 'PROCESSED' && run.status !== 'FAILED') return;
     const files = Array.isArray(run.files) ? (run.files as Json[]) : [];
@@ -96,8 +127,28 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
       if (typeof run.failureMessage === 'string' && run.failureMessage) rec.failureMessage = run.failureMessage;
     }
     rec.recordedFrom = { runId: run.id, processorId: run.processorId, processorVersionId: run.processorVersionId };
-    lines.push(JSON.stringify(rec));
-    save().catch((e: unknown) => o.log?.(`sandbox record: cannot write ${o.file}: ${(e as Error).message}`));
+    const write = (): void => {
+      lines.push(JSON.stringify(rec));
+      save().catch((e: unknown) => o.log?.(`sandbox record: cannot write ${o.file}: ${(e as Error).message}`));
+    };
+    // A split's derived files (the split documents) are recorded with the run: the replaying
+    // sandbox has no other way to serve them, nor to match a run on one of them.
+    const derivedIds = run.type === 'SPLITTER' && isPlainObject(rec.output) ? splitFileIds(rec.output) : [];
+    if (!derivedIds.length) return write();
+    const fetched = derivedIds.map((id) => fetchDerived(id, versionHeaders));
+    const done = Promise.all(fetched).then((files) => {
+      const got = files.filter((f): f is DerivedFile => f !== undefined);
+      const missing = derivedIds.filter((id) => !got.some((f) => f.fileId === id));
+      if (missing.length) o.log?.(`sandbox record: could not fetch the derived file(s) ${missing.join(', ')} of split run ${String(run.id)}; a replay serves its own text files for them`);
+      rec.derivedFiles = got;
+      write();
+    });
+    derivedIds.forEach((id, i) => fetching.set(id, fetched[i].then(() => undefined)));
+    pendingRecords.add(done);
+    void done.finally(() => {
+      pendingRecords.delete(done);
+      for (const id of derivedIds) fetching.delete(id);
+    });
   };
 
   /** What the request tells about content hashes, before it is forwarded. */
@@ -117,6 +168,9 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
       if (typeof doc.rawText === 'string') return { sha256: sha(Buffer.from(doc.rawText, 'utf8')) };
       const f = doc.file;
       if (isPlainObject(f) && typeof f.fileBase64 === 'string') return { sha256: sha(Buffer.from(f.fileBase64, 'base64')) };
+      // A split's derived file still being fetched (record()): its hash is known once it is.
+      const fileId = isPlainObject(f) ? (typeof f.fileId === 'string' ? f.fileId : typeof f.id === 'string' ? f.id : undefined) : undefined;
+      if (fileId && fetching.has(fileId)) await fetching.get(fileId);
       if (isPlainObject(f) && typeof f.fileId === 'string') return { sha256: hashes.files.get(f.fileId) };
       // 2026-02-09: `file: {text, name?}` or `file: {id}`.
       if (isPlainObject(f) && typeof f.text === 'string') return { sha256: sha(Buffer.from(f.text, 'utf8')) };
@@ -127,7 +181,8 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
     return {};
   };
 
-  const inspectResponse = (path: string, known: { sha256?: string }, text: string): void => {
+  const inspectResponse = (path: string, known: { sha256?: string }, text: string, versionHeaders: Record<string, string>): void => {
+    const record = (run: unknown): void => recordRun(run, versionHeaders);
     let doc: unknown;
     try {
       doc = JSON.parse(text);
@@ -187,7 +242,9 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
     });
     res.writeHead(upstreamRes.status, { ...out, 'content-length': bytes.length });
     res.end(bytes);
-    if (upstreamRes.ok && (upstreamRes.headers.get('content-type') ?? '').includes('json')) inspectResponse(path, known, bytes.toString('utf8'));
+    const versionHeaders: Record<string, string> = {};
+    for (const k of VERSION_HEADERS) if (typeof headers[k] === 'string') versionHeaders[k] = headers[k];
+    if (upstreamRes.ok && (upstreamRes.headers.get('content-type') ?? '').includes('json')) inspectResponse(path, known, bytes.toString('utf8'), versionHeaders);
   };
 
   const server = createServer({ keepAlive: true }, (req, res) => {
@@ -221,7 +278,9 @@ export async function startRecorder(o: RecorderOptions): Promise<RecorderHandle>
       (closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }).then(() => save())),
+      })
+        .then(() => Promise.all([...pendingRecords]))
+        .then(() => save())),
   };
 }
 
@@ -288,6 +347,25 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined
     req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/** A split document of a recorded splitter run: the replay format's `derivedFiles` entries. */
+interface DerivedFile {
+  /** The service's id of the file, as the split's `fileId` names it. */
+  fileId: string;
+  name: string;
+  sha256: string;
+  contentBase64: string;
+}
+
+/** The API version headers of a request, sent again when the proxy fetches a derived file. */
+const VERSION_HEADERS = ['x-extend-api-version', 'x-service-api-version'];
+
+/** The `fileId`s of a splitter output's splits (either term of the list). */
+function splitFileIds(output: Json): string[] {
+  const splits = Array.isArray(output.splits) ? output.splits : Array.isArray(output.subDocumentClassifications) ? output.subDocumentClassifications : [];
+  const ids = splits.map((s: unknown) => (isPlainObject(s) && typeof s.fileId === 'string' && s.fileId ? s.fileId : undefined));
+  return [...new Set(ids.filter((id): id is string => id !== undefined))];
 }
 
 /** The 2026-02-09 run routes (create and sync) whose request names the run's input. */

@@ -13,7 +13,8 @@ import type { Job } from '../runs.js';
 import type { BatchRow, FileRow, RunRow } from '../store.js';
 import { endStatus, expectedOf, scoreEvaluation, storeEvaluationMetrics } from '../evaluationRuns.js';
 import { advanceWorkflowRun, WORKFLOW_SOURCE, type Advanced } from '../workflows/runs.js';
-import type { EngineInput, EngineResult } from './types.js';
+import type { EngineInput, EngineResult, RecordedFile } from './types.js';
+import { extractContents, fileTypeOf } from '../files.js';
 import { splitFiles } from './splitFiles.js';
 import { pdfLayout, textLayout, type PageLayout } from './citations.js';
 
@@ -35,10 +36,21 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
     const label = result.label;
     doc.metadata = { ...(doc.metadata as Json | null), evalkitSandbox: label };
     doc.updatedAt = now;
-    let derived: FileRow[] = [];
+    const derived: Array<{ row: FileRow; bytes: Buffer }> = [];
     if (result.ok) {
       let output = row.processor_type === 'SPLITTER' ? c.core.splitterOutput(result.output, HUB) : result.output;
-      if (row.processor_type === 'SPLITTER') ({ output, files: derived } = splitFiles(c, output, pages, parent, now));
+      if (row.processor_type === 'SPLITTER') {
+        if (label.engine === 'replay') {
+          const replayed = await replayedSplitFiles(c, output, result.derivedFiles ?? [], parent, now);
+          output = replayed.output;
+          derived.push(...replayed.files);
+          if (replayed.rebuilt) label.derivedFiles = replayed.rebuilt;
+          if (c.scheduler.isClosed) return;
+        }
+        const own = splitFiles(c, output, pages, parent, now);
+        output = own.output;
+        derived.push(...own.files.map((f) => ({ row: f, bytes: Buffer.from(f.raw_text, 'utf8') })));
+      }
       doc.status = 'PROCESSED';
       doc.output = output;
       doc.initialOutput = output;
@@ -50,7 +62,7 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
     }
     const runTimeMs = Math.round(performance.now() - started);
     const [batch, step] = c.store.tx((): [BatchRow | undefined, Advanced | undefined] => {
-      for (const f of derived) c.store.insertFile(f, Buffer.from(f.raw_text, 'utf8'));
+      for (const f of derived) c.store.insertFile(f.row, f.bytes);
       return [
         c.store.finishRun(id, doc.status as string, JSON.stringify(doc), runTimeMs, now, (b) => finishBatch(c, b)),
         row.source === WORKFLOW_SOURCE ? advanceWorkflowRun(c, row, doc, now) : undefined,
@@ -62,6 +74,58 @@ export function makeWorker(ctx: () => Ctx): (id: string, started: number) => Pro
     if (step?.stepEvent) c.events.emit(step.stepEvent);
     if (step?.event) c.events.emit(step.event);
   };
+}
+
+/**
+ * The splits of a replayed splitter output name the service's derived files (`fileId`), which
+ * this sandbox does not have. A split whose file the recording holds (`derivedFiles`, record mode)
+ * gets a file of this sandbox with the recorded name and bytes, so that it can be retrieved and
+ * run on, and a run on it matches the recorded one by content hash. Any other loses its
+ * `fileId`: splitFiles then makes a text file of its pages, as for simulated splits, and
+ * `rebuilt` says so (for the run's `metadata.evalkitSandbox`).
+ */
+async function replayedSplitFiles(c: Ctx, output: Json, recorded: RecordedFile[], parent: Pick<FileRow, 'id' | 'name'> | undefined, now: string): Promise<{ output: Json; files: Array<{ row: FileRow; bytes: Buffer }>; rebuilt?: string }> {
+  const splits = Array.isArray(output.splits) ? (output.splits as Json[]) : [];
+  const files: Array<{ row: FileRow; bytes: Buffer }> = [];
+  const made = new Map<string, string>();
+  const missing: string[] = [];
+  const out: Json[] = [];
+  for (const s of splits) {
+    if (typeof s.fileId !== 'string') {
+      out.push(s);
+      continue;
+    }
+    const upstreamId = s.fileId;
+    let local = made.get(upstreamId);
+    const rec = local ? undefined : recorded.find((f) => f.fileId === upstreamId);
+    if (rec) {
+      try {
+        const t = fileTypeOf(rec.name, 'derived file');
+        const ex = await extractContents(t, rec.bytes, rec.name);
+        const row: FileRow = {
+          seq: 0, id: c.ids('file'), name: rec.name, type: t.type, mime: t.mime, size: rec.bytes.length, sha256: createHash('sha256').update(rec.bytes).digest('hex'),
+          num_pages: Math.max(1, ex.pages.length), raw_text: ex.rawText, pages: JSON.stringify(ex.pages), html: ex.html, parent_file_id: parent?.id ?? null,
+          metadata: parent ? JSON.stringify({ parentSplit: { id: s.id, type: s.type, identifier: s.identifier ?? '', startPage: s.startPage, endPage: s.endPage } }) : null,
+          created_at: now, updated_at: now,
+        };
+        files.push({ row, bytes: rec.bytes });
+        local = row.id;
+        made.set(upstreamId, local);
+      } catch {
+        local = undefined; // an unreadable recorded file: rebuilt as text below
+      }
+    }
+    if (local) out.push({ ...s, fileId: local });
+    else {
+      missing.push(upstreamId);
+      const { fileId: _gone, ...rest } = s;
+      out.push(rest);
+    }
+  }
+  const rebuilt = missing.length
+    ? `the recording has no derivedFiles for ${missing.join(', ')} (recorded by an older evalkit, or not fetched): their splits are text files of this sandbox made from the input's pages, and runs on them are not in the recording`
+    : undefined;
+  return { output: { ...output, splits: out }, files, ...(rebuilt ? { rebuilt } : {}) };
 }
 
 /** Where the run's text is on its pages, for the engine's citations: a PDF's text positions, a text file's lines. */
@@ -97,6 +161,7 @@ function runEngine(c: Ctx, row: RunRow, doc: Json, layout?: PageLayout[]): { res
   let pages: string[];
   let sha256: string;
   let fileName: string | null = null;
+  let splitOf: EngineInput['splitOf'];
   if (job.input.kind === 'text') {
     text = job.input.text;
     pages = [text];
@@ -112,12 +177,13 @@ function runEngine(c: Ctx, row: RunRow, doc: Json, layout?: PageLayout[]): { res
     sha256 = createHash('sha256').update(present.map((f) => f.sha256).join(',')).digest('hex');
     fileName = present[0]?.name ?? null;
   } else {
-    const file = c.store.st('SELECT id, name, sha256, raw_text, pages FROM files WHERE id = ?').get(job.input.fileId) as Pick<FileRow, 'id' | 'name' | 'sha256' | 'raw_text' | 'pages'> | undefined;
+    const file = c.store.st('SELECT id, name, sha256, raw_text, pages, parent_file_id FROM files WHERE id = ?').get(job.input.fileId) as Pick<FileRow, 'id' | 'name' | 'sha256' | 'raw_text' | 'pages' | 'parent_file_id'> | undefined;
     if (!file) return { pages: [], result: { ok: false, reason: 'FILE_NOT_FOUND', message: `file ${job.input.fileId} was deleted before the run was processed`, label: { engine: c.engine.spec } } };
     text = file.raw_text;
     pages = JSON.parse(file.pages) as string[];
     sha256 = file.sha256;
     fileName = file.name;
+    if (file.parent_file_id) splitOf = { parentFileId: file.parent_file_id };
   }
   // An evaluation's item run is told the copy of its expected output taken at its start (evaluationRuns.ts).
   let expected: Json | undefined;
@@ -143,6 +209,7 @@ function runEngine(c: Ctx, row: RunRow, doc: Json, layout?: PageLayout[]): { res
     sha256,
     expected,
     truthKey: truthKey ?? sha256,
+    ...(splitOf ? { splitOf } : {}),
   };
   const parent = job.input.kind === 'file' ? { id: job.input.fileId, name: fileName ?? '' } : undefined;
   try {

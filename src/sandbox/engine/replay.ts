@@ -5,6 +5,11 @@
  *   {"sha256": "<hex of the file bytes or of the rawText>", "processorId": "dp_...", "output": {...}}
  *   {"fileName": "broken.pdf", "failureReason": "CORRUPT_FILE", "failureMessage": "..."}
  *   {"sha256": "...", "fileName": "inv-1.pdf", "processorType": "EXTRACT", "output": {...}}   (written by record mode)
+ *   {"sha256": "...", "processorType": "SPLITTER", "output": {"splits": [{..., "fileId": "file_up1"}]},
+ *    "derivedFiles": [{"fileId": "file_up1", "name": "...", "sha256": "...", "contentBase64": "..."}]}
+ *
+ * `derivedFiles` (record mode writes it for splitter runs): the split documents the service made,
+ * which the replaying sandbox registers as its own files (engine/process.ts).
  *
  * A record matches by content hash or file name, and optionally by processorId and version
  * (a version label such as "1.0"/"draft" or a version id). The most specific match wins (hash
@@ -21,7 +26,7 @@ import path from 'node:path';
 import { InputError } from '../../util/errors.js';
 import { isPlainObject, parseJson } from '../../util/json.js';
 import type { Json } from '../core.js';
-import type { Engine, EngineInput, EngineResult } from './types.js';
+import type { Engine, EngineInput, EngineResult, RecordedFile } from './types.js';
 import type { EvaluationExport } from '../../metrics/generated/export.js';
 
 export interface ReplayRecord {
@@ -35,6 +40,8 @@ export interface ReplayRecord {
   output?: Json;
   failureReason?: string;
   failureMessage?: string;
+  /** A splitter run's split documents as record mode fetched them (absent from older recordings). */
+  derivedFiles?: RecordedFile[];
 }
 
 export function parseReplay(text: string, file: string): ReplayRecord[] {
@@ -66,6 +73,15 @@ export function parseReplay(text: string, file: string): ReplayRecord[] {
     if (doc.output !== undefined) {
       if (!isPlainObject(doc.output)) return at('/output', 'output must be an object');
       rec.output = doc.output;
+    }
+    if (doc.derivedFiles !== undefined) {
+      if (!Array.isArray(doc.derivedFiles)) return at('/derivedFiles', 'derivedFiles must be an array of {fileId, name, contentBase64}');
+      rec.derivedFiles = doc.derivedFiles.map((f: unknown, j): RecordedFile => {
+        const here = `/derivedFiles/${j}`;
+        if (!isPlainObject(f)) return at(here, 'each derived file must be an object {fileId, name, contentBase64}');
+        for (const k of ['fileId', 'name', 'contentBase64']) if (typeof f[k] !== 'string' || f[k] === '') return at(`${here}/${k}`, `${k} must be a non-empty string`);
+        return { fileId: f.fileId as string, name: f.name as string, bytes: Buffer.from(f.contentBase64 as string, 'base64') };
+      });
     }
     if (!rec.fileName && !rec.sha256) return at('', 'a replay record needs fileName or sha256');
     if (!rec.output && !rec.failureReason) return at('', 'a replay record needs output or failureReason');
@@ -164,14 +180,18 @@ export function replay(records: ReplayRecord[], input: EngineInput, base: string
   }
   if (!best) {
     const what = input.fileName ? `file "${input.fileName}"` : 'this rawText';
+    // A split document: a run on it replays only from a recording that holds the split's file.
+    const rebuilt = input.splitOf
+      ? `; the file is a split document of file ${input.splitOf.parentFileId}: a run on a split replays when the recording holds the splitter run's derivedFiles and the run on the split (record mode writes both; a recording made before evalkit recorded derived files has neither: record again)`
+      : '';
     return {
       ok: false,
       reason: 'REPLAY_NOT_FOUND',
-      message: `no recorded output in ${base} for ${what} (sha256 ${input.sha256.slice(0, 12)}...), processor ${input.processorId}, version ${input.versionLabel}`,
+      message: `no recorded output in ${base} for ${what} (sha256 ${input.sha256.slice(0, 12)}...), processor ${input.processorId}, version ${input.versionLabel}${rebuilt}`,
       label: { engine: 'replay', simulated: false },
     };
   }
   const label: Json = { engine: 'replay', simulated: false, replayFile: base, ...(best.processorType ? { replayItem: best.line - 1 } : { replayLine: best.line }) };
   if (best.failureReason) return { ok: false, reason: best.failureReason, message: best.failureMessage ?? best.failureReason, label };
-  return { ok: true, output: structuredClone(best.output as Json), label };
+  return { ok: true, output: structuredClone(best.output as Json), label, ...(best.derivedFiles ? { derivedFiles: best.derivedFiles } : {}) };
 }

@@ -22,10 +22,19 @@ export interface EngineInput {
   expected?: Json;
   /** Stable key of the truth (item id or content hash): the simulate engine seeds from it. */
   truthKey: string;
+  /** The input is a split document (a derived file) of this file. */
+  splitOf?: { parentFileId: string };
+}
+
+/** A file recorded with a replayed run: a split document of a splitter run, under the service's id. */
+export interface RecordedFile {
+  fileId: string;
+  name: string;
+  bytes: Buffer;
 }
 
 export type EngineResult =
-  | { ok: true; output: Json; label: Json }
+  | { ok: true; output: Json; label: Json; derivedFiles?: RecordedFile[] }
   | { ok: false; reason: string; message: string; label: Json };
 
 export interface Engine {
