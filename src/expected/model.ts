@@ -195,10 +195,15 @@ function valueAt(root: unknown, pointer: string): unknown {
   return cur;
 }
 
-/** `{"type": "object", "properties": {}}` (also with a nullable type array): an object schema that declares no field. */
+/**
+ * `{"type": "object", "properties": {}}` or `{"type": "object"}` (also with a nullable type
+ * array): an object schema that declares no field. The service's default is the first; the
+ * sandbox's 2025-04-21 default draft holds the second.
+ */
 function isEmptyObjectSchema(s: Record<string, unknown>): boolean {
   const types = Array.isArray(s.type) ? s.type.filter((t) => t !== 'null') : [s.type];
-  return types.length === 1 && types[0] === 'object' && isPlainObject(s.properties) && Object.keys(s.properties).length === 0;
+  const none = s.properties === undefined || (isPlainObject(s.properties) && Object.keys(s.properties).length === 0);
+  return types.length === 1 && types[0] === 'object' && none;
 }
 
 function configError(message: string, path: Array<string | number>, hint = 'fix the processor config'): InputError {

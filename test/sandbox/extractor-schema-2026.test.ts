@@ -33,7 +33,7 @@ describe('an extractor schema must be a JSON Schema of an object', () => {
     ['an unknown type of a field', { type: 'object', properties: { total: { type: 'banana' } } }, `/config/schema/properties/total/type: ${NOT_A_TYPE}`],
     ['properties that are no object', { type: 'object', properties: [] }, '/config/schema/properties: not a valid JSON Schema: "properties" must be object'],
     ['required that is no array', { type: 'object', properties: { a: { type: ['string', 'null'] } }, required: 'a' }, '/config/schema/required: not a valid JSON Schema'],
-    ['an object without properties', { type: 'object' }, '/config/schema: the extraction schema must describe an object with "properties"'],
+    ['an empty schema (no type, no properties)', {}, '/config/schema: the extraction schema must describe an object with "properties"'],
     ['a $ref that does not resolve', { type: 'object', properties: { a: { $ref: '#/$defs/nope' } } }, '/config/schema/properties/a/$ref: $ref "#/$defs/nope" does not resolve'],
   ])('create refuses %s (400 naming the pointer)', async (_name, schema, message) => {
     const r = await call<Json>('POST', '/extractors', { name: 'bad', config: { schema } });
@@ -113,6 +113,7 @@ describe('an extractor schema must be a JSON Schema of an object', () => {
     const got = await call<Json>('GET', `/extractors/${id}`);
     expect(((got.body.draftVersion as Json).config as Json).schema).toEqual(schema);
     await extractor({ type: 'object', properties: {} });
+    await extractor({ type: 'object' });
     await extractor({ type: ['object', 'null'], properties: { a: { type: ['string', 'null'] } } });
     const v = await call<Json>('POST', `/extractors/${id}/versions`, { releaseType: 'minor' });
     expect(v.status).toBe(200);
