@@ -1,4 +1,5 @@
-// `npm test`'s checks before the tests: the build (the tests run dist/), the typecheck (src, test,
+// `npm test`'s checks before the tests: the build (tsc, then the CLI's bundle: the tests run
+// dist/), the typecheck (src, test,
 // bench, scripts) and the lint, side by side: each is one process on one core, and CI machines
 // have two. Each one's output is printed whole when it ends, under its name; the exit code is
 // the first failure's (0 when all pass).
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const CHECKS = [
-  ['build', bin('tsc'), ['-p', 'tsconfig.build.json']],
+  ['build', 'sh', ['-c', `"${bin('tsc')}" -p tsconfig.build.json && "${process.execPath}" scripts/bundle-cli.mjs`]],
   ['typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
   ['lint', bin('eslint'), ['.']],
 ];
