@@ -2,20 +2,14 @@
  * 2026-02-09 extractors, classifiers, splitters and their versions (spec 2, 7): one object under
  * two routes with the legacy /processors, answers member for member as spec 7 declares them.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { seededIds } from '../../src/sandbox/ids.js';
-import { CLASSIFY_CONFIG, INVOICE_CONFIG, SPLITTER_CONFIG, createProcessor, start, type TestSandbox } from './helpers.js';
+import { CLASSIFY_CONFIG, INVOICE_CONFIG, SPLITTER_CONFIG, createProcessor, sandboxFor2026Tests, start } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
-let t: TestSandbox;
 const V26 = '2026-02-09';
-const call = <T = Json>(method: string, path: string, body?: unknown) => t.call<T>(method, path, { version: V26, ...(body === undefined ? {} : { body }) });
-
-beforeAll(async () => {
-  t = await start();
-});
-afterAll(() => t?.close());
+const { call, sandbox } = sandboxFor2026Tests();
 
 const EXTRACT_26 = { schema: INVOICE_CONFIG.schema, parseConfig: { target: 'markdown', engine: 'parse_light' } };
 const { type: _c, ...CLASSIFY_26 } = CLASSIFY_CONFIG;
@@ -159,10 +153,10 @@ describe('one object under two routes', () => {
     const e = await call<Json>('POST', '/extractors', { name: 'both', config: EXTRACT_26 });
     const exId = e.body.id as string;
     // The legacy routes see it with its ex_ id, in the hub layout without the 2026-only members.
-    const legacyList = await t.call<{ processors: Json[] }>('GET', '/processors?type=EXTRACT&maxPageSize=1000');
+    const legacyList = await sandbox().call<{ processors: Json[] }>('GET', '/processors?type=EXTRACT&maxPageSize=1000');
     const row = legacyList.body.processors.find((p) => p.id === exId);
     expect(row).toMatchObject({ object: 'document_processor', type: 'EXTRACT', name: 'both' });
-    const pub = await t.call<{ processorVersion: Json }>('POST', `/processors/${exId}/publish`, { body: { releaseType: 'major' } });
+    const pub = await sandbox().call<{ processorVersion: Json }>('POST', `/processors/${exId}/publish`, { body: { releaseType: 'major' } });
     expect(pub.status).toBe(200);
     expect(pub.body.processorVersion.id).toMatch(/^exv_/);
     expect(pub.body.processorVersion.config).toMatchObject({ type: 'EXTRACT', parser: { target: 'markdown' } });
@@ -173,7 +167,7 @@ describe('one object under two routes', () => {
     const v = await call<Json>('GET', `/extractors/${exId}/versions/${pub.body.processorVersion.id as string}`);
     expect((v.body.config as Json).parseConfig).toEqual({ target: 'markdown', engine: 'parse_light' });
 
-    const dp = await createProcessor(t, 'EXTRACT', INVOICE_CONFIG, 'legacy one');
+    const dp = await createProcessor(sandbox(), 'EXTRACT', INVOICE_CONFIG, 'legacy one');
     expect(dp).toMatch(/^dp_/);
     const got = await call<Json>('GET', `/extractors/${dp}`);
     expect(got.status).toBe(200);
@@ -187,7 +181,7 @@ describe('one object under two routes', () => {
 
   test('the same internal events as the legacy routes (processor.created, .updated, .version.published)', async () => {
     const seen: string[] = [];
-    const off = t.sb.onEvent((e) => seen.push(e.type));
+    const off = sandbox().sb.onEvent((e) => seen.push(e.type));
     const e = await call<Json>('POST', '/classifiers', { name: 'ev', config: CLASSIFY_26 });
     await call('POST', `/classifiers/${String(e.body.id)}`, { name: 'ev2' });
     await call('POST', `/classifiers/${String(e.body.id)}/versions`, { releaseType: 'major' });
@@ -204,7 +198,7 @@ describe('bad input on the wire', () => {
     expect(r.status).toBe(404);
     expect(r.body).toMatchObject({ code: 'NOT_FOUND', retryable: false });
     expect(r.body.message).toContain(`use /classifiers/${clId}`);
-    const dp = await createProcessor(t, 'CLASSIFY', CLASSIFY_CONFIG);
+    const dp = await createProcessor(sandbox(), 'CLASSIFY', CLASSIFY_CONFIG);
     const r2 = await call<Json>('GET', `/extractors/${dp}/versions`);
     expect(r2.status).toBe(404);
     expect(r2.body.message).toContain(`${dp} is a classifier; use /classifiers/${dp}`);
@@ -240,7 +234,7 @@ describe('bad input on the wire', () => {
     const upd = await call<Json>('POST', '/extractors/ex_x', { config: INVOICE_CONFIG });
     expect(upd.status).toBe(404);
     // The reverse: a 2026-02-09 config on the legacy route of 2025-04-21 callers.
-    const legacy = await t.call<Json>('POST', '/processors', { body: { name: 'x', type: 'EXTRACT', config: { schema: INVOICE_CONFIG.schema, parseConfig: { target: 'markdown', engine: 'parse_light' } } } });
+    const legacy = await sandbox().call<Json>('POST', '/processors', { body: { name: 'x', type: 'EXTRACT', config: { schema: INVOICE_CONFIG.schema, parseConfig: { target: 'markdown', engine: 'parse_light' } } } });
     expect(legacy.status).toBe(400);
     expect(legacy.body.success).toBe(false);
   });
@@ -287,7 +281,7 @@ describe('bad input on the wire', () => {
   });
 
   test('the 2026-02-09 routes are not served to 2025-04-21 callers', async () => {
-    const r = await t.call<Json>('GET', '/extractors');
+    const r = await sandbox().call<Json>('GET', '/extractors');
     expect(r.status).toBe(404);
     expect(r.body.success).toBe(false);
   });

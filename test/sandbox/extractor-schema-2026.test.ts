@@ -2,19 +2,12 @@
  * 2026-02-09 extractor configs whose `schema` is no acceptable JSON Schema are refused on create,
  * update and publish (src/expected extractionSchemaIssues, the rule of `evalkit validate`).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { INVOICE_CONFIG, start, type TestSandbox } from './helpers.js';
+import { describe, expect, test } from 'vitest';
+import { INVOICE_CONFIG, sandboxFor2026Tests } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
-let t: TestSandbox;
-const V26 = '2026-02-09';
-const call = <T = Json>(method: string, path: string, body?: unknown) => t.call<T>(method, path, { version: V26, ...(body === undefined ? {} : { body }) });
-
-beforeAll(async () => {
-  t = await start();
-});
-afterAll(() => t?.close());
+const { call, sandbox } = sandboxFor2026Tests();
 
 async function extractor(schema: unknown = INVOICE_CONFIG.schema): Promise<string> {
   const r = await call<Json>('POST', '/extractors', { name: 'x', config: { schema } });
@@ -74,7 +67,7 @@ describe('an extractor schema must be a JSON Schema of an object', () => {
   });
 
   test('the 2025-04-21 /processors routes refuse it too, in their error shape', async () => {
-    const r = await t.call<Json>('POST', '/processors', { body: { name: 'bad', type: 'EXTRACT', config: { type: 'EXTRACT', schema: { type: 'banana' } } } });
+    const r = await sandbox().call<Json>('POST', '/processors', { body: { name: 'bad', type: 'EXTRACT', config: { type: 'EXTRACT', schema: { type: 'banana' } } } });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ success: false, error: expect.stringContaining(`/config/schema/type: ${NOT_A_TYPE}`) });
   });

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 
 export interface Res<T = Record<string, unknown>> {
@@ -50,6 +51,29 @@ export async function start(opts: SandboxOptions = {}): Promise<TestSandbox> {
     return { status: r.status, body: parsed as Res<T>['body'], headers: r.headers };
   };
   return { sb, url: sb.url, token: sb.token, call, close: () => sb.close() };
+}
+
+/**
+ * One sandbox for a test file's tests (started before them, closed after them), and `call`, a
+ * request speaking API 2026-02-09 with an optional JSON body. `sandbox()` is the sandbox itself.
+ */
+export function sandboxFor2026Tests(opts: SandboxOptions = {}): {
+  sandbox: () => TestSandbox;
+  call: <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => Promise<Res<T>>;
+} {
+  let t: TestSandbox | undefined;
+  beforeAll(async () => {
+    t = await start(opts);
+  });
+  afterAll(() => t?.close());
+  const sandbox = (): TestSandbox => {
+    if (!t) throw new Error('the sandbox starts before the tests');
+    return t;
+  };
+  return {
+    sandbox,
+    call: (method, path, body) => sandbox().call(method, path, { version: '2026-02-09', ...(body === undefined ? {} : { body }) }),
+  };
 }
 
 export const INVOICE_CONFIG = {

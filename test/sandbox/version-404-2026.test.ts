@@ -2,19 +2,12 @@
  * 404s of the 2026-02-09 version routes (and runs naming a version) name the kind: extractor,
  * classifier, splitter. The 2025-04-21 /processors routes keep saying processor.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CLASSIFY_CONFIG, INVOICE_CONFIG, SPLITTER_CONFIG, createProcessor, start, type TestSandbox } from './helpers.js';
+import { describe, expect, test } from 'vitest';
+import { CLASSIFY_CONFIG, INVOICE_CONFIG, SPLITTER_CONFIG, createProcessor, sandboxFor2026Tests } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
-let t: TestSandbox;
-const V26 = '2026-02-09';
-const call = <T = Json>(method: string, path: string, body?: unknown) => t.call<T>(method, path, { version: V26, ...(body === undefined ? {} : { body }) });
-
-beforeAll(async () => {
-  t = await start();
-});
-afterAll(() => t?.close());
+const { call, sandbox } = sandboxFor2026Tests();
 
 const { type: _c, ...CLASSIFY_26 } = CLASSIFY_CONFIG;
 const { type: _s, ...SPLIT_26 } = SPLITTER_CONFIG;
@@ -69,8 +62,8 @@ describe('404s of the 2026-02-09 version routes name the kind', () => {
   });
 
   test('the 2025-04-21 /processors version route keeps saying processor', async () => {
-    const id = await createProcessor(t, 'EXTRACT');
-    const r = await t.call<Json>('GET', `/processors/${id}/versions/9.0`);
+    const id = await createProcessor(sandbox(), 'EXTRACT');
+    const r = await sandbox().call<Json>('GET', `/processors/${id}/versions/9.0`);
     expect(r.status).toBe(404);
     expect(r.body.error).toBe(`version 9.0 of processor ${id} not found`);
   });
