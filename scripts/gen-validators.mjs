@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { writeGenerated } from './generated-file.mjs';
@@ -81,8 +82,21 @@ export const generateExport = () =>
 export const generateReport = () =>
   standaloneFor(({ report: r }) => ({ report: r.$id, documentRecord: `${r.$id}#/$defs/documentRecord`, oldReport: OLD_REPORT_ID }), 'schemas/report.schema.json');
 
+// An EXTRACT config's schema is checked against JSON Schema draft-07's meta-schema
+// (src/expected/model.ts extractionSchemaIssues): compiling it took 60-80 ms of each command that
+// reads a config, and of each sandbox start.
+const META_OUT = 'src/expected/generated/json-schema-meta.ts';
+
+export async function generateMeta() {
+  // The options extractionSchemaIssues needs: every error (one per pointer is shown), unknown
+  // keywords and formats let through (the service's `extend:type`).
+  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, code: { source: true, esm: true } });
+  const code = esmRequires(standaloneCode.default(ajv, { draft07: 'http://json-schema.org/draft-07/schema' }).replace(/^"use strict";/, ''));
+  return `// @ts-nocheck\n/* eslint-disable */\n/* JSON Schema draft-07's meta-schema (from ajv) compiled by scripts/gen-validators.mjs (npm run gen:validators). Do not edit. */\n${code}\n`;
+}
+
 async function main(args) {
-  for (const [out, make] of [[OUT, generate], [SETTINGS_OUT, generateSettings], [EXPORT_OUT, generateExport], [REPORT_OUT, generateReport]]) {
+  for (const [out, make] of [[OUT, generate], [SETTINGS_OUT, generateSettings], [EXPORT_OUT, generateExport], [REPORT_OUT, generateReport], [META_OUT, generateMeta]]) {
     await writeGenerated(ROOT, out, await make(), args.includes('--check'), 'npm run gen:validators');
   }
 }

@@ -4,10 +4,11 @@
  * Both the JSON Schema (schema.ts) and the rich findings (check.ts) are derived from it, so the
  * two cannot disagree.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { InputError } from '../util/errors.js';
 import { dict, isPlainObject, toPointer } from '../util/json.js';
 import { perArray } from '../util/memo.js';
+import { draft07 } from './generated/json-schema-meta.js';
 
 export type FieldType = 'string' | 'number' | 'currency' | 'boolean' | 'date' | 'array' | 'enum' | 'object' | 'signature';
 export const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'currency', 'boolean', 'date', 'array', 'enum', 'object', 'signature'];
@@ -126,7 +127,8 @@ export interface SchemaIssue {
 }
 
 const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
-let metaValidator: ValidateFunction | undefined;
+/** JSON Schema draft-07's meta-schema, compiled ahead (scripts/gen-validators.mjs). */
+const metaValidator = draft07 as ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 /**
  * Whether an EXTRACT config's `schema` is one the service takes: the one rule evalkit applies
@@ -160,10 +162,6 @@ export function extractionSchemaIssues(schema: unknown): SchemaIssue[] {
 
 /** The schema against the draft-07 meta-schema, one issue per pointer, the deepest only. */
 function metaIssues(schema: Json): SchemaIssue[] {
-  if (!metaValidator) {
-    const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
-    metaValidator = ajv.getSchema('http://json-schema.org/draft-07/schema') as ValidateFunction;
-  }
   if (metaValidator(schema)) return [];
   const byPointer = new Map<string, ErrorObject>();
   for (const e of metaValidator.errors ?? []) if (e.keyword !== 'anyOf' && !byPointer.has(e.instancePath)) byPointer.set(e.instancePath, e);
