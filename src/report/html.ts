@@ -240,8 +240,9 @@ function calibration(r: Report): string {
 
 function failures(r: Report): string {
   if (r.failures.length === 0) return '';
-  const rows = r.failures.map((f) => [`<code>${esc(f.id)}</code>`, esc(f.fileName ?? f.fileId), esc(f.status), esc(f.failureMessage ?? f.failureReason ?? '')]);
-  return `<h2>Failed runs (${r.failures.length})</h2><p>Scored as empty predictions.</p>${table(['item', 'file', 'status', 'reason'], rows)}`;
+  // reason: the service's short code (OCR_FAILED, TIMEOUT); message: its words.
+  const rows = r.failures.map((f) => [`<code>${esc(f.id)}</code>`, esc(f.fileName ?? f.fileId), esc(f.status), f.failureReason ? `<code>${esc(f.failureReason)}</code>` : '', esc(f.failureMessage ?? '')]);
+  return `<h2>Failed runs (${r.failures.length})</h2><p>Scored as empty predictions.</p>${table(['item', 'file', 'status', 'reason', 'message'], rows)}`;
 }
 
 /** Per slice key a table: the headline metrics with intervals, Δ against the rest and the Holm p; flagged slices marked. */

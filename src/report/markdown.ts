@@ -344,8 +344,9 @@ function sliceTables(r: Report): Block[] {
 
 function failures(r: Report): Block[] {
   if (r.failures.length === 0) return [];
-  const rows = r.failures.map((f) => [code(f.id), code(f.fileName ?? f.fileId), f.status, f.failureMessage || f.failureReason ? code(f.failureMessage ?? f.failureReason ?? '') : '']);
-  return [`### Failed runs (${r.failures.length}, scored as empty predictions)\n`, { head: ['item', 'file', 'status', 'reason'], align: ['l', 'l', 'l', 'l'], rows, cuttable: true }];
+  // reason: the service's short code (OCR_FAILED, TIMEOUT); message: its words.
+  const rows = r.failures.map((f) => [code(f.id), code(f.fileName ?? f.fileId), f.status, f.failureReason ? code(f.failureReason) : '', f.failureMessage ? code(f.failureMessage) : '']);
+  return [`### Failed runs (${r.failures.length}, scored as empty predictions)\n`, { head: ['item', 'file', 'status', 'reason', 'message'], align: ['l', 'l', 'l', 'l', 'l'], rows, cuttable: true }];
 }
 
 function blocks(r: Report): Block[] {

@@ -93,6 +93,10 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     // Gates and failed runs are shown.
     expect(await page.locator('h2', { hasText: 'Gates' }).textContent()).toContain('failed');
     expect(await page.locator('h2', { hasText: 'Failed runs (1)' }).count()).toBe(1);
+    // The service's short code (failureReason) beside its message.
+    const failedTable = page.locator('h2:has-text("Failed runs") ~ table').first();
+    expect(await failedTable.locator('thead th').allTextContents()).toEqual(['item', 'file', 'status', 'reason', 'message']);
+    expect(await failedTable.locator('tbody tr td').allTextContents()).toEqual(['inv_004', 'inv_004.pdf', 'FAILED', 'TIMEOUT', 'run took longer than 300 s']);
 
     expect(requests).toEqual([]);
     expect(errors).toEqual([]);
