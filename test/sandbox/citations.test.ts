@@ -4,8 +4,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addCitations, findCitation, pdfLayout, spellings, textLayout, valueAt } from '../../src/sandbox/engine/citations.js';
+import { addCitations, findCitation, pdfLayout, spellings, textLayout, valueAt, type PageLayout } from '../../src/sandbox/engine/citations.js';
 import { ROOT } from '../helpers/cli.js';
+import { simulate } from '../../src/sandbox/engine/simulate.js';
 import { makePdf } from './helpers.js';
 
 const TEXT = ['Acme Ltd\nTOTAL DUE: USD 1,316.40\nDate: 18 March 2024', 'page two\n  INV-9'];
@@ -112,9 +113,85 @@ describe('citations: a value as a whole token before a part of a longer one', ()
     const box = (path: string): unknown => (out.metadata[path].citations as Array<{ polygon: unknown }>)[0].polygon;
     expect(box('line_items[0].quantity')).toEqual([{ x: 29, y: 3 }, { x: 30, y: 3 }, { x: 30, y: 4 }, { x: 29, y: 4 }]);
     expect(box('line_items[1].quantity')).toEqual([{ x: 9, y: 4 }, { x: 10, y: 4 }, { x: 10, y: 5 }, { x: 9, y: 5 }]);
-    // Unit price and amount print alike: each is a whole token on the item's line.
+    // Unit price and amount print alike: the unit price cites the first "120.00", the amount the second.
     expect(box('line_items[1].unit_price')).toEqual([{ x: 13, y: 4 }, { x: 19, y: 4 }, { x: 19, y: 5 }, { x: 13, y: 5 }]);
-    expect(box('line_items[1].amount')).toEqual([{ x: 13, y: 4 }, { x: 19, y: 4 }, { x: 19, y: 5 }, { x: 13, y: 5 }]);
+    expect(box('line_items[1].amount')).toEqual([{ x: 22, y: 4 }, { x: 28, y: 4 }, { x: 28, y: 5 }, { x: 22, y: 5 }]);
+  });
+});
+
+describe('citations: values of one line item that print alike cite their own places', () => {
+  const CONFIG = {
+    type: 'EXTRACT',
+    advancedOptions: { citationsEnabled: true },
+    schema: {
+      type: 'object',
+      properties: {
+        total: { type: ['number', 'null'] },
+        line_items: {
+          type: 'array',
+          items: { type: 'object', properties: { description: { type: ['string', 'null'] }, quantity: { type: ['number', 'null'] }, unit_price: { type: ['number', 'null'] }, amount: { type: ['number', 'null'] } } },
+        },
+      },
+    },
+  };
+  const TEXT = 'Description | Qty | Unit price | Amount\nPens | 1 | 12.50 | 12.50\nPaper | 2 | 12.50 | 25.00\nStapler | 1 | 4.00 | 4.00\n\nTOTAL: 41.50';
+  const run = (value: Record<string, unknown>): Record<string, { citations?: Array<{ referenceText: string; polygon: Array<{ x: number; y: number }> }> }> => {
+    const r = simulate(
+      { runId: 'dpr_1', processorId: 'dp_1', processorType: 'EXTRACT', versionLabel: '1.0', versionId: 'dpv_1', config: CONFIG, text: TEXT, pages: [TEXT], layout: textLayout([TEXT]), fileName: 'a.txt', sha256: 'ab'.repeat(32), truthKey: 'evi_1', expected: { value } },
+      { seed: 1, errorRate: 0, failureRate: 0 },
+    );
+    expect(r.ok).toBe(true);
+    return (r as unknown as { output: { metadata: ReturnType<typeof run> } }).output.metadata;
+  };
+  const x0x1 = (meta: ReturnType<typeof run>, p: string): [number, number, number] => {
+    const poly = meta[p].citations![0].polygon;
+    return [poly[0].x, poly[1].x, poly[0].y];
+  };
+
+  it('the simulate engine on a text document: unit price and amount of a quantity of 1 cite the first and the second "12.50"', () => {
+    const meta = run({
+      total: 41.5,
+      line_items: [
+        { description: 'Pens', quantity: 1, unit_price: 12.5, amount: 12.5 },
+        { description: 'Paper', quantity: 2, unit_price: 12.5, amount: 25 },
+        { description: 'Stapler', quantity: 1, unit_price: 4, amount: 4 },
+      ],
+    });
+    // "Pens | 1 | 12.50 | 12.50": the first 12.50 at columns 11-16, the second at 19-24.
+    expect(x0x1(meta, 'line_items[0].unit_price')).toEqual([11, 16, 1]);
+    expect(x0x1(meta, 'line_items[0].amount')).toEqual([19, 24, 1]);
+    expect(meta['line_items[0].quantity'].citations![0].referenceText).toBe('1');
+    // Another item's citations do not count: Paper's unit price is its own line's 12.50.
+    expect(x0x1(meta, 'line_items[1].unit_price')).toEqual([12, 17, 2]);
+    expect(x0x1(meta, 'line_items[1].amount')).toEqual([20, 25, 2]);
+    expect(x0x1(meta, 'line_items[2].unit_price')).toEqual([14, 18, 3]);
+    expect(x0x1(meta, 'line_items[2].amount')).toEqual([21, 25, 3]);
+    expect(x0x1(meta, 'total')).toEqual([7, 12, 5]);
+  });
+
+  it("the demo's inv-002.pdf and inv-005.txt: the amount of a quantity of 1 is boxed right of its unit price", async () => {
+    const files = path.join(ROOT, 'datasets/invoice-extract/files');
+    const cases: Array<[string, PageLayout[], number, Record<string, unknown>]> = [
+      ['inv-002.pdf', (await pdfLayout(readFileSync(path.join(files, 'inv-002.pdf'))))!, 1, { description: 'Fuel surcharge', quantity: 1, unit_price: 86.4, amount: 86.4 }],
+      ['inv-005.txt', textLayout([readFileSync(path.join(files, 'inv-005.txt'), 'utf8')]), 0, { description: 'Desk chair, ergonomic', quantity: 1, unit_price: 249, amount: 249 }],
+    ];
+    for (const [name, layout, i, item] of cases) {
+      const items = Array.from({ length: i + 1 }, (_, k) => (k === i ? item : {}));
+      const paths = ['description', 'quantity', 'unit_price', 'amount'].map((f) => `line_items[${i}].${f}`);
+      const out = { value: { line_items: items }, metadata: Object.fromEntries(paths.map((p) => [p, {}])) as Record<string, Record<string, unknown>> };
+      addCitations(out, CONFIG, layout);
+      const [price, amount] = paths.slice(2).map((p) => (out.metadata[p].citations as Array<{ referenceText: string; polygon: Array<{ x: number; y: number }> }>)[0]);
+      expect(amount.referenceText, name).toBe(price.referenceText);
+      expect(amount.polygon[0].y, name).toBe(price.polygon[0].y);
+      expect(amount.polygon[0].x, name).toBeGreaterThanOrEqual(price.polygon[1].x);
+    }
+  });
+
+  it('a value printed once on the item\'s line is still cited for both fields that hold it', () => {
+    const text = 'Pens 12.50';
+    const out = { value: { line_items: [{ description: 'Pens', unit_price: 12.5, amount: 12.5 }] }, metadata: { 'line_items[0].unit_price': {}, 'line_items[0].amount': {} } as Record<string, Record<string, unknown>> };
+    addCitations(out, CONFIG, textLayout([text]));
+    for (const p of ['line_items[0].unit_price', 'line_items[0].amount']) expect((out.metadata[p].citations as Array<{ referenceText: string }>)[0].referenceText).toBe('12.50');
   });
 });
 

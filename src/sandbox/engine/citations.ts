@@ -219,16 +219,18 @@ function occurrences(s: string, w: string, whole: boolean): number[] {
  * first on the line with most of `near` (the values printed beside it: a line item's other
  * fields), then with most words of `hint` (the field's path: a total's amount is the one beside
  * "Total"); a place inside a longer printing of one of `near` (the "2" of "Workshop (2 days)")
- * is that value's, not this one's.
+ * is that value's, not this one's. A place that overlaps one of `taken` (the citations of the same
+ * line item's fields before this one) is chosen only when the line prints the value nowhere else:
+ * a unit price and amount that print alike ("| 1 | 12.50 | 12.50") cite the first and the second.
  */
-export function findCitation(layout: readonly PageLayout[], value: unknown, hint = '', near: readonly unknown[] = []): Citation | undefined {
+export function findCitation(layout: readonly PageLayout[], value: unknown, hint = '', near: readonly unknown[] = [], taken: readonly Citation[] = []): Citation | undefined {
   const wanted = spellings(value).map(norm).filter((s) => s.length > 0);
   if (!wanted.length) return undefined;
   const words = (hint.toLowerCase().match(/[a-z]{3,}/g) ?? []).filter((w) => w !== 'items');
   const beside = near.map((v) => spellings(v).map(norm).filter((s) => s.length > 0)).filter((s) => s.length > 0);
   const lines = linesOf(layout);
   for (const whole of [true, false]) {
-    let best: { c: Citation; score: [number, number] } | undefined;
+    let best: { c: Citation; score: [number, number, number] } | undefined;
     for (const line of lines) {
       const { lower } = line;
       // The places of the values beside this one on the line, as whole tokens.
@@ -244,18 +246,44 @@ export function findCitation(layout: readonly PageLayout[], value: unknown, hint
         }
         if (seen) nearCount++;
       }
+      // The first place of the first spelling printed on the line, a place not yet taken first.
+      let found: Citation | undefined;
+      let free = 0;
       for (const w of wanted) {
-        const at = occurrences(lower, w, whole).find((a) => !spans.some(([s, e]) => e - s > w.length && s <= a && a + w.length <= e));
-        if (at === undefined) continue;
-        const score: [number, number] = [nearCount, words.filter((x) => lower.includes(x)).length];
-        if (best && (best.score[0] > score[0] || (best.score[0] === score[0] && best.score[1] >= score[1]))) break;
-        best = { c: polygonOf(line.owner.slice(at, at + w.length), line.text.slice(at, at + w.length), line.page + 1, layout[line.page]), score };
-        break;
+        for (const at of occurrences(lower, w, whole)) {
+          if (spans.some(([s, e]) => e - s > w.length && s <= at && at + w.length <= e)) continue;
+          const c = polygonOf(line.owner.slice(at, at + w.length), line.text.slice(at, at + w.length), line.page + 1, layout[line.page]);
+          if (!taken.some((t) => overlaps(t, c))) {
+            found = c;
+            free = 1;
+            break;
+          }
+          found ??= c;
+        }
+        if (free) break;
       }
+      if (!found) continue;
+      const score: [number, number, number] = [nearCount, free, words.filter((x) => lower.includes(x)).length];
+      if (best && !better(score, best.score)) continue;
+      best = { c: found, score };
     }
     if (best) return best.c;
   }
   return undefined;
+}
+
+/** Whether score `a` beats `b`: the first component that differs is greater. */
+function better(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] > b[i];
+  return false;
+}
+
+/** Whether two citations' boxes share some area on one page. */
+function overlaps(a: Citation, b: Citation): boolean {
+  if (a.page !== b.page) return false;
+  const xs = (c: Citation): number[] => c.polygon.map((q) => q.x);
+  const ys = (c: Citation): number[] => c.polygon.map((q) => q.y);
+  return Math.min(...xs(a)) < Math.max(...xs(b)) && Math.min(...xs(b)) < Math.max(...xs(a)) && Math.min(...ys(a)) < Math.max(...ys(b)) && Math.min(...ys(b)) < Math.max(...ys(a));
 }
 
 function polygonOf(owned: Array<[TextRun, number]>, referenceText: string, page: number, layout: PageLayout): Citation {
@@ -383,6 +411,9 @@ export function addCitations(output: unknown, config: unknown, layout: readonly 
   if (!enabled || !layout || output === null || typeof output !== 'object') return;
   const { value, metadata } = output as { value?: unknown; metadata?: unknown };
   if (metadata === null || typeof metadata !== 'object') return;
+  // Per line item, the places its fields cited so far: a value printed twice on the item's line
+  // (unit price and amount of a quantity of 1) cites the first place, then the second.
+  const cited = new Map<string, Citation[]>();
   for (const [path, entry] of Object.entries(metadata as Record<string, unknown>)) {
     if (entry === null || typeof entry !== 'object') continue;
     // A value under an array (a line item's) is looked for beside the item's other values.
@@ -390,7 +421,10 @@ export function addCitations(output: unknown, config: unknown, layout: readonly 
     const of = item === undefined ? undefined : valueAt(value, item);
     const field = path.slice((item ?? '').length + 1);
     const near = of !== null && typeof of === 'object' && !Array.isArray(of) ? Object.entries(of).filter(([k]) => k !== field).map(([, v]) => v) : [];
-    const c = findCitation(layout, valueAt(value, path), path, near);
-    if (c) (entry as Record<string, unknown>).citations = [citation20250421(c)];
+    const taken = item === undefined ? [] : (cited.get(item) ?? []);
+    const c = findCitation(layout, valueAt(value, path), path, near, taken);
+    if (!c) continue;
+    (entry as Record<string, unknown>).citations = [citation20250421(c)];
+    if (item !== undefined) cited.set(item, [...taken, c]);
   }
 }
