@@ -142,7 +142,7 @@ function topConfusions(m: Record<string, Record<string, number>>, labels: number
   const shown = cells.slice(0, TOP_CONFUSIONS);
   const rows = shown.map((c) => [`<code>${esc(c.e)}</code>`, `<code>${esc(c.p)}</code>`, heat(c.count, c.total, false), `${num(c.count / c.total)} of ${c.total}`]);
   const what = `The confusion matrix has ${labels} labels, too many to draw (report.json holds it whole): ${cells.length === 0 ? 'no document was confused.' : `the ${shown.length === cells.length ? cells.length : `${shown.length} of ${cells.length}`} most frequent confusions, by number of documents.`}`;
-  return `<h2>Confusion matrix</h2><p>${what}</p>${rows.length ? table(['expected', 'predicted', 'documents', 'share of the expected class'], rows, 'heat') : ''}`;
+  return `<h2>Confusion matrix</h2><p>${what}</p>${rows.length ? table(['expected', 'predicted', 'documents', 'share of the expected class'], rows, 'heat pairs') : ''}`;
 }
 
 function heatmap(r: Report): string {

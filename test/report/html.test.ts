@@ -8,6 +8,11 @@ import { computeReport, loadBaseline, loadExport, MemoryDocuments, renderExplore
 import { CHROMIUM, hasChromium, launchChromium, openFile, type Browser, type Loaded } from '../helpers/browser.js';
 import { FIXTURES, GOLDEN, goldenInputs } from './golden.js';
 
+// The text-align of each cell of a table row, as the page computes it (the test's tsconfig has no DOM types).
+type Aligned = { getComputedStyle(el: unknown): { textAlign: string } };
+const aligns = (row: { locator(s: string): { evaluateAll<R>(f: (els: unknown[]) => R): Promise<R> } }): Promise<string[]> =>
+  row.locator('td').evaluateAll((els) => els.map((el) => (globalThis as unknown as Aligned).getComputedStyle(el).textAlign));
+
 if (!hasChromium) console.warn(`test/report/html.test.ts skipped: ${CHROMIUM} is absent (apt-get install chromium to run it)`);
 
 describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
@@ -61,6 +66,8 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
 
     // Outcome heatmap for EXTRACT fields.
     expect(await page.locator('table.heat tbody tr').count()).toBe(fields.length);
+    // Row labels (the field) left-aligned, the counts centred in their columns.
+    expect(await aligns(page.locator('table.heat tbody tr').first())).toEqual(['left', 'center', 'center', 'center', 'center', 'center']);
 
     // Documents: every one listed; filtered to the FA of `notes`, inv_003 opens side by side.
     await page.click('#ek-tab-documents');
@@ -116,6 +123,8 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     // invoice row: 2 of 3 right (green, 2/3 of the strongest shade), 1 of 3 as receipt (red).
     const invoice = rows.filter({ hasText: 'invoice' }).first();
     const cells = invoice.locator('.cell');
+    // The row label (the expected class) left-aligned, the counts centred in their columns.
+    expect(await aligns(invoice)).toEqual(['left', ...labels.map(() => 'center')]);
     expect(await cells.allTextContents()).toEqual(labels.map((p) => String(m.invoice?.[p] ?? 0)));
     // The callback runs in the page (the test's tsconfig has no DOM types).
     type Styled = { getComputedStyle(el: unknown): { backgroundColor: string } };
@@ -155,6 +164,8 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     // Most documents first (c69 -> c00: 5 of 15; then the 3s in class order), each with its share of the expected class.
     expect(await rows.nth(0).locator('td').allTextContents()).toEqual(['c69', 'c00', '5', '0.333 of 15']);
     expect(await rows.nth(1).locator('td').allTextContents()).toEqual(['c03', 'c04', '3', '0.231 of 13']);
+    // Both labels of a pair left-aligned.
+    expect((await aligns(rows.nth(0))).slice(0, 3)).toEqual(['left', 'left', 'center']);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -37,7 +37,7 @@ th{background:var(--head)}code{font-size:12px}pre{margin:0;white-space:pre-wrap;
 .track{fill:var(--track)}.bar{fill:var(--bar)}.wh{stroke:var(--wh);stroke-width:1.5}.axis{stroke:var(--mute)}.pos{fill:#2e8b57}.neg{fill:#c0392b}
 .ok{color:var(--ok);font-weight:600}.bad,.o-bad{color:var(--bad);font-weight:600}.warn{color:#a0761d}.empty{color:var(--mute);font-style:italic}
 .reconciliation tr.differs{background:var(--fdbg)}.reconciliation td:nth-child(n+2):nth-child(-n+6){white-space:nowrap}.why{margin:0;padding-left:1.1em;font-size:12px;min-width:24em;max-width:46em}
-.heat td{text-align:center}.cell{display:inline-block;min-width:3em;padding:2px 4px}
+.heat td{text-align:center}.heat td:first-child,.heat.pairs td:nth-child(2){text-align:left}.cell{display:inline-block;min-width:3em;padding:2px 4px}
 .v-regressed{color:var(--bad);font-weight:600}.v-improved{color:var(--ok);font-weight:600}.v-inconclusive,.v-no_change,.v-not_comparable{color:var(--mute)}
 .toolbar{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.8em 0}
 .toolbar input,.toolbar select{font:inherit;padding:.3em .4em;border:1px solid var(--line);border-radius:4px;background:var(--bg);color:var(--fg);min-width:0}
