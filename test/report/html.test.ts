@@ -110,6 +110,55 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('a document open beside a narrow list: the item id collapses into the name\'s title, the other columns scroll into view (←/→), the header with them', async () => {
+    const input = await goldenInputs(GOLDEN['extract-baseline']);
+    const { page, errors } = await open('extract-narrow', renderExplorer(input));
+    await page.setViewportSize({ width: 1000, height: 800 });
+    await page.click('#ek-tab-documents');
+    await page.locator('#ek-rows .row').first().click();
+    const row = page.locator('#ek-rows .row').first();
+    expect(await row.locator('.c-id').isHidden()).toBe(true);
+    expect(await page.locator('#ek-listhead .c-id').isHidden()).toBe(true);
+    expect(await row.locator('.c-name').getAttribute('title')).toContain(`(item ${await row.locator('.c-id').textContent()})`);
+    // Too narrow for every column at 1000 px: the list scrolls sideways from the keyboard.
+    type Box = { left: number; right: number };
+    const box = async (sel: string): Promise<Box> => {
+      const b = (await page.locator(sel).first().boundingBox())!;
+      return { left: b.x, right: b.x + b.width };
+    };
+    await page.locator('#ek-list').focus();
+    const scrollLeft = (): Promise<number> => page.locator('#ek-list').evaluate((el) => (el as unknown as { scrollLeft: number }).scrollLeft);
+    for (let k = 0; k < 10; k++) await page.keyboard.press('ArrowRight');
+    await expect.poll(scrollLeft).toBeGreaterThan(0);
+    // Settled: a smooth scroll has ended when two readings 200 ms apart agree.
+    for (let prev = -1, now = await scrollLeft(); prev !== now; prev = now, now = await scrollLeft()) await page.waitForTimeout(200);
+    const list = await page.locator('#ek-list').evaluate((el) => {
+      const e = el as unknown as { clientWidth: number; getBoundingClientRect(): Box };
+      return { left: e.getBoundingClientRect().left, right: e.getBoundingClientRect().left + e.clientWidth };
+    });
+    const cols = ['.c-name', '.c-err', '.c-out', '.c-conf', '.c-chg'];
+    const last = await box('#ek-rows .row .c-chg');
+    // The last column's text (a Range around it) inside the list's box; not the column's box, whose
+    // last pixels headless Chromium's overlay scrollbar leaves under the stable gutter.
+    const text = await page.locator('#ek-rows .row .c-chg').first().evaluate((el) => {
+      type Doc = { createRange(): { selectNodeContents(n: unknown): void; getBoundingClientRect(): Box } };
+      const r = (globalThis as unknown as { document: Doc }).document.createRange();
+      r.selectNodeContents(el);
+      return r.getBoundingClientRect();
+    });
+    expect(text.right - text.left).toBeGreaterThan(20);
+    expect(text.right).toBeLessThanOrEqual(list.right + 1);
+    expect(last.left).toBeGreaterThanOrEqual(list.left);
+    // The row (its background, the cursor's highlight) reaches the last column, and each header sits above its column.
+    expect((await box('#ek-rows .row')).right).toBeGreaterThanOrEqual(last.right);
+    for (const c of cols) expect(Math.abs((await box(`#ek-listhead ${c}`)).left - (await box(`#ek-rows .row ${c}`)).left), c).toBeLessThan(1);
+    // ↑/↓ still move the cursor (and open the next document).
+    await page.keyboard.press('ArrowDown');
+    expect(await page.locator('#ek-rows .row.open').getAttribute('data-k')).toBe('1');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('CLASSIFY: the confusion-matrix heatmap shades each cell by its share of the row; a document shows both classes', async () => {
     const input = await goldenInputs(GOLDEN.classify);
     const report = input.report;

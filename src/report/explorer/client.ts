@@ -27,6 +27,7 @@ export interface HTMLElement extends Listener {
   href: string;
   tagName: string;
   scrollTop: number;
+  scrollLeft: number;
   readonly clientHeight: number;
   readonly style: Record<string, string>;
   readonly dataset: Record<string, string | undefined>;
@@ -367,6 +368,7 @@ export function explorerMain(escapeControls: (s: string) => string): void {
     const list = byId('ek-list');
     const rows = byId('ek-rows');
     const top = list.scrollTop;
+    byId('ek-listhead').scrollLeft = list.scrollLeft;
     const first = Math.max(0, Math.floor(top / ROW_H) - 5);
     const last = Math.min(shown.length, Math.ceil((top + list.clientHeight) / ROW_H) + 5);
     rows.textContent = '';
@@ -379,7 +381,9 @@ export function explorerMain(escapeControls: (s: string) => string): void {
       r.setAttribute('role', 'option');
       r.setAttribute('aria-selected', String(k === cursor));
       r.dataset.k = String(k);
-      r.appendChild(el('span', 'c-name', d.name[i]));
+      // The item id collapses while a document is open (the list is narrower): the name's title keeps it.
+      const name = r.appendChild(el('span', 'c-name', d.name[i]));
+      name.title = escapeControls(`${d.name[i]} (item ${d.id[i]})`);
       r.appendChild(el('code', 'c-id', d.id[i]));
       r.appendChild(el('span', `c-err num${d.errors[i] ? ' o-bad' : ''}`, flags & 1 ? 'failed' : d.errors[i]));
       r.appendChild(el('span', 'c-out', null, outcomeBadges(i)));
@@ -730,6 +734,8 @@ export function explorerMain(escapeControls: (s: string) => string): void {
     const list = byId('ek-list');
     let pending = false;
     list.addEventListener('scroll', () => {
+      // Columns too wide for the list (a document open beside it) scroll sideways, the header with them.
+      byId('ek-listhead').scrollLeft = list.scrollLeft;
       if (pending) return;
       pending = true;
       requestAnimationFrame(() => {

@@ -17,6 +17,12 @@ import { buildExplorerData, type ExplorerData, type ExplorerInput } from './data
 
 export type { ExplorerInput } from './data.js';
 
+/**
+ * The document list's rows are as wide as `#ek-spacer`: at least the sum of their columns' minimum
+ * widths, gaps and padding (34.7em; 29.2em while a document is open and the item id column is
+ * collapsed), so that a list narrower than that scrolls sideways instead of clipping the last
+ * columns.
+ */
 const STYLE = `:root{--bg:#fff;--fg:#1d1d1f;--mute:#6b6b70;--line:#dcdce0;--head:#f3f3f5;--hover:#eef3fd;--cur:#dce7fb;--acc:#2f62c4;
 --ok:#1f7a35;--bad:#b3261e;--okbg:#e3f4e6;--badbg:#fbe5e3;--fdbg:#fdf0d5;--track:#e8e8ec;--bar:#4a7bd0;--wh:#111;--hl:#fff3a8}
 @media (prefers-color-scheme:dark){:root{--bg:#16171a;--fg:#e6e6e9;--mute:#9a9aa2;--line:#34353b;--head:#222329;--hover:#23283a;--cur:#2b3553;--acc:#8fb1ff;
@@ -52,6 +58,7 @@ th{background:var(--head)}code{font-size:12px}pre{margin:0;white-space:pre-wrap;
 .row.head{position:static;overflow:hidden;cursor:default;background:var(--head);color:var(--mute);border:1px solid var(--line);border-bottom:none;border-radius:4px 4px 0 0}.row.head:hover{background:var(--head)}.row.head>*{font-size:12px}
 #ek-spacer{position:relative}
 .row{position:absolute;left:0;right:0;height:30px;display:grid;grid-template-columns:minmax(6em,2fr) minmax(5em,1.3fr) 3.5em minmax(6em,1.5fr) 3.5em 7em;gap:.5em;align-items:center;padding:0 .6em;border-bottom:1px solid var(--line);cursor:pointer;white-space:nowrap}
+#ek-spacer{min-width:34.7em}#ek-docs-split.with-doc .row{grid-template-columns:minmax(6em,2fr) 3.5em minmax(6em,1.5fr) 3.5em 7em}#ek-docs-split.with-doc #ek-spacer{min-width:29.2em}#ek-docs-split.with-doc .c-id{display:none}
 .row>*{overflow:hidden;text-overflow:ellipsis}
 .row:hover{background:var(--hover)}.row.cur{background:var(--cur)}.row.open{box-shadow:inset 3px 0 var(--acc)}
 .c-id{color:var(--mute)}
@@ -82,7 +89,7 @@ table.rows td .base{color:var(--mute);font-size:12px}
 @media (max-width:760px){header{padding:.5em .8em .2em}main{padding:0 .8em 2em}
 #ek-docs-split.with-doc{grid-template-columns:1fr}#ek-docs-split.with-doc #ek-list{display:none}
 #ek-doc{position:static;max-height:none}
-.row{grid-template-columns:minmax(5em,1fr) 2.5em minmax(5em,1fr) 3.5em}.row .c-id,.row .c-chg{display:none}
+.row{grid-template-columns:minmax(5em,1fr) 2.5em minmax(5em,1fr) 3.5em}#ek-spacer{min-width:0}.row .c-id,.row .c-chg{display:none}
 .keys{display:none}#ek-list{height:calc(100vh - 16em)}.toolbar input[type=number]{width:5.5em}}`;
 
 /**
