@@ -24,7 +24,7 @@ export function viewCsp(hash: string): string {
 
 const PANE_STYLE = `<style>
 @media (min-width:761px){body #ek-docs-split.with-doc{grid-template-columns:minmax(0,1fr) minmax(30em,3fr)}
-body #ek-docs-split.with-doc #ek-list{min-width:15em;overflow-x:hidden}}
+body #ek-docs-split.with-doc #ek-list{min-width:15em}}
 #ek-doc:not([hidden]):has(#ev-pane:not(:empty)){display:grid;grid-template-columns:minmax(0,1.6fr) minmax(0,1fr);grid-template-rows:auto minmax(0,1fr);gap:0 .8em;overflow:hidden;height:calc(100vh - 9em)}
 #ek-doc .bar2{grid-column:1/3}
 #ev-pane{overflow:auto;border:1px solid var(--line);border-radius:4px;background:var(--head);margin:0 0 .4em;position:relative;min-height:12em}

@@ -204,6 +204,37 @@ describe.skipIf(!hasChromium)('evalkit view in headless Chromium', () => {
     clean(o);
   }, 60_000);
 
+  it('EXTRACT, inv-005.txt beside the list: unit price and amount (both 249.00) boxed at their own places; the list scrolls sideways to its last column', async () => {
+    const item = idOf('invoice-extract', 'inv-005');
+    const o = await open(`${served.url}r/1/#doc=${item.id}`);
+    const at = async (sel: string): Promise<{ left: number; right: number }> => {
+      const b = (await o.page.locator(sel).first().boundingBox())!;
+      return { left: b.x, right: b.x + b.width };
+    };
+    // The baseline (1.0) predicted both right (the draft's unit price is wrong, not printed, no box).
+    const base = (field: string): string => `.ev-page[data-page="1"] .ev-box[data-field="${field}"][data-side="baseline"]`;
+    await expect.poll(() => o.page.locator(base('line_items[0].unit_price')).count()).toBe(1);
+    // "Desk chair, ergonomic | 1 | 249.00 | 249.00": the amount's box right of the unit price's.
+    expect((await at(base('line_items[0].amount'))).left).toBeGreaterThan((await at(base('line_items[0].unit_price'))).right);
+    // The list beside the pages: its last column (vs baseline) comes into view from the keyboard, the header with it.
+    const list = o.page.locator('#ek-list');
+    await list.focus();
+    for (let k = 0; k < 12; k++) await o.page.keyboard.press('ArrowRight');
+    const scrollLeft = (): Promise<number> => list.evaluate((el) => (el as unknown as { scrollLeft: number }).scrollLeft);
+    await expect.poll(scrollLeft).toBeGreaterThan(0);
+    for (let prev = -1, now = await scrollLeft(); prev !== now; prev = now, now = await scrollLeft()) await o.page.waitForTimeout(200);
+    const edge = await list.evaluate((el) => {
+      const e = el as unknown as { clientWidth: number; getBoundingClientRect(): { left: number } };
+      return e.getBoundingClientRect().left + e.clientWidth;
+    });
+    const chg = await at('#ek-rows .row .c-chg');
+    expect(chg.left).toBeLessThan(edge - 30);
+    expect(Math.abs((await at('#ek-listhead .c-chg')).left - chg.left)).toBeLessThan(1);
+    await shot(o, 'extract-list-scrolled');
+    await o.page.close();
+    clean(o);
+  }, 60_000);
+
   it("the baseline's export not found (two files of its name): a warning, and the pane says its citations are not available", async () => {
     // The report folder moved without the baseline's export; a copy of it elsewhere makes two of that name under the working folder.
     const moved = path.join(cwd, 'moved', 'invoice-extract');
