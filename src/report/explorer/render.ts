@@ -136,7 +136,7 @@ export function renderExplorer(input: ExplorerInput): string {
   const packed = packExplorerData(buildExplorerData(input));
   const unit = r.type === 'EXTRACT' ? 'field' : r.type === 'CLASSIFY' ? 'class' : 'split type';
   const units = r.type === 'CLASSIFY' ? 'classes' : `${unit}s`;
-  const docsHelp = 'Keys: / search · j/k or ↑/↓ move · Enter open · Esc close · 1–4 views';
+  const docsHelp = 'Keys: / search · j/k or ↑/↓ move · Enter open · Esc close · ←/→ scroll the list · 1–4 views';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'">
