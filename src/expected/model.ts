@@ -6,7 +6,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import { InputError } from '../util/errors.js';
-import { dict, isPlainObject, toPointer } from '../util/json.js';
+import { dict, fromPointer, isPlainObject, toPointer, valueAt } from '../util/json.js';
 import { perArray } from '../util/memo.js';
 import { draft07 } from './generated/json-schema-meta.js';
 
@@ -172,25 +172,17 @@ function metaIssues(schema: Json): SchemaIssue[] {
 }
 
 function metaMessage(pointer: string, e: ErrorObject, schema: Json): string {
-  const value = valueAt(schema, pointer);
+  const path = fromPointer(pointer);
+  const value = valueAt(schema, path);
   if (/\/type(\/\d+)?$/.test(pointer) && e.keyword === 'enum') {
     return `${clip(JSON.stringify(value))} is not a JSON Schema type; use one of ${JSON_TYPES.map((t) => `"${t}"`).join(', ')} (or an array of them)`;
   }
-  const keyword = pointer.split('/').pop()?.replace(/~1/g, '/').replace(/~0/g, '~');
+  const keyword = path.at(-1);
   return `not a valid JSON Schema: ${keyword ? `"${keyword}" ` : ''}${e.message ?? e.keyword} (got ${clip(JSON.stringify(value) ?? 'nothing')})`;
 }
 
 function clip(text: string, n = 60): string {
   return text.length > n ? `${text.slice(0, n)}...` : text;
-}
-
-function valueAt(root: unknown, pointer: string): unknown {
-  let cur = root;
-  for (const tok of pointer.split('/').slice(1)) {
-    const key = tok.replace(/~1/g, '/').replace(/~0/g, '~');
-    cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined;
-  }
-  return cur;
 }
 
 /**

@@ -14,7 +14,7 @@ import type { BatchRow, FileRow, RunRow } from '../store.js';
 import { endStatus, expectedOf, scoreEvaluation, storeEvaluationMetrics } from '../evaluationRuns.js';
 import { advanceWorkflowRun, WORKFLOW_SOURCE, type Advanced } from '../workflows/runs.js';
 import type { EngineInput, EngineResult, RecordedFile } from './types.js';
-import { extractContents, fileTypeOf } from '../files.js';
+import { prepareFile } from '../runOps.js';
 import { splitFiles } from './splitFiles.js';
 import { pdfLayout, textLayout, type PageLayout } from './citations.js';
 
@@ -100,13 +100,12 @@ async function replayedSplitFiles(c: Ctx, output: Json, recorded: RecordedFile[]
     const rec = local ? undefined : recorded.find((f) => f.fileId === upstreamId);
     if (rec) {
       try {
-        const t = fileTypeOf(rec.name, 'derived file');
-        const ex = await extractContents(t, rec.bytes, rec.name);
         const row: FileRow = {
-          seq: 0, id: c.ids('file'), name: rec.name, type: t.type, mime: t.mime, size: rec.bytes.length, sha256: createHash('sha256').update(rec.bytes).digest('hex'),
-          num_pages: Math.max(1, ex.pages.length), raw_text: ex.rawText, pages: JSON.stringify(ex.pages), html: ex.html, parent_file_id: parent?.id ?? null,
+          ...(await prepareFile(c, rec.name, rec.bytes, 'derived file')),
+          parent_file_id: parent?.id ?? null,
           metadata: parent ? JSON.stringify({ parentSplit: { id: s.id, type: s.type, identifier: s.identifier ?? '', startPage: s.startPage, endPage: s.endPage } }) : null,
-          created_at: now, updated_at: now,
+          created_at: now,
+          updated_at: now,
         };
         files.push({ row, bytes: rec.bytes });
         local = row.id;
